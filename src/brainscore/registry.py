@@ -46,6 +46,19 @@ class _Index:
 
     modules: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
     dynamic: set[str] = field(default_factory=set)  # modules whose identifiers are computed
+    # identifier -> declared metadata (literal keyword arguments of register_<kind>(...))
+    metadata: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    tree_nodes: dict[str, str] = field(default_factory=dict)  # node -> parent, from register_tree_node
+
+
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
 
 
 def _scan_plugin(init_file: Path, module: str, index: _Index) -> None:
@@ -58,11 +71,22 @@ def _scan_plugin(init_file: Path, module: str, index: _Index) -> None:
         if not name or not name.startswith("register_"):
             continue
         kind = name[len("register_"):]
+        values = [_literal(arg) for arg in node.args]
+        keywords = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
+        if kind == "tree_node":
+            if len(values) == 2 and all(isinstance(v, str) for v in values):
+                index.tree_nodes.setdefault(values[0], values[1])
+            elif keywords.get("parent") is not None and values and isinstance(values[0], str):
+                index.tree_nodes.setdefault(values[0], keywords["parent"])
+            else:
+                index.dynamic.add(module)
+            continue
         if kind not in KINDS:
             continue
-        first = node.args[0] if node.args else None
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            index.modules[kind].setdefault(first.value, module)
+        if values and isinstance(values[0], str) and all(v is not _NOT_LITERAL for v in keywords.values()):
+            index.modules[kind].setdefault(values[0], module)
+            if keywords:
+                index.metadata[kind].setdefault(values[0], keywords)
         else:
             index.dynamic.add(module)
 
@@ -81,9 +105,16 @@ class Registry:
             raise ValueError(f"unknown registry kind {kind!r}; expected one of {KINDS}")
         self.kind = kind
         self._factories: dict[str, Callable[..., Any]] = {}
+        self._metadata: dict[str, dict[str, Any]] = {}
 
-    def register(self, identifier: str, factory: Callable[..., Any] | None = None):
+    def register(self, identifier: str, factory: Callable[..., Any] | None = None, **metadata: Any):
         """Register ``factory`` under ``identifier``; usable as a decorator when ``factory`` is None.
+
+        ``metadata`` are declarations the framework reads without building the object. Benchmarks
+        declare ``parent`` (their node in the leaderboard tree) and, for data that serve only to
+        choose a model's layers, ``selection_for`` (the region whose layer selection they serve;
+        such benchmarks never count toward the leaderboard). Give them as literals so that they are
+        read by a static scan, without importing the plugin.
 
         Raises
         ------
@@ -92,6 +123,8 @@ class Registry:
         """
         if not isinstance(identifier, str) or not identifier:
             raise ValueError(f"a {self.kind} identifier must be a non-empty string, got {identifier!r}")
+        if metadata:
+            self._metadata[identifier] = dict(metadata)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             existing = self._factories.get(identifier)
@@ -136,6 +169,31 @@ class Registry:
 
     def __contains__(self, identifier: str) -> bool:
         return identifier in self.list()
+
+    def metadata(self, identifier: str) -> dict[str, Any]:
+        """What the plugin declared with ``identifier`` (e.g. ``{"parent": "V4"}``), without building it.
+
+        Raises
+        ------
+        UnknownIdentifierError
+            If no plugin registers ``identifier``.
+        """
+        if identifier in self._metadata:
+            return dict(self._metadata[identifier])
+        static = _discovery.index().metadata[self.kind]
+        if identifier in static:
+            return dict(static[identifier])
+        self.factory(identifier)  # imports a dynamic plugin, or raises with the closest identifiers
+        return dict(self._metadata.get(identifier, {}))
+
+    def declaring(self, key: str, value: Any = None) -> list[str]:
+        """Sorted identifiers whose declared ``key`` is set (and equals ``value`` when given)."""
+        found = []
+        for identifier in self.list():
+            declared = self.metadata(identifier).get(key)
+            if declared is not None and (value is None or declared == value):
+                found.append(identifier)
+        return found
 
 
 def _qualname(fn: Callable[..., Any]) -> str:
@@ -213,6 +271,65 @@ register_metric = metrics.register
 register_ceiling = ceilings.register
 register_benchmark = benchmarks.register
 register_model = models.register
+
+_tree_nodes: dict[str, str] = {}
+
+
+def register_tree_node(node: str, parent: str) -> None:
+    """Declare a node of the leaderboard tree under ``parent`` (e.g. a study's family of benchmarks).
+
+    A family node makes several benchmarks of one study count once in their parent's mean (e.g.
+    ``register_tree_node("Geirhos2021", parent="behavior")``). Call it in a benchmark plugin's
+    ``__init__.py`` with literal arguments, so the tree is known without importing the plugin.
+
+    Raises
+    ------
+    ValueError
+        If ``node`` is already declared under another parent.
+    """
+    existing = _tree_nodes.get(node) or _discovery.index().tree_nodes.get(node)
+    if existing is not None and existing != parent:
+        raise ValueError(f"tree node {node!r} is already declared under {existing!r}, not {parent!r}")
+    _tree_nodes[node] = parent
+
+
+def tree_nodes() -> dict[str, str]:
+    """Every node declared by a plugin -> its parent (static declarations and imported plugins)."""
+    _discovery.import_dynamic()
+    return {**_discovery.index().tree_nodes, **_tree_nodes}
+
+
+def load_dataset(identifier: str) -> Any:
+    """The assembly registered as ``identifier`` (e.g. ``"Cowley2026.210325"``).
+
+    Raises
+    ------
+    UnknownIdentifierError
+        With the closest registered identifiers.
+    DataNotFoundError, HashMismatchError
+        If its files are missing or corrupt; the message says which file and how to fix it.
+    """
+    return datasets.load(identifier)
+
+
+def load_stimulus_set(identifier: str) -> Any:
+    """The :class:`~brainscore.data.StimulusSet` registered as ``identifier``."""
+    return stimulus_sets.load(identifier)
+
+
+def load_metric(identifier: str, *args, **kwargs) -> Any:
+    """A metric (e.g. ``"pls"``); ``args``/``kwargs`` go to its factory (e.g. ``crossvalidation_kwargs``)."""
+    return metrics.load(identifier, *args, **kwargs)
+
+
+def load_ceiling(identifier: str, *args, **kwargs) -> Any:
+    """A ceiling (e.g. ``"internal_consistency"``); arguments go to its factory."""
+    return ceilings.load(identifier, *args, **kwargs)
+
+
+def load_benchmark(identifier: str) -> Any:
+    """The benchmark registered as ``identifier`` (e.g. ``"Cowley2026.210325.V4-pls"``)."""
+    return benchmarks.load(identifier)
 
 
 def import_plugins(folder: str = "data") -> list[str]:

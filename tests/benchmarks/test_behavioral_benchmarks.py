@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import brainscore
-from brainscore.benchmarks.tree import path_to_root
+from brainscore.leaderboard.tree import path_to_root
 from brainscore.data import BehavioralAssembly
 from brainscore.models.precomputed import PrecomputedFeatures
 

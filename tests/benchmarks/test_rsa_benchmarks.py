@@ -79,7 +79,8 @@ def test_identical_rdms_score_one():
     rdms = brainscore.load_dataset("Kriegeskorte2008.IT")
     twin = rdms.isel(rdm=[0, 0, 0])
     benchmark = RSABenchmark("test-rdm", 1, rdms=twin.assign_coords(subject=("rdm", ["a", "b", "c"])), region="IT",
-                             visual_degrees=2.9)
+                             visual_degrees=2.9, similarity_metric=brainscore.load_metric("rdm"),
+                             noise_ceiling=brainscore.load_ceiling("rsa_noise_ceiling"))
     # features whose correlation distance is the RDM itself are hard to build; score the RDM directly
     value = float(benchmark.metric(twin.isel(rdm=0).drop_vars(["subject", "session", "name", "region", "species"]),
                                    twin.isel(rdm=1)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import brainscore
-from brainscore.benchmarks.tree import ROOTS, TREE, children, nodes, path_to_root, root_of
+from brainscore.leaderboard.tree import ROOTS, TREE, children, nodes, path_to_root, root_of
 from brainscore.errors import DataNotFoundError, UnknownIdentifierError
 from brainscore.models.precomputed import PrecomputedFeatures
 

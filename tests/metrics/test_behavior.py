@@ -18,13 +18,13 @@ import scipy.stats
 
 from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, PropertiesAssembly
 from brainscore.errors import AlignmentError, ValidationError
-from brainscore.metrics import i1i2
-from brainscore.metrics.accuracy import Accuracy
-from brainscore.metrics.distribution_similarity import (KSSimilarity, KSSimilarityCeiling, bootstrap_ks_similarity,
+from brainscore.metrics.behavior import i1i2
+from brainscore.metrics.behavior.accuracy import Accuracy
+from brainscore.metrics.neural.distribution_similarity import (KSSimilarity, KSSimilarityCeiling, bootstrap_ks_similarity,
                                                          histogram, ks_similarity)
-from brainscore.metrics.error_consistency import (ErrorConsistency, ErrorConsistencyCeiling, cohens_kappa,
+from brainscore.metrics.behavior.error_consistency import (ErrorConsistency, ErrorConsistencyCeiling, cohens_kappa,
                                                   error_consistency_kappa)
-from brainscore.metrics.shape_bias import ShapeBias, ShapeMatch, TextureMatch
+from brainscore.metrics.behavior.shape_bias import ShapeBias, ShapeMatch, TextureMatch
 
 EXPERIMENTS = {"cue-conflict": "style-transfer-512-nomask-experiment", "edge": "edge-experiment",
                "silhouette": "silhouette-filled-experiment"}
@@ -465,7 +465,7 @@ def test_bootstrap_ks_similarity_is_seeded_and_matches_the_reference_procedure()
 
 # ---- registered identifiers ---------------------------------------------------------------------
 def test_registered_behavioral_metrics_and_ceilings():
-    from brainscore.api import load_ceiling, load_metric
+    from brainscore.registry import load_ceiling, load_metric
 
     assert isinstance(load_metric("error_consistency"), ErrorConsistency)
     assert isinstance(load_ceiling("error_consistency"), ErrorConsistencyCeiling)

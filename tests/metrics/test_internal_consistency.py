@@ -8,10 +8,10 @@ import pytest
 import scipy.stats
 from sklearn.model_selection import ShuffleSplit
 
-from brainscore.api import load_ceiling, load_metric
+from brainscore.registry import load_ceiling, load_metric
 from brainscore.data import NeuroidAssembly
 from brainscore.errors import ValidationError
-from brainscore.metrics.internal_consistency import InternalConsistency
+from brainscore.metrics.ceilings.internal_consistency import InternalConsistency
 
 
 def _trials(n_stimuli=40, n_neuroids=6, n_reps=7, seed=0, missing=0.0):

@@ -11,11 +11,11 @@ from sklearn.cross_decomposition import PLSRegression
 from sklearn.linear_model import Ridge, RidgeCV
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
-from brainscore.api import load_metric
+from brainscore.registry import load_metric
 from brainscore.data import NeuroidAssembly
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.kernels.regression import ALPHA_LIST
-from brainscore.metrics.regression import CrossRegressedCorrelation
+from brainscore.metrics.neural.regression import CrossRegressedCorrelation
 
 
 def _pair(n=200, p=300, q=20, seed=0, n_objects=8, dtype=np.float32):

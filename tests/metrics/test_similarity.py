@@ -18,7 +18,9 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly
 from brainscore.errors import AlignmentError, ValidationError
-from brainscore.metrics import rsa
+from brainscore.metrics.ceilings.rsa import RSANoiseCeiling
+from brainscore.metrics.similarity import rdm as rsa
+from brainscore.metrics.similarity.cka import CKACrossValidated, CKAMetric
 from brainscore.metrics.kernels import similarity as K
 
 
@@ -279,7 +281,7 @@ def test_rdm_cv_without_object_name_is_unstratified(pair):
 
 
 def test_cka_cv_matches_reference_style(pair):
-    score = rsa.CKACrossValidated(dtype=np.float64)(pair["source"], pair["target"])
+    score = CKACrossValidated(dtype=np.float64)(pair["source"], pair["target"])
     expected = reference_test_only_cv(pair, _ref_cka, stratify=True)
     np.testing.assert_allclose(score.raw.values, expected, atol=1e-10)
     assert score.error == pytest.approx(expected.std() / np.sqrt(10), abs=1e-10)
@@ -288,9 +290,9 @@ def test_cka_cv_matches_reference_style(pair):
 def test_cka_metrics_match_reference_style(pair):
     order = np.argsort(pair["ids"])
     X, Y = pair["X"][order], pair["Y"][order]
-    assert float(rsa.cka(dtype=np.float64)(pair["source"], pair["target"])) == pytest.approx(
+    assert float(CKAMetric(unbiased=True, dtype=np.float64)(pair["source"], pair["target"])) == pytest.approx(
         reference_cka_unbiased(X, Y), abs=1e-12)
-    assert float(rsa.cka_biased(dtype=np.float64)(pair["source"], pair["target"])) == pytest.approx(
+    assert float(CKAMetric(unbiased=False, dtype=np.float64)(pair["source"], pair["target"])) == pytest.approx(
         reference_cka_biased(X, Y), abs=1e-12)
 
 
@@ -309,7 +311,7 @@ def test_metrics_reject_mismatched_input(pair):
     with pytest.raises(AlignmentError, match="same stimuli"):
         rsa.RDMMetric()(pair["source"], other)
     with pytest.raises(AlignmentError, match="same stimuli"):
-        rsa.CKAMetric()(pair["source"], other)
+        CKAMetric()(pair["source"], other)
     doubled = pair["source"].isel(presentation=[0, 0, 1, 2, 3])
     with pytest.raises(AlignmentError, match="average over repetitions"):
         rsa.RDMMetric()(doubled, doubled)
@@ -344,7 +346,7 @@ def test_rsa_ceiling_on_kriegeskorte2008_human_it(shared_data):
     sessions = load_kriegeskorte_brain_rdms(shared_data)
     subject_rdms = sessions.mean(axis=1)  # one RDM per subject, sessions averaged
     ids = [f"img{i:02d}" for i in range(1, 93)]
-    ceiling = rsa.RSANoiseCeiling()(rsa.stack_rdms(subject_rdms, ids, subjects=["BE", "KO", "SN", "TI"]))
+    ceiling = RSANoiseCeiling()(rsa.stack_rdms(subject_rdms, ids, subjects=["BE", "KO", "SN", "TI"]))
     upper, lower = reference_rsa_ceiling(subject_rdms)
     assert float(ceiling) == pytest.approx(upper, abs=1e-12)
     assert ceiling.attrs["lower_bound_loo"] == pytest.approx(lower, abs=1e-12)
@@ -352,14 +354,14 @@ def test_rsa_ceiling_on_kriegeskorte2008_human_it(shared_data):
     assert list(ceiling.raw["subject"].values) == ["BE", "KO", "SN", "TI"]
     # the eight session RDMs as "subjects": the same computation from a plain ndarray
     flat = sessions.reshape(8, 92, 92)
-    assert float(rsa.rsa_noise_ceiling()(flat)) == pytest.approx(reference_rsa_ceiling(flat)[0], abs=1e-12)
+    assert float(RSANoiseCeiling()(flat)) == pytest.approx(reference_rsa_ceiling(flat)[0], abs=1e-12)
 
 
 def test_rsa_ceiling_on_kriegeskorte2008_judgements(shared_data):
     struct = scipy.io.loadmat(shared_data / "kriegeskorte2008" / "92_behavRDMs.mat")["rdms_behav_92"]
     rdms = np.array([struct[0, i]["RDM"] for i in range(struct.shape[1])], dtype=float)
     assert rdms.shape == (16, 92, 92)
-    ceiling = rsa.RSANoiseCeiling()(list(rdms))
+    ceiling = RSANoiseCeiling()(list(rdms))
     upper, lower = reference_rsa_ceiling(rdms)
     assert float(ceiling) == pytest.approx(upper, abs=1e-12)
     assert ceiling.attrs["lower_bound_loo"] == pytest.approx(lower, abs=1e-12)
@@ -377,7 +379,7 @@ def test_rsa_ceiling_from_responses_with_subject_coordinate():
                                coords={"stimulus_id": ("presentation", ids),
                                        "neuroid_id": ("neuroid", np.arange(values.shape[1])),
                                        "subject": ("neuroid", np.repeat(["a", "b", "c"], per_subject))})
-    ceiling = rsa.RSANoiseCeiling()(assembly)
+    ceiling = RSANoiseCeiling()(assembly)
     order = np.argsort(ids)
     rdms = np.array([1 - np.corrcoef(block[order]) for block in blocks])
     upper, lower = reference_rsa_ceiling(rdms)
@@ -386,19 +388,19 @@ def test_rsa_ceiling_from_responses_with_subject_coordinate():
     # the least noisy subject agrees best with the group
     assert np.argmax(ceiling.raw.values) == 0
     with pytest.raises(ValidationError, match="at least 2 subjects"):
-        rsa.RSANoiseCeiling()(rdms[:1])
+        RSANoiseCeiling()(rdms[:1])
 
 
 # ---- registered identifiers ---------------------------------------------------------------------
 def test_registered_similarity_metrics_and_ceilings(pair):
-    from brainscore.api import load_ceiling, load_metric
+    from brainscore.registry import load_ceiling, load_metric
 
     assert isinstance(load_metric("rdm"), rsa.RDMMetric) and isinstance(load_metric("rdm_cv"), rsa.RDMCrossValidated)
     assert load_metric("cka").unbiased and not load_metric("cka_biased").unbiased
-    assert isinstance(load_metric("cka_cv"), rsa.CKACrossValidated)
+    assert isinstance(load_metric("cka_cv"), CKACrossValidated)
     order = np.argsort(pair["ids"])
     assert float(load_metric("cka", dtype=np.float64)(pair["source"], pair["target"])) == pytest.approx(
         reference_cka_unbiased(pair["X"][order], pair["Y"][order]), abs=1e-12)
     for identifier in ("rsa_noise_ceiling", "rsa_ceiling"):
-        assert isinstance(load_ceiling(identifier), rsa.RSANoiseCeiling)
-    assert isinstance(load_metric("rsa_ceiling"), rsa.RSANoiseCeiling)  # the reference's metric identifier
+        assert isinstance(load_ceiling(identifier), RSANoiseCeiling)
+    assert isinstance(load_metric("rsa_ceiling"), RSANoiseCeiling)  # the reference's metric identifier

@@ -16,7 +16,7 @@ from brainscore.models import readouts
 from brainscore.models.commitment import load_region_layer_map
 from brainscore.models.extraction import DEFAULT_BATCH_SIZE
 from brainscore.models.preprocessing import Preprocessing
-from brainscore.models.testing import check_model
+from brainscore.testing import check_model
 from brainscore.plugins.models.efficientnet_lite import model as lite
 
 # classic natural test photographs shipped with matplotlib and scikit-learn

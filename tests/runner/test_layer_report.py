@@ -11,7 +11,7 @@ from brainscore.metrics.score import Score
 from brainscore.models.commitment import ModelCommitment
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import Preprocessing
-from brainscore.runner.layer_report import format_table, layer_report, plot
+from brainscore.scoring.layer_report import format_table, layer_report, plot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "models"))
 from model_fixtures import TinyNet, make_stimuli  # noqa: E402
@@ -82,8 +82,8 @@ def test_benchmark_without_score_features_is_refused(tmp_path):
 
 def test_cli_prints_a_table_and_draws(tmp_path, monkeypatch, capsys):
     stimuli = make_stimuli(tmp_path / "images", 4)
-    monkeypatch.setattr("brainscore.api.load_model", lambda identifier, **kw: _model())
-    monkeypatch.setattr("brainscore.api.load_benchmark", lambda identifier: MeanBenchmark(stimuli))
+    monkeypatch.setattr("brainscore.scoring.layer_report.load_model", lambda identifier, **kw: _model())
+    monkeypatch.setattr("brainscore.registry.load_benchmark", lambda identifier: MeanBenchmark(stimuli))
     code = main(["layers", "--model", "tiny", "--benchmark", "mean", "--layers", "features.2,logits",
                  "--output", str(tmp_path / "out.png")])
     out = capsys.readouterr().out

@@ -144,21 +144,27 @@ class ErrorConsistencyBenchmark(LabelTaskBenchmark):
     assembly : BehavioralAssembly or callable () -> BehavioralAssembly
         Human trials (``stimulus_id``, ``truth``, ``condition``, ``subject``), the stimulus set in
         ``attrs["stimulus_set"]``.
+    metric : callable (model choices, human trials) -> Score
+        E.g. ``load_metric("error_consistency")``.
+    ceiling : callable (human trials) -> Score
+        E.g. ``load_ceiling("error_consistency")``: the same statistic over pairs of subjects.
 
     The score is ``raw / ceiling`` clipped to [0, 1], with ``attrs["raw"]`` (the metric's score,
         kappas per condition and subject in its ``raw``) and ``attrs["ceiling"]``.
     """
 
-    def __init__(self, identifier: str, version: int, assembly, visual_degrees: float | None,
+    def __init__(self, identifier: str, version: int, assembly, visual_degrees: float | None, *,
+                 metric: Callable[[DataAssembly, DataAssembly], Score], ceiling: Callable[[DataAssembly], Score],
                  number_of_trials: int = 1, parent: str = "behavior", bibtex: str = "",
                  labels: Sequence[str] | None = None):
         self._assembly_source = assembly
         self._assembly: DataAssembly | None = None
+        self.metric = metric
+        self._ceiling_computation = ceiling
         super().__init__(identifier=identifier, version=version, stimulus_set=lambda: self.assembly.attrs["stimulus_set"],
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials,
                          ceiling_func=self._compute_ceiling, parent=parent, bibtex=bibtex, labels=labels,
                          ceiling_key=self._data_key)
-        self._metric = None
 
     @property
     def assembly(self) -> DataAssembly:
@@ -167,16 +173,8 @@ class ErrorConsistencyBenchmark(LabelTaskBenchmark):
             self._assembly = _load(self._assembly_source)
         return self._assembly
 
-    @property
-    def metric(self):
-        if self._metric is None:
-            from brainscore.api import load_metric
-            self._metric = load_metric("error_consistency")
-        return self._metric
-
     def _compute_ceiling(self) -> Score:
-        from brainscore.api import load_ceiling
-        return load_ceiling("error_consistency")(self.assembly)
+        return self._ceiling_computation(self.assembly)
 
     def _data_key(self) -> dict[str, Any]:
         assembly = self.assembly
@@ -197,26 +195,26 @@ class AccuracyBenchmark(LabelTaskBenchmark):
     Parameters
     ----------
     As :class:`LabelTaskBenchmark` (without ``ceiling_func``); ``number_of_trials`` 10 as the reference.
+    metric : callable (answers, true labels) -> Score
+        E.g. ``load_metric("accuracy")``, called on two arrays of strings of one entry per trial.
     """
 
-    def __init__(self, identifier: str, version: int, stimulus_set, visual_degrees: float | None,
-                 number_of_trials: int = 10, parent: str = "engineering", bibtex: str = "",
-                 labels: Sequence[str] | None = None, label_coord: str = "truth"):
+    def __init__(self, identifier: str, version: int, stimulus_set, visual_degrees: float | None, *,
+                 metric: Callable[[np.ndarray, np.ndarray], Score], number_of_trials: int = 10,
+                 parent: str = "engineering", bibtex: str = "", labels: Sequence[str] | None = None,
+                 label_coord: str = "truth"):
         super().__init__(identifier=identifier, version=version, stimulus_set=stimulus_set,
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, ceiling_func=None,
                          parent=parent, bibtex=bibtex, labels=labels, label_coord=label_coord)
+        self.metric = metric
 
     def score_choices(self, choices: DataAssembly) -> Score:
         """Accuracy of every answer (all trials) against its stimulus' true label."""
-        from brainscore.api import load_metric
         from brainscore.metrics.normalisation import ceil_score
 
         truth = np.asarray(choices[self.label_coord].values).astype(str)
-        raw = load_metric("accuracy")(np.asarray(choices.values).astype(str), truth)
+        raw = self.metric(np.asarray(choices.values).astype(str), truth)
         return self._finish(ceil_score(raw, self.ceiling))
-
-
-SHAPE_BIAS_METRICS = ("shape_bias", "shape_match", "texture_match")
 
 
 class ShapeBiasBenchmark(LabelTaskBenchmark):
@@ -229,24 +227,24 @@ class ShapeBiasBenchmark(LabelTaskBenchmark):
     identifier, version, parent, bibtex, stimulus_set, visual_degrees, number_of_trials, labels
         As :class:`LabelTaskBenchmark`; the stimulus set needs the shape (``original_image_category``)
         and texture (``conflict_image_category``) category of each image.
-    metric : {"shape_bias", "shape_match", "texture_match"}
+    metric : callable (answers with shape and texture categories) -> Score
+        E.g. ``load_metric("shape_bias")``, ``"shape_match"`` or ``"texture_match"``.
     """
 
-    def __init__(self, identifier: str, version: int, stimulus_set, metric: str, visual_degrees: float | None = None,
-                 number_of_trials: int = 1, parent: str = "behavior", bibtex: str = "",
-                 labels: Sequence[str] | None = None):
-        if metric not in SHAPE_BIAS_METRICS:
-            raise ValueError(f"metric must be one of {SHAPE_BIAS_METRICS}, got {metric!r}")
+    def __init__(self, identifier: str, version: int, stimulus_set, metric: Callable[[DataAssembly], Score],
+                 visual_degrees: float | None = None, number_of_trials: int = 1, parent: str = "behavior",
+                 bibtex: str = "", labels: Sequence[str] | None = None):
+        if not callable(metric):
+            raise ValueError(f"metric must be a callable such as load_metric('shape_bias'), got {metric!r}")
         super().__init__(identifier=identifier, version=version, stimulus_set=stimulus_set,
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, ceiling_func=None,
                          parent=parent, bibtex=bibtex, labels=labels)
-        self.metric_identifier = metric
+        self.metric = metric
 
     def score_choices(self, choices: DataAssembly) -> Score:
-        from brainscore.api import load_metric
         from brainscore.metrics.normalisation import ceil_score
 
-        raw = load_metric(self.metric_identifier)(choices)
+        raw = self.metric(choices)
         score = ceil_score(raw, self.ceiling)
         for name in ("shape_match", "texture_match", "n_trials"):
             if name in raw.attrs:

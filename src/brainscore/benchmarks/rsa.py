@@ -14,7 +14,7 @@ The flow (Kriegeskorte, Mur & Bandettini 2008; Brain-Score's ``RSABenchmark``):
 
 The data are precomputed RDMs: an assembly of dims ``(rdm, presentation, presentation_b)`` (one
 matrix per subject/session, coordinates such as ``subject`` and ``session`` on ``rdm``,
-``stimulus_id`` on ``presentation``; the layout of :mod:`brainscore.metrics.rsa`) with the stimulus
+``stimulus_id`` on ``presentation``; the layout of :mod:`brainscore.metrics.similarity.rdm`) with the stimulus
 set in ``attrs["stimulus_set"]``.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase
+from brainscore.benchmarks.base import BenchmarkBase, callable_identity
 from brainscore.benchmarks.neural import record, squeeze_time_bin
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
@@ -40,29 +40,37 @@ def _label(assembly: DataAssembly, index: int, coords: Sequence[str]) -> str:
     return ".".join(parts) if parts else str(index)
 
 
-def rsa_ceiling(rdms: DataAssembly, label_coords: Sequence[str] = ("subject", "session")) -> Score:
+def rsa_ceiling(rdms: DataAssembly, noise_ceiling: Callable[[DataAssembly], Score],
+                label_coords: Sequence[str] = ("subject", "session")) -> Score:
     """The RSA noise ceiling (Nili et al. 2014) of a stack of RDMs, each entry of ``rdm`` one "subject".
 
     Parameters
     ----------
     rdms : DataAssembly of dims (rdm, presentation, presentation_b)
         At least two RDMs.
+    noise_ceiling : callable (stack) -> Score
+        The ceiling computation (e.g. ``load_ceiling("rsa_noise_ceiling")``), called on the RDMs
+        stacked with dims ``(subject, presentation, presentation_b)``.
     label_coords : sequence of str
         Coordinates on ``rdm`` joined to name each RDM in the ceiling's per-subject ``raw``.
 
     Returns
     -------
     Score
-        ``load_ceiling("rsa_noise_ceiling")`` of the stack: the upper bound, with the leave-one-out
-        lower bound in ``attrs["lower_bound_loo"]``.
+        The noise ceiling of the stack (for ``rsa_noise_ceiling``: the upper bound, with the
+        leave-one-out lower bound in ``attrs["lower_bound_loo"]``).
+
+    Raises
+    ------
+    ValidationError
+        If ``rdms`` does not have the dims above or lacks ``stimulus_id`` on ``presentation``.
     """
-    from brainscore.api import load_ceiling
-    from brainscore.metrics.rsa import stack_rdms
+    from brainscore.metrics.similarity.rdm import stack_rdms
 
     _check_stack(rdms)
     labels = [_label(rdms, i, label_coords) for i in range(rdms.sizes["rdm"])]
     stack = stack_rdms(np.asarray(rdms.transpose(*RDM_STACK_DIMS).values), rdms["stimulus_id"].values, labels)
-    return load_ceiling("rsa_noise_ceiling")(stack)
+    return noise_ceiling(stack)
 
 
 def _check_stack(rdms: DataAssembly) -> None:
@@ -85,45 +93,43 @@ class RSABenchmark(BenchmarkBase):
         Recording target of the model (``V1``, ``V2``, ``V4``, ``IT``).
     visual_degrees : float
         Degrees of visual angle the stimuli spanned in the experiment.
+    similarity_metric : callable (model RDM or features, measured RDM) -> Score
+        E.g. ``load_metric("rdm")``: Spearman of the upper triangles.
+    noise_ceiling : callable (stacked RDMs) -> Score, or None
+        The ceiling over the entries of ``rdm`` (needs at least 2), e.g.
+        ``load_ceiling("rsa_noise_ceiling")`` (see :func:`rsa_ceiling`); None: no ceiling (ceiling 1,
+        the raw similarity is the score; e.g. a single RDM).
     number_of_trials : int
         Trials shown to the model.
-    ceiling : {"rsa", None} or callable (rdms) -> Score
-        ``"rsa"``: :func:`rsa_ceiling` over the entries of ``rdm`` (needs at least 2); None: no ceiling
-        (ceiling 1, the raw similarity is the score; e.g. a single RDM).
     time_bins : sequence of (start, end) ms
         Recorded time bins (default ``[(70, 170)]``, the reference's bin for IT).
-    similarity_metric : callable (model RDM or features, measured RDM) -> Score, optional
-        Default ``load_metric("rdm")``: Spearman of the upper triangles.
     label_coords : sequence of str
         Coordinates on ``rdm`` that name each RDM in ``raw``.
 
     Notes
     -----
-    The model RDM is computed once per call (``brainscore.metrics.rsa.rdm``) and compared with each
+    The model RDM is computed once per call (``brainscore.metrics.similarity.rdm.rdm``) and compared with each
     measured RDM.
     """
 
     def __init__(self, identifier: str, version: int, rdms: DataAssembly | Callable[[], DataAssembly], region: str,
-                 visual_degrees: float, number_of_trials: int = 1, ceiling: str | Callable | None = "rsa",
-                 parent: str | None = None, bibtex: str = "", time_bins: Sequence[tuple[int, int]] = ((70, 170),),
-                 similarity_metric: Callable | None = None, label_coords: Sequence[str] = ("subject", "session")):
-        if ceiling == "rsa":
-            ceiling_func = lambda: rsa_ceiling(self.rdms, label_coords)  # noqa: E731
-        elif ceiling is None:
-            ceiling_func = None
-        elif callable(ceiling):
-            ceiling_func = lambda: ceiling(self.rdms)  # noqa: E731
-        else:
-            raise ValueError(f"ceiling must be 'rsa', None or a callable, got {ceiling!r}")
+                 visual_degrees: float, *, similarity_metric: Callable, noise_ceiling: Callable | None,
+                 number_of_trials: int = 1, parent: str | None = None, bibtex: str = "",
+                 time_bins: Sequence[tuple[int, int]] = ((70, 170),), label_coords: Sequence[str] = ("subject", "session")):
+        if noise_ceiling is not None and not callable(noise_ceiling):
+            raise ValueError(f"noise_ceiling must be a callable (e.g. load_ceiling('rsa_noise_ceiling')) or None, "
+                             f"got {noise_ceiling!r}")
+        ceiling_func = (lambda: rsa_ceiling(self.rdms, noise_ceiling, label_coords)) if noise_ceiling else None
         super().__init__(identifier=identifier, version=version, ceiling_func=ceiling_func, parent=parent or region,
-                         bibtex=bibtex, ceiling_key=self._data_key)
+                         bibtex=bibtex, ceiling_key=self._data_key,
+                         ceiling_identity=callable_identity(noise_ceiling) if noise_ceiling else None)
         self._rdms_source = rdms
         self._rdms: DataAssembly | None = None
         self.region = region
         self.visual_degrees = visual_degrees
         self.number_of_trials = number_of_trials
         self.time_bins = [tuple(t) for t in time_bins]
-        self._metric = similarity_metric
+        self.metric = similarity_metric
         self.label_coords = tuple(label_coords)
 
     @property
@@ -135,14 +141,6 @@ class RSABenchmark(BenchmarkBase):
             _check_stack(rdms)
             self._rdms = rdms.transpose(*RDM_STACK_DIMS)
         return self._rdms
-
-    @property
-    def metric(self) -> Callable:
-        """The RDM similarity (``load_metric("rdm")`` unless given)."""
-        if self._metric is None:
-            from brainscore.api import load_metric
-            self._metric = load_metric("rdm")
-        return self._metric
 
     @property
     def stimulus_set(self) -> StimulusSet:
@@ -168,7 +166,7 @@ class RSABenchmark(BenchmarkBase):
     def score_features(self, features: DataAssembly) -> Score:
         """Score model ``features`` (``presentation x neuroid``, one time bin) recorded on the stimuli."""
         from brainscore.metrics.normalisation import ceil_score
-        from brainscore.metrics.rsa import rdm
+        from brainscore.metrics.similarity.rdm import rdm
 
         features = squeeze_time_bin(features)
         if "presentation" in features.dims and "stimulus_id" in features.coords:

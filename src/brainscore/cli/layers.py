@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from brainscore.runner.layer_report import as_dicts, format_table, layer_report, plot
+    from brainscore.scoring.layer_report import as_dicts, format_table, layer_report, plot
 
     layers = [layer.strip() for layer in args.layers.split(",") if layer.strip()] if args.layers else None
     rows = layer_report(args.model, args.benchmark, layers=layers, pca=args.pca, progress=not args.json)

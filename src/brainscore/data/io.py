@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Type
+from typing import Any, Type
 
 import numpy as np
 import pandas as pd
@@ -105,3 +105,13 @@ def load_packaged_stimulus_set(csv_path: str | Path, image_dir: str | Path,
     image_dir = Path(image_dir)
     paths = {sid: image_dir / name for sid, name in zip(frame["stimulus_id"], frame["filename"])}
     return StimulusSet(frame, identifier=identifier, stimulus_paths=paths).validate()
+
+
+def load_cached_assembly(cache: Any, key: str, cls: type) -> Any | None:
+    """The assembly cached under ``key`` in ``cache`` (a :class:`brainscore.caching.Cache`) as ``cls``, or None."""
+    return cache.read(key, "nc", lambda path: read_netcdf(path, cls))
+
+
+def save_cached_assembly(cache: Any, key: str, assembly: Any) -> Path:
+    """Store ``assembly`` under ``key`` in ``cache`` as uncompressed netCDF (atomic); returns its path."""
+    return cache.write(key, "nc", lambda path: write_netcdf(assembly, path, compress=False))

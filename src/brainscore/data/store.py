@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainscore import config
+from brainscore.caching.atomic import atomic_write_bytes, atomic_write_text  # noqa: F401 (re-exported)
 from brainscore.data import remote
 from brainscore.data.stimuli import file_sha256
 from brainscore.errors import DataNotFoundError, HashMismatchError
@@ -204,22 +205,3 @@ def extract_zip(archive: Path, sha256: str) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return target
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and an atomic rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Text version of :func:`atomic_write_bytes` (UTF-8)."""
-    atomic_write_bytes(path, text.encode("utf-8"))

@@ -13,7 +13,20 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.metrics.score import Score
 
 
-class Metric(ABC):
+class _Parametrised:
+    """A repr made of the class name and the parameters stored in ``__init__``, stable across processes.
+
+    Cache keys and provenance name a metric or ceiling by this repr, so it must not contain memory
+    addresses: parameters are listed by name, sorted.
+    """
+
+    def __repr__(self) -> str:
+        parameters = ", ".join(f"{name}={value!r}" for name, value in sorted(vars(self).items())
+                               if not name.startswith("_"))
+        return f"{type(self).__name__}({parameters})"
+
+
+class Metric(_Parametrised, ABC):
     """Compares ``source`` (model) with ``target`` (data); higher is more similar."""
 
     @abstractmethod
@@ -21,7 +34,7 @@ class Metric(ABC):
         """Score ``source`` against ``target``."""
 
 
-class Ceiling(ABC):
+class Ceiling(_Parametrised, ABC):
     """Estimates the best score any model could reach on ``assembly`` (its reliability)."""
 
     @abstractmethod

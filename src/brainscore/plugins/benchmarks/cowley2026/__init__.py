@@ -25,25 +25,25 @@ BIBTEX = """@article{cowley2026compact,
 }"""
 
 
-@register_benchmark("Cowley2026.210325.V4-pls")
+@register_benchmark("Cowley2026.210325.V4-pls", parent="V4")
 def _benchmark_210325():
     from .benchmark import cowley_benchmark
     return cowley_benchmark("210325", ceiled=True)
 
 
-@register_benchmark("Cowley2026.190923.V4-pls")
+@register_benchmark("Cowley2026.190923.V4-pls", parent="V4", selection_for="V4")
 def _benchmark_190923():
     from .benchmark import cowley_benchmark
     return cowley_benchmark("190923", ceiled=False)
 
 
-@register_benchmark("Cowley2026.201025.V4-pls")
+@register_benchmark("Cowley2026.201025.V4-pls", parent="V4", selection_for="V4")
 def _benchmark_201025():
     from .benchmark import cowley_benchmark
     return cowley_benchmark("201025", ceiled=False)
 
 
-@register_benchmark("Cowley2026.210224.V4-pls")
+@register_benchmark("Cowley2026.210224.V4-pls", parent="V4", selection_for="V4")
 def _benchmark_210224():
     from .benchmark import cowley_benchmark
     return cowley_benchmark("210224", ceiled=False)

@@ -1,7 +1,7 @@
 """Construction of the Cowley 2026 benchmarks (settings in ``__init__``)."""
 from __future__ import annotations
 
-from brainscore.api import load_ceiling, load_dataset, load_metric
+from brainscore.registry import load_ceiling, load_dataset, load_metric
 from brainscore.benchmarks.neural import NeuralBenchmark
 from brainscore.data.assemblies import DataAssembly
 from brainscore.metrics.score import Score

@@ -22,7 +22,10 @@ Accuracy (``Geirhos2021<dataset>-top1``, engineering):
 - score = fraction of trials answered with the ``truth`` label (for cue-conflict images: the shape
   category); ceiling 1; parent ``Geirhos2021-top1`` (under ``engineering``).
 """
-from brainscore.registry import register_benchmark
+from brainscore.registry import register_benchmark, register_tree_node
+
+register_tree_node("Geirhos2021", parent="behavior")
+register_tree_node("Geirhos2021-top1", parent="engineering")
 
 BIBTEX = """@inproceedings{geirhos2021partial,
   title={Partial success in closing the gap between human and machine vision},
@@ -43,37 +46,37 @@ BIBTEX = """@inproceedings{geirhos2021partial,
 }"""
 
 
-@register_benchmark("Geirhos2021cueconflict-error_consistency")
+@register_benchmark("Geirhos2021cueconflict-error_consistency", parent="Geirhos2021")
 def _cue_conflict_error_consistency():
     from .benchmark import error_consistency
     return error_consistency("cue-conflict")
 
 
-@register_benchmark("Geirhos2021edge-error_consistency")
+@register_benchmark("Geirhos2021edge-error_consistency", parent="Geirhos2021")
 def _edge_error_consistency():
     from .benchmark import error_consistency
     return error_consistency("edge")
 
 
-@register_benchmark("Geirhos2021silhouette-error_consistency")
+@register_benchmark("Geirhos2021silhouette-error_consistency", parent="Geirhos2021")
 def _silhouette_error_consistency():
     from .benchmark import error_consistency
     return error_consistency("silhouette")
 
 
-@register_benchmark("Geirhos2021cueconflict-top1")
+@register_benchmark("Geirhos2021cueconflict-top1", parent="Geirhos2021-top1")
 def _cue_conflict_top1():
     from .benchmark import top1
     return top1("cue-conflict")
 
 
-@register_benchmark("Geirhos2021edge-top1")
+@register_benchmark("Geirhos2021edge-top1", parent="Geirhos2021-top1")
 def _edge_top1():
     from .benchmark import top1
     return top1("edge")
 
 
-@register_benchmark("Geirhos2021silhouette-top1")
+@register_benchmark("Geirhos2021silhouette-top1", parent="Geirhos2021-top1")
 def _silhouette_top1():
     from .benchmark import top1
     return top1("silhouette")

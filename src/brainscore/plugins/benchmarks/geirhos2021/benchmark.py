@@ -1,7 +1,7 @@
 """Construction of the Geirhos2021 benchmarks (settings in ``__init__``)."""
 from __future__ import annotations
 
-from brainscore.api import load_dataset, load_stimulus_set
+from brainscore.registry import load_ceiling, load_dataset, load_metric, load_stimulus_set
 from brainscore.benchmarks.behavioral import AccuracyBenchmark, ErrorConsistencyBenchmark
 
 from . import BIBTEX
@@ -22,7 +22,8 @@ def error_consistency(dataset: str) -> ErrorConsistencyBenchmark:
     name = _check(dataset)
     return ErrorConsistencyBenchmark(identifier=f"Geirhos2021{name}-error_consistency", version=VERSION,
                                      assembly=lambda: load_dataset(f"Geirhos2019.{dataset}"),
-                                     visual_degrees=VISUAL_DEGREES, number_of_trials=1, parent="Geirhos2021",
+                                     visual_degrees=VISUAL_DEGREES, metric=load_metric("error_consistency"),
+                                     ceiling=load_ceiling("error_consistency"), number_of_trials=1, parent="Geirhos2021",
                                      bibtex=BIBTEX)
 
 
@@ -31,5 +32,6 @@ def top1(dataset: str) -> AccuracyBenchmark:
     name = _check(dataset)
     return AccuracyBenchmark(identifier=f"Geirhos2021{name}-top1", version=VERSION,
                              stimulus_set=lambda: load_stimulus_set(f"Geirhos2019.{dataset}"),
-                             visual_degrees=VISUAL_DEGREES, number_of_trials=10, parent="Geirhos2021-top1",
+                             visual_degrees=VISUAL_DEGREES, metric=load_metric("accuracy"), number_of_trials=10,
+                             parent="Geirhos2021-top1",
                              bibtex=BIBTEX)

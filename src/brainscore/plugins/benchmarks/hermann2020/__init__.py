@@ -22,19 +22,19 @@ BIBTEX = """@inproceedings{hermann2020origins,
 }"""
 
 
-@register_benchmark("Hermann2020cueconflict-shape_bias")
+@register_benchmark("Hermann2020cueconflict-shape_bias", parent="behavior")
 def _shape_bias():
     from .benchmark import hermann2020
     return hermann2020("shape_bias")
 
 
-@register_benchmark("Hermann2020cueconflict-shape_match")
+@register_benchmark("Hermann2020cueconflict-shape_match", parent="behavior")
 def _shape_match():
     from .benchmark import hermann2020
     return hermann2020("shape_match")
 
 
-@register_benchmark("Hermann2020cueconflict-texture_match")
+@register_benchmark("Hermann2020cueconflict-texture_match", parent="behavior")
 def _texture_match():
     from .benchmark import hermann2020
     return hermann2020("texture_match")

@@ -51,19 +51,19 @@ BIBTEX_MUR2013 = """@article{mur2013human,
 }"""
 
 
-@register_benchmark("Kriegeskorte2008.IT-rdm")
+@register_benchmark("Kriegeskorte2008.IT-rdm", parent="IT")
 def _human_it():
     from .benchmark import human_it
     return human_it()
 
 
-@register_benchmark("Kiani2007.IT-rdm")
+@register_benchmark("Kiani2007.IT-rdm", parent="IT")
 def _monkey_it():
     from .benchmark import monkey_it
     return monkey_it()
 
 
-@register_benchmark("Mur2013-rdm")
+@register_benchmark("Mur2013-rdm", parent="behavior")
 def _judgements():
     from .benchmark import judgements
     return judgements()

@@ -24,7 +24,7 @@ A :class:`~brainscore.data.DataAssembly` of shape ``(rdm, presentation, presenta
 92 x 92 dissimilarity matrix per entry of ``rdm``, whose coordinates say whose it is (``subject``,
 ``session``, ``name`` as in the .mat file, ``region``, ``species``). Rows (``presentation``) carry
 ``stimulus_id`` and the stimulus set's columns; columns (``presentation_b``) carry the same ids as
-``stimulus_id_b`` (the RDM layout of :mod:`brainscore.metrics.rsa`, so ``assembly.isel(rdm=0)`` is an
+``stimulus_id_b`` (the RDM layout of :mod:`brainscore.metrics.similarity.rdm`, so ``assembly.isel(rdm=0)`` is an
 RDM its metrics accept). The stimulus set is in ``assembly.attrs["stimulus_set"]``.
 
 Images: the rsatoolbox repository holds the images only inside

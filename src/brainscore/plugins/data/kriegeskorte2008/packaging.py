@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from brainscore import config
+from brainscore.data.io import load_cached_assembly, save_cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data import DataAssembly, StimulusSet, attach_stimulus_set, fetch
 from brainscore.data.store import atomic_write_bytes
@@ -181,7 +182,7 @@ def load_rdms(kind: str) -> DataAssembly:
     key = content_key(dataset=spec["identifier"], kind=kind, version=PACKAGING_VERSION,
                       sources=[s.sha256 for s in sources])
     cache = Cache("packaged")
-    assembly = cache.load_assembly(key, DataAssembly)
+    assembly = load_cached_assembly(cache, key, DataAssembly)
     if assembly is None:
         entries = _entries(kind)
         if not entries:
@@ -201,7 +202,7 @@ def load_rdms(kind: str) -> DataAssembly:
         }
         values = np.stack([rdm for _, rdm in entries])
         assembly = DataAssembly(values, dims=("rdm", "presentation", "presentation_b"), coords=coords)
-        cache.save_assembly(key, assembly)
+        save_cached_assembly(cache, key, assembly)
     assembly.attrs["identifier"] = spec["identifier"]
     return attach_stimulus_set(assembly, load_stimulus_set())
 

@@ -4,6 +4,6 @@ from brainscore.registry import register_metric
 
 @register_metric("accuracy")
 def _accuracy(**kwargs):
-    from brainscore.metrics.accuracy import Accuracy
+    from brainscore.metrics.behavior.accuracy import Accuracy
 
     return Accuracy(**kwargs)

@@ -17,20 +17,20 @@ BIBTEX = """@inproceedings{kornblith2019similarity,
 
 @register_metric("cka")
 def _cka(**kwargs):
-    from brainscore.metrics.rsa import CKAMetric
+    from brainscore.metrics.similarity.cka import CKAMetric
 
     return CKAMetric(unbiased=True, **kwargs)
 
 
 @register_metric("cka_biased")
 def _cka_biased(**kwargs):
-    from brainscore.metrics.rsa import CKAMetric
+    from brainscore.metrics.similarity.cka import CKAMetric
 
     return CKAMetric(unbiased=False, **kwargs)
 
 
 @register_metric("cka_cv")
 def _cka_cv(**kwargs):
-    from brainscore.metrics.rsa import CKACrossValidated
+    from brainscore.metrics.similarity.cka import CKACrossValidated
 
     return CKACrossValidated(**kwargs)

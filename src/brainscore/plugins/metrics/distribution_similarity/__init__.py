@@ -17,13 +17,13 @@ BIBTEX = """@article{marques2021multi,
 
 @register_metric("ks_similarity")
 def _ks_similarity(property_name, **kwargs):
-    from brainscore.metrics.distribution_similarity import KSSimilarity
+    from brainscore.metrics.neural.distribution_similarity import KSSimilarity
 
     return KSSimilarity(property_name, **kwargs)
 
 
 @register_ceiling("ks_similarity")
 def _ks_similarity_ceiling(property_name, **kwargs):
-    from brainscore.metrics.distribution_similarity import KSSimilarityCeiling
+    from brainscore.metrics.neural.distribution_similarity import KSSimilarityCeiling
 
     return KSSimilarityCeiling(property_name, **kwargs)

@@ -17,13 +17,13 @@ BIBTEX = """@inproceedings{geirhos2020beyond,
 
 @register_metric("error_consistency")
 def _error_consistency(**kwargs):
-    from brainscore.metrics.error_consistency import ErrorConsistency
+    from brainscore.metrics.behavior.error_consistency import ErrorConsistency
 
     return ErrorConsistency(**kwargs)
 
 
 @register_ceiling("error_consistency")
 def _error_consistency_ceiling(**kwargs):
-    from brainscore.metrics.error_consistency import ErrorConsistencyCeiling
+    from brainscore.metrics.behavior.error_consistency import ErrorConsistencyCeiling
 
     return ErrorConsistencyCeiling(**kwargs)

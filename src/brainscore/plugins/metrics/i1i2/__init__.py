@@ -18,41 +18,41 @@ BIBTEX = """@article{rajalingham2018large,
 
 @register_ceiling("i2n")
 def _i2n_ceiling(**kwargs):
-    from brainscore.metrics.i1i2 import i2n_ceiling
+    from brainscore.metrics.behavior.i1i2 import i2n_ceiling
 
     return i2n_ceiling(**kwargs)
 
 
 @register_ceiling("i1n")
 def _i1n_ceiling(**kwargs):
-    from brainscore.metrics.i1i2 import i1n_ceiling
+    from brainscore.metrics.behavior.i1i2 import i1n_ceiling
 
     return i1n_ceiling(**kwargs)
 
 
 @register_metric("i1")
 def _i1(**kwargs):
-    from brainscore.metrics.i1i2 import I1
+    from brainscore.metrics.behavior.i1i2 import I1
 
     return I1(**kwargs)
 
 
 @register_metric("i1n")
 def _i1n(**kwargs):
-    from brainscore.metrics.i1i2 import I1n
+    from brainscore.metrics.behavior.i1i2 import I1n
 
     return I1n(**kwargs)
 
 
 @register_metric("i2")
 def _i2(**kwargs):
-    from brainscore.metrics.i1i2 import I2
+    from brainscore.metrics.behavior.i1i2 import I2
 
     return I2(**kwargs)
 
 
 @register_metric("i2n")
 def _i2n(**kwargs):
-    from brainscore.metrics.i1i2 import I2n
+    from brainscore.metrics.behavior.i1i2 import I2n
 
     return I2n(**kwargs)

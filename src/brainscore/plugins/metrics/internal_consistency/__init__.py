@@ -1,7 +1,7 @@
 """Internal consistency (split-half reliability over repetitions, Spearman-Brown corrected): the
 ceiling of neural benchmarks, registered both as a ceiling and as a metric (as the reference does).
 
-Factories accept :class:`~brainscore.metrics.internal_consistency.InternalConsistency`'s keyword
+Factories accept :class:`~brainscore.metrics.ceilings.internal_consistency.InternalConsistency`'s keyword
 arguments (``split_coord``, ``stimulus_coord``, ``splits``, ``train_size``, ``random_state``,
 ``device``). Reference: Schrimpf et al. 2018 (bioRxiv 407007); Spearman 1910; Brown 1910.
 """
@@ -10,23 +10,23 @@ from brainscore.registry import register_ceiling, register_metric
 
 @register_ceiling("internal_consistency")
 def _ceiling(**kwargs):
-    from brainscore.metrics.internal_consistency import InternalConsistency
+    from brainscore.metrics.ceilings.internal_consistency import InternalConsistency
     return InternalConsistency(**kwargs)
 
 
 @register_metric("internal_consistency")
 def _metric(**kwargs):
-    from brainscore.metrics.internal_consistency import InternalConsistency
+    from brainscore.metrics.ceilings.internal_consistency import InternalConsistency
     return InternalConsistency(**kwargs)
 
 
 @register_ceiling("internal_consistency_temporal")
 def _ceiling_temporal(**kwargs):
-    from brainscore.metrics.internal_consistency import TemporalInternalConsistency
+    from brainscore.metrics.ceilings.internal_consistency import TemporalInternalConsistency
     return TemporalInternalConsistency(**kwargs)
 
 
 @register_metric("internal_consistency_temporal")
 def _metric_temporal(**kwargs):
-    from brainscore.metrics.internal_consistency import TemporalInternalConsistency
+    from brainscore.metrics.ceilings.internal_consistency import TemporalInternalConsistency
     return TemporalInternalConsistency(**kwargs)

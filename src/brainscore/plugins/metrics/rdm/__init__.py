@@ -18,13 +18,13 @@ BIBTEX = """@article{kriegeskorte2008representational,
 
 @register_metric("rdm")
 def _rdm(**kwargs):
-    from brainscore.metrics.rsa import RDMMetric
+    from brainscore.metrics.similarity.rdm import RDMMetric
 
     return RDMMetric(**kwargs)
 
 
 @register_metric("rdm_cv")
 def _rdm_cv(**kwargs):
-    from brainscore.metrics.rsa import RDMCrossValidated
+    from brainscore.metrics.similarity.rdm import RDMCrossValidated
 
     return RDMCrossValidated(**kwargs)

@@ -5,7 +5,7 @@ train and test sets (``metric(source_train, source_test, target_train, target_te
 ``reverse_pls*`` predict the model from the data; ``spantime_*`` fit one regression over all time
 bins. Every factory accepts ``crossvalidation_kwargs`` (cross-validated metrics),
 ``regression_kwargs`` and, directly, the regression's own keyword arguments (``n_components``,
-``alpha``, ``alphas``, ``gram_dtype``) and ``device``. See :mod:`brainscore.metrics.regression`.
+``alpha``, ``alphas``, ``gram_dtype``) and ``device``. See :mod:`brainscore.metrics.neural.regression`.
 
 References: Yamins et al. 2014 (PLS, PNAS 111:8619); Schrimpf et al. 2018 (bioRxiv 407007);
 Arend et al. 2018 (neuron_to_neuron, CBMM memo); Muzellec & Kar 2025 (reverse predictivity).
@@ -16,7 +16,7 @@ _SPLIT_KWARGS = ("crossvalidation_kwargs", "regression_kwargs", "device", "ident
 
 
 def _cv(regression, identifier, reverse=False, **kwargs):
-    from brainscore.metrics.regression import CrossRegressedCorrelation
+    from brainscore.metrics.neural.regression import CrossRegressedCorrelation
     options = {key: kwargs.pop(key) for key in _SPLIT_KWARGS if key in kwargs}
     regression_kwargs = {**(options.pop("regression_kwargs", None) or {}), **kwargs}
     return CrossRegressedCorrelation(regression, regression_kwargs=regression_kwargs, reverse=reverse,
@@ -24,7 +24,7 @@ def _cv(regression, identifier, reverse=False, **kwargs):
 
 
 def _split(regression, identifier, reverse=False, **kwargs):
-    from brainscore.metrics.regression import TrainTestSplitCorrelation
+    from brainscore.metrics.neural.regression import TrainTestSplitCorrelation
     options = {key: kwargs.pop(key) for key in _SPLIT_KWARGS if key in kwargs}
     options.pop("crossvalidation_kwargs", None)  # accepted, as the reference does, and unused
     regression_kwargs = {**(options.pop("regression_kwargs", None) or {}), **kwargs}
@@ -33,7 +33,7 @@ def _split(regression, identifier, reverse=False, **kwargs):
 
 
 def _spantime(regression, identifier, **kwargs):
-    from brainscore.metrics.regression import SpanTimeCrossRegressedCorrelation
+    from brainscore.metrics.neural.regression import SpanTimeCrossRegressedCorrelation
     options = {key: kwargs.pop(key) for key in _SPLIT_KWARGS if key in kwargs}
     regression_kwargs = {**(options.pop("regression_kwargs", None) or {}), **kwargs}
     return SpanTimeCrossRegressedCorrelation(regression, regression_kwargs=regression_kwargs,

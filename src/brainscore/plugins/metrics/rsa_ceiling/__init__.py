@@ -1,7 +1,7 @@
 """RSA noise ceiling across subjects (Nili et al. 2014): ``rsa_noise_ceiling``, alias ``rsa_ceiling``.
 
 Input: subject RDMs stacked with dims ``("subject", "presentation", "presentation_b")``
-(``brainscore.metrics.rsa.stack_rdms``), an ndarray of shape (n_subjects, n, n), or responses with
+(``brainscore.metrics.similarity.rdm.stack_rdms``), an ndarray of shape (n_subjects, n, n), or responses with
 a ``subject`` coordinate on ``neuroid``. Value: the upper bound; ``attrs["lower_bound_loo"]``: the
 leave-one-subject-out lower bound. ``rsa_ceiling`` is also a metric identifier, as in the reference
 (whose ``load_ceiling`` is ``load_metric``).
@@ -20,7 +20,7 @@ BIBTEX = """@article{nili2014toolbox,
 
 
 def _rsa_noise_ceiling(*args, **kwargs):
-    from brainscore.metrics.rsa import RSANoiseCeiling
+    from brainscore.metrics.ceilings.rsa import RSANoiseCeiling
 
     return RSANoiseCeiling(*args, **kwargs)
 

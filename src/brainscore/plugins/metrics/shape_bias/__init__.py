@@ -25,20 +25,20 @@ BIBTEX = """@inproceedings{geirhos2019imagenet,
 
 @register_metric("shape_bias")
 def _shape_bias(**kwargs):
-    from brainscore.metrics.shape_bias import ShapeBias
+    from brainscore.metrics.behavior.shape_bias import ShapeBias
 
     return ShapeBias(**kwargs)
 
 
 @register_metric("shape_match")
 def _shape_match(**kwargs):
-    from brainscore.metrics.shape_bias import ShapeMatch
+    from brainscore.metrics.behavior.shape_bias import ShapeMatch
 
     return ShapeMatch(**kwargs)
 
 
 @register_metric("texture_match")
 def _texture_match(**kwargs):
-    from brainscore.metrics.shape_bias import TextureMatch
+    from brainscore.metrics.behavior.shape_bias import TextureMatch
 
     return TextureMatch(**kwargs)

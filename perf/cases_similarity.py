@@ -3,7 +3,7 @@
 MajajHong2015-sized problem: 3200 stimuli, model features of 20000 or 1000 units (float32, as
 networks give them) against 168 neuroids.
 
-- ours: ``brainscore.metrics.rsa`` on labelled assemblies (one symmetric float32 product per
+- ours: ``brainscore.metrics.similarity`` on labelled assemblies (one symmetric float32 product per
   representation; Spearman by argsort ranks; CKA in O(n²) from the Gram matrices).
 - reference: what Brain-Score does, on bare arrays (so without its xarray overhead, which only
   favours it): ``1 - np.corrcoef`` per representation and ``scipy.stats.spearmanr`` on the upper
@@ -60,19 +60,19 @@ def _setup(n_features: int):
 
 # ---- ours ---------------------------------------------------------------------------------------
 def ours_rdm(inputs) -> float:
-    from brainscore.metrics.rsa import RDMMetric
+    from brainscore.metrics.similarity.rdm import RDMMetric
 
     return float(RDMMetric()(inputs["source"], inputs["target"]))
 
 
 def ours_cka(inputs) -> float:
-    from brainscore.metrics.rsa import CKAMetric
+    from brainscore.metrics.similarity.cka import CKAMetric
 
     return float(CKAMetric(unbiased=True)(inputs["source"], inputs["target"]))
 
 
 def ours_cka_biased(inputs) -> float:
-    from brainscore.metrics.rsa import CKAMetric
+    from brainscore.metrics.similarity.cka import CKAMetric
 
     return float(CKAMetric(unbiased=False)(inputs["source"], inputs["target"]))
 

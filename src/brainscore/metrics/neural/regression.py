@@ -237,7 +237,7 @@ class TrainTestSplitCorrelation(Metric):
     """
 
     def __init__(self, regression: str = "pls", regression_kwargs: dict[str, Any] | None = None,
-                 reverse: bool = False, identifier: str | None = None, device: str | None = None, **_ignored):
+                 reverse: bool = False, identifier: str | None = None, device: str | None = None):
         self.regression = regression
         self.regression_kwargs = _regression_kwargs(regression, regression_kwargs)
         self.reverse = reverse

@@ -2,7 +2,7 @@
 
 Usage in a plugin's test::
 
-    from brainscore.models.testing import check_model
+    from brainscore.testing import check_model
 
     def test_my_model():
         check_model("my-model")
@@ -72,7 +72,7 @@ def check_model(model: str | BrainModel, stimuli: StimulusSet | None = None, reg
         Naming the first check that failed.
     """
     if isinstance(model, str):
-        from brainscore.api import load_model
+        from brainscore.scoring.job import load_model
 
         identifier = model
         model = load_model(identifier, **load_kwargs)

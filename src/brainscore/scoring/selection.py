@@ -6,15 +6,13 @@ over the selection stimuli (all layers hooked together, layers above 1000 featur
 1000 principal components by the model side), each layer is scored with the selection
 benchmark's metric, and the scores are averaged over the region's selection benchmarks.
 
-Selection benchmarks per region (:data:`SELECTION_BENCHMARKS`):
+A region's selection benchmarks are those whose plugin declares ``selection_for=<region>`` when
+registering them (:func:`selection_benchmarks`); they never count toward the leaderboard. A region
+without any needs an explicit ``region_layer_map``.
 
-- V4: Cowley et al. 2026 sessions 190923, 201025 and 210224 (repeat-averaged data, PLS), never
-  session 210325, which ``Cowley2026.210325.V4-pls`` scores.
-- V1, V2, IT: none in this package's data yet; committing those regions needs an explicit
-  ``region_layer_map``.
-
-The raw (unceiled) metric is used: these sessions have no per-repetition data, and a per-session
-ceiling is the same for every layer, so it does not change the argmax within a session.
+The raw (unceiled) metric is used: a per-benchmark ceiling is the same for every layer, so it does
+not change the argmax within a benchmark (and selection data often have no repetitions to
+compute one from).
 """
 from __future__ import annotations
 
@@ -22,12 +20,10 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from brainscore import registry
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.errors import BrainScoreError
 
-SELECTION_BENCHMARKS: dict[str, tuple[str, ...]] = {
-    "V4": ("Cowley2026.190923.V4-pls", "Cowley2026.201025.V4-pls", "Cowley2026.210224.V4-pls"),
-}
 VERSION = 1  # bump when the choice of benchmarks or the rule changes (invalidates stored choices)
 
 
@@ -46,13 +42,21 @@ class NoSelectionDataError(BrainScoreError, LookupError):
     """A region has no selection benchmark, so its layer cannot be chosen automatically."""
 
 
+def selection_benchmarks() -> dict[str, tuple[str, ...]]:
+    """Region -> identifiers of the benchmarks its plugins declare for layer selection (``selection_for``)."""
+    regions: dict[str, list[str]] = {}
+    for identifier in registry.benchmarks.declaring("selection_for"):
+        regions.setdefault(registry.benchmarks.metadata(identifier)["selection_for"], []).append(identifier)
+    return {region: tuple(sorted(ids)) for region, ids in sorted(regions.items())}
+
+
 def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     """Score every candidate layer for ``region`` on the region's selection benchmarks.
 
     Parameters
     ----------
     region : str
-        ``"V4"`` (others raise).
+        A region with selection benchmarks (:func:`selection_benchmarks`), e.g. ``"V4"``.
     candidates : LayerCandidates
         Gives the candidate layers and records them all in one pass.
 
@@ -66,16 +70,15 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     NoSelectionDataError
         If the region has no selection benchmark; pass ``region_layer_map={region: layer}``.
     """
-    from brainscore.api import load_benchmark  # api imports this module
-
-    if region not in SELECTION_BENCHMARKS:
+    available = selection_benchmarks()
+    if region not in available:
         raise NoSelectionDataError(
-            f"no selection data for region {region!r} (available: {sorted(SELECTION_BENCHMARKS)}); give the model "
+            f"no selection data for region {region!r} (available: {sorted(available)}); give the model "
             f"an explicit map, e.g. load_model(..., region_layer_map={{'{region}': '<layer>'}}) "
             f"or `brainscore score ... --layer <layer>`")
     per_layer: dict[str, list[float]] = {layer: [] for layer in candidates.layers}
-    for identifier in SELECTION_BENCHMARKS[region]:
-        benchmark = load_benchmark(identifier)
+    for identifier in available[region]:
+        benchmark = registry.load_benchmark(identifier)
         stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidates.visual_degrees(),
                                   source_visual_degrees=benchmark.visual_degrees)
         features = candidates.look_at_layers(stimuli)
@@ -85,4 +88,4 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     return {layer: float(np.mean(values)) for layer, values in per_layer.items()}
 
 
-layer_scorer.identifier = f"brainscore.selection.layer_scorer-v{VERSION}"  # type: ignore[attr-defined]
+layer_scorer.identifier = f"brainscore.scoring.selection.layer_scorer-v{VERSION}"  # type: ignore[attr-defined]

@@ -16,11 +16,12 @@ import json
 import os
 import pickle
 from pathlib import Path
-from typing import Any, Callable, Type
+from typing import Any, Callable
 
 import numpy as np
 
 from brainscore import config
+from brainscore.caching.atomic import atomic_write_bytes
 
 CODE_VERSION = "1"
 
@@ -70,23 +71,20 @@ class Cache:
         """File that holds (or will hold) ``key``."""
         return self.root / key[:2] / f"{key}.{ext}"
 
-    # --- assemblies (netCDF) -------------------------------------------------------------------
-    def load_assembly(self, key: str, cls: Type) -> Any | None:
-        """The cached assembly under ``key`` as ``cls``, or None."""
-        from brainscore.data.io import read_netcdf
-
-        path = self.path(key, "nc")
+    # --- files written and read by the caller's functions (e.g. netCDF assemblies) -------------
+    def read(self, key: str, ext: str, reader: Callable[[Path], Any]) -> Any | None:
+        """``reader(path)`` of the entry ``key`` with extension ``ext``, or None when absent or caching is off."""
+        path = self.path(key, ext)
         if not enabled() or not path.is_file():
             return None
-        return read_netcdf(path, cls)
+        return reader(path)
 
-    def save_assembly(self, key: str, assembly: Any) -> Path:
-        """Store ``assembly`` under ``key`` (atomic)."""
-        from brainscore.data.io import write_netcdf
-
-        if not enabled():
-            return self.path(key, "nc")
-        return write_netcdf(assembly, self.path(key, "nc"), compress=False)
+    def write(self, key: str, ext: str, writer: Callable[[Path], Any]) -> Path:
+        """Store an entry by calling ``writer(path)``, which must write ``path`` atomically; returns the path."""
+        path = self.path(key, ext)
+        if enabled():
+            writer(path)
+        return path
 
     # --- arbitrary Python objects (scores with their attributes) -------------------------------
     def load(self, key: str) -> Any | None:
@@ -102,8 +100,6 @@ class Cache:
 
     def save(self, key: str, value: Any) -> None:
         """Store ``value`` under ``key`` (pickle, atomic)."""
-        from brainscore.data.store import atomic_write_bytes
-
         if enabled():
             atomic_write_bytes(self.path(key, "pkl"), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
 

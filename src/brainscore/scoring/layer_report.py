@@ -16,7 +16,8 @@ from typing import Sequence
 
 import numpy as np
 
-from brainscore import api
+from brainscore import registry
+from brainscore.scoring.job import load_model
 from brainscore.errors import BrainScoreError
 
 
@@ -70,8 +71,8 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
     """
     from brainscore.benchmarks.screen import place_on_screen
 
-    model = api.load_model(model) if isinstance(model, str) else model
-    benchmark = api.load_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    model = load_model(model) if isinstance(model, str) else model
+    benchmark = registry.load_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
     extractor = getattr(model, "activations_model", None)
     if extractor is None or not hasattr(extractor, "extract"):
         raise BrainScoreError(f"model {model.identifier!r} exposes no activations model: a layer report needs a "

@@ -1,0 +1,1 @@
+"""The leaderboard: the tree of benchmark types that scores are averaged through."""

@@ -1,0 +1,1 @@
+"""Ceilings: how well data agree with themselves (split-half internal consistency, the RSA noise ceiling)."""

@@ -1,0 +1,1 @@
+"""Representational similarity metrics: RDM comparison (:mod:`.rdm`) and linear CKA (:mod:`.cka`)."""

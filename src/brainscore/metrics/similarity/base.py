@@ -1,0 +1,128 @@
+"""What the RDM and CKA metrics share: responses as arrays sorted by stimulus, and the
+cross-validation over stimuli that scores only the test portion of each split.
+
+Cross-validated variants (``rdm_cv``, ``cka_cv``) follow Brain-Score's
+``TestOnlyCrossValidation(test_size=.9)``: 10 shuffle splits (stratified by ``object_name`` when the
+target has it), seed 1, built in the target's presentation order; the metric is computed on the
+90 % *test* portion of each split. Score = mean over splits, error = standard error of the mean
+(std with ddof=0 over splits / sqrt(n_splits)). Because an RDM entry and a Gram entry depend on two
+stimuli only, the full RDM / Gram matrix is computed once and each split takes its sub-matrix: the
+same numbers as recomputing per split, at a tenth of the cost.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from brainscore.data.assemblies import DataAssembly
+from brainscore.errors import AlignmentError, ValidationError
+from brainscore.metrics.base import Metric
+from brainscore.metrics.score import Score
+from brainscore.metrics.splits import SplitConfig, split_indices
+
+AUTO = "auto"
+"""Stratification default of the cross-validated metrics: ``object_name`` if the target has it, else none."""
+
+
+def _responses(assembly, neuroid_dim: str, comparison_coord: str) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, values) of a presentation x neuroid assembly, rows sorted by ``comparison_coord``."""
+    if comparison_coord not in assembly.coords:
+        raise ValidationError(f"the assembly has no {comparison_coord!r} coordinate to align stimuli by; "
+                              f"coordinates: {list(assembly.coords)}")
+    (stimulus_dim,) = assembly[comparison_coord].dims
+    if neuroid_dim not in assembly.dims:
+        raise ValidationError(f"the assembly has no {neuroid_dim!r} dim; its dims are {assembly.dims}")
+    extra = [d for d in assembly.dims if d not in (stimulus_dim, neuroid_dim)]
+    for dim in extra:
+        if assembly.sizes[dim] != 1:
+            raise ValidationError(f"expected {stimulus_dim} x {neuroid_dim} responses, but dim {dim!r} has "
+                                  f"{assembly.sizes[dim]} entries; select one (e.g. one time bin) first")
+    if extra:
+        assembly = assembly.isel({d: 0 for d in extra})
+    assembly = assembly.transpose(stimulus_dim, neuroid_dim)
+    ids = np.asarray(assembly[comparison_coord].values)
+    order = _sorted_unique_order(ids, comparison_coord)
+    values = np.asarray(assembly.values)
+    if np.array_equal(order, np.arange(len(order))):  # already sorted: no copy of a large layer
+        return ids, values
+    return ids[order], values[order]
+
+
+def _sorted_unique_order(ids: np.ndarray, coord: str) -> np.ndarray:
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    duplicated = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]]
+    if len(duplicated):
+        raise AlignmentError(f"{coord} values repeat (e.g. {list(np.unique(duplicated)[:5])}); an RDM needs one "
+                             f"response pattern per stimulus: average over repetitions first")
+    return order
+
+
+
+def _check_same_stimuli(ids1: np.ndarray, ids2: np.ndarray, coord: str) -> None:
+    if ids1.shape != ids2.shape or not np.array_equal(ids1, ids2):
+        only1, only2 = np.setdiff1d(ids1, ids2), np.setdiff1d(ids2, ids1)
+        raise AlignmentError(f"the two assemblies must hold the same stimuli ({coord}): {len(only1)} only in the "
+                             f"first (e.g. {list(only1[:3])}), {len(only2)} only in the second (e.g. {list(only2[:3])})")
+
+
+
+# ---- cross-validation over stimuli (test portion only) ------------------------------------------
+def _test_only_splits(ids_sorted: np.ndarray, target, config: SplitConfig, source=None) -> list[np.ndarray]:
+    """Boolean masks over the sorted stimuli, one per split, for the *test* portion of each split.
+
+    Splits are drawn on the target's presentation order (as the reference does); ``split_coord``
+    values of the test portion select rows of the sorted RDM / Gram matrix.
+    """
+    split_coord, stratification_coord = config.split_coord, config.stratification_coord
+    target_ids = np.asarray(target[split_coord].values)
+    labels = None
+    if stratification_coord is not None:
+        if stratification_coord not in target.coords:
+            raise ValidationError(f"cannot stratify splits by {stratification_coord!r}: the target has no such "
+                                  f"coordinate; pass stratification_coord=None for plain shuffle splits")
+        labels = np.asarray(target[stratification_coord].values)
+        if source is not None:
+            if stratification_coord not in source.coords:
+                raise ValidationError(f"the source has no {stratification_coord!r} coordinate to stratify by")
+            if not np.array_equal(np.sort(np.asarray(source[stratification_coord].values)), np.sort(labels)):
+                raise AlignmentError(f"source and target differ in their {stratification_coord!r} values")
+    masks = []
+    for _, test in split_indices(len(target_ids), config, labels):
+        positions = np.searchsorted(ids_sorted, target_ids[test])
+        mask = np.zeros(len(ids_sorted), dtype=bool)
+        mask[positions] = True
+        masks.append(mask)
+    return masks
+
+
+def _resolve_stratification(stratification_coord: str | None, target) -> str | None:
+    if stratification_coord == AUTO:
+        return "object_name" if "object_name" in target.coords else None
+    return stratification_coord
+
+
+def _aggregate_splits(values: list[float], **attrs) -> Score:
+    """Mean over splits, error = std (ddof=0) / sqrt(n_splits), per-split values in ``raw``."""
+    values = np.asarray(values, dtype=float)
+    raw = DataAssembly(values, dims=("split",), coords={"split": np.arange(len(values))})
+    return Score.of(values.mean(), error=values.std() / math.sqrt(len(values)), raw=raw, **attrs)
+
+
+class _CrossValidated(Metric):
+    def __init__(self, splits: int, test_size: float, stratification_coord: str | None, random_state: int,
+                 kfold: bool):
+        self.splits = splits
+        self.test_size = test_size
+        self.stratification_coord = stratification_coord
+        self.random_state = random_state
+        self.kfold = kfold
+
+    def _config(self, split_coord: str, target) -> SplitConfig:
+        """The reference's ``Split(test_size=.9)``: train_size None, so the test portion is 90 %."""
+        return SplitConfig(splits=self.splits, train_size=None, test_size=self.test_size, split_coord=split_coord,
+                           stratification_coord=_resolve_stratification(self.stratification_coord, target),
+                           kfold=self.kfold, random_state=self.random_state)
+
+

@@ -1,0 +1,97 @@
+"""Linear centred kernel alignment (CKA) between two response matrices over the same stimuli.
+
+Kornblith, Norouzi, Lee & Hinton 2019; the unbiased HSIC estimator of Song et al. 2012 (Brain-Score's
+default since 2026). See :mod:`brainscore.metrics.kernels.similarity` for the estimators.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from brainscore.metrics.base import Metric
+from brainscore.metrics.kernels import similarity as kernels
+from brainscore.metrics.score import Score
+from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
+                                                _responses, _test_only_splits)
+
+__all__ = ["CKAMetric", "CKACrossValidated"]
+
+
+# ---- CKA ----------------------------------------------------------------------------------------
+class CKAMetric(Metric):
+    """Linear centred kernel alignment between two assemblies (Kornblith et al. 2019).
+
+    Parameters
+    ----------
+    unbiased : bool
+        True (default, Brain-Score's ``cka`` since 2026): unbiased HSIC of Song et al. (2012),
+        ``hsic_xy / (sqrt(hsic_xx hsic_yy) + 1e-12)``, 0 when ``hsic_xx hsic_yy <= 0``, needs at least
+        4 stimuli. False (``cka_biased``): centred HSIC ``tr(HKH HLH)``.
+    neuroid_dim, comparison_coord : str
+    dtype : dtype
+        Precision of the Gram products (float32 default).
+
+    Returns (``__call__``)
+    ----------------------
+    Score
+        Scalar CKA, ``attrs["n_stimuli"]``.
+    """
+
+    def __init__(self, unbiased: bool = True, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
+                 dtype: Any = np.float32):
+        self.unbiased = unbiased
+        self.neuroid_dim = neuroid_dim
+        self.comparison_coord = comparison_coord
+        self.dtype = dtype
+
+    def _grams(self, assembly1, assembly2):
+        ids1, x = _responses(assembly1, self.neuroid_dim, self.comparison_coord)
+        ids2, y = _responses(assembly2, self.neuroid_dim, self.comparison_coord)
+        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        return ids2, kernels.gram(x, self.dtype), kernels.gram(y, self.dtype)
+
+    def __call__(self, assembly1, assembly2) -> Score:
+        """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data), both ``presentation x neuroid``.
+
+        Computed from the Gram matrices or from feature-space products, whichever is cheaper for
+        the shapes (:func:`~brainscore.metrics.kernels.similarity.linear_cka`); the same number.
+        """
+        ids1, x = _responses(assembly1, self.neuroid_dim, self.comparison_coord)
+        ids2, y = _responses(assembly2, self.neuroid_dim, self.comparison_coord)
+        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        return Score.of(kernels.linear_cka(x, y, unbiased=self.unbiased, dtype=self.dtype), n_stimuli=len(ids1))
+
+
+class CKACrossValidated(_CrossValidated):
+    """:class:`CKAMetric` on the test portion of 10 shuffle splits (Brain-Score's ``cka_cv``).
+
+    Parameters are those of :class:`CKAMetric` and :class:`RDMCrossValidated`. One Gram matrix per
+    representation is computed over all stimuli; each split uses its sub-matrix.
+
+    Returns (``__call__``)
+    ----------------------
+    Score
+        Mean CKA over splits; ``error`` = SEM over splits; ``raw`` = per-split values.
+    """
+
+    def __init__(self, unbiased: bool = True, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
+                 dtype: Any = np.float32, splits: int = 10, test_size: float = 0.9,
+                 stratification_coord: str | None = AUTO, random_state: int = 1, kfold: bool = False):
+        super().__init__(splits, test_size, stratification_coord, random_state, kfold)
+        self._cka = CKAMetric(unbiased=unbiased, neuroid_dim=neuroid_dim, comparison_coord=comparison_coord,
+                              dtype=dtype)
+
+    def __call__(self, assembly1, assembly2) -> Score:
+        """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
+        ids, K, L = self._cka._grams(assembly1, assembly2)
+        config = self._config(self._cka.comparison_coord, assembly2)
+        masks = _test_only_splits(ids, assembly2, config, assembly1)
+        values = []
+        for mask in masks:
+            index = np.flatnonzero(mask)
+            sub = np.ix_(index, index)
+            values.append(kernels.cka_from_grams(K[sub], L[sub], unbiased=self._cka.unbiased))
+        return _aggregate_splits(values, n_stimuli=len(ids), stratification_coord=config.stratification_coord)
+
+

@@ -1,0 +1,225 @@
+"""Representational similarity analysis: RDMs and their Spearman comparison.
+
+Kriegeskorte, Mur & Bandettini 2008: each representation (model layer, brain region of one
+subject) becomes a representational dissimilarity matrix (RDM) over the stimuli: ``1 - r``, with
+``r`` the Pearson correlation of two stimuli's response patterns across neuroids. Two
+representations are as similar as the Spearman correlation of their RDMs' strict upper triangles,
+both RDMs ordered by ``stimulus_id``.
+
+RDM assemblies
+    An RDM is a :class:`~brainscore.data.assemblies.DataAssembly` with dims
+    :data:`RDM_DIMS` ``= ("presentation", "presentation_b")``: the presentation coordinates of the
+    responses (``stimulus_id`` at least) lie on ``presentation`` and, suffixed ``_b``, on
+    ``presentation_b``. A stack of subject RDMs for the RSA noise ceiling
+    (:mod:`brainscore.metrics.ceilings.rsa`) has dims ``("subject", "presentation", "presentation_b")``
+    (see :func:`stack_rdms`). The RDM metrics and the noise ceiling accept either responses
+    (``presentation x neuroid``) or such precomputed RDMs.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import xarray as xr
+
+from brainscore.data.assemblies import DataAssembly
+from brainscore.errors import ValidationError
+from brainscore.metrics.base import Metric
+from brainscore.metrics.kernels import similarity as kernels
+from brainscore.metrics.score import Score
+from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
+                                                _responses, _sorted_unique_order, _test_only_splits)
+
+__all__ = ["RDM_DIMS", "rdm", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
+
+RDM_DIMS = ("presentation", "presentation_b")
+
+
+def _is_rdm(assembly: Any) -> bool:
+    return isinstance(assembly, xr.DataArray) and tuple(assembly.dims) == RDM_DIMS
+
+
+
+def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
+               for_ranking: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted ids, RDM) from responses or from a precomputed RDM assembly (whose diagonal is checked).
+
+    With ``for_ranking``, an RDM computed from responses is returned as ``-r`` (= RDM - 1): the same
+    ranks as ``1 - r``, more precise in float32. Only for Spearman comparisons.
+    """
+    if _is_rdm(assembly):
+        if comparison_coord not in assembly.coords:
+            raise ValidationError(f"the RDM has no {comparison_coord!r} coordinate on 'presentation'")
+        ids = np.asarray(assembly[comparison_coord].values)
+        ids_b = assembly.coords.get(comparison_coord + "_b")
+        if ids_b is not None and not np.array_equal(np.asarray(ids_b.values), ids):
+            raise ValidationError("an RDM's rows and columns must hold the stimuli in the same order")
+        order = _sorted_unique_order(ids, comparison_coord)
+        matrix = np.asarray(assembly.values)[np.ix_(order, order)]
+        _check_diagonal(matrix)
+        return ids[order], matrix
+    ids, values = _responses(assembly, neuroid_dim, comparison_coord)
+    if for_ranking:
+        matrix = kernels.correlation_matrix(values, dtype=dtype)
+        np.negative(matrix, out=matrix)
+        return ids, matrix
+    return ids, kernels.correlation_rdm(values, dtype=dtype)
+
+
+def _check_diagonal(matrix: np.ndarray) -> None:
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValidationError(f"an RDM must be square, got shape {matrix.shape}")
+    diagonal = np.nan_to_num(np.diagonal(matrix), nan=0.0)  # NaN: a constant response pattern
+    if np.abs(diagonal).max(initial=0) > 1e-6:
+        raise ValidationError("an RDM's diagonal (a stimulus' dissimilarity to itself) must be 0; "
+                              f"found {np.abs(diagonal).max():.3g}: is this a similarity matrix?")
+
+
+def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
+        dtype: Any = np.float64) -> DataAssembly:
+    """The correlation-distance RDM of an assembly, as a labelled assembly.
+
+    Parameters
+    ----------
+    assembly : NeuroidAssembly
+        ``presentation x neuroid`` responses (other dims must be singletons), one presentation per
+        stimulus (average repetitions first).
+    neuroid_dim, comparison_coord : str
+        Dim of the neuroids; coordinate that identifies stimuli (rows are sorted by it).
+    dtype : dtype
+        Precision of the product (float32 is faster and close to 1e-7).
+
+    Returns
+    -------
+    DataAssembly
+        Dims :data:`RDM_DIMS`; ``1 - r`` with a zero diagonal; presentation coordinates on both
+        dims (suffixed ``_b`` on the second), rows and columns sorted by ``comparison_coord``.
+    """
+    if comparison_coord not in assembly.coords:
+        raise ValidationError(f"the assembly has no {comparison_coord!r} coordinate")
+    (stimulus_dim,) = assembly[comparison_coord].dims
+    ids = np.asarray(assembly[comparison_coord].values)
+    order = _sorted_unique_order(ids, comparison_coord)
+    _, matrix = _rdm_array(assembly, neuroid_dim, comparison_coord, dtype)
+    coords = {}
+    for name, coord in assembly.coords.items():
+        if coord.dims == (stimulus_dim,) and name != stimulus_dim:
+            values = np.asarray(coord.values)[order]
+            coords[name] = ("presentation", values)
+            coords[name + "_b"] = ("presentation_b", values)
+    return DataAssembly(matrix, dims=RDM_DIMS, coords=coords)
+
+
+def stack_rdms(rdms: Sequence[np.ndarray] | np.ndarray, stimulus_ids: Sequence, subjects: Sequence | None = None
+               ) -> DataAssembly:
+    """Stack per-subject RDMs into the assembly :class:`RSANoiseCeiling` (and the RDM metrics) read.
+
+    Parameters
+    ----------
+    rdms : sequence of ndarray of shape (n, n), or ndarray of shape (n_subjects, n, n)
+        One RDM per subject (or session), rows and columns in the order of ``stimulus_ids``.
+    stimulus_ids : sequence of length n
+    subjects : sequence of length n_subjects, optional
+        Subject labels (default 0, 1, ...).
+
+    Returns
+    -------
+    DataAssembly
+        Dims ``("subject", "presentation", "presentation_b")`` with coordinates ``subject``,
+        ``stimulus_id`` and ``stimulus_id_b``. ``rdms.sel(subject=s)`` is an RDM assembly.
+    """
+    stack = np.asarray(rdms, dtype=float)
+    if stack.ndim != 3 or stack.shape[1] != stack.shape[2]:
+        raise ValidationError(f"expected RDMs of shape (n_subjects, n, n), got {stack.shape}")
+    ids = np.asarray(stimulus_ids)
+    if ids.shape != (stack.shape[1],):
+        raise ValidationError(f"{len(ids)} stimulus ids for RDMs over {stack.shape[1]} stimuli")
+    subjects = np.arange(stack.shape[0]) if subjects is None else np.asarray(subjects)
+    return DataAssembly(stack, dims=("subject",) + RDM_DIMS,
+                        coords={"subject": subjects, "stimulus_id": ("presentation", ids),
+                                "stimulus_id_b": ("presentation_b", ids)})
+
+
+# ---- RDM metrics --------------------------------------------------------------------------------
+class RDMMetric(Metric):
+    """Spearman correlation of two correlation-distance RDMs (Kriegeskorte et al. 2008).
+
+    Both assemblies are turned into RDMs (``1 - Pearson r`` between stimuli across neuroids), sorted
+    by ``stimulus_id``; the score is Spearman's rho over the strict upper triangles. No
+    cross-validation, no error (Brain-Score's ``rdm``).
+
+    Parameters
+    ----------
+    neuroid_dim : str
+    comparison_coord : str
+        Coordinate that identifies a stimulus; both assemblies must hold the same values, once each.
+    dtype : dtype
+        Precision of the RDM products (float32 default: twice as fast, ~1e-7 from float64).
+
+    Returns (``__call__``)
+    ----------------------
+    Score
+        Scalar rho in [-1, 1] (NaN if a stimulus' response is constant), ``attrs["n_stimuli"]``.
+    """
+
+    def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32):
+        self.neuroid_dim = neuroid_dim
+        self.comparison_coord = comparison_coord
+        self.dtype = dtype
+
+    def __call__(self, assembly1, assembly2) -> Score:
+        """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data); responses or RDM assemblies."""
+        ids1, rdm1 = _rdm_array(assembly1, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
+        ids2, rdm2 = _rdm_array(assembly2, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
+        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        rho = kernels.rdm_spearman(rdm1, rdm2)
+        return Score.of(rho, n_stimuli=len(ids1))
+
+
+class RDMCrossValidated(_CrossValidated):
+    """:class:`RDMMetric` on the test portion of 10 shuffle splits (Brain-Score's ``rdm_cv``).
+
+    Parameters
+    ----------
+    neuroid_dim, comparison_coord, dtype
+        As :class:`RDMMetric`.
+    splits : int
+        Number of splits (10).
+    test_size : float
+        Fraction of the stimuli the metric is computed on in each split (0.9).
+    stratification_coord : str, None or "auto"
+        Coordinate to stratify by; ``"auto"`` (default, as the reference) stratifies by
+        ``object_name`` when the target has it and draws plain shuffle splits otherwise.
+    random_state : int
+        Seed of the splits (1).
+    kfold : bool
+        (Stratified)KFold instead of shuffle splits; the metric is then computed on each test fold.
+
+    Returns (``__call__``)
+    ----------------------
+    Score
+        Mean rho over splits; ``error`` = SEM over splits; ``raw`` = per-split rho (dim ``split``).
+    """
+
+    def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32,
+                 splits: int = 10, test_size: float = 0.9, stratification_coord: str | None = AUTO,
+                 random_state: int = 1, kfold: bool = False):
+        super().__init__(splits, test_size, stratification_coord, random_state, kfold)
+        self.neuroid_dim = neuroid_dim
+        self.comparison_coord = comparison_coord
+        self.dtype = dtype
+
+    def __call__(self, assembly1, assembly2) -> Score:
+        """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
+        ids1, rdm1 = _rdm_array(assembly1, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
+        ids2, rdm2 = _rdm_array(assembly2, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
+        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        config = self._config(self.comparison_coord, assembly2)
+        masks = _test_only_splits(ids2, assembly2, config, assembly1)
+        ranks1 = kernels.SubsetRanks(kernels.upper_triangle(rdm1))
+        ranks2 = kernels.SubsetRanks(kernels.upper_triangle(rdm2))
+        values = [kernels.subset_spearman(ranks1, ranks2, kernels.upper_triangle(np.outer(mask, mask)))
+                  for mask in masks]
+        return _aggregate_splits(values, n_stimuli=len(ids1), stratification_coord=config.stratification_coord)
+
+

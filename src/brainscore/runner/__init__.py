@@ -1,1 +1,0 @@
-"""Top-level jobs that combine models and benchmarks (may import api, benchmarks and models)."""
