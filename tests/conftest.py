@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import brainscore
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("BRAINSCORE_TEST_DATA", REPO.parent / "shared" / "data")).resolve()
 
@@ -37,3 +39,15 @@ def brainscore_environment(tmp_path_factory):
 def shared_data() -> Path:
     """The folder of real published data."""
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def images92():
+    return brainscore.load_stimulus_set("Kriegeskorte2008")
+
+
+@pytest.fixture(scope="session")
+def pixels92(images92):
+    from benchmark_helpers import pixel_features
+
+    return pixel_features(images92)

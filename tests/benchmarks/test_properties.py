@@ -11,7 +11,7 @@ from brainscore.data import DataAssembly, NeuroidAssembly, PropertiesAssembly, a
 from brainscore.metrics.score import Score
 from brainscore.models.precomputed import PrecomputedFeatures
 
-from conftest import pixel_features
+from benchmark_helpers import pixel_features
 
 
 def mean_response(responses: DataAssembly, stimuli) -> PropertiesAssembly:

@@ -12,7 +12,7 @@ from brainscore.data import NeuroidAssembly
 from brainscore.metrics.score import Score
 from brainscore.models.precomputed import PrecomputedFeatures
 
-from conftest import pixel_features
+from benchmark_helpers import pixel_features
 
 N_TRAIN = 540
 
