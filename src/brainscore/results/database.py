@@ -332,7 +332,9 @@ class Database:
         raw = _float(attrs.get("raw"))
         ceiling_score = attrs.get("ceiling")
         ceiling = _float(ceiling_score)
-        ceiling_error = _float(getattr(ceiling_score, "attrs", {}).get("error")) if ceiling_score is not None else None
+        ceiling_error = _float(attrs.get("ceiling_error"))  # bootstrap SE; else the ceiling's own error
+        if ceiling_error is None and ceiling_score is not None:
+            ceiling_error = _float(getattr(ceiling_score, "attrs", {}).get("error"))
         if raw is None and ceiling is None:
             raw = ceiled  # an unceiled benchmark: its score is its raw score
         ci95 = attrs.get("ci95")

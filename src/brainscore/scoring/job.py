@@ -136,6 +136,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
                    "data_files": dict(sorted(data_files.items()))},
         metric=repr(getattr(benchmark, "metric", None)) if getattr(benchmark, "metric", None) is not None else None,
         ceiling={"method": getattr(benchmark, "_ceiling_identity", None),
+                 "parameters": {k: v for k, v in getattr(ceiling, "attrs", {}).items()
+                                if isinstance(v, (str, int, float, bool)) and k != "error"} or None,
                  "value": None if ceiling is None else (float(ceiling) if getattr(ceiling, "ndim", 0) == 0 else None),
                  "error_reference": None if ceiling is None else getattr(ceiling, "attrs", {}).get("error"),
                  "error": result.attrs.get("ceiling_error")},
