@@ -34,19 +34,12 @@ __all__ = ["score", "load_dataset", "load_stimulus_set", "load_metric", "load_ce
            "DataNotFoundError", "HashMismatchError", "AlignmentError", "ValidationError", "__version__"]
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("brainscore")
-    except PackageNotFoundError:  # a source tree on sys.path without installed metadata
-        return "0+unknown"
-
-
 def __getattr__(name: str):
     """Import a documented name's module on first use (PEP 562)."""
     if name == "__version__":
-        value = _version()
+        from brainscore.config import package_version
+
+        value = package_version()
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
     else:

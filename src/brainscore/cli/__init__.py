@@ -13,25 +13,20 @@ import importlib
 import pkgutil
 import sys
 
+from brainscore.config import package_version
 from brainscore.errors import BrainScoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command of this package."""
     parser = argparse.ArgumentParser(prog="brainscore", description="Score how brain-like a vision model is.")
-    parser.add_argument("--version", action="version", version=f"brainscore {_version()}")
+    parser.add_argument("--version", action="version", version=f"brainscore {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "add_parser"):
             module.add_parser(subparsers)
     return parser
-
-
-def _version() -> str:
-    from brainscore import __version__
-
-    return __version__
 
 
 def main(argv: list[str] | None = None) -> int:
