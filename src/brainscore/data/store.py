@@ -179,7 +179,13 @@ def fetch(source: Source) -> Path:
 
 def _download(source: Source, target: Path, how: str) -> Path:
     """Download ``source`` to ``target`` (see :mod:`brainscore.data.remote`) and remember it as verified."""
-    remote.download(source.url, target, source.sha256, what=source.path, hint=f"Or, to work offline: {how}.")
+    import sys
+
+    from brainscore.progress import stage
+
+    with stage(f"downloading {source.path}"):  # pooch draws the bar in a terminal; one line otherwise
+        remote.download(source.url, target, source.sha256, what=source.path, hint=f"Or, to work offline: {how}.",
+                        progressbar=sys.stderr.isatty())
     _remember(target, source.sha256)
     return target
 
