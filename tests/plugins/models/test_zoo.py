@@ -160,7 +160,7 @@ def _tv():
 
         return import_torchvision()
     except ImportError:
-        pytest.skip("torchvision is not installed (pip install --no-deps torchvision==0.28.0)")
+        pytest.skip("torchvision is not installed (python -m pip install -e \".[zoo]\")")
 
 
 def test_torchvision_untrained_is_named_so_and_reproducible():
