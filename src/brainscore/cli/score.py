@@ -4,8 +4,6 @@ from __future__ import annotations
 import json
 import math
 
-from brainscore import api
-
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="score a model on a benchmark",
@@ -41,6 +39,8 @@ def summarise(result, model: str, benchmark: str) -> dict:
 
 
 def run(args) -> int:
+    from brainscore import api
+
     kwargs = {}
     if args.layer:
         benchmark = api.load_benchmark(args.benchmark)
