@@ -2,9 +2,9 @@
 
 Regenerates the table of ``docs/benchmarks.md``::
 
-    BRAINSCORE_DATA_MIRROR=../shared/data python benchmarks/suite.py                 # ceilings only
-    BRAINSCORE_DATA_MIRROR=../shared/data python benchmarks/suite.py --model efficientnet-lite0
-    python benchmarks/suite.py --benchmark 'Geirhos2021*' --json suite.json
+    BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py                 # ceilings only
+    BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py --model efficientnet-lite0
+    python perf/suite.py --benchmark 'Geirhos2021*' --json suite.json
 
 Ceilings are cached by content (``$BRAINSCORE_HOME/cache/ceilings``), so a second run is quick. A
 benchmark that fails (missing data, a model that cannot do its task) gets its error in the table

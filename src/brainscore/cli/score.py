@@ -5,8 +5,6 @@ import json
 import math
 import traceback
 
-from brainscore import api
-
 ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of the score recomputed on N seeded "
               "resamples of the experiment's unit, stimuli or images, with the ceiling recomputed on the same "
               "resamples); ci95: the bootstrap 95% percentile interval. The reference's own error (e.g. the SEM over "
@@ -104,6 +102,8 @@ def _record(args, result=None, failure: BaseException | None = None) -> tuple[in
 
 
 def run(args) -> int:
+    from brainscore import api
+
     kwargs = {}
     if args.layer:
         benchmark = api.load_benchmark(args.benchmark)

@@ -7,6 +7,7 @@ from typing import Any
 from brainscore import registry
 from brainscore.data import store
 from brainscore.metrics.score import Score
+from brainscore.progress import stage
 from brainscore.scoring import bootstrap as _bootstrap
 from brainscore.scoring import provenance as _provenance
 from brainscore.scoring import selection
@@ -114,7 +115,7 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
     start, started = _provenance.utc_now(), time.perf_counter()
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, **model_kwargs)
-    with store.recording_files() as data_files:
+    with store.recording_files() as data_files, stage(f"scoring {model_identifier} on {benchmark_identifier}"):
         result = benchmark(model)
         interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap), seed=bootstrap_seed)
     result.attrs["model_identifier"] = model_identifier

@@ -23,6 +23,7 @@ import numpy as np
 from brainscore import registry
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.errors import BrainScoreError
+from brainscore.progress import stage
 
 VERSION = 1  # bump when the choice of benchmarks or the rule changes (invalidates stored choices)
 
@@ -82,9 +83,11 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
         stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidates.visual_degrees(),
                                   source_visual_degrees=benchmark.visual_degrees)
         features = candidates.look_at_layers(stimuli)
-        for layer in candidates.layers:
-            raw = benchmark.metric(features[layer], benchmark.assembly)
-            per_layer[layer].append(float(raw))
+        with stage(f"{region} layer selection on {identifier}", total=len(candidates.layers), unit="layer") as progress:
+            for layer in candidates.layers:
+                raw = benchmark.metric(features[layer], benchmark.assembly)
+                per_layer[layer].append(float(raw))
+                progress.update()
     return {layer: float(np.mean(values)) for layer, values in per_layer.items()}
 
 
