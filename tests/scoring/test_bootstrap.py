@@ -3,13 +3,14 @@ and the 95% interval covers a known truth in 90-99% of seeded repeats."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
 from brainscore.benchmarks import neural, rsa
 from brainscore.benchmarks.behavioral import AccuracyBenchmark
 from brainscore.benchmarks.neural import NeuralBenchmark
-from brainscore.data import BehavioralAssembly, NeuroidAssembly
+from brainscore.data import BehavioralAssembly, NeuroidAssembly, StimulusSet
 from brainscore.metrics.bootstrap import (half_averages, percentile_interval, resample_counts, unit_sums,
                                           weighted_pearson, weighted_spearman_pairs)
 from brainscore.metrics.ceilings.internal_consistency import InternalConsistency
@@ -70,6 +71,7 @@ def _synthetic_neural(seed=0, stimuli=80, neuroids=12, repetitions=4, features=2
         "stimulus_id": ("presentation", np.tile(ids, repetitions)),
         "repetition": ("presentation", np.repeat(np.arange(repetitions), stimuli)),
         "neuroid_id": ("neuroid", [f"n{i}" for i in range(neuroids)]), "region": ("neuroid", ["V4"] * neuroids)})
+    recordings.attrs["stimulus_set"] = StimulusSet(pd.DataFrame({"stimulus_id": ids}), identifier="synthetic")
     model = NeuroidAssembly(latent @ rng.normal(size=(6, features)) + rng.normal(scale=0.5, size=(stimuli, features)),
                             dims=("presentation", "neuroid"),
                             coords={"stimulus_id": ("presentation", ids), "neuroid_id": ("neuroid", np.arange(features))})
