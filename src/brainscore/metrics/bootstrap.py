@@ -64,7 +64,8 @@ def resample_counts(n_units: int, resamples: int, seed: int) -> np.ndarray:
     if n_units < 2 or resamples < 1:
         raise ValueError(f"a bootstrap needs at least 2 units and 1 resample, got {n_units} units, {resamples} resamples")
     rng = np.random.default_rng(seed)
-    return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
+    draws = rng.integers(0, n_units, size=(resamples, n_units)) + (np.arange(resamples) * n_units)[:, None]
+    return np.bincount(draws.ravel(), minlength=resamples * n_units).reshape(resamples, n_units).astype(np.float64)
 
 
 def unit_sums(unit_ids: np.ndarray, units: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -123,16 +124,18 @@ def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nd
     """
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     mask = ~(np.isnan(x) | np.isnan(y))
-    if mask.all():
-        n = weights.sum(axis=1)[:, None]
-        sx, sy = weights @ x, weights @ y
-        sxx, syy, sxy = weights @ (x * x), weights @ (y * y), weights @ (x * y)
-    else:
-        m = mask.astype(np.float64)
+    complete = bool(mask.all())
+    if not complete:
         x, y = np.where(mask, x, 0.0), np.where(mask, y, 0.0)
-        n = weights @ m
-        sx, sy = weights @ x, weights @ y
-        sxx, syy, sxy = weights @ (x * x), weights @ (y * y), weights @ (x * y)
+    # centring first keeps the raw moments small (no cancellation); weights do not change the result
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x = x - (x.sum(axis=0) / np.maximum(mask.sum(axis=0), 1)) * mask
+        y = y - (y.sum(axis=0) / np.maximum(mask.sum(axis=0), 1)) * mask
+    k = x.shape[1]
+    blocks = [x, y, x * x, y * y, x * y] + ([] if complete else [mask.astype(np.float64)])
+    sums = weights @ np.concatenate(blocks, axis=1)                     # one product for all moments
+    sx, sy, sxx, syy, sxy = (sums[:, i * k:(i + 1) * k] for i in range(5))
+    n = weights.sum(axis=1)[:, None] if complete else sums[:, 5 * k:]
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / n
         vx = sxx - sx * sx / n
