@@ -14,7 +14,10 @@ class Score(DataAssembly):
     Attributes (in ``attrs``)
     -------------------------
     error : float
-        Uncertainty of the value (e.g. standard error of the mean over cross-validation splits).
+        Uncertainty of the value. On what :func:`brainscore.score` returns: the bootstrap standard
+        error of the ceiled score over the experiment's units (see :mod:`brainscore.scoring.bootstrap`),
+        with ``ci95`` its 95% interval and ``error_reference`` the metric's own error; on a metric's
+        or ceiling's direct output, that metric's error (e.g. the SEM over cross-validation splits).
     raw : Score or DataArray
         The unceiled score (for a ceiled score), or the per-split / per-neuroid values (for a raw one).
     ceiling : Score
