@@ -33,7 +33,10 @@ import numpy as np
 from brainscore.metrics.bootstrap import BootstrapSamples, percentile_interval
 from brainscore.metrics.score import Score
 
-__all__ = ["confidence_interval", "attach", "BootstrapSamples"]
+__all__ = ["confidence_interval", "attach", "BootstrapSamples", "BOOTSTRAP_INPUTS"]
+
+BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out")
+"""Attributes benchmarks attach for their ``bootstrap`` only; :func:`attach` removes them."""
 
 
 def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
@@ -72,7 +75,8 @@ def _spread(samples: np.ndarray | None) -> tuple[float | None, tuple[float, floa
 def attach(result: Score, samples: BootstrapSamples | None) -> Score:
     """Set ``error``, ``ci95``, ``ceiling_error``, ``ceiling_ci95`` and ``error_reference`` on ``result`` (in place).
 
-    The score's value is not touched. See the module docstring for what each means.
+    The score's value is not touched. See the module docstring for what each means. The inputs the
+    bootstrap needed (:data:`BOOTSTRAP_INPUTS`) are removed, so the score stays small to store or send.
     """
     result.attrs["error_reference"] = result.attrs.get("error")
     error, ci95 = _spread(None if samples is None else samples.score)
@@ -87,4 +91,8 @@ def attach(result: Score, samples: BootstrapSamples | None) -> Score:
         result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = None, None
     if samples is not None:
         result.attrs["bootstrap_unit"] = samples.unit
+    # what the benchmarks kept only for the bootstrap (answers, model RDM, held-out predictions)
+    for holder in (result, result.attrs.get("raw")):
+        for name in BOOTSTRAP_INPUTS:
+            getattr(holder, "attrs", {}).pop(name, None)
     return result
