@@ -80,8 +80,9 @@ def formula_text(summary: dict) -> str:
 
 def _record(args, result=None, failure: BaseException | None = None) -> tuple[int | None, str | None]:
     """Record the score (or the failure) unless ``--no-record``; returns (row id, database shown)."""
-    from brainscore.errors import UnknownIdentifierError
-    if args.no_record or isinstance(failure, UnknownIdentifierError):  # nothing was scored: nothing to record
+    from brainscore.errors import MissingDependencyError, UnknownIdentifierError
+    # an unknown name or a missing package is the command's problem, not a result: nothing to record
+    if args.no_record or isinstance(failure, (UnknownIdentifierError, MissingDependencyError)):
         return None, None
     from brainscore.results import Database, DatabaseError
     db = Database(args.db)
