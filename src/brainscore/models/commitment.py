@@ -279,6 +279,18 @@ class ModelCommitment(BrainModel):
         """Width of the model's field of view in degrees (the side of its square input)."""
         return self._visual_degrees
 
+    @property
+    def weights_hash(self) -> str | None:
+        """sha256 of the weights of the activations model, or None when it is not a torch network."""
+        return getattr(self.activations_model, "weights_hash", None)
+
+    @property
+    def architecture_fingerprint(self) -> str | None:
+        """sha256 of the network's architecture and forward code (see
+        :func:`brainscore.models.fingerprint.architecture_fingerprint`), or None when the activations
+        model is not a torch network."""
+        return getattr(self.activations_model, "architecture_fingerprint", None)
+
     def start_recording(self, recording_target: str, time_bins: Sequence[tuple[int, int]] | None = None) -> None:
         """Record from ``recording_target`` in ``time_bins`` ((start, end) ms; default 70-170) from now on.
 

@@ -432,6 +432,7 @@ class ActivationsExtractor:
         self.prefetch = prefetch
         self.background_writes = background_writes
         self._weights_hash = weights_hash
+        self._fingerprint: tuple[tuple, str] | None = None
         self._moved = False
         self.forward_passes = 0  # batches run through the network (for tests and reports)
         self.visual_degrees: float | None = None  # set by a ModelCommitment for microsaccades
@@ -442,6 +443,24 @@ class ActivationsExtractor:
         if self._weights_hash is None:
             self._weights_hash = state_dict_hash(self.model)
         return self._weights_hash
+
+    @property
+    def architecture_fingerprint(self) -> str:
+        """sha256 of the network's module tree, settings and forward code, in ``eval()`` mode.
+
+        See :func:`brainscore.models.fingerprint.architecture_fingerprint`. Computed on first use and
+        again whenever the module tree changes (a sub-module replaced, added or removed); a setting
+        changed in place on an existing module after the first extraction (``conv.stride = 1``) is
+        not noticed within this extractor: build a new one after editing a network, as for its
+        weights. The network is put in ``eval()`` mode first, as extraction runs it.
+        """
+        from brainscore.models.fingerprint import architecture_fingerprint
+
+        structure = tuple((name, id(module), type(module)) for name, module in self.model.named_modules())
+        if self._fingerprint is None or self._fingerprint[0] != structure:
+            self.model.eval()
+            self._fingerprint = (structure, architecture_fingerprint(self.model))
+        return self._fingerprint[1]
 
     def set_visual_degrees(self, visual_degrees: float) -> None:
         """Field of view (degrees) used to size microsaccades."""
