@@ -183,15 +183,12 @@ class LayerCandidates:
         if features.n_features <= self.n_components:
             return features.assembly(stimuli, model_id)
         cache = Cache("activations_pca")
-        key = None
-        if features.path is not None:
+        if features.path is not None:  # the activation file's name is its full key (content and code)
             key = content_key(kind="selection-pca", activations=features.path.stem,
                               n_components=self.n_components, method=_PCA_VERSION)
-        scores = cache.load(key) if key else None
-        if scores is None:
+            scores = cache.get_or_compute(key, lambda: gram_pca(features.matrix(), self.n_components))
+        else:
             scores = gram_pca(features.matrix(), self.n_components)
-            if key:
-                cache.save(key, scores)
         rows = features.rows_for(stimuli["stimulus_id"].astype(str).to_numpy())
         k = scores.shape[1]
         num = np.arange(k)
@@ -410,16 +407,18 @@ class ModelCommitment(BrainModel):
         model = self.activations_model
         preprocessing = getattr(model, "preprocessing", None)
         return content_key(kind="layer_selection", weights=getattr(model, "weights_hash", self.identifier),
+                           architecture=getattr(model, "architecture_fingerprint", None),
+                           numerics=model.numerics() if hasattr(model, "numerics") else None,
                            preprocessing=preprocessing.key() if preprocessing is not None else None,
                            layers=self.layers, region=region, visual_degrees=self._visual_degrees,
                            scorer=_scorer_identity(self.layer_scorer), pca=[SELECTION_PCA_COMPONENTS, _PCA_VERSION])
 
     def _select(self, region: str) -> dict[str, Any]:
-        cache = Cache("layer_selection")
-        key = self._selection_key(region)
-        cached = cache.load(key)
-        if cached is not None:
-            return cached
+        # keyed on this module's code and the scorer's (its module and what that imports)
+        cache = Cache("layer_selection", code=[self.layer_scorer])
+        return cache.get_or_compute(self._selection_key(region), lambda: self._score_layers(region))
+
+    def _score_layers(self, region: str) -> dict[str, Any]:
         scores = self.layer_scorer(region, self.candidates())
         scores = {str(layer): float(score) for layer, score in dict(scores).items()}
         unknown = [layer for layer in scores if layer not in self.layers]
@@ -431,9 +430,7 @@ class ModelCommitment(BrainModel):
             raise BrainScoreError(f"layer scorer gave no finite score for region {region!r} of "
                                   f"{self.identifier!r} (scores: {scores})")
         best = max(ordered, key=lambda layer: scores[layer])  # first of equal maxima, in depth order
-        selection = {"layer": best, "scores": scores, "region": region, "scorer": _scorer_identity(self.layer_scorer)}
-        cache.save(key, selection)
-        return selection
+        return {"layer": best, "scores": scores, "region": region, "scorer": _scorer_identity(self.layer_scorer)}
 
     # ---- helpers ------------------------------------------------------------------------------
     def _features(self, stimuli: StimulusSet, layer: str, number_of_trials: int = 1,

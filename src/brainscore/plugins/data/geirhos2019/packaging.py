@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from brainscore import config
-from brainscore.data.io import load_cached_assembly, save_cached_assembly
+from brainscore.data.io import cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data import BehavioralAssembly, StimulusSet, fetch
 from brainscore.data.store import Source
@@ -201,11 +201,11 @@ def load_responses(experiment: str, who: str = "humans") -> BehavioralAssembly:
                       stimuli=[s.sha256 for s in SOURCES[experiment]["stimuli"]])
     cache = Cache("packaged")
     frame = _stimulus_frame(experiment)
-    assembly = load_cached_assembly(cache, key, BehavioralAssembly)
-    if assembly is None:
+    def build():
         with explain_missing(f"dataset {identifier}", sources + SOURCES[experiment]["stimuli"]):
-            assembly = _build_responses(experiment, who, frame)
-        save_cached_assembly(cache, key, assembly)
+            return _build_responses(experiment, who, frame)
+
+    assembly = cached_assembly(cache, key, BehavioralAssembly, build)
     assembly.attrs["identifier"] = identifier
     with explain_missing(f"dataset {identifier}", sources + SOURCES[experiment]["stimuli"]):
         stimulus_set = load_stimulus_set(experiment)
