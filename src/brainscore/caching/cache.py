@@ -165,6 +165,48 @@ def verify_file(path: Path) -> str | None:
     return None
 
 
+MANIFEST_NAME = ".checksums.json"
+
+
+def write_manifest(folder: Path) -> None:
+    """Write ``folder/.checksums.json``: sha256 and size of every file directly in ``folder``."""
+    folder = Path(folder)
+    entries = {p.name: {"sha256": file_sha256(p), "size": p.stat().st_size}
+               for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST_NAME}
+    (folder / MANIFEST_NAME).write_text(json.dumps(entries, sort_keys=True))
+
+
+def verify_manifest(folder: Path, names: Sequence[str] | None = None) -> str | None:
+    """Why the files of ``folder`` do not match its manifest (naming the file), or None when they do.
+
+    ``names``: the files that must be present (default: those in the manifest). Memoised per file
+    state within the process, as :func:`verify_file`.
+    """
+    folder = Path(folder)
+    try:
+        manifest = json.loads((folder / MANIFEST_NAME).read_text())
+    except FileNotFoundError:
+        return f"{folder} has no checksum manifest ({MANIFEST_NAME})"
+    except (OSError, ValueError) as error:
+        return f"its manifest {folder / MANIFEST_NAME} is unreadable ({error})"
+    for name in (names if names is not None else manifest):
+        path = folder / name
+        if name not in manifest:
+            return f"{path} is not in the manifest"
+        try:
+            key = _stat_key(path)
+        except OSError:
+            return f"{path} is missing"
+        if key in _VERIFIED:
+            continue
+        if key[2] != manifest[name]["size"]:
+            return f"{path} has {key[2]} bytes, the manifest says {manifest[name]['size']} (truncated or overwritten)"
+        if file_sha256(path) != manifest[name]["sha256"]:
+            return f"{path} does not match its sha256 in the manifest (the bytes were changed)"
+        _VERIFIED[key] = manifest[name]["sha256"]
+    return None
+
+
 def discard(path: Path, reason: str) -> None:
     """Warn that cache entry ``path`` is bad (``reason``) and delete it with its checksum file."""
     warnings.warn(f"cache entry {path} failed verification: {reason}; it is deleted and computed again",

@@ -4,10 +4,9 @@ Brain-Score's PyTorch wrapper (Schrimpf et al. 2020) loads every stimulus with P
 RGB, resizes it and normalises it with torchvision transforms. This module reproduces those steps
 with PIL and torch alone (no torchvision), operation for operation, so the tensors are bitwise equal:
 
-- loading: images in a mode containing ``L``, ``A`` or ``P`` (grey, alpha, palette) are pasted on
-  a new black RGB image of the same size, which converts them to RGB and drops alpha; other RGB
-  images are used as they are. Other modes (CMYK, 16-bit) are converted with ``Image.convert("RGB")``,
-  where the reference would fail later.
+- loading: :func:`brainscore.data.images.load_rgb` converts every PIL mode to 8-bit RGB: RGB, grey
+  and palette images exactly as the reference; 16-bit grey scaled to 8 bits (the reference clips it
+  to white); images with alpha composited over the screen grey (the reference drops alpha).
 - ``"imagenet"`` mode (the reference's default): ``Resize((S, S))``: the image is squashed to a
   square with PIL's bilinear filter (antialiased when downscaling), no crop; then ``ToTensor``
   (uint8 / 255) and ``Normalize`` with mean (0.485, 0.456, 0.406), std (0.229, 0.224, 0.225).
@@ -35,11 +34,11 @@ MODES = ("imagenet", "inception")
 
 
 def load_image(path: str | Path):
-    """Load an image file as an RGB :class:`PIL.Image.Image`, as the reference does.
+    """Load an image file as an 8-bit RGB :class:`PIL.Image.Image` (every PIL mode).
 
-    Images whose mode contains ``L``, ``A`` or ``P`` (grey ``L``/``LA``, alpha ``RGBA``, palette
-    ``P``) are pasted onto a new RGB image of the same size (alpha is dropped, not composited); RGB
-    images are returned as loaded; any other mode (``CMYK``, ``I;16``…) is converted to RGB.
+    :func:`brainscore.data.images.load_rgb`: RGB, grey and palette images give the reference's
+    values; 16-bit images are scaled to 8 bits; transparent pixels are composited over the screen
+    grey (the reference drops alpha).
 
     Parameters
     ----------
@@ -55,19 +54,12 @@ def load_image(path: str | Path):
     ------
     FileNotFoundError
         If ``path`` does not exist.
+    ValidationError
+        If the file is not a readable image (empty, text, truncated), naming it.
     """
-    from PIL import Image
+    from brainscore.data.images import load_rgb
 
-    with Image.open(path) as image:
-        mode = image.mode.upper()
-        if "L" in mode or "A" in mode or "P" in mode:
-            rgb = Image.new("RGB", image.size)
-            rgb.paste(image)
-            return rgb
-        if image.mode != "RGB":
-            return image.convert("RGB")
-        image.load()
-        return image.copy()
+    return load_rgb(path)
 
 
 def _resize_shorter_side(width: int, height: int, size: int) -> tuple[int, int]:
@@ -142,7 +134,6 @@ class Preprocessing:
         hold exactly what a fresh run would compute.
         """
         values = asdict(self)
-        values["loader"] = "pil-rgb-paste/1"
         return values
 
     # ---- steps -------------------------------------------------------------------------------
