@@ -8,8 +8,10 @@ sha256 and its public URL. :func:`fetch` returns a local path to a verified copy
 3. else the file is downloaded from ``source.url`` (unless ``$BRAINSCORE_OFFLINE=1``): HTTP with
    :mod:`pooch`, ``s3://`` anonymously with :mod:`s3fs`, see :mod:`brainscore.data.remote`.
 
-A file's hash is computed once and remembered (keyed by path, size and modification time) in
-``$BRAINSCORE_HOME/verified.json``, so later loads do not re-read large files. A mismatch raises
+A file's hash is computed once and remembered in ``$BRAINSCORE_HOME/verified.json``, keyed by its
+path, device, inode, size, modification time and change time (ns): any write to the file, even one
+that keeps its size and restores its mtime, changes the ctime, so the file is hashed again before
+it is used; later loads of an unchanged file do not re-read it. A mismatch raises
 :class:`~brainscore.errors.HashMismatchError` naming the file, both hashes and the fix.
 """
 from __future__ import annotations
@@ -86,8 +88,15 @@ def _load_verified() -> dict[str, str]:
 
 
 def _stat_key(path: Path) -> str:
+    """Identifies a file's state: path, device, inode, size, mtime and ctime (ns).
+
+    A rewrite that keeps the size and restores the modification time (``os.utime``) still changes
+    the ctime, which no unprivileged call can set back, so it is re-hashed. Hashing on every load
+    instead would cost ~0.04 s for the Cowley 2026 files (17 MB) and ~0.5 s for the Geirhos 2019
+    files (1,641 files, 140 MB) on the 2-core machine; ``stat`` costs microseconds.
+    """
     stat = path.stat()
-    return f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    return f"{path.resolve()}|{stat.st_dev}|{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ctime_ns}"
 
 
 def verify(path: Path, sha256: str, *, what: str = "file", force: bool = False) -> Path:
