@@ -35,3 +35,7 @@ class AlignmentError(BrainScoreError, ValueError):
 
 class ValidationError(BrainScoreError, ValueError):
     """A stimulus set or assembly does not follow the data standard."""
+
+
+class PluginImportError(BrainScoreError, ImportError):
+    """A plugin module failed to import; raised when one of its identifiers is asked for."""
