@@ -21,6 +21,7 @@ converted again). Images of every PIL mode are read by :func:`brainscore.data.im
 """
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -62,9 +63,10 @@ def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, sou
     ValueError
         If either number of degrees is not positive.
     """
-    if target_visual_degrees <= 0 or source_visual_degrees <= 0:
-        raise ValueError(f"visual degrees must be positive, got target={target_visual_degrees}, "
-                         f"source={source_visual_degrees}")
+    for name, value in (("target", target_visual_degrees), ("source", source_visual_degrees)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} visual degrees must be a finite number > 0, got {value!r} "
+                             f"(target={target_visual_degrees!r}, source={source_visual_degrees!r})")
     if target_visual_degrees == source_visual_degrees:
         return stimulus_set
     ratio = target_visual_degrees / source_visual_degrees

@@ -169,10 +169,10 @@ MANIFEST_NAME = ".checksums.json"
 
 
 def write_manifest(folder: Path) -> None:
-    """Write ``folder/.checksums.json``: sha256 and size of every file directly in ``folder``."""
+    """Write ``folder/.checksums.json``: sha256 and size of every file under ``folder`` (relative paths)."""
     folder = Path(folder)
-    entries = {p.name: {"sha256": file_sha256(p), "size": p.stat().st_size}
-               for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST_NAME}
+    entries = {p.relative_to(folder).as_posix(): {"sha256": file_sha256(p), "size": p.stat().st_size}
+               for p in sorted(folder.rglob("*")) if p.is_file() and p.name != MANIFEST_NAME}
     (folder / MANIFEST_NAME).write_text(json.dumps(entries, sort_keys=True))
 
 
@@ -292,6 +292,30 @@ def locked_entry(path: Path) -> Iterator[Path]:
     with entry_lock(path):
         remove_stale_parts(path.parent, path)
         yield path
+
+
+def check_home() -> Path:
+    """``$BRAINSCORE_HOME`` as a writable directory (created if missing), checked before any work.
+
+    Raises
+    ------
+    BrainScoreError
+        If it is a file, or cannot be created or written to; the message names it and the fix.
+    """
+    from brainscore.errors import BrainScoreError
+
+    home = config.home()
+    fix = "set BRAINSCORE_HOME to a writable folder (e.g. export BRAINSCORE_HOME=$HOME/.brainscore)"
+    if home.exists() and not home.is_dir():
+        raise BrainScoreError(f"BRAINSCORE_HOME={home} is a file, not a directory; {fix}")
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=home):
+            pass
+    except OSError as error:
+        raise BrainScoreError(f"BRAINSCORE_HOME={home} is not a writable directory ({error.strerror or error}); "
+                              f"{fix}") from error
+    return home
 
 
 def _caller_module(depth: int = 2) -> str:

@@ -191,15 +191,138 @@ def _download(source: Source, target: Path, how: str) -> Path:
     return target
 
 
+#: Limits of :func:`safe_extract` (a zip bomb expands a few MB into GB): total uncompressed bytes,
+#: entries, and the compression ratio of any entry larger than :data:`ZIP_RATIO_MIN_BYTES`.
+ZIP_MAX_TOTAL_BYTES = 4 << 30
+ZIP_MAX_ENTRIES = 100_000
+ZIP_MAX_RATIO = 100
+ZIP_RATIO_MIN_BYTES = 1 << 20
+
+
+def safe_extract(archive: Path, target: Path, max_total_bytes: int = ZIP_MAX_TOTAL_BYTES,
+                 max_entries: int = ZIP_MAX_ENTRIES, max_ratio: float = ZIP_MAX_RATIO) -> list[Path]:
+    """Extract a zip archive into ``target``, refusing zip bombs and unsafe names.
+
+    The declared sizes are checked first and the bytes actually written are counted while
+    extracting (declared sizes can lie), so nothing larger than the limits is ever written.
+
+    Parameters
+    ----------
+    archive : Path
+    target : Path
+        Folder to extract into (created).
+    max_total_bytes : int
+        Total uncompressed size allowed (default 4 GiB).
+    max_entries : int
+        Number of entries allowed (default 100,000).
+    max_ratio : float
+        Largest compression ratio (uncompressed / compressed) of an entry over 1 MiB (default 100;
+        images compress far less).
+
+    Returns
+    -------
+    list of Path
+        The extracted files.
+
+    Raises
+    ------
+    ValidationError
+        For a file that is not a zip archive, too many entries, too large a total, too high a
+        ratio, an absolute or ``..`` member name, or a symbolic link; the message names the limit
+        and the member.
+    """
+    from brainscore.errors import ValidationError
+
+    archive, target = Path(archive), Path(target)
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError) as error:
+        raise ValidationError(f"{archive} is not a readable zip archive ({error})") from error
+    with zf:
+        members = zf.infolist()
+        if len(members) > max_entries:
+            raise ValidationError(f"{archive} has {len(members)} entries, more than the {max_entries} allowed "
+                                  f"(a zip bomb?); split it, or raise the limit if it is genuine")
+        declared = sum(m.file_size for m in members)
+        if declared > max_total_bytes:
+            raise ValidationError(f"{archive} would expand to {declared / 2**30:.2f} GiB, more than the "
+                                  f"{max_total_bytes / 2**30:.2f} GiB allowed (a zip bomb?)")
+        for member in members:
+            name = member.filename
+            parts = Path(name).parts
+            if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
+                raise ValidationError(f"{archive} member {name!r} would be written outside the target folder")
+            if (member.external_attr >> 16) & 0o170000 == 0o120000:
+                raise ValidationError(f"{archive} member {name!r} is a symbolic link; archives of stimuli must "
+                                      f"hold plain files")
+            if member.file_size > ZIP_RATIO_MIN_BYTES and member.file_size > max_ratio * max(member.compress_size, 1):
+                raise ValidationError(f"{archive} member {name!r} expands {member.file_size / max(member.compress_size, 1):.0f}"
+                                      f"-fold ({member.compress_size} -> {member.file_size} bytes), more than the "
+                                      f"{max_ratio:g}-fold allowed (a zip bomb?)")
+        written, files = 0, []
+        target.mkdir(parents=True, exist_ok=True)
+        for member in members:
+            destination = target / member.filename
+            if member.is_dir():
+                destination.mkdir(parents=True, exist_ok=True)
+                continue
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            size = 0
+            with zf.open(member) as source, open(destination, "wb") as out:
+                for chunk in iter(lambda: source.read(1 << 20), b""):
+                    size += len(chunk)
+                    written += len(chunk)
+                    if size > member.file_size or written > max_total_bytes:
+                        raise ValidationError(f"{archive} member {member.filename!r} expands beyond its declared "
+                                              f"size or the {max_total_bytes / 2**30:.2f} GiB total allowed "
+                                              f"(a zip bomb?)")
+                    out.write(chunk)
+            files.append(destination)
+    return files
+
+
 def extract_zip(archive: Path, sha256: str) -> Path:
     """Extract ``archive`` once into ``$BRAINSCORE_HOME/extracted/<sha256>/`` and return that folder.
 
-    Extraction goes to a temporary folder that is renamed into place, so an interrupted run never
-    leaves a half-extracted folder behind.
+    Extraction (:func:`safe_extract`, with zip-bomb limits) goes to a temporary folder that gets a
+    checksum manifest and is renamed into place, under an inter-process lock. Every call verifies
+    the files against the manifest (once per file state per process); a damaged folder is reported,
+    deleted and extracted again.
     """
+    import warnings
+
+    from brainscore.caching import CacheWarning, locked_entry, verify_manifest, write_manifest
+
     target = config.home() / "extracted" / sha256
-    if target.is_dir():
+
+    def complete() -> bool:
+        if not target.is_dir():
+            return False
+        reason = verify_manifest(target)
+        if reason is None:
+            return True
+        warnings.warn(f"extracted archive {target} failed verification: {reason}; it is extracted again",
+                      CacheWarning, stacklevel=3)
+        shutil.rmtree(target, ignore_errors=True)
+        return False
+
+    if complete():
         return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with locked_entry(target):
+        if complete():
+            return target
+        for stale in target.parent.glob(f".partial-{sha256}-*"):  # left by a killed process
+            shutil.rmtree(stale, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".partial-{sha256}-"))
+        try:
+            safe_extract(archive, tmp)
+            write_manifest(tmp)
+            os.rename(tmp, target)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".partial-"))
     try:

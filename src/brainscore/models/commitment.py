@@ -255,6 +255,10 @@ class ModelCommitment(BrainModel):
         self.activations_model = activations_model
         self.layers = list(layers)
         self.region_layer_map: dict[str, str] = dict(region_layer_map or {})
+        if not isinstance(visual_degrees, (int, float, np.integer, np.floating)) or isinstance(visual_degrees, bool) \
+                or not np.isfinite(visual_degrees) or visual_degrees <= 0:
+            raise ValidationError(f"visual_degrees must be a finite number of degrees > 0 (the model's field of "
+                                  f"view, 8 by default), got {visual_degrees!r}")
         self._visual_degrees = float(visual_degrees)
         self.behavioral_readout_layer = behavioral_readout_layer or self.layers[-1]
         self.layer_scorer = layer_scorer
@@ -392,12 +396,17 @@ class ModelCommitment(BrainModel):
         """
         if region in self.region_layer_map:
             return self.region_layer_map[region]
+        near = [key for key in self.region_layer_map if str(key).casefold() == str(region).casefold()]
+        if near:
+            raise ValidationError(f"model {self.identifier!r} has a layer for region {near[0]!r} but is asked for "
+                                  f"{region!r}: region names are case-sensitive; use "
+                                  f"region_layer_map={{{region!r}: {self.region_layer_map[near[0]]!r}}}")
         if self.layer_scorer is None:
+            middle = self.layers[len(self.layers) // 2]
             raise BrainScoreError(
                 f"model {self.identifier!r} has no layer committed to region {region!r} and no layer scorer to "
-                f"select one: no selection data exists for {region!r} here. Give a map, e.g. "
-                f"region_layer_map={{{region!r}: {self.layers[len(self.layers) // 2]!r}}} (candidates: "
-                f"{self.layers}), or `--layer {region}={self.layers[len(self.layers) // 2]}` on the command line.")
+                f"select one. Give a map, e.g. region_layer_map={{{region!r}: {middle!r}}} (candidates: "
+                f"{self.layers}), or `--layer {middle}` on the command line (it commits the benchmark's region).")
         selection = self._select(region)
         self.region_layer_map[region] = selection["layer"]
         self.layer_scores[region] = dict(selection["scores"])

@@ -154,8 +154,8 @@ def microsaccade_shifts(number_of_trials: int, image_size: int, visual_degrees: 
     """
     if number_of_trials < 1:
         raise ValueError(f"number_of_trials must be at least 1, got {number_of_trials}")
-    if visual_degrees is None or visual_degrees <= 0:
-        raise ValueError(f"microsaccades need the model's visual degrees (> 0), got {visual_degrees!r}")
+    if visual_degrees is None or not np.isfinite(visual_degrees) or visual_degrees <= 0:
+        raise ValueError(f"microsaccades need the model's visual degrees (finite, > 0), got {visual_degrees!r}")
     radius = extent_degrees / visual_degrees * image_size
     fraction = np.sqrt(np.arange(number_of_trials) / number_of_trials)
     r, theta = fraction * radius, 2 * np.pi * fraction
@@ -612,7 +612,13 @@ class ActivationsExtractor:
                         del missing[layer]
             if missing:
                 paths = [stimuli.get_stimulus(i) for i in ids]
-                self._run(paths, missing, shifts, trials, checksum=use_cache)
+                try:
+                    self._run(paths, missing, shifts, trials, checksum=use_cache)
+                except ValidationError as error:  # an unreadable image: name its stimulus ids too
+                    named = [str(i) for i, p in zip(ids, paths) if str(p) in str(error)]
+                    if not named:
+                        raise
+                    raise ValidationError(f"stimulus {', '.join(named[:5])}: {error}") from error
         if missing:
             for layer, path in missing.items():
                 features = LayerFeatures(layer, path, ids, trials, shifts, degrees, size)
