@@ -100,9 +100,11 @@ def to_rgb(image, background: tuple[int, int, int] = BACKGROUND_GREY, source: st
     if mode == "F":
         values = np.asarray(image, dtype=np.float64)
         if values.size and (not np.isfinite(values).all() or values.min() < 0 or values.max() > 1):
-            raise ValidationError(f"{source}: mode 'F' (float) image has values outside 0..1 (min {np.nanmin(values)}, "
-                                  f"max {np.nanmax(values)}, finite: {bool(np.isfinite(values).all())}); float images "
-                                  f"must hold intensities in 0..1; save it as 8-bit RGB instead")
+            finite = values[np.isfinite(values)]
+            span = f"{finite.min()}..{finite.max()}" if finite.size else "none finite"
+            raise ValidationError(f"{source}: mode 'F' (float) image has values outside 0..1 ({values.size - finite.size} "
+                                  f"NaN or infinite; finite range {span}); float images must hold intensities in "
+                                  f"0..1; save it as 8-bit RGB instead")
         return _grey_to_rgb(values * 255.0, source)
     if mode in ("CMYK", "YCbCr"):
         return image.convert("RGB")
