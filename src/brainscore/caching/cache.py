@@ -48,7 +48,7 @@ LOCK_TIMEOUT_S = 6 * 3600
 CHECKSUM_SUFFIX = ".sha256"
 LOCK_SUFFIX = ".lock"
 
-_VERIFIED: dict[tuple[str, int, int, int, int], str] = {}
+_VERIFIED: dict[tuple, str] = {}  # file (and checksum file) state -> verified sha256
 _SWEPT: set[str] = set()
 
 
@@ -132,7 +132,8 @@ def commit_file(tmp: Path, path: Path, sha256: str | None = None) -> Path:
     write_checksum(path, digest, tmp.stat().st_size)
     os.replace(tmp, path)
     with contextlib.suppress(OSError):
-        _VERIFIED[_stat_key(path)] = digest
+        sidecar = checksum_path(path).stat()
+        _VERIFIED[(*_stat_key(path), sidecar.st_ino, sidecar.st_mtime_ns, sidecar.st_ctime_ns)] = digest
     return path
 
 
@@ -147,7 +148,12 @@ def verify_file(path: Path) -> str | None:
         key = _stat_key(path)
     except OSError as error:
         return f"it cannot be read ({error})"
-    if key in _VERIFIED:
+    try:
+        sidecar = checksum_path(path).stat()
+        memo = (*key, sidecar.st_ino, sidecar.st_mtime_ns, sidecar.st_ctime_ns)
+    except OSError:
+        memo = None
+    if memo is not None and memo in _VERIFIED:
         return None
     try:
         recorded = json.loads(checksum_path(path).read_text())
@@ -161,7 +167,8 @@ def verify_file(path: Path) -> str | None:
     actual = file_sha256(path)
     if actual != expected:
         return f"its sha256 is {actual}, its checksum file says {expected} (the bytes were changed)"
-    _VERIFIED[key] = actual
+    if memo is not None:
+        _VERIFIED[memo] = actual
     return None
 
 
