@@ -429,3 +429,21 @@ def test_data_assembly_rdm_with_one_stimulus_is_refused():
                        coords={"stimulus_id": ("presentation", ["a"]), "stimulus_id_b": ("presentation_b", ["a"])})
     with pytest.raises(ValidationError):
         RDMMetric()(rdm, assembly(X[:1]))
+
+
+# ---- more of the same kind: normalisation and behaviour -------------------------------------------------------
+@pytest.mark.parametrize("ceiling", [0.0, -0.2, math.nan, math.inf])
+def test_ceilings_that_cannot_normalise(ceiling):
+    from brainscore.metrics.normalisation import ceil_score, explained_variance
+    from brainscore.metrics.score import Score
+
+    for normalise in (explained_variance, ceil_score):
+        with pytest.raises(ValidationError, match="must be finite and > 0"):
+            normalise(Score.of(0.5, error=0.01), Score.of(ceiling, error=0.0))
+
+
+def test_error_consistency_without_errors_is_undefined_not_nan():
+    from brainscore.metrics.behavior.error_consistency import _aggregate
+
+    with pytest.raises(ValidationError, match="always right or always wrong"):
+        _aggregate(np.full((3, 2), np.nan), ["c1", "c2", "c3"], ["a", "b"], "subject")
