@@ -34,28 +34,11 @@ MODES = ("imagenet", "inception")
 
 
 def load_image(path: str | Path):
-    """Load an image file as an 8-bit RGB :class:`PIL.Image.Image` (every PIL mode).
+    """An image file as 8-bit RGB: :func:`brainscore.data.images.load_rgb` (every PIL mode; see there).
 
-    :func:`brainscore.data.images.load_rgb`: RGB, grey and palette images give the reference's
-    values; 16-bit images are scaled to 8 bits; transparent pixels are composited over the screen
-    grey (the reference drops alpha).
-
-    Parameters
-    ----------
-    path : str or Path
-        Image file (any format PIL reads).
-
-    Returns
-    -------
-    PIL.Image.Image
-        Mode ``RGB``, the file's size.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``path`` does not exist.
-    ValidationError
-        If the file is not a readable image (empty, text, truncated), naming it.
+    RGB, grey and palette images give the reference's values; 16-bit images are scaled to 8 bits;
+    transparent pixels are composited over the screen grey (the reference drops alpha). Raises
+    ``FileNotFoundError`` for a missing file and ``ValidationError`` for an unreadable one.
     """
     from brainscore.data.images import load_rgb
 
