@@ -154,15 +154,14 @@ def _check_design(X: np.ndarray, Y: np.ndarray, x_name: str, y_name: str, target
         ``Y`` constant over all stimuli (its Pearson r is 0/0, and one NaN makes the median NaN);
         PLS with fewer training stimuli than components plus one.
     """
-    X, Y = _to_numpy(X), _to_numpy(Y)
     n = X.shape[0]
     if n < MIN_STIMULI:
         raise ValidationError(f"{n} stimuli are too few for a cross-validated regression; it needs at least "
                               f"{MIN_STIMULI} (to fit on 2 and test on 1), and more for a meaningful score")
-    if not (np.ptp(X, axis=0) > 0).any():
+    if not _varies(X).any():
         raise ValidationError(f"every feature of {x_name} is the same for all stimuli; there is nothing to "
                               f"regress on: use a layer whose responses vary across stimuli")
-    constant = np.flatnonzero(~(np.ptp(Y, axis=0) > 0))
+    constant = np.flatnonzero(~_varies(Y))
     if len(constant):
         ids = target["neuroid_id"].values[constant] if "neuroid_id" in target.coords else constant
         raise ValidationError(f"{len(constant)} neuroids of {y_name} (e.g. {list(ids[:5])}) have the same response "
@@ -173,6 +172,13 @@ def _check_design(X: np.ndarray, Y: np.ndarray, x_name: str, y_name: str, target
         raise ValidationError(f"PLS with n_components={components} needs more than {components} training stimuli per "
                               f"fold, got {n_train} (of {n} stimuli); use more stimuli or pass "
                               f"regression_kwargs=dict(n_components={max(1, n_train - 1)})")
+
+
+def _varies(a: Any) -> np.ndarray:
+    """Per column, whether it takes more than one value (on the array's own device; a bool per column back)."""
+    if type(a).__module__.startswith("torch"):
+        return _to_numpy(a.amax(dim=0) > a.amin(dim=0))
+    return np.ptp(a, axis=0) > 0
 
 
 def _check_r(r: np.ndarray, neuroid_ids: np.ndarray, n_test: int) -> None:
