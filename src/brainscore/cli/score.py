@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import math
 
+from brainscore.errors import BrainScoreError
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="score a model on a benchmark",
@@ -38,6 +40,24 @@ def summarise(result, model: str, benchmark: str) -> dict:
     }
 
 
+def _refuse_non_finite(result, model: str, benchmark: str) -> None:
+    """A NaN or infinite score is an error (exit code 2) with its reason, never ``"score": null``."""
+    value = float(result)
+    if math.isfinite(value):
+        return
+    reasons = []
+    for name in ("raw", "ceiling"):
+        part = result.attrs.get(name)
+        if part is not None and not math.isfinite(float(part)):
+            reasons.append(f"the {name} score is {float(part)}")
+    ceiling = result.attrs.get("ceiling")
+    if ceiling is not None and math.isfinite(float(ceiling)) and float(ceiling) == 0:
+        reasons.append("the ceiling is 0 (the data are not reliable enough to normalise by)")
+    reason = "; ".join(reasons) or "the metric returned a non-finite value"
+    raise BrainScoreError(f"the score of {model} on {benchmark} is {value} ({reason}); no number is reported. "
+                          f"Check the model's activations and the benchmark's data for constant or missing values")
+
+
 def run(args) -> int:
     from brainscore import api
 
@@ -49,6 +69,7 @@ def run(args) -> int:
             raise SystemExit(f"error: --layer needs a neural benchmark; {args.benchmark} records no region")
         kwargs["region_layer_map"] = {region: args.layer}
     result = api.score(args.model, args.benchmark, **kwargs)
+    _refuse_non_finite(result, args.model, args.benchmark)
     summary = summarise(result, args.model, args.benchmark)
     if args.json:
         print(json.dumps(summary))

@@ -5,6 +5,7 @@ import time
 from typing import Any
 
 from brainscore import registry
+from brainscore.caching import check_home
 from brainscore.metrics.score import Score
 from brainscore.progress import stage
 from brainscore.scoring import selection
@@ -53,6 +54,7 @@ def score(model_identifier: str, benchmark_identifier: str, **model_kwargs) -> S
         If the model or the benchmark is not registered.
     """
     start = time.perf_counter()
+    check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, **model_kwargs)
     with stage(f"scoring {model_identifier} on {benchmark_identifier}"):
