@@ -27,6 +27,7 @@ from brainscore.data.assemblies import DataAssembly, align_presentations
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.kernels import regression as kernels
+from brainscore.metrics.kernels._namespace import on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import SplitConfig, split_indices
@@ -85,10 +86,7 @@ def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
     if np.isnan(values).any():
         raise ValueError(f"{name} contains NaN values ({int(np.isnan(values).sum())} of {values.size}); drop or "
                          "impute them before scoring (regressions cannot fit NaN)")
-    if device is not None:
-        import torch
-        return torch.as_tensor(values, device=device)
-    return values
+    return on_device(values, device)
 
 
 def _neuroid_coords(assembly: DataAssembly) -> dict[str, Any]:
@@ -113,10 +111,6 @@ def _folds(target: DataAssembly, config: SplitConfig) -> list[tuple[np.ndarray, 
     # a split value shared by several presentations: all of them go where its drawn presentation went
     return [(np.flatnonzero(np.isin(values, values[train])), np.flatnonzero(np.isin(values, values[test])))
             for train, test in splits]
-
-
-def _to_numpy(a: Any) -> np.ndarray:
-    return a.detach().cpu().numpy() if type(a).__module__.startswith("torch") else np.asarray(a)
 
 
 class CrossRegressedCorrelation(Metric):
@@ -191,7 +185,7 @@ class CrossRegressedCorrelation(Metric):
         if self.reverse:
             X, Y, predicted = Y, X, source
         predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, folds, **self.regression_kwargs)
-        r = _to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
+        r = to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
         raw = xr.DataArray(r, dims=("split", "neuroid"),
                            coords={"split": np.arange(len(folds)), **_neuroid_coords(predicted)})
         return _aggregate(raw, self._attrs(info, len(folds)))
@@ -276,7 +270,7 @@ class TrainTestSplitCorrelation(Metric):
         if self.reverse:
             X_tr, Y_tr, X_te, Y_te, predicted = Y_tr, X_tr, Y_te, X_te, s_te
         prediction, info = kernels.fit_predict(self.regression, X_tr, Y_tr, X_te, **self.regression_kwargs)
-        r = _to_numpy(pearsonr_columns(prediction, Y_te))
+        r = to_numpy(pearsonr_columns(prediction, Y_te))
         raw = xr.DataArray(r, dims=("neuroid",), coords=_neuroid_coords(predicted))
         score = Score.of(float(np.median(r)), metric=self.identifier, regression=self.regression,
                          **{k: v for k, v in self.regression_kwargs.items() if k in ("n_components", "alpha")})
@@ -341,17 +335,15 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         n, T = target.sizes["presentation"], target.sizes["time_bin"]
         X = _values(source, "source", None).reshape(n * T, -1)       # sample = (presentation, time bin)
         Y = _values(target, "target", None).reshape(n * T, -1)
-        if self.device is not None:
-            import torch
-            X, Y = torch.as_tensor(X, device=self.device), torch.as_tensor(Y, device=self.device)
+        X, Y = on_device(X, self.device), on_device(Y, self.device)
         stacked = [((train[:, None] * T + np.arange(T)).ravel(), (test[:, None] * T + np.arange(T)).ravel())
                    for train, test in folds]
         predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, stacked, **self.regression_kwargs)
         q = Y.shape[1]
         r = np.empty((len(folds), T, q))
-        Yn = _to_numpy(Y)
+        Yn = to_numpy(Y)
         for f, ((_, test), prediction) in enumerate(zip(folds, predictions)):
-            prediction = _to_numpy(prediction).reshape(len(test), T, q)
+            prediction = to_numpy(prediction).reshape(len(test), T, q)
             actual = Yn.reshape(n, T, q)[test]
             for t in range(T):                                         # time bins, not neuroids
                 r[f, t] = pearsonr_columns(prediction[:, t], actual[:, t])
