@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-import array_api_compat.numpy as xp_numpy
 from brainscore.metrics.kernels import _namespace as ns
 from brainscore.metrics.kernels._namespace import device, dtype_of, namespace
 
@@ -59,7 +58,8 @@ def _as_float(a: Array, dtype: Any | None, copy: bool) -> Array:
 
 
 def _to_float64(a: Array) -> Array:
-    return namespace(a).astype(a, namespace(a).float64, copy=False)
+    xp = namespace(a)
+    return xp.astype(a, xp.float64, copy=False)
 
 
 # ---- RDMs ---------------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ class SubsetRanks:
         if self.size == 0:
             self.order, self.group = np.zeros(0, dtype=np.intp), None
             return
-        self.order, xs = ns.sort_keys(xp_numpy, values)
+        self.order, xs = ns.sort_keys(namespace(values), values)
         new = np.empty(self.size, dtype=bool)
         new[0] = True
         np.not_equal(xs[1:], xs[:-1], out=new[1:])
