@@ -41,7 +41,6 @@ from types import ModuleType
 from typing import Any, Iterator
 
 import array_api_compat
-import array_api_compat.numpy
 import numpy as np
 from array_api_compat import is_numpy_array, is_numpy_namespace, is_torch_namespace
 
@@ -52,6 +51,11 @@ __all__ = ["Array", "namespace", "device", "namespace_of_device", "to_numpy", "o
 Array = Any  # numpy.ndarray or torch.Tensor (any array array-api-compat knows)
 
 _SCALARS = (bool, int, float, complex)
+
+
+def _numpy_namespace() -> ModuleType:
+    # imported on first use: building array_api_compat.numpy touches numpy's lazy submodules (~0.1 s)
+    return importlib.import_module("array_api_compat.numpy")
 
 
 def _arrays(arrays: tuple[Any, ...]) -> list[Any]:
@@ -75,7 +79,7 @@ def namespace(*arrays: Any) -> ModuleType:
     """
     arrays = _arrays(arrays)
     if not arrays:
-        return array_api_compat.numpy
+        return _numpy_namespace()
     return array_api_compat.array_namespace(*arrays)
 
 
@@ -88,7 +92,7 @@ def device(*arrays: Any) -> Any:
 def namespace_of_device(device: Any | None) -> tuple[ModuleType, Any]:
     """``(xp, device)`` for a torch device name (e.g. ``"cuda"``, ``"cpu"``), or numpy's for ``None``."""
     if device is None:
-        return array_api_compat.numpy, "cpu"
+        return _numpy_namespace(), "cpu"
     import torch
     return importlib.import_module("array_api_compat.torch"), torch.device(device)
 
