@@ -27,6 +27,7 @@ from brainscore.data.assemblies import DataAssembly, align_presentations
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.kernels import regression as kernels
+from brainscore.metrics.kernels._namespace import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import SplitConfig, split_indices
@@ -107,10 +108,7 @@ def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
         nan, inf = int(np.isnan(values).sum()), int(np.isinf(values).sum())
         raise ValidationError(f"{name} contains {nan} NaN and {inf} infinite values (of {values.size}); drop or "
                               "impute them before scoring (regressions cannot fit them; inf overflows the solvers)")
-    if device is not None:
-        import torch
-        return torch.as_tensor(values, device=device)
-    return values
+    return on_device(values, device)
 
 
 def _neuroid_ids(assembly: DataAssembly) -> np.ndarray:
@@ -176,9 +174,8 @@ def _check_design(X: np.ndarray, Y: np.ndarray, x_name: str, y_name: str, target
 
 def _varies(a: Any) -> np.ndarray:
     """Per column, whether it takes more than one value (on the array's own device; a bool per column back)."""
-    if type(a).__module__.startswith("torch"):
-        return _to_numpy(a.amax(dim=0) > a.amin(dim=0))
-    return np.ptp(a, axis=0) > 0
+    xp = namespace(a)
+    return to_numpy(xp.max(a, axis=0) > xp.min(a, axis=0))
 
 
 def _check_r(r: np.ndarray, neuroid_ids: np.ndarray, n_test: int) -> None:
@@ -191,10 +188,6 @@ def _check_r(r: np.ndarray, neuroid_ids: np.ndarray, n_test: int) -> None:
                               f"splits: their response or prediction is constant over the {n_test} test stimuli of "
                               f"those splits. Use more stimuli, drop neuroids that rarely respond, or use fewer "
                               f"regression components")
-
-
-def _to_numpy(a: Any) -> np.ndarray:
-    return a.detach().cpu().numpy() if type(a).__module__.startswith("torch") else np.asarray(a)
 
 
 class CrossRegressedCorrelation(Metric):
@@ -271,7 +264,7 @@ class CrossRegressedCorrelation(Metric):
         _check_design(X, Y, *names, predicted, min(len(train) for train, _ in folds), self.regression,
                       self.regression_kwargs)
         predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, folds, **self.regression_kwargs)
-        r = _to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
+        r = to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
         _check_r(r, _neuroid_ids(predicted), min(len(test) for _, test in folds))
         raw = xr.DataArray(r, dims=("split", "neuroid"),
                            coords={"split": np.arange(len(folds)), **_neuroid_coords(predicted)})
@@ -356,11 +349,11 @@ class TrainTestSplitCorrelation(Metric):
         predicted, fitted = t_te, t_tr
         if self.reverse:
             X_tr, Y_tr, X_te, Y_te, predicted, fitted = Y_tr, X_tr, Y_te, X_te, s_te, s_tr
-        _check_design(X_tr, Y_tr, "the training source", "the training target", fitted, len(_to_numpy(X_tr)),
+        _check_design(X_tr, Y_tr, "the training source", "the training target", fitted, len(to_numpy(X_tr)),
                       self.regression, self.regression_kwargs)
         prediction, info = kernels.fit_predict(self.regression, X_tr, Y_tr, X_te, **self.regression_kwargs)
-        r = _to_numpy(pearsonr_columns(prediction, Y_te))
-        _check_r(r, _neuroid_ids(predicted), len(_to_numpy(Y_te)))
+        r = to_numpy(pearsonr_columns(prediction, Y_te))
+        _check_r(r, _neuroid_ids(predicted), len(to_numpy(Y_te)))
         raw = xr.DataArray(r, dims=("neuroid",), coords=_neuroid_coords(predicted))
         score = Score.of(float(np.median(r)), metric=self.identifier, regression=self.regression,
                          **{k: v for k, v in self.regression_kwargs.items() if k in ("n_components", "alpha")})
@@ -425,9 +418,7 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         n, T = target.sizes["presentation"], target.sizes["time_bin"]
         X = _values(source, "source", None).reshape(n * T, -1)       # sample = (presentation, time bin)
         Y = _values(target, "target", None).reshape(n * T, -1)
-        if self.device is not None:
-            import torch
-            X, Y = torch.as_tensor(X, device=self.device), torch.as_tensor(Y, device=self.device)
+        X, Y = on_device(X, self.device), on_device(Y, self.device)
         stacked = [((train[:, None] * T + np.arange(T)).ravel(), (test[:, None] * T + np.arange(T)).ravel())
                    for train, test in folds]
         _check_design(X, Y, "source", "target", target, min(len(train) for train, _ in stacked), self.regression,
@@ -435,9 +426,9 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, stacked, **self.regression_kwargs)
         q = Y.shape[1]
         r = np.empty((len(folds), T, q))
-        Yn = _to_numpy(Y)
+        Yn = to_numpy(Y)
         for f, ((_, test), prediction) in enumerate(zip(folds, predictions)):
-            prediction = _to_numpy(prediction).reshape(len(test), T, q)
+            prediction = to_numpy(prediction).reshape(len(test), T, q)
             actual = Yn.reshape(n, T, q)[test]
             for t in range(T):                                         # time bins, not neuroids
                 r[f, t] = pearsonr_columns(prediction[:, t], actual[:, t])
