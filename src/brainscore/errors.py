@@ -43,3 +43,7 @@ ZOO_INSTALL = 'python -m pip install -e ".[zoo]"'
 
 class MissingDependencyError(BrainScoreError, ImportError):
     """An optional package is not installed. The message gives the one command that installs it."""
+
+
+class PluginImportError(BrainScoreError, ImportError):
+    """A plugin module failed to import; raised when one of its identifiers is asked for."""

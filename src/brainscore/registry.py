@@ -24,13 +24,19 @@ import ast
 import difflib
 import fnmatch
 import importlib
+import importlib.util
 import threading
+import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable
 
-from brainscore.errors import UnknownIdentifierError
+from brainscore.errors import PluginImportError, UnknownIdentifierError
+
+
+class PluginWarning(UserWarning):
+    """A third-party plugin failed to import; the other plugins keep working."""
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 # the plugin folder in which each kind is declared by convention
@@ -144,15 +150,27 @@ class Registry:
         UnknownIdentifierError
             If no plugin registers it; the message lists the closest known identifiers.
         """
+        if not isinstance(identifier, str) or not identifier:
+            raise UnknownIdentifierError(f"a {self.kind} identifier must be a non-empty string, got {identifier!r}; "
+                                         f"see brainscore.list_{self.kind}s() for the known ones")
         if identifier not in self._factories:
             _discovery.import_for(self.kind, identifier)
         if identifier not in self._factories:
+            broken = _discovery.broken_for(self.kind, identifier)
+            if broken is not None:
+                module, error = broken
+                raise PluginImportError(f"{self.kind} {identifier!r} is provided by the plugin {module}, which failed "
+                                        f"to import: {type(error).__name__}: {error}. Fix or uninstall that plugin"
+                                        ) from error
             known = self.list()
             close = difflib.get_close_matches(identifier, known, n=5, cutoff=0.4)
             hint = f" Closest known: {', '.join(close)}." if close else ""
+            failed = _discovery.broken_modules()
+            note = (f" (Plugins that failed to import, which may provide it: "
+                    f"{', '.join(f'{m} ({type(e).__name__}: {e})' for m, e in failed.items())}.)" if failed else "")
             raise UnknownIdentifierError(
                 f"no {self.kind} is registered as {identifier!r}.{hint} "
-                f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.")
+                f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
         return self._factories[identifier]
 
     def load(self, identifier: str, *args, **kwargs) -> Any:
@@ -211,6 +229,9 @@ class _Discovery:
         self._lock = threading.RLock()
         self._imported: set[str] = set()
         self._dynamic_done = False
+        self._broken: dict[str, BaseException] = {}      # module -> its import error
+        self._broken_ids: dict[tuple[str, str], str] = {}  # (kind, identifier) -> broken module
+        self._warned: set[str] = set()
 
     def index(self) -> _Index:
         with self._lock:
@@ -223,13 +244,60 @@ class _Discovery:
             return self._index
 
     def _import(self, module: str) -> None:
+        """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it."""
+        if module in self._broken:
+            error = self._broken[module]
+            raise PluginImportError(f"plugin {module} failed to import: {type(error).__name__}: {error}") from error
         if module not in self._imported:
             self._imported.add(module)
             try:
                 importlib.import_module(module)
+            except Exception as error:  # noqa: BLE001 - any failure of third-party code
+                self._imported.discard(module)
+                self._broken[module] = error
+                raise PluginImportError(f"plugin {module} failed to import: {type(error).__name__}: {error}. "
+                                        f"Fix or uninstall that plugin") from error
             except BaseException:
                 self._imported.discard(module)
                 raise
+
+    def _import_or_warn(self, module: str, origin: str) -> None:
+        """Import a plugin found by discovery; a broken one is warned about (by name) and skipped."""
+        try:
+            self._import(module)
+        except PluginImportError as failure:
+            error = failure.__cause__ or failure
+            if module not in self._warned:
+                self._warned.add(module)
+                warnings.warn(f"{origin} {module} failed to import and is skipped ({type(error).__name__}: {error}); "
+                              f"the other plugins work, its identifiers raise this error", PluginWarning, stacklevel=4)
+            self._scan_broken(module)
+
+    def _scan_broken(self, module: str) -> None:
+        """Record the identifiers a broken module declares (parsed from its source, not executed)."""
+        try:
+            spec = importlib.util.find_spec(module)
+        except Exception:  # noqa: BLE001 - a broken parent package
+            return
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return
+        index = _Index()
+        try:
+            _scan_plugin(Path(spec.origin), module, index)
+        except (OSError, SyntaxError, ValueError):
+            return
+        for kind, identifiers in index.modules.items():
+            for identifier in identifiers:
+                self._broken_ids[(kind, identifier)] = module
+
+    def broken_for(self, kind: str, identifier: str) -> tuple[str, BaseException] | None:
+        """(module, import error) of the broken plugin that declares ``identifier``, or None."""
+        module = self._broken_ids.get((kind, identifier))
+        return (module, self._broken[module]) if module is not None else None
+
+    def broken_modules(self) -> dict[str, BaseException]:
+        """Plugin modules that failed to import, with their errors."""
+        return dict(self._broken)
 
     def import_for(self, kind: str, identifier: str) -> None:
         module = self.index().modules[kind].get(identifier)
@@ -244,14 +312,18 @@ class _Discovery:
                 return
             self._dynamic_done = True
             for module in sorted(self.index().dynamic):
-                self._import(module)
+                self._import_or_warn(module, "built-in plugin")
             for ep in entry_points(group=ENTRY_POINT_GROUP):
-                self._import(ep.value.split(":")[0])
+                self._import_or_warn(ep.value.split(":")[0], f"plugin {ep.name!r} (entry point of "
+                                                             f"{getattr(ep.dist, 'name', '?')}):")
 
     def reset(self) -> None:
-        """Forget the scan (for tests that add plugin folders)."""
+        """Forget the scan and the failed imports (for tests that add plugin folders)."""
         with self._lock:
             self._index, self._dynamic_done = None, False
+            self._broken.clear()
+            self._broken_ids.clear()
+            self._warned.clear()
 
 
 _discovery = _Discovery()

@@ -73,7 +73,7 @@ def test_time_bins_of_a_temporal_model_are_averaged_by_overlap():
 def test_unmapped_region_without_scorer_says_how_to_give_a_map(stimuli):
     model = _commit(region_layer_map={"V1": "features.0"})
     model.start_recording("IT", [(70, 170)])
-    with pytest.raises(BrainScoreError, match="no selection data exists for 'IT'.*region_layer_map"):
+    with pytest.raises(BrainScoreError, match="no layer committed to region 'IT'.*region_layer_map"):
         model.look_at(stimuli)
 
 

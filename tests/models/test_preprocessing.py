@@ -29,7 +29,7 @@ def test_grey_palette_and_alpha_become_rgb(tmp_path):
     rgba[..., 0], rgba[..., 1], rgba[..., 2], rgba[..., 3] = 10, 20, 30, 0  # fully transparent
     loaded = load_image(_save(tmp_path, "alpha.png", Image.fromarray(rgba, "RGBA")))
     assert loaded.mode == "RGB"
-    assert np.array_equal(np.asarray(loaded)[0, 0], [10, 20, 30])  # alpha dropped, not composited
+    assert np.array_equal(np.asarray(loaded)[0, 0], [128, 128, 128])  # composited on the screen grey (issue 10)
 
     palette = Image.new("P", (2, 2))
     palette.putpalette([0, 0, 0, 200, 100, 50] + [0] * 762)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from brainscore.caching import Cache, content_key
 from brainscore.metrics.score import Score
@@ -63,11 +63,15 @@ class BenchmarkBase(Benchmark):
     ceiling_identity : str, optional
         Names the ceiling computation in the cache key (default: ``ceiling_func``'s module, qualified
         name and line), so two ceilings of the same data never share a cached value.
+    ceiling_code : sequence of callables or module names, optional
+        The code that computes the ceiling, when ``ceiling_func`` is a wrapper around it: the source
+        of these (and of the modules they import) is hashed into the cache key
+        (:func:`brainscore.caching.code_hash`), so an edited ceiling is never served stale.
     """
 
     def __init__(self, identifier: str, version: int, ceiling_func: Callable[[], Score] | None,
                  parent: str, bibtex: str, ceiling_key: Callable[[], dict[str, Any]] | None = None,
-                 ceiling_identity: str | None = None):
+                 ceiling_identity: str | None = None, ceiling_code: Sequence[Any] = ()):
         self.identifier = identifier
         self.version = version
         self.parent = parent
@@ -75,6 +79,7 @@ class BenchmarkBase(Benchmark):
         self._ceiling_func = ceiling_func
         self._ceiling_key = ceiling_key
         self._ceiling_identity = ceiling_identity or (callable_identity(ceiling_func) if ceiling_func else None)
+        self._ceiling_code = [c for c in (ceiling_func, *ceiling_code) if c is not None]
         self._ceiling: Score | None = None
 
     @property
@@ -87,8 +92,9 @@ class BenchmarkBase(Benchmark):
                 extra = self._ceiling_key() if self._ceiling_key else {}
                 key = content_key(kind="ceiling", benchmark=self.identifier, version=self.version,
                                   ceiling=self._ceiling_identity, **extra)
+                # keyed on the code of the ceiling function's module and what it imports
                 with stage(f"ceiling of {self.identifier}"):  # silent when cached
-                    self._ceiling = Cache("ceilings").get_or_compute(key, self._ceiling_func)
+                    self._ceiling = Cache("ceilings", code=self._ceiling_code).get_or_compute(key, self._ceiling_func)
         return self._ceiling
 
 

@@ -89,7 +89,8 @@ class NeuralBenchmark(BenchmarkBase):
                          ceiling_func=(lambda: ceiling_func(squeeze_time_bin(self.recordings)))
                          if ceiling_func is not None else None,
                          parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key,
-                         ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None)
+                         ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
+                         ceiling_code=[ceiling_func] if ceiling_func is not None else [])
         self._assembly_source = assembly
         self._ceiling_callable = ceiling_func
         self._recordings: NeuroidAssembly | None = None

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase
+from brainscore.benchmarks.base import BenchmarkBase, callable_identity
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly
@@ -62,7 +62,9 @@ class PropertiesBenchmark(BenchmarkBase):
                  time_bins: Sequence[tuple[int, int]] = ((70, 170),)):
         super().__init__(identifier=identifier, version=version,
                          ceiling_func=(lambda: ceiling_func(self.assembly)) if ceiling_func is not None else None,
-                         parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key)
+                         parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key,
+                         ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
+                         ceiling_code=[ceiling_func] if ceiling_func is not None else [])
         self._assembly_source, self._stimuli_source = assembly, stimulus_set
         self._assembly: DataAssembly | None = None
         self._stimulus_set: StimulusSet | None = None

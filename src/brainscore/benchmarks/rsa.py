@@ -123,7 +123,8 @@ class RSABenchmark(BenchmarkBase):
         ceiling_func = (lambda: rsa_ceiling(self.rdms, noise_ceiling, label_coords)) if noise_ceiling else None
         super().__init__(identifier=identifier, version=version, ceiling_func=ceiling_func, parent=parent or region,
                          bibtex=bibtex, ceiling_key=self._data_key,
-                         ceiling_identity=callable_identity(noise_ceiling) if noise_ceiling else None)
+                         ceiling_identity=callable_identity(noise_ceiling) if noise_ceiling else None,
+                         ceiling_code=[noise_ceiling] if noise_ceiling else [])
         self._rdms_source = rdms
         self._noise_ceiling = noise_ceiling
         self._rdms: DataAssembly | None = None

@@ -13,21 +13,29 @@ There is no resampling here; the model's own preprocessing resizes to its input 
 images are saved under their original file names with PIL's defaults, so a JPEG is re-encoded at
 quality 75 exactly as the reference does; ``lossless=True`` writes PNG instead (a documented
 deviation that moves scores slightly). Converted stimulus sets are cached by the content hash of
-the source images, written into a temporary folder and renamed into place.
+the source images and the code of this module (and what it imports), converted under an
+inter-process lock into a temporary folder with a checksum manifest and renamed into place; every
+use verifies the images against the manifest (a damaged image is reported and the folder
+converted again). Images of every PIL mode are read by :func:`brainscore.data.images.load_rgb`
+(16-bit scaled, transparency composited on the grey).
 """
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 
 from PIL import Image
 
-from brainscore import config
+from brainscore import caching, config
+from brainscore.caching import CacheWarning, code_hash, locked_entry, verify_manifest, write_manifest
+from brainscore.data.images import BACKGROUND_GREY, load_rgb
 from brainscore.data.stimuli import StimulusSet
 
-GREY = (128, 128, 128)
+GREY = BACKGROUND_GREY
 
 
 def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, source_visual_degrees: float,
@@ -55,31 +63,56 @@ def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, sou
     ValueError
         If either number of degrees is not positive.
     """
-    if target_visual_degrees <= 0 or source_visual_degrees <= 0:
-        raise ValueError(f"visual degrees must be positive, got target={target_visual_degrees}, "
-                         f"source={source_visual_degrees}")
+    for name, value in (("target", target_visual_degrees), ("source", source_visual_degrees)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} visual degrees must be a finite number > 0, got {value!r} "
+                             f"(target={target_visual_degrees!r}, source={source_visual_degrees!r})")
     if target_visual_degrees == source_visual_degrees:
         return stimulus_set
     ratio = target_visual_degrees / source_visual_degrees
     suffix = f"--target{target_visual_degrees:.2f}--source{source_visual_degrees:.2f}" + ("--png" if lossless else "")
-    folder = config.home() / "stimuli_on_screen" / f"{stimulus_set.content_hash()[:20]}{suffix}"
+    # keyed on the images' content and on the code that converts them (this module and what it imports)
+    code = code_hash(__name__)[:16]
+    folder = config.home() / "stimuli_on_screen" / f"{stimulus_set.content_hash()[:20]}-{code}{suffix}"
     names = {sid: _target_name(stimulus_set.get_stimulus(sid), sid, lossless) for sid in stimulus_set["stimulus_id"]}
-    if not folder.is_dir():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".partial-"))
-        try:
-            for sid, name in names.items():
-                _convert(stimulus_set.get_stimulus(sid), tmp / name, ratio)
-            try:
-                os.rename(tmp, folder)
-            except OSError:
-                if not folder.is_dir():
-                    raise
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+    if not _complete(folder, names):
+        with locked_entry(folder):
+            if not _complete(folder, names):  # another process may have written it while we waited
+                _write_folder(stimulus_set, folder, names, ratio)
     identifier = f"{stimulus_set.identifier}{suffix}" if stimulus_set.identifier else None
     return StimulusSet(stimulus_set.copy(), identifier=identifier,
                        stimulus_paths={sid: folder / name for sid, name in names.items()})
+
+
+def _complete(folder: Path, names: dict) -> bool:
+    """True when ``folder`` holds every converted image and each matches the folder's checksums.
+
+    A folder that fails (an image zeroed, truncated or edited) is reported, deleted and written again.
+    """
+    if not folder.is_dir():
+        return False
+    reason = verify_manifest(folder, list(names.values())) if caching.enabled() else None
+    if reason is None:
+        return True
+    warnings.warn(f"images placed on screen in {folder} failed verification: {reason}; they are converted "
+                  f"again", CacheWarning, stacklevel=3)
+    shutil.rmtree(folder, ignore_errors=True)
+    return False
+
+
+def _write_folder(stimulus_set: StimulusSet, folder: Path, names: dict, ratio: float) -> None:
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    for stale in folder.parent.glob(f".partial-{folder.name}-*"):  # left by a killed process (we hold the lock)
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".partial-{folder.name}-"))
+    try:
+        for sid, name in names.items():
+            _convert(stimulus_set.get_stimulus(sid), tmp / name, ratio)
+        write_manifest(tmp)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.rename(tmp, folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _target_name(path: Path, stimulus_id: str, lossless: bool) -> str:
@@ -89,16 +122,15 @@ def _target_name(path: Path, stimulus_id: str, lossless: bool) -> str:
 
 
 def _convert(source: Path, target: Path, ratio: float) -> None:
-    with Image.open(source) as image:
-        image = image.convert("RGB")
-        width, height = image.size
-        if ratio >= 1:
-            new_w, new_h = round(width * ratio), round(height * ratio)
-            canvas = Image.new("RGB", (new_w, new_h), GREY)
-            canvas.paste(image, ((new_w - width) // 2, (new_h - height) // 2))
-            result = canvas
-        else:
-            new_w, new_h = round(width * ratio), round(height * ratio)
-            left, top = (width - new_w) // 2, (height - new_h) // 2
-            result = image.crop((left, top, left + new_w, top + new_h))
-        result.save(target)
+    image = load_rgb(source, GREY)  # every PIL mode; transparency composited on the screen grey
+    width, height = image.size
+    if ratio >= 1:
+        new_w, new_h = round(width * ratio), round(height * ratio)
+        canvas = Image.new("RGB", (new_w, new_h), GREY)
+        canvas.paste(image, ((new_w - width) // 2, (new_h - height) // 2))
+        result = canvas
+    else:
+        new_w, new_h = round(width * ratio), round(height * ratio)
+        left, top = (width - new_w) // 2, (height - new_h) // 2
+        result = image.crop((left, top, left + new_w, top + new_h))
+    result.save(target)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase
+from brainscore.benchmarks.base import BenchmarkBase, callable_identity
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
@@ -141,7 +141,9 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
             raise ValueError(f"reliability_on must be 'train' or 'test', got {reliability_on!r}")
         super().__init__(identifier=identifier, version=version,
                          ceiling_func=(lambda: ceiling_func(self.test_recordings)) if ceiling_func is not None else None,
-                         parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key)
+                         parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key,
+                         ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
+                         ceiling_code=[ceiling_func] if ceiling_func is not None else [])
         self._sources = {"train": train_assembly, "test": test_assembly}
         self._loaded: dict[str, NeuroidAssembly] = {}
         self._averaged: dict[str, NeuroidAssembly] = {}

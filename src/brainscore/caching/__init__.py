@@ -1,7 +1,13 @@
-"""The content-keyed cache: keys built from everything a value depends on, atomic entries.
+"""The content-keyed cache: keys built from everything a value depends on (code included), verified
+entries, inter-process locks.
 
-See :mod:`brainscore.caching.cache`.
+See :mod:`brainscore.caching.cache` and :mod:`brainscore.caching.code`.
 """
-from brainscore.caching.cache import CODE_VERSION, Cache, content_key, enabled
+from brainscore.caching.cache import (Cache, CacheWarning, check_home, commit_file, content_key, enabled, entry_lock,
+                                      file_sha256, locked_entry, remove_stale_parts, verified, verify_file,
+                                      verify_manifest, write_manifest)
+from brainscore.caching.code import code_hash
 
-__all__ = ["Cache", "content_key", "enabled", "CODE_VERSION"]
+__all__ = ["Cache", "CacheWarning", "check_home", "content_key", "enabled", "code_hash", "commit_file", "entry_lock",
+           "file_sha256", "locked_entry", "remove_stale_parts", "verified", "verify_file", "verify_manifest",
+           "write_manifest"]

@@ -24,10 +24,10 @@ import argparse
 import fnmatch
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 from brainscore import config, registry
+from brainscore.data.store import safe_extract
 from brainscore.errors import BrainScoreError, ValidationError
 
 
@@ -203,8 +203,7 @@ def _read_stimulus_set(args, workdir: Path):
     base = None
     if args.stimulus_zip:
         base = workdir / "stimuli"
-        with zipfile.ZipFile(args.stimulus_zip) as archive:
-            archive.extractall(base)
+        safe_extract(Path(args.stimulus_zip), base)  # zip-bomb limits, no paths outside base
     elif args.stimulus_dir:
         base = Path(args.stimulus_dir)
     if base is not None:

@@ -10,6 +10,8 @@ ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of t
               "resamples); ci95: the bootstrap 95% percentile interval. The reference's own error (e.g. the SEM over "
               "cross-validation splits) is kept as error_reference in --json.")
 
+from brainscore.errors import BrainScoreError
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="score a model on a benchmark",
@@ -102,6 +104,24 @@ def _record(args, result=None, failure: BaseException | None = None) -> tuple[in
     return row, shown
 
 
+def _refuse_non_finite(result, model: str, benchmark: str) -> None:
+    """A NaN or infinite score is an error (exit code 2) with its reason, never ``"score": null``."""
+    value = float(result)
+    if math.isfinite(value):
+        return
+    reasons = []
+    for name in ("raw", "ceiling"):
+        part = result.attrs.get(name)
+        if part is not None and not math.isfinite(float(part)):
+            reasons.append(f"the {name} score is {float(part)}")
+    ceiling = result.attrs.get("ceiling")
+    if ceiling is not None and math.isfinite(float(ceiling)) and float(ceiling) == 0:
+        reasons.append("the ceiling is 0 (the data are not reliable enough to normalise by)")
+    reason = "; ".join(reasons) or "the metric returned a non-finite value"
+    raise BrainScoreError(f"the score of {model} on {benchmark} is {value} ({reason}); no number is reported. "
+                          f"Check the model's activations and the benchmark's data for constant or missing values")
+
+
 def run(args) -> int:
     from brainscore import api
 
@@ -116,6 +136,7 @@ def run(args) -> int:
         raise SystemExit(f"error: --bootstrap must be >= 0 (0 skips the interval), got {args.bootstrap}")
     try:
         result = api.score(args.model, args.benchmark, bootstrap=args.bootstrap, **kwargs)
+        _refuse_non_finite(result, args.model, args.benchmark)  # recorded as a failure, with its reason
     except Exception as failure:
         row, where = _record(args, failure=failure)
         if row is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Type
+from typing import Any, Callable, Type
 
 import numpy as np
 import pandas as pd
@@ -113,5 +113,15 @@ def load_cached_assembly(cache: Any, key: str, cls: type) -> Any | None:
 
 
 def save_cached_assembly(cache: Any, key: str, assembly: Any) -> Path:
-    """Store ``assembly`` under ``key`` in ``cache`` as uncompressed netCDF (atomic); returns its path."""
+    """Store ``assembly`` under ``key`` in ``cache`` as uncompressed netCDF (checksummed, atomic); returns its path."""
     return cache.write(key, "nc", lambda path: write_netcdf(assembly, path, compress=False))
+
+
+def cached_assembly(cache: Any, key: str, cls: type, build: Callable[[], Any]) -> Any:
+    """The assembly cached under ``key``, or ``build()``'s, stored; built under the entry's inter-process lock.
+
+    A second process asking for the same entry waits for the first and reads its file; an entry
+    that fails verification is reported, deleted and built again (see :mod:`brainscore.caching`).
+    """
+    return cache.read_or_write(key, "nc", lambda path: read_netcdf(path, cls), build,
+                               lambda assembly, path: write_netcdf(assembly, path, compress=False))

@@ -173,7 +173,10 @@ def publish(packaged: Packaged | Iterable[Packaged], destination: str, *, public
         for packaged_file in item.files:
             if packaged_file.name in files:
                 continue
+            _check_local(packaged_file, "before upload")  # never publish a hash that does not match the bytes
             uploaded = target.put(packaged_file, overwrite=overwrite)
+            if uploaded:
+                _check_local(packaged_file, "during upload")
             files[packaged_file.name] = PublishedFile(
                 packaged_file.name, target.location(packaged_file.name), target.url(packaged_file.name),
                 f"{store_folder}/{packaged_file.name}" if store_folder else packaged_file.name,
@@ -185,6 +188,26 @@ def publish(packaged: Packaged | Iterable[Packaged], destination: str, *, public
     if print_snippet:
         print(publication.snippet)
     return publication
+
+
+def _check_local(packaged_file: PackagedFile, when: str) -> None:
+    """The packaged file's bytes still have the sha256 and size of its manifest (checked even with ``check=False``).
+
+    Raises
+    ------
+    HashMismatchError
+        If the file changed after packaging (or is missing), naming it and both hashes.
+    """
+    path = Path(packaged_file.path)
+    try:
+        actual, size = remote.sha256_of(path), path.stat().st_size
+    except OSError as error:
+        raise HashMismatchError(f"packaged file {path} cannot be read ({error}); package the data again") from error
+    if actual != packaged_file.sha256 or size != packaged_file.size:
+        raise HashMismatchError(f"packaged file {path} changed {when}: its sha256 is {actual} ({size} bytes), the "
+                                f"manifest says {packaged_file.sha256} ({packaged_file.size} bytes). Nothing with a "
+                                f"wrong hash is published: package the data again (brainscore data package) and "
+                                f"publish the new manifest")
 
 
 class _Target:

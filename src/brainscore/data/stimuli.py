@@ -120,14 +120,14 @@ class StimulusSet(pd.DataFrame):
         return digest.hexdigest()
 
 
-_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+_FILE_HASHES: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:
-    """sha256 hex digest of a file, memoised per (path, size, mtime) within the process."""
+    """sha256 hex digest of a file, memoised within the process per (path, inode, size, mtime, ctime)."""
     path = Path(path)
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     if key not in _FILE_HASHES:
         digest = hashlib.sha256()
         with open(path, "rb") as f:

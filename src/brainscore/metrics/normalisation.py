@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from brainscore.errors import ValidationError
 from brainscore.metrics.score import Score
 
 __all__ = ["explained_variance", "ceil_score", "bound_score", "FORMULAS"]
@@ -60,6 +61,16 @@ def _wrap(value: Any, **attrs: Any) -> Score:
     return score
 
 
+def _check_ceiling(c: Any) -> None:
+    """A ceiling must be finite and positive to normalise by; otherwise the ceiled score is inf or NaN."""
+    values = np.asarray(c, dtype=float)
+    bad = ~np.isfinite(values) | (values <= 0)
+    if bad.any():
+        raise ValidationError(f"the ceiling is {values.ravel()[bad.ravel()][:5].tolist()} (it must be finite and > 0 to "
+                              f"normalise by): the data are not reliable enough (too few repetitions, or constant "
+                              f"responses); report the raw score instead, or use more data for the ceiling")
+
+
 def explained_variance(raw: Score, ceiling: Score, formula: str = "r2_over_ceiling") -> Score:
     """Ceiled neural predictivity: ``r² / ceiling`` (default) or ``(r / ceiling)²`` (``"legacy"``).
 
@@ -83,6 +94,8 @@ def explained_variance(raw: Score, ceiling: Score, formula: str = "r2_over_ceili
     ------
     ValueError
         For an unknown ``formula``.
+    ValidationError
+        For a ceiling that is NaN, infinite, zero or negative (the ceiled score would be inf or NaN).
 
     Examples
     --------
@@ -93,6 +106,7 @@ def explained_variance(raw: Score, ceiling: Score, formula: str = "r2_over_ceili
     if formula not in FORMULAS:
         raise ValueError(f"unknown normalisation formula {formula!r}; choose one of {FORMULAS}")
     r, c = _value(raw), _value(ceiling)
+    _check_ceiling(c)
     sr, sc = _error(raw), _error(ceiling)
     with np.errstate(invalid="ignore", divide="ignore"):
         if formula == "r2_over_ceiling":
@@ -119,6 +133,7 @@ def ceil_score(score: Score, ceiling: Score) -> Score:
         ``sqrt((σ_x/c)² + (x/c² · σ_c)²)``) and ``error_raw_only`` (``σ_x / c``).
     """
     x, c = _value(score), _value(ceiling)
+    _check_ceiling(c)
     sx, sc = _error(score), _error(ceiling)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = x / c

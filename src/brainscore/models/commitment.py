@@ -183,15 +183,12 @@ class LayerCandidates:
         if features.n_features <= self.n_components:
             return features.assembly(stimuli, model_id)
         cache = Cache("activations_pca")
-        key = None
-        if features.path is not None:
+        if features.path is not None:  # the activation file's name is its full key (content and code)
             key = content_key(kind="selection-pca", activations=features.path.stem,
                               n_components=self.n_components, method=_PCA_VERSION)
-        scores = cache.load(key) if key else None
-        if scores is None:
+            scores = cache.get_or_compute(key, lambda: gram_pca(features.matrix(), self.n_components))
+        else:
             scores = gram_pca(features.matrix(), self.n_components)
-            if key:
-                cache.save(key, scores)
         rows = features.rows_for(stimuli["stimulus_id"].astype(str).to_numpy())
         k = scores.shape[1]
         num = np.arange(k)
@@ -258,6 +255,10 @@ class ModelCommitment(BrainModel):
         self.activations_model = activations_model
         self.layers = list(layers)
         self.region_layer_map: dict[str, str] = dict(region_layer_map or {})
+        if not isinstance(visual_degrees, (int, float, np.integer, np.floating)) or isinstance(visual_degrees, bool) \
+                or not np.isfinite(visual_degrees) or visual_degrees <= 0:
+            raise ValidationError(f"visual_degrees must be a finite number of degrees > 0 (the model's field of "
+                                  f"view, 8 by default), got {visual_degrees!r}")
         self._visual_degrees = float(visual_degrees)
         self.behavioral_readout_layer = behavioral_readout_layer or self.layers[-1]
         self.layer_scorer = layer_scorer
@@ -278,6 +279,18 @@ class ModelCommitment(BrainModel):
     def visual_degrees(self) -> float:
         """Width of the model's field of view in degrees (the side of its square input)."""
         return self._visual_degrees
+
+    @property
+    def weights_hash(self) -> str | None:
+        """sha256 of the weights of the activations model, or None when it is not a torch network."""
+        return getattr(self.activations_model, "weights_hash", None)
+
+    @property
+    def architecture_fingerprint(self) -> str | None:
+        """sha256 of the network's architecture and forward code (see
+        :func:`brainscore.models.fingerprint.architecture_fingerprint`), or None when the activations
+        model is not a torch network."""
+        return getattr(self.activations_model, "architecture_fingerprint", None)
 
     def start_recording(self, recording_target: str, time_bins: Sequence[tuple[int, int]] | None = None) -> None:
         """Record from ``recording_target`` in ``time_bins`` ((start, end) ms; default 70-170) from now on.
@@ -383,12 +396,17 @@ class ModelCommitment(BrainModel):
         """
         if region in self.region_layer_map:
             return self.region_layer_map[region]
+        near = [key for key in self.region_layer_map if str(key).casefold() == str(region).casefold()]
+        if near:
+            raise ValidationError(f"model {self.identifier!r} has a layer for region {near[0]!r} but is asked for "
+                                  f"{region!r}: region names are case-sensitive; use "
+                                  f"region_layer_map={{{region!r}: {self.region_layer_map[near[0]]!r}}}")
         if self.layer_scorer is None:
+            middle = self.layers[len(self.layers) // 2]
             raise BrainScoreError(
                 f"model {self.identifier!r} has no layer committed to region {region!r} and no layer scorer to "
-                f"select one: no selection data exists for {region!r} here. Give a map, e.g. "
-                f"region_layer_map={{{region!r}: {self.layers[len(self.layers) // 2]!r}}} (candidates: "
-                f"{self.layers}), or `--layer {region}={self.layers[len(self.layers) // 2]}` on the command line.")
+                f"select one. Give a map, e.g. region_layer_map={{{region!r}: {middle!r}}} (candidates: "
+                f"{self.layers}), or `--layer {middle}` on the command line (it commits the benchmark's region).")
         selection = self._select(region)
         self.region_layer_map[region] = selection["layer"]
         self.layer_scores[region] = dict(selection["scores"])
@@ -398,16 +416,18 @@ class ModelCommitment(BrainModel):
         model = self.activations_model
         preprocessing = getattr(model, "preprocessing", None)
         return content_key(kind="layer_selection", weights=getattr(model, "weights_hash", self.identifier),
+                           architecture=getattr(model, "architecture_fingerprint", None),
+                           numerics=model.numerics() if hasattr(model, "numerics") else None,
                            preprocessing=preprocessing.key() if preprocessing is not None else None,
                            layers=self.layers, region=region, visual_degrees=self._visual_degrees,
                            scorer=_scorer_identity(self.layer_scorer), pca=[SELECTION_PCA_COMPONENTS, _PCA_VERSION])
 
     def _select(self, region: str) -> dict[str, Any]:
-        cache = Cache("layer_selection")
-        key = self._selection_key(region)
-        cached = cache.load(key)
-        if cached is not None:
-            return cached
+        # keyed on this module's code and the scorer's (its module and what that imports)
+        cache = Cache("layer_selection", code=[self.layer_scorer])
+        return cache.get_or_compute(self._selection_key(region), lambda: self._score_layers(region))
+
+    def _score_layers(self, region: str) -> dict[str, Any]:
         scores = self.layer_scorer(region, self.candidates())
         scores = {str(layer): float(score) for layer, score in dict(scores).items()}
         unknown = [layer for layer in scores if layer not in self.layers]
@@ -419,9 +439,7 @@ class ModelCommitment(BrainModel):
             raise BrainScoreError(f"layer scorer gave no finite score for region {region!r} of "
                                   f"{self.identifier!r} (scores: {scores})")
         best = max(ordered, key=lambda layer: scores[layer])  # first of equal maxima, in depth order
-        selection = {"layer": best, "scores": scores, "region": region, "scorer": _scorer_identity(self.layer_scorer)}
-        cache.save(key, selection)
-        return selection
+        return {"layer": best, "scores": scores, "region": region, "scorer": _scorer_identity(self.layer_scorer)}
 
     # ---- helpers ------------------------------------------------------------------------------
     def _features(self, stimuli: StimulusSet, layer: str, number_of_trials: int = 1,

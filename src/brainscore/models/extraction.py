@@ -10,10 +10,21 @@ the model's *name*. Here:
 - each batch's flattened features go straight to one ``.npy`` file per layer on disk, so memory
   holds one batch of the hooked layers, never all layers of all images; a file is written under a
   temporary name and renamed into place when complete (safe for two processes at once);
-- the file's cache key is the *content* of everything that determines it: weights hash,
-  preprocessing, the stimulus set's content hash (ids and file bytes), layer, the microsaccade
-  plan, and :data:`brainscore.caching.CODE_VERSION`. Cached layers are never recomputed, and a
-  run whose layers are all cached does no forward pass;
+- the file's cache key is the *content* of everything that determines it: weights hash, the
+  architecture fingerprint (module tree, constructor settings, forward code:
+  :mod:`brainscore.models.fingerprint`), preprocessing (memory format included), the stimulus
+  set's content hash (ids and file bytes), layer, the microsaccade plan, the numerics (device, the
+  parameters' dtypes, torch's CPU thread count) and the code of this module and those it imports
+  (:func:`brainscore.caching.code_hash`). Cached layers are never recomputed, and a run whose
+  layers are all cached does no forward pass. Each file is written with its sha256 and verified
+  when read (a bad file is reported, deleted and recomputed); a layer is computed under an
+  inter-process lock, so a second process waits for the first one's file;
+- **thread count**: PyTorch's CPU kernels split sums across threads, so the same network gives
+  activations that differ in the last bits with 1 and with 2 threads (up to 5e-5 on
+  EfficientNet-Lite0; scores move by ~3e-8). Rather than force one thread (several times slower),
+  the key includes ``torch.get_num_threads()`` on the CPU: a cache shared by machines with other
+  thread counts keeps one entry per count, and every entry is exactly what a fresh run with that
+  count computes;
 - rows of a cached file are in sorted ``stimulus_id`` order (the order of
   :meth:`StimulusSet.content_hash`), so stimulus sets with the same content in another row order
   share the file;
@@ -26,7 +37,9 @@ the model's *name*. Here:
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import sys
 import tempfile
@@ -39,7 +52,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from brainscore import caching
-from brainscore.caching import Cache, content_key
+from brainscore.caching import Cache, content_key, locked_entry, verified
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
@@ -141,8 +154,8 @@ def microsaccade_shifts(number_of_trials: int, image_size: int, visual_degrees: 
     """
     if number_of_trials < 1:
         raise ValueError(f"number_of_trials must be at least 1, got {number_of_trials}")
-    if visual_degrees is None or visual_degrees <= 0:
-        raise ValueError(f"microsaccades need the model's visual degrees (> 0), got {visual_degrees!r}")
+    if visual_degrees is None or not np.isfinite(visual_degrees) or visual_degrees <= 0:
+        raise ValueError(f"microsaccades need the model's visual degrees (finite, > 0), got {visual_degrees!r}")
     radius = extent_degrees / visual_degrees * image_size
     fraction = np.sqrt(np.arange(number_of_trials) / number_of_trials)
     r, theta = fraction * radius, 2 * np.pi * fraction
@@ -340,28 +353,42 @@ def _presentation_coords(stimuli, trials, shifts, visual_degrees, image_size):
 
 
 class _NpyWriter:
-    """Appends rows to a ``.npy`` file written under a temporary name; ``commit`` renames it into place."""
+    """Appends rows to a ``.npy`` file written under a temporary name; ``commit`` renames it into place.
 
-    def __init__(self, target: Path, rows: int):
+    With ``checksum=True`` the file's sha256 is computed while writing and stored beside it
+    (:func:`brainscore.caching.commit_file`) before the rename.
+    """
+
+    def __init__(self, target: Path, rows: int, checksum: bool = True):
         self.target = Path(target)
         self.rows = rows
         self.written = 0
+        self.checksum = checksum
+        self.digest = hashlib.sha256()
         self.target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.", suffix=".part")
         self.tmp = Path(tmp)
-        self.file = os.fdopen(fd, "wb")
+        self.file = os.fdopen(fd, "wb", buffering=0)
         self.unit_shape: tuple[int, ...] | None = None
+
+    def _write(self, data) -> None:
+        self.digest.update(data)
+        view = memoryview(data).cast("B")
+        while len(view):  # unbuffered: each batch is on disk (and in the file's size) once written
+            view = view[self.file.write(view):]
 
     def append(self, batch: np.ndarray) -> None:
         batch = np.ascontiguousarray(batch, dtype="<f4")
         if self.unit_shape is None:
             self.unit_shape = tuple(batch.shape[1:])
             header = {"descr": "<f4", "fortran_order": False, "shape": (self.rows, *self.unit_shape)}
-            np.lib.format.write_array_header_2_0(self.file, header)
+            buffer = io.BytesIO()
+            np.lib.format.write_array_header_2_0(buffer, header)
+            self._write(buffer.getvalue())
         elif tuple(batch.shape[1:]) != self.unit_shape:
             raise BrainScoreError(f"layer output changed shape between batches: {self.unit_shape} then "
                                   f"{tuple(batch.shape[1:])}; images must all be preprocessed to one size")
-        batch.tofile(self.file)
+        self._write(memoryview(batch).cast("B"))
         self.written += batch.shape[0]
 
     def commit(self) -> Path:
@@ -369,7 +396,10 @@ class _NpyWriter:
         if self.written != self.rows:
             self.abort()
             raise BrainScoreError(f"wrote {self.written} rows to {self.target.name}, expected {self.rows}")
-        os.replace(self.tmp, self.target)
+        if self.checksum:
+            caching.commit_file(self.tmp, self.target, self.digest.hexdigest())
+        else:
+            os.replace(self.tmp, self.target)
         return self.target
 
     def abort(self) -> None:
@@ -432,6 +462,7 @@ class ActivationsExtractor:
         self.prefetch = prefetch
         self.background_writes = background_writes
         self._weights_hash = weights_hash
+        self._fingerprint: tuple[tuple, str] | None = None
         self._moved = False
         self.forward_passes = 0  # batches run through the network (for tests and reports)
         self.visual_degrees: float | None = None  # set by a ModelCommitment for microsaccades
@@ -443,6 +474,24 @@ class ActivationsExtractor:
             self._weights_hash = state_dict_hash(self.model)
         return self._weights_hash
 
+    @property
+    def architecture_fingerprint(self) -> str:
+        """sha256 of the network's module tree, settings and forward code, in ``eval()`` mode.
+
+        See :func:`brainscore.models.fingerprint.architecture_fingerprint`. Computed on first use and
+        again whenever the module tree changes (a sub-module replaced, added or removed); a setting
+        changed in place on an existing module after the first extraction (``conv.stride = 1``) is
+        not noticed within this extractor: build a new one after editing a network, as for its
+        weights. The network is put in ``eval()`` mode first, as extraction runs it.
+        """
+        from brainscore.models.fingerprint import architecture_fingerprint
+
+        structure = tuple((name, id(module), type(module)) for name, module in self.model.named_modules())
+        if self._fingerprint is None or self._fingerprint[0] != structure:
+            self.model.eval()
+            self._fingerprint = (structure, architecture_fingerprint(self.model))
+        return self._fingerprint[1]
+
     def set_visual_degrees(self, visual_degrees: float) -> None:
         """Field of view (degrees) used to size microsaccades."""
         self.visual_degrees = float(visual_degrees)
@@ -452,9 +501,28 @@ class ActivationsExtractor:
         return [name for name, _ in self.model.named_modules() if name] + [LOGITS]
 
     # ---- cache keys ---------------------------------------------------------------------------
-    def _key(self, stimuli_hash: str, layer: str, plan: dict) -> str:
-        return content_key(kind="activations", weights=self.weights_hash, preprocessing=self.preprocessing.key(),
-                           stimuli=stimuli_hash, layer=layer, plan=plan)
+    def numerics(self) -> dict:
+        """What decides the floating-point result besides the inputs: device, parameter dtypes, CPU threads.
+
+        On the CPU the thread count is part of it (see the module notes); on a GPU the device name.
+        """
+        import torch
+
+        dtypes = sorted({str(p.dtype) for p in self.model.parameters()} | {str(b.dtype) for b in self.model.buffers()})
+        values: dict[str, Any] = {"device": self.device.type, "dtypes": dtypes}
+        if self.device.type == "cpu":
+            values["threads"] = torch.get_num_threads()
+        elif self.device.type == "cuda":
+            values["device_name"] = torch.cuda.get_device_name(self.device)
+            values["tf32"] = [torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32]
+        return values
+
+    def _key(self, stimuli_hash: str, layer: str, plan: dict, architecture: str | None = None,
+             numerics: dict | None = None) -> str:
+        return content_key(kind="activations", weights=self.weights_hash,
+                           architecture=architecture or self.architecture_fingerprint,
+                           preprocessing=self.preprocessing.key(), stimuli=stimuli_hash, layer=layer, plan=plan,
+                           numerics=numerics or self.numerics())
 
     # ---- main entry points --------------------------------------------------------------------
     def __call__(self, stimuli: StimulusSet, layers: Sequence[str], number_of_trials: int = 1,
@@ -521,19 +589,37 @@ class ActivationsExtractor:
         size = self.preprocessing.image_size
         cache = Cache(_CACHE_NAMESPACE)
         use_cache = caching.enabled()
+        architecture, numerics = self.architecture_fingerprint, self.numerics()
         result: dict[str, LayerFeatures] = {}
         missing: dict[str, Path] = {}
         for layer in layers:
-            path = cache.path(self._key(stimuli_hash, layer, plan), "npy")
-            if use_cache and path.is_file():
+            path = cache.path(self._key(stimuli_hash, layer, plan, architecture, numerics), "npy")
+            if use_cache and verified(path):
                 result[layer] = LayerFeatures(layer, path, ids, trials, shifts, degrees, size)
             else:
                 if not use_cache:
                     path = Path(tempfile.mkdtemp(prefix="brainscore-activations-")) / f"{len(missing)}.npy"
                 missing[layer] = path
+        with contextlib.ExitStack() as locks:
+            if missing and use_cache:
+                # one lock per entry, taken in a fixed order (no deadlock between processes); a process
+                # that waited here finds the other one's verified files and computes only the rest
+                for path in sorted(missing.values()):
+                    locks.enter_context(locked_entry(path))
+                for layer, path in list(missing.items()):
+                    if verified(path):
+                        result[layer] = LayerFeatures(layer, path, ids, trials, shifts, degrees, size)
+                        del missing[layer]
+            if missing:
+                paths = [stimuli.get_stimulus(i) for i in ids]
+                try:
+                    self._run(paths, missing, shifts, trials, checksum=use_cache)
+                except ValidationError as error:  # an unreadable image: name its stimulus ids too
+                    named = [str(i) for i, p in zip(ids, paths) if str(p) in str(error)]
+                    if not named:
+                        raise
+                    raise ValidationError(f"stimulus {', '.join(named[:5])}: {error}") from error
         if missing:
-            paths = [stimuli.get_stimulus(i) for i in ids]
-            self._run(paths, missing, shifts, trials)
             for layer, path in missing.items():
                 features = LayerFeatures(layer, path, ids, trials, shifts, degrees, size)
                 if not use_cache:
@@ -558,7 +644,8 @@ class ActivationsExtractor:
             self._moved = True
         self.model.eval()
 
-    def _run(self, paths: Sequence[Path], targets: Mapping[str, Path], shifts: np.ndarray, trials: int) -> None:
+    def _run(self, paths: Sequence[Path], targets: Mapping[str, Path], shifts: np.ndarray, trials: int,
+             checksum: bool = True) -> None:
         """Run the network over ``paths`` (unique files once) and stream each target layer to its file."""
         import torch
         from tqdm.auto import tqdm
@@ -572,7 +659,8 @@ class ActivationsExtractor:
         unique_paths = list(unique)
         duplicates = len(unique_paths) != len(paths)
         rows = len(unique_paths) * trials
-        writers = {layer: _NpyWriter(target if not duplicates else target.with_suffix(".unique.npy"), rows)
+        writers = {layer: (_NpyWriter(target.with_suffix(".unique.npy"), rows, checksum=False) if duplicates
+                           else _NpyWriter(target, rows, checksum=checksum))
                    for layer, target in targets.items()}
         outputs: dict[str, Any] = {}
         calls: dict[str, int] = {}
@@ -671,13 +759,13 @@ class ActivationsExtractor:
                 writer_pool.shutdown(wait=True, cancel_futures=True)
         if duplicates:
             for layer, target in targets.items():
-                _expand_rows(writers[layer].target, target, first_of, trials)
+                _expand_rows(writers[layer].target, target, first_of, trials, checksum)
 
 
-def _expand_rows(unique_file: Path, target: Path, first_of: np.ndarray, trials: int) -> None:
+def _expand_rows(unique_file: Path, target: Path, first_of: np.ndarray, trials: int, checksum: bool = True) -> None:
     """Write ``target`` with one row block per stimulus from a file of unique images' rows, then delete it."""
     source = np.load(unique_file, mmap_mode="r")
-    writer = _NpyWriter(target, len(first_of) * trials)
+    writer = _NpyWriter(target, len(first_of) * trials, checksum=checksum)
     try:
         step = 256
         for start in range(0, len(first_of), step):

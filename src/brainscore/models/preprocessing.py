@@ -4,10 +4,9 @@ Brain-Score's PyTorch wrapper (Schrimpf et al. 2020) loads every stimulus with P
 RGB, resizes it and normalises it with torchvision transforms. This module reproduces those steps
 with PIL and torch alone (no torchvision), operation for operation, so the tensors are bitwise equal:
 
-- loading: images in a mode containing ``L``, ``A`` or ``P`` (grey, alpha, palette) are pasted on
-  a new black RGB image of the same size, which converts them to RGB and drops alpha; other RGB
-  images are used as they are. Other modes (CMYK, 16-bit) are converted with ``Image.convert("RGB")``,
-  where the reference would fail later.
+- loading: :func:`brainscore.data.images.load_rgb` converts every PIL mode to 8-bit RGB: RGB, grey
+  and palette images exactly as the reference; 16-bit grey scaled to 8 bits (the reference clips it
+  to white); images with alpha composited over the screen grey (the reference drops alpha).
 - ``"imagenet"`` mode (the reference's default): ``Resize((S, S))``: the image is squashed to a
   square with PIL's bilinear filter (antialiased when downscaling), no crop; then ``ToTensor``
   (uint8 / 255) and ``Normalize`` with mean (0.485, 0.456, 0.406), std (0.229, 0.224, 0.225).
@@ -35,39 +34,15 @@ MODES = ("imagenet", "inception")
 
 
 def load_image(path: str | Path):
-    """Load an image file as an RGB :class:`PIL.Image.Image`, as the reference does.
+    """An image file as 8-bit RGB: :func:`brainscore.data.images.load_rgb` (every PIL mode; see there).
 
-    Images whose mode contains ``L``, ``A`` or ``P`` (grey ``L``/``LA``, alpha ``RGBA``, palette
-    ``P``) are pasted onto a new RGB image of the same size (alpha is dropped, not composited); RGB
-    images are returned as loaded; any other mode (``CMYK``, ``I;16``…) is converted to RGB.
-
-    Parameters
-    ----------
-    path : str or Path
-        Image file (any format PIL reads).
-
-    Returns
-    -------
-    PIL.Image.Image
-        Mode ``RGB``, the file's size.
-
-    Raises
-    ------
-    FileNotFoundError
-        If ``path`` does not exist.
+    RGB, grey and palette images give the reference's values; 16-bit images are scaled to 8 bits;
+    transparent pixels are composited over the screen grey (the reference drops alpha). Raises
+    ``FileNotFoundError`` for a missing file and ``ValidationError`` for an unreadable one.
     """
-    from PIL import Image
+    from brainscore.data.images import load_rgb
 
-    with Image.open(path) as image:
-        mode = image.mode.upper()
-        if "L" in mode or "A" in mode or "P" in mode:
-            rgb = Image.new("RGB", image.size)
-            rgb.paste(image)
-            return rgb
-        if image.mode != "RGB":
-            return image.convert("RGB")
-        image.load()
-        return image.copy()
+    return load_rgb(path)
 
 
 def _resize_shorter_side(width: int, height: int, size: int) -> tuple[int, int]:
@@ -142,7 +117,6 @@ class Preprocessing:
         hold exactly what a fresh run would compute.
         """
         values = asdict(self)
-        values["loader"] = "pil-rgb-paste/1"
         return values
 
     # ---- steps -------------------------------------------------------------------------------

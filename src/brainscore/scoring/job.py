@@ -5,6 +5,7 @@ import time
 from typing import Any
 
 from brainscore import registry
+from brainscore.caching import check_home
 from brainscore.data import store
 from brainscore.metrics.score import Score
 from brainscore.progress import stage
@@ -113,6 +114,7 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
     if int(bootstrap) < 0:
         raise ValueError(f"bootstrap must be a number of resamples >= 0 (0 skips the interval), got {bootstrap}")
     start, started = _provenance.utc_now(), time.perf_counter()
+    check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, **model_kwargs)
     with store.recording_files() as data_files, stage(f"scoring {model_identifier} on {benchmark_identifier}"):

@@ -108,14 +108,15 @@ def test_misaligned_stimuli_raise_alignment_error():
         load_metric("pls", crossvalidation_kwargs=dict(stratification_coord=None))(source, target)
 
 
-def test_nan_r_propagates_to_a_nan_score():
+def test_a_constant_neuroid_is_an_error_not_a_nan_score():
+    """The reference lets one constant neuroid's NaN r make the whole score NaN (issue 10): refused here."""
     source, target = _pair(n=60, p=30, q=4)
     values = target.values.copy()
-    values[:, 2] = 1.0                                     # a constant neuroid: r is NaN in every split
+    values[:, 2] = 1.0                                     # a constant neuroid: r would be NaN in every split
     target = target.copy(data=values)
-    score = load_metric("ridge", crossvalidation_kwargs=dict(stratification_coord=None))(source, target)
-    assert np.isnan(float(score))
-    assert np.isnan(score.attrs["raw"].values[:, 2]).all()
+    with pytest.raises(ValidationError, match="same response to every stimulus") as info:
+        load_metric("ridge", crossvalidation_kwargs=dict(stratification_coord=None))(source, target)
+    assert str(target["neuroid_id"].values[2]) in str(info.value) if "neuroid_id" in target.coords else True
 
 
 def test_bad_dims_and_kwargs():

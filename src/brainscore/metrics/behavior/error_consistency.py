@@ -144,6 +144,11 @@ def _aggregate(kappas: np.ndarray, conditions, columns, column_dim: str, **coord
         per_column = np.nanmean(kappas, axis=0)
         center = abs(float(np.nanmean(per_column)))
         error = float(np.nanstd(kappas))
+    if not np.isfinite(center):
+        raise ValidationError(f"error consistency is undefined for every one of the {kappas.size} (condition, "
+                              f"{column_dim}) pairs: in each, the observers are always right or always wrong "
+                              f"(expected agreement 1, kappa 0/0), so there are no errors to compare; use "
+                              f"conditions where the model and the subjects make some errors")
     raw = DataAssembly(kappas, dims=("condition", column_dim),
                        coords={"condition": list(conditions), column_dim: list(columns), **coords})
     return Score.of(center, error=error, raw=raw)

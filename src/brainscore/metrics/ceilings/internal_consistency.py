@@ -31,6 +31,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
+from brainscore.metrics.kernels._namespace import namespace_of_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns, pearsonr_columns_nan, spearman_brown
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import shuffle_split
@@ -54,7 +55,8 @@ def split_half_consistency(values: np.ndarray, stimulus_codes: np.ndarray, repet
     halves : ndarray of shape (n_splits, n_repetitions)
         1 where a repetition value is in the first half of a split, 0 where in the second.
     xp_device : str, optional
-        A torch device (e.g. ``"cuda"``) to run the dense part on; default numpy.
+        A torch device (e.g. ``"cuda"``) to run the dense part on; default numpy. The dense part is
+        written once against the Array API namespace of :mod:`brainscore.metrics.kernels._namespace`.
 
     Returns
     -------
@@ -81,12 +83,10 @@ def split_half_consistency(values: np.ndarray, stimulus_codes: np.ndarray, repet
     sums = sums.reshape(n_reps, n_stimuli * n_cols)
     counts = counts.reshape(n_reps, -1)               # (n_reps, n_stimuli) or (n_reps, n_stimuli * n_cols)
     halves = np.asarray(halves, dtype=np.float64)
-    if xp_device is not None:
-        import torch
-        t = lambda a: torch.as_tensor(np.ascontiguousarray(a), device=xp_device)  # noqa: E731
-        sums, counts, halves = t(sums), t(counts), t(halves)
+    xp, device = namespace_of_device(xp_device)
+    sums, counts, halves = (xp.asarray(np.ascontiguousarray(a), device=device) for a in (sums, counts, halves))
     # one pass over the sums: every split's first half, and (last row) all repetitions together
-    with_total = _append_ones_row(halves)
+    with_total = xp.concat([halves, xp.ones_like(halves[:1])], axis=0)
     first_sum = with_total @ sums                     # (n_splits + 1, n_stimuli * n_cols)
     second_sum = first_sum[-1:] - first_sum[:-1]
     first_sum = first_sum[:-1]
@@ -95,21 +95,13 @@ def split_half_consistency(values: np.ndarray, stimulus_codes: np.ndarray, repet
     first_count = first_count[:-1]
     shape = (n_splits, n_stimuli, n_cols if counts.shape[1] != n_stimuli or n_cols == 1 else 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        first = first_sum.reshape(n_splits, n_stimuli, n_cols) / first_count.reshape(shape)
-        second = second_sum.reshape(n_splits, n_stimuli, n_cols) / second_count.reshape(shape)
-    if complete and bool((first_count > 0).all()) and bool((second_count > 0).all()):
+        first = xp.reshape(first_sum, (n_splits, n_stimuli, n_cols)) / xp.reshape(first_count, shape)
+        second = xp.reshape(second_sum, (n_splits, n_stimuli, n_cols)) / xp.reshape(second_count, shape)
+    if complete and bool(xp.all(first_count > 0)) and bool(xp.all(second_count > 0)):
         r = pearsonr_columns(first, second, axis=1)   # (n_splits, n_cols)
     else:                                             # a stimulus without trials in a half: leave it out
         r = pearsonr_columns_nan(first, second, axis=1)
-    r = r.detach().cpu().numpy() if xp_device is not None else np.asarray(r)
-    return spearman_brown(r)
-
-
-def _append_ones_row(a: Any) -> Any:
-    if type(a).__module__.startswith("torch"):
-        import torch
-        return torch.cat([a, torch.ones_like(a[:1])], dim=0)
-    return np.concatenate([a, np.ones_like(a[:1])], axis=0)
+    return spearman_brown(to_numpy(r))
 
 
 class InternalConsistency(Ceiling):

@@ -1,7 +1,8 @@
 """Correlation kernels: Pearson r per column, Spearman-Brown, source-by-target correlation matrices.
 
-Pure array functions on numpy arrays or torch tensors (CPU or CUDA), vectorised over columns
-(neuroids); they compute in float64 whatever the input precision.
+Pure array functions on numpy arrays or torch tensors (CPU or CUDA), written once against the Array
+API namespace of :mod:`._namespace`, vectorised over columns (neuroids); they compute in float64
+whatever the input precision and return arrays of the input's library and device.
 
 Pearson's product-moment correlation (Pearson 1896) of two columns ``a`` and ``b`` over ``n``
 stimuli is ``r = Σ(a - ā)(b - b̄) / sqrt(Σ(a - ā)² Σ(b - b̄)²)``: the value
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from brainscore.metrics.kernels._backend import backend
+from brainscore.metrics.kernels._namespace import device, namespace
 
 __all__ = ["pearsonr_columns", "pearsonr_columns_nan", "spearman_brown", "correlation_matrix"]
 
@@ -50,16 +51,16 @@ def pearsonr_columns(a: Array, b: Array, axis: int = 0) -> Array:
         If the shapes differ.
     """
     _check_pair(a, b)
-    xp = backend(a, b)
-    a, b = xp.asarray(a), xp.asarray(b)
+    xp, dev = namespace(a, b), device(a, b)
+    a, b = xp.asarray(a, device=dev), xp.asarray(b, device=dev)
     # scipy returns NaN for an exactly constant column; centring alone can leave rounding residue
     first = _take_first(a, axis), _take_first(b, axis)
-    constant = (a == first[0]).all(axis=axis) | (b == first[1]).all(axis=axis)
-    a, b = xp.astype(a, xp.float64), xp.astype(b, xp.float64)
-    a = a - a.mean(axis=axis, keepdims=True)
-    b = b - b.mean(axis=axis, keepdims=True)
-    numerator = (a * b).sum(axis=axis)
-    denominator = xp.sqrt((a * a).sum(axis=axis) * (b * b).sum(axis=axis))
+    constant = xp.all(a == first[0], axis=axis) | xp.all(b == first[1], axis=axis)
+    a, b = xp.astype(a, xp.float64, copy=False), xp.astype(b, xp.float64, copy=False)
+    a = a - xp.mean(a, axis=axis, keepdims=True)
+    b = b - xp.mean(b, axis=axis, keepdims=True)
+    numerator = xp.sum(a * b, axis=axis)
+    denominator = xp.sqrt(xp.sum(a * a, axis=axis) * xp.sum(b * b, axis=axis))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = numerator / denominator
     return xp.where(constant | (denominator == 0), float("nan"), r)
@@ -89,18 +90,18 @@ def pearsonr_columns_nan(a: Array, b: Array, axis: int = 0) -> Array:
         NaN where fewer than two rows are complete or a column is constant over them.
     """
     _check_pair(a, b)
-    xp = backend(a, b)
-    a, b = xp.astype(xp.asarray(a), xp.float64), xp.astype(xp.asarray(b), xp.float64)
+    xp, dev = namespace(a, b), device(a, b)
+    a, b = xp.asarray(a, dtype=xp.float64, device=dev), xp.asarray(b, dtype=xp.float64, device=dev)
     valid = ~(xp.isnan(a) | xp.isnan(b))
-    w = xp.astype(valid, xp.float64)
+    w = xp.astype(valid, xp.float64, copy=False)
     a, b = xp.where(valid, a, 0.0), xp.where(valid, b, 0.0)
-    count = w.sum(axis=axis, keepdims=True)
+    count = xp.sum(w, axis=axis, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        a = (a - a.sum(axis=axis, keepdims=True) / count) * w
-        b = (b - b.sum(axis=axis, keepdims=True) / count) * w
-        numerator = (a * b).sum(axis=axis)
-        denominator = xp.sqrt((a * a).sum(axis=axis) * (b * b).sum(axis=axis))
-        count = w.sum(axis=axis)
+        a = (a - xp.sum(a, axis=axis, keepdims=True) / count) * w
+        b = (b - xp.sum(b, axis=axis, keepdims=True) / count) * w
+        numerator = xp.sum(a * b, axis=axis)
+        denominator = xp.sqrt(xp.sum(a * a, axis=axis) * xp.sum(b * b, axis=axis))
+        count = xp.sum(w, axis=axis)
         r = numerator / denominator
     return xp.where((denominator == 0) | (count < 2), float("nan"), r)
 
@@ -145,12 +146,12 @@ def correlation_matrix(x: Array, y: Array) -> Array:
     if x.ndim != 2 or y.ndim != 2 or x.shape[0] != y.shape[0]:
         raise ValueError(f"x and y must be 2-D with the same number of rows (stimuli); got {tuple(x.shape)} and "
                          f"{tuple(y.shape)}")
-    xp = backend(x, y)
-    x, y = xp.astype(xp.asarray(x), xp.float64), xp.astype(xp.asarray(y), xp.float64)
-    x = x - x.mean(axis=0, keepdims=True)
-    y = y - y.mean(axis=0, keepdims=True)
+    xp, dev = namespace(x, y), device(x, y)
+    x, y = xp.asarray(x, dtype=xp.float64, device=dev), xp.asarray(y, dtype=xp.float64, device=dev)
+    x = x - xp.mean(x, axis=0, keepdims=True)
+    y = y - xp.mean(y, axis=0, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        nx = xp.sqrt((x * x).sum(axis=0))
-        ny = xp.sqrt((y * y).sum(axis=0))
+        nx = xp.sqrt(xp.sum(x * x, axis=0))
+        ny = xp.sqrt(xp.sum(y * y, axis=0))
         r = (x.T @ y) / (nx[:, None] * ny[None, :])
     return xp.where((nx[:, None] == 0) | (ny[None, :] == 0), float("nan"), r)

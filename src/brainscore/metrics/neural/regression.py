@@ -27,6 +27,7 @@ from brainscore.data.assemblies import DataAssembly, align_presentations
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.kernels import regression as kernels
+from brainscore.metrics.kernels._namespace import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import SplitConfig, split_indices
@@ -75,20 +76,45 @@ def _presentation_by_neuroid(assembly: DataAssembly, name: str) -> DataAssembly:
     if "stimulus_id" not in assembly.coords:
         raise ValidationError(f"{name} has no stimulus_id coordinate on presentation; it is needed to align "
                               "model and data")
+    if assembly.sizes["presentation"] < MIN_STIMULI or assembly.sizes["neuroid"] < 1:
+        raise ValidationError(f"{name} has {assembly.sizes['presentation']} presentations x "
+                              f"{assembly.sizes['neuroid']} neuroids; a cross-validated regression needs at least "
+                              f"{MIN_STIMULI} stimuli and 1 neuroid")
     return assembly.transpose("presentation", "neuroid")
 
 
+#: Fewest stimuli a cross-validated regression accepts (2 to fit, 1 to test, per fold, and more).
+MIN_STIMULI = 3
+
+
 def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
+    """The assembly's values as floats, checked: non-empty, finite, numeric.
+
+    Raises
+    ------
+    ValidationError
+        For no presentations or neuroids, NaN or infinite values (naming how many; inf would fail
+        deep in LAPACK), or non-numeric values.
+    """
     values = assembly.values
+    if values.size == 0:
+        raise ValidationError(f"{name} is empty ({dict(assembly.sizes)}); a regression needs at least "
+                              f"{MIN_STIMULI} stimuli and 1 neuroid")
+    if not np.issubdtype(values.dtype, np.number) or np.issubdtype(values.dtype, np.complexfloating):
+        raise ValidationError(f"{name} holds values of dtype {values.dtype}; responses must be real numbers")
     if not np.issubdtype(values.dtype, np.floating):
         values = values.astype(np.float64)
-    if np.isnan(values).any():
-        raise ValueError(f"{name} contains NaN values ({int(np.isnan(values).sum())} of {values.size}); drop or "
-                         "impute them before scoring (regressions cannot fit NaN)")
-    if device is not None:
-        import torch
-        return torch.as_tensor(values, device=device)
-    return values
+    if not np.isfinite(values).all():
+        nan, inf = int(np.isnan(values).sum()), int(np.isinf(values).sum())
+        raise ValidationError(f"{name} contains {nan} NaN and {inf} infinite values (of {values.size}); drop or "
+                              "impute them before scoring (regressions cannot fit them; inf overflows the solvers)")
+    return on_device(values, device)
+
+
+def _neuroid_ids(assembly: DataAssembly) -> np.ndarray:
+    if "neuroid_id" in assembly.coords:
+        return np.asarray(assembly["neuroid_id"].values)
+    return np.arange(assembly.sizes["neuroid"])
 
 
 def _neuroid_coords(assembly: DataAssembly) -> dict[str, Any]:
@@ -115,8 +141,53 @@ def _folds(target: DataAssembly, config: SplitConfig) -> list[tuple[np.ndarray, 
             for train, test in splits]
 
 
-def _to_numpy(a: Any) -> np.ndarray:
-    return a.detach().cpu().numpy() if type(a).__module__.startswith("torch") else np.asarray(a)
+def _check_design(X: np.ndarray, Y: np.ndarray, x_name: str, y_name: str, target: DataAssembly,
+                  n_train: int, regression: str, regression_kwargs: dict[str, Any]) -> None:
+    """Reject inputs whose score would be NaN or meaningless, before fitting.
+
+    Raises
+    ------
+    ValidationError
+        Too few stimuli; every feature of ``X`` constant (nothing to regress on); a neuroid of
+        ``Y`` constant over all stimuli (its Pearson r is 0/0, and one NaN makes the median NaN);
+        PLS with fewer training stimuli than components plus one.
+    """
+    n = X.shape[0]
+    if n < MIN_STIMULI:
+        raise ValidationError(f"{n} stimuli are too few for a cross-validated regression; it needs at least "
+                              f"{MIN_STIMULI} (to fit on 2 and test on 1), and more for a meaningful score")
+    if not _varies(X).any():
+        raise ValidationError(f"every feature of {x_name} is the same for all stimuli; there is nothing to "
+                              f"regress on: use a layer whose responses vary across stimuli")
+    constant = np.flatnonzero(~_varies(Y))
+    if len(constant):
+        ids = target["neuroid_id"].values[constant] if "neuroid_id" in target.coords else constant
+        raise ValidationError(f"{len(constant)} neuroids of {y_name} (e.g. {list(ids[:5])}) have the same response "
+                              f"to every stimulus; their Pearson r is undefined (0/0) and would make the median "
+                              f"NaN: drop them (e.g. assembly.isel(neuroid=assembly.std('presentation') > 0))")
+    components = regression_kwargs.get("n_components") if regression == "pls" else None
+    if components is not None and n_train < int(components) + 1:
+        raise ValidationError(f"PLS with n_components={components} needs more than {components} training stimuli per "
+                              f"fold, got {n_train} (of {n} stimuli); use more stimuli or pass "
+                              f"regression_kwargs=dict(n_components={max(1, n_train - 1)})")
+
+
+def _varies(a: Any) -> np.ndarray:
+    """Per column, whether it takes more than one value (on the array's own device; a bool per column back)."""
+    xp = namespace(a)
+    return to_numpy(xp.max(a, axis=0) > xp.min(a, axis=0))
+
+
+def _check_r(r: np.ndarray, neuroid_ids: np.ndarray, n_test: int) -> None:
+    """Refuse NaN correlations: a neuroid's prediction or response constant over a split's test stimuli."""
+    bad = np.isnan(r)
+    if bad.any():
+        neuroids = np.flatnonzero(bad.reshape(-1, r.shape[-1]).any(axis=0))
+        raise ValidationError(f"Pearson r is undefined (0/0) for {len(neuroids)} neuroids (e.g. "
+                              f"{list(np.asarray(neuroid_ids)[neuroids[:5]])}) in {int(bad.reshape(-1, r.shape[-1]).any(axis=1).sum())} "
+                              f"splits: their response or prediction is constant over the {n_test} test stimuli of "
+                              f"those splits. Use more stimuli, drop neuroids that rarely respond, or use fewer "
+                              f"regression components")
 
 
 class CrossRegressedCorrelation(Metric):
@@ -188,17 +259,20 @@ class CrossRegressedCorrelation(Metric):
         source, target = align_presentations(source, target)
         folds = _folds(target, self.split_config)
         X, Y = _values(source, "source", self.device), _values(target, "target", self.device)
-        predicted = target
+        predicted, names = target, ("source", "target")
         if self.reverse:
-            X, Y, predicted = Y, X, source
+            X, Y, predicted, names = Y, X, source, ("target", "source")
+        _check_design(X, Y, *names, predicted, min(len(train) for train, _ in folds), self.regression,
+                      self.regression_kwargs)
         predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, folds, **self.regression_kwargs)
-        r = _to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
+        r = to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
+        _check_r(r, _neuroid_ids(predicted), min(len(test) for _, test in folds))
         raw = xr.DataArray(r, dims=("split", "neuroid"),
                            coords={"split": np.arange(len(folds)), **_neuroid_coords(predicted)})
         score = _aggregate(raw, self._attrs(info, len(folds)))
         # what a bootstrap over stimuli needs (brainscore.benchmarks.neural.NeuralBenchmark.bootstrap)
-        Yn, stimulus_ids = _to_numpy(Y), np.asarray(target["stimulus_id"].values)
-        score.attrs["held_out"] = {"predictions": [_to_numpy(p) for p in predictions],
+        Yn, stimulus_ids = to_numpy(Y), np.asarray(target["stimulus_id"].values)
+        score.attrs["held_out"] = {"predictions": [to_numpy(p) for p in predictions],
                                    "targets": [Yn[test] for _, test in folds],
                                    "stimulus_id": [stimulus_ids[test] for _, test in folds]}
         return score
@@ -279,11 +353,14 @@ class TrainTestSplitCorrelation(Metric):
         (s_tr, t_tr), (s_te, t_te) = pairs
         X_tr, Y_tr = _values(s_tr, "source_train", self.device), _values(t_tr, "target_train", self.device)
         X_te, Y_te = _values(s_te, "source_test", self.device), _values(t_te, "target_test", self.device)
-        predicted = t_te
+        predicted, fitted = t_te, t_tr
         if self.reverse:
-            X_tr, Y_tr, X_te, Y_te, predicted = Y_tr, X_tr, Y_te, X_te, s_te
+            X_tr, Y_tr, X_te, Y_te, predicted, fitted = Y_tr, X_tr, Y_te, X_te, s_te, s_tr
+        _check_design(X_tr, Y_tr, "the training source", "the training target", fitted, len(to_numpy(X_tr)),
+                      self.regression, self.regression_kwargs)
         prediction, info = kernels.fit_predict(self.regression, X_tr, Y_tr, X_te, **self.regression_kwargs)
-        r = _to_numpy(pearsonr_columns(prediction, Y_te))
+        r = to_numpy(pearsonr_columns(prediction, Y_te))
+        _check_r(r, _neuroid_ids(predicted), len(to_numpy(Y_te)))
         raw = xr.DataArray(r, dims=("neuroid",), coords=_neuroid_coords(predicted))
         score = Score.of(float(np.median(r)), metric=self.identifier, regression=self.regression,
                          **{k: v for k, v in self.regression_kwargs.items() if k in ("n_components", "alpha")})
@@ -348,20 +425,21 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         n, T = target.sizes["presentation"], target.sizes["time_bin"]
         X = _values(source, "source", None).reshape(n * T, -1)       # sample = (presentation, time bin)
         Y = _values(target, "target", None).reshape(n * T, -1)
-        if self.device is not None:
-            import torch
-            X, Y = torch.as_tensor(X, device=self.device), torch.as_tensor(Y, device=self.device)
+        X, Y = on_device(X, self.device), on_device(Y, self.device)
         stacked = [((train[:, None] * T + np.arange(T)).ravel(), (test[:, None] * T + np.arange(T)).ravel())
                    for train, test in folds]
+        _check_design(X, Y, "source", "target", target, min(len(train) for train, _ in stacked), self.regression,
+                      self.regression_kwargs)
         predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, stacked, **self.regression_kwargs)
         q = Y.shape[1]
         r = np.empty((len(folds), T, q))
-        Yn = _to_numpy(Y)
+        Yn = to_numpy(Y)
         for f, ((_, test), prediction) in enumerate(zip(folds, predictions)):
-            prediction = _to_numpy(prediction).reshape(len(test), T, q)
+            prediction = to_numpy(prediction).reshape(len(test), T, q)
             actual = Yn.reshape(n, T, q)[test]
             for t in range(T):                                         # time bins, not neuroids
                 r[f, t] = pearsonr_columns(prediction[:, t], actual[:, t])
+        _check_r(r, _neuroid_ids(target), min(len(test) for _, test in folds))
         time_coords = {name: ("time_bin", coord.values) for name, coord in target.coords.items()
                        if coord.dims == ("time_bin",)}
         raw = xr.DataArray(r, dims=("split", "time_bin", "neuroid"),

@@ -25,8 +25,43 @@ AUTO = "auto"
 """Stratification default of the cross-validated metrics: ``object_name`` if the target has it, else none."""
 
 
-def _responses(assembly, neuroid_dim: str, comparison_coord: str) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, values) of a presentation x neuroid assembly, rows sorted by ``comparison_coord``."""
+#: Fewest stimuli a similarity metric accepts: an RDM of 3 stimuli has 3 pairs to rank.
+MIN_STIMULI = 3
+
+
+def check_responses(values: np.ndarray, ids: np.ndarray, name: str = "the assembly") -> None:
+    """Reject responses no similarity metric can give a number for.
+
+    Raises
+    ------
+    ValidationError
+        With fewer than :data:`MIN_STIMULI` stimuli or no neuroids; for NaN or infinite values
+        (naming how many and the first stimuli that hold them); for non-numeric values.
+    """
+    if values.ndim != 2 or values.shape[0] < MIN_STIMULI or values.shape[1] < 1:
+        raise ValidationError(f"{name} has {values.shape[0] if values.ndim else 0} stimuli x "
+                              f"{values.shape[1] if values.ndim == 2 else 0} neuroids; a similarity metric needs at "
+                              f"least {MIN_STIMULI} stimuli and 1 neuroid")
+    if not np.issubdtype(values.dtype, np.number) or np.issubdtype(values.dtype, np.complexfloating):
+        raise ValidationError(f"{name} holds values of dtype {values.dtype}; responses must be real numbers")
+    finite = np.isfinite(values)
+    if not finite.all():
+        rows = np.flatnonzero(~finite.all(axis=1))
+        kinds = [k for k, bad in (("NaN", np.isnan(values).any()), ("inf", np.isinf(values).any())) if bad]
+        raise ValidationError(f"{name} holds {int((~finite).sum())} non-finite values ({' and '.join(kinds)}) in "
+                              f"{len(rows)} stimuli (e.g. {list(ids[rows[:5]])}); a similarity metric cannot rank them: "
+                              f"drop those stimuli or neuroids, or fix the model layer that produced them")
+
+
+def _responses(assembly, neuroid_dim: str, comparison_coord: str,
+               name: str = "the assembly") -> tuple[np.ndarray, np.ndarray]:
+    """(ids, values) of a presentation x neuroid assembly, rows sorted by ``comparison_coord``.
+
+    Raises
+    ------
+    ValidationError
+        From :func:`check_responses`, and for missing coordinates or extra dims.
+    """
     if comparison_coord not in assembly.coords:
         raise ValidationError(f"the assembly has no {comparison_coord!r} coordinate to align stimuli by; "
                               f"coordinates: {list(assembly.coords)}")
@@ -44,6 +79,7 @@ def _responses(assembly, neuroid_dim: str, comparison_coord: str) -> tuple[np.nd
     ids = np.asarray(assembly[comparison_coord].values)
     order = _sorted_unique_order(ids, comparison_coord)
     values = np.asarray(assembly.values)
+    check_responses(values, ids, name)
     if np.array_equal(order, np.arange(len(order))):  # already sorted: no copy of a large layer
         return ids, values
     return ids[order], values[order]

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.kernels import similarity as kernels
 from brainscore.metrics.score import Score
@@ -36,6 +37,12 @@ class CKAMetric(Metric):
     ----------------------
     Score
         Scalar CKA, ``attrs["n_stimuli"]``.
+
+    Raises
+    ------
+    ValidationError
+        For fewer than 3 stimuli, NaN or infinite responses, or responses that do not vary across
+        stimuli (CKA would be 0/0); never a silent 0.0.
     """
 
     def __init__(self, unbiased: bool = True, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
@@ -45,10 +52,19 @@ class CKAMetric(Metric):
         self.comparison_coord = comparison_coord
         self.dtype = dtype
 
-    def _grams(self, assembly1, assembly2):
-        ids1, x = _responses(assembly1, self.neuroid_dim, self.comparison_coord)
-        ids2, y = _responses(assembly2, self.neuroid_dim, self.comparison_coord)
+    def _checked(self, assembly1, assembly2):
+        ids1, x = _responses(assembly1, self.neuroid_dim, self.comparison_coord, "the first assembly (model)")
+        ids2, y = _responses(assembly2, self.neuroid_dim, self.comparison_coord, "the second assembly (data)")
         _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        for values, name in ((x, "the first assembly (model)"), (y, "the second assembly (data)")):
+            if not (np.ptp(values, axis=0) > 0).any():
+                raise ValidationError(f"{name}'s responses are the same for every stimulus (each neuroid is constant), "
+                                      f"so its centred Gram matrix is zero and CKA is 0/0; use a layer or neuroids "
+                                      f"whose responses vary across stimuli")
+        return ids1, x, ids2, y
+
+    def _grams(self, assembly1, assembly2):
+        _, x, ids2, y = self._checked(assembly1, assembly2)
         return ids2, kernels.gram(x, self.dtype), kernels.gram(y, self.dtype)
 
     def __call__(self, assembly1, assembly2) -> Score:
@@ -57,9 +73,7 @@ class CKAMetric(Metric):
         Computed from the Gram matrices or from feature-space products, whichever is cheaper for
         the shapes (:func:`~brainscore.metrics.kernels.similarity.linear_cka`); the same number.
         """
-        ids1, x = _responses(assembly1, self.neuroid_dim, self.comparison_coord)
-        ids2, y = _responses(assembly2, self.neuroid_dim, self.comparison_coord)
-        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        ids1, x, _, y = self._checked(assembly1, assembly2)
         return Score.of(kernels.linear_cka(x, y, unbiased=self.unbiased, dtype=self.dtype), n_stimuli=len(ids1))
 
 

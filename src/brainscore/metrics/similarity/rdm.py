@@ -56,9 +56,21 @@ def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
             raise ValidationError("an RDM's rows and columns must hold the stimuli in the same order")
         order = _sorted_unique_order(ids, comparison_coord)
         matrix = np.asarray(assembly.values)[np.ix_(order, order)]
+        off_diagonal = ~np.eye(len(matrix), dtype=bool)
+        if not np.isfinite(matrix[off_diagonal]).all():
+            raise ValidationError(f"the RDM holds {int((~np.isfinite(matrix[off_diagonal])).sum())} NaN or infinite "
+                                  f"dissimilarities off its diagonal; recompute it from responses that vary across "
+                                  f"neuroids (a constant response pattern gives NaN)")
         _check_diagonal(matrix)
         return ids[order], matrix
     ids, values = _responses(assembly, neuroid_dim, comparison_coord)
+    constant = np.flatnonzero(np.ptp(values, axis=1) == 0) if values.shape[1] > 1 else np.arange(len(ids))
+    if len(constant):
+        raise ValidationError(
+            f"{len(constant)} stimuli (e.g. {list(ids[constant[:5]])}) have the same response in every neuroid, so "
+            f"their correlation distance to any other stimulus is undefined (0/0) and the RDM would hold NaN; "
+            f"use a layer or neuroid selection whose responses vary across neuroids"
+            + (" (an RDM needs at least 2 neuroids)" if values.shape[1] < 2 else ""))
     if for_ranking:
         matrix = kernels.correlation_matrix(values, dtype=dtype)
         np.negative(matrix, out=matrix)
@@ -173,7 +185,13 @@ class RDMMetric(Metric):
     Returns (``__call__``)
     ----------------------
     Score
-        Scalar rho in [-1, 1] (NaN if a stimulus' response is constant), ``attrs["n_stimuli"]``.
+        Scalar rho in [-1, 1], ``attrs["n_stimuli"]``.
+
+    Raises
+    ------
+    ValidationError
+        For fewer than 3 stimuli, NaN or infinite responses, a stimulus whose response is the same
+        in every neuroid (its correlation distance is 0/0), or an RDM with NaN; never a NaN score.
     """
 
     def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from brainscore.data.io import load_cached_assembly, save_cached_assembly
+from brainscore.data.io import cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data.store import used
 from brainscore.data import NeuroidAssembly, StimulusSet, attach_stimulus_set, extract_zip, fetch
@@ -52,10 +52,7 @@ def _cached(session: str, kind: str, build) -> NeuroidAssembly:
     key = content_key(dataset=f"Cowley2026.{session}", kind=kind, version=PACKAGING_VERSION,
                       sources=[s.sha256 for s in sources])
     cache = Cache("packaged")
-    assembly = load_cached_assembly(cache, key, NeuroidAssembly)
-    if assembly is None:
-        assembly = build()
-        save_cached_assembly(cache, key, assembly)
+    assembly = cached_assembly(cache, key, NeuroidAssembly, build)
     stimulus_set = load_stimulus_set(session)
     assembly.attrs["identifier"] = f"Cowley2026.{session}"
     return assembly, stimulus_set

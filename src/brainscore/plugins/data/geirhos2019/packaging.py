@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 
 from brainscore import config
-from brainscore.data.io import load_cached_assembly, save_cached_assembly
+from brainscore.data.io import cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data import BehavioralAssembly, StimulusSet, fetch
 from brainscore.data.store import Source, used
@@ -27,8 +27,9 @@ def fetch_all(sources: list[Source]) -> list[Path]:
     """Local, verified paths of many sources, in order, checked one by one only the first time.
 
     :func:`~brainscore.data.fetch` is called for each source once; the resulting paths are remembered
-    (in the cache, keyed by the sources, the mirrors and the store) with each file's size and
-    modification time, and later calls only compare those, so 1,280 images cost 1,280 ``stat`` calls.
+    (in the cache, keyed by the sources, the mirrors and the store) with each file's inode, size,
+    modification and change time, and later calls only compare those, so 1,280 images cost 1,280
+    ``stat`` calls; a rewrite that restores size and mtime changes the ctime and is re-verified.
 
     Raises
     ------
@@ -42,13 +43,19 @@ def fetch_all(sources: list[Source]) -> list[Path]:
     record = cache.load(key)
     if record is not None:
         try:
-            if all(Path(p).stat().st_size == size and Path(p).stat().st_mtime_ns == mtime for p, size, mtime in record):
-                return [Path(p) for p, _, _ in record]
-        except OSError:
-            pass  # a file went away: fetch again
+            if all(_state(Path(p)) == tuple(state) for p, *state in record):
+                return [Path(p) for p, *_ in record]
+        except (OSError, ValueError):
+            pass  # a file went away or changed: fetch (and verify) again
     paths = [fetch(source) for source in sources]
-    cache.save(key, [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths])
+    cache.save(key, [(str(p), *_state(p)) for p in paths])
     return paths
+
+
+def _state(path: Path) -> tuple[int, int, int, int]:
+    """(inode, size, mtime_ns, ctime_ns): a rewrite that restores size and mtime still changes the ctime."""
+    stat = path.stat()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
 def missing_sources(sources: list[Source]) -> list[Source]:
@@ -203,11 +210,11 @@ def load_responses(experiment: str, who: str = "humans") -> BehavioralAssembly:
                       stimuli=[s.sha256 for s in SOURCES[experiment]["stimuli"]])
     cache = Cache("packaged")
     frame = _stimulus_frame(experiment)
-    assembly = load_cached_assembly(cache, key, BehavioralAssembly)
-    if assembly is None:
+    def build():
         with explain_missing(f"dataset {identifier}", sources + SOURCES[experiment]["stimuli"]):
-            assembly = _build_responses(experiment, who, frame)
-        save_cached_assembly(cache, key, assembly)
+            return _build_responses(experiment, who, frame)
+
+    assembly = cached_assembly(cache, key, BehavioralAssembly, build)
     assembly.attrs["identifier"] = identifier
     with explain_missing(f"dataset {identifier}", sources + SOURCES[experiment]["stimuli"]):
         stimulus_set = load_stimulus_set(experiment)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from brainscore import config
-from brainscore.data.io import load_cached_assembly, save_cached_assembly
+from brainscore.data.io import cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data import DataAssembly, StimulusSet, attach_stimulus_set, fetch
 from brainscore.data.store import atomic_write_bytes, used
@@ -184,8 +184,8 @@ def load_rdms(kind: str) -> DataAssembly:
     key = content_key(dataset=spec["identifier"], kind=kind, version=PACKAGING_VERSION,
                       sources=[s.sha256 for s in sources])
     cache = Cache("packaged")
-    assembly = load_cached_assembly(cache, key, DataAssembly)
-    if assembly is None:
+
+    def build() -> DataAssembly:
         entries = _entries(kind)
         if not entries:
             raise ValidationError(f"{spec['file']} holds no RDM for {kind}")
@@ -203,8 +203,9 @@ def load_rdms(kind: str) -> DataAssembly:
             **{column: ("presentation", frame[column].to_numpy()) for column in frame.columns if column != "filename"},
         }
         values = np.stack([rdm for _, rdm in entries])
-        assembly = DataAssembly(values, dims=("rdm", "presentation", "presentation_b"), coords=coords)
-        save_cached_assembly(cache, key, assembly)
+        return DataAssembly(values, dims=("rdm", "presentation", "presentation_b"), coords=coords)
+
+    assembly = cached_assembly(cache, key, DataAssembly, build)
     assembly.attrs["identifier"] = spec["identifier"]
     return attach_stimulus_set(assembly, load_stimulus_set())
 

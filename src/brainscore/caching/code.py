@@ -1,0 +1,172 @@
+"""The code part of cache keys: a hash of the source of the modules that compute a value.
+
+The reference keys its caches by hand-bumped versions and serves stale numbers when a kernel is
+edited without a bump. Here the code part of a key is derived, never written by hand:
+
+- the *roots* (modules, or the modules of callables) that compute a value are resolved to files;
+- their import closure is followed through the files' ``import`` statements (including imports
+  inside functions) as long as the imported module belongs to the same top-level package as a root
+  (``brainscore`` for the framework, a third-party plugin's own package for its plugins);
+- each file contributes the sha256 of its bytes: any edit (a comment too) gives new keys, which
+  costs a recomputation, never a stale value;
+- the package version and the versions of the numeric libraries (numpy, scipy, torch,
+  scikit-learn, xarray, pillow, h5py) are added.
+
+``from package import submodule`` follows the submodule only, not the package's ``__init__``
+(which usually only re-exports); ``from package import name`` follows the ``__init__``.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import re
+import sys
+import types
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+__all__ = ["code_hash", "library_versions", "module_closure"]
+
+#: Distributions whose versions change numbers (added to every code hash).
+NUMERIC_LIBRARIES = ("brainscore", "numpy", "scipy", "torch", "scikit-learn", "xarray", "pillow", "h5py")
+
+
+@lru_cache(maxsize=None)
+def library_versions() -> tuple[tuple[str, str], ...]:
+    """(distribution, version) of :data:`NUMERIC_LIBRARIES` (``"absent"`` when not installed)."""
+    versions = []
+    for name in NUMERIC_LIBRARIES:
+        try:
+            versions.append((name, importlib.metadata.version(name)))
+        except importlib.metadata.PackageNotFoundError:
+            versions.append((name, "absent"))
+    return tuple(versions)
+
+
+@lru_cache(maxsize=None)
+def _module_file(name: str) -> str | None:
+    """Source file of module ``name`` (None for builtins, namespace packages or unknown names)."""
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None) if module is not None else None
+    if path is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError, AttributeError):
+            return None
+        path = spec.origin if spec is not None and spec.has_location else None
+    if path is None or not str(path).endswith(".py"):
+        return None
+    return str(path)
+
+
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.MULTILINE)
+
+
+@lru_cache(maxsize=None)
+def _parsed(path: str) -> tuple[str, tuple[tuple[int, str, tuple[str, ...]], ...]]:
+    """(sha256 of the file's bytes, its imports as (level, module, names)).
+
+    Imports are found by a line-based scan (also inside functions, and inside docstrings, which can
+    only add modules to a closure, never drop one): ten times faster than walking the syntax tree.
+    """
+    source = Path(path).read_bytes()
+    text = source.decode("utf-8", errors="replace")
+    imports = []
+    for match in _FROM_IMPORT.finditer(text):
+        module = match.group(1)
+        level = len(module) - len(module.lstrip("."))
+        names = tuple(n.split(" as ")[0].strip() for n in match.group(2).strip("()").replace("\\", " ").split(",")
+                      if n.strip())
+        imports.append((level, module.lstrip("."), names))
+    for match in _IMPORT.finditer(text):
+        for name in match.group(1).split(","):
+            name = name.split(" as ")[0].strip()
+            if name:
+                imports.append((0, name, ()))
+    return hashlib.sha256(source).hexdigest(), tuple(imports)
+
+
+def _resolve(level: int, module: str, importer: str, importer_is_package: bool) -> str:
+    if level == 0:
+        return module
+    base = importer.split(".")
+    base = base if importer_is_package else base[:-1]
+    base = base[:len(base) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def _is_module(name: str) -> bool:
+    if name in sys.modules:
+        return isinstance(sys.modules[name], types.ModuleType)
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError, AttributeError):
+        return False
+
+
+@lru_cache(maxsize=None)
+def module_closure(root: str) -> tuple[str, ...]:
+    """Names of ``root`` and every module of its top-level package it imports, transitively (sorted)."""
+    package = root.split(".")[0]
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen.add(name)
+        is_package = Path(path).name == "__init__.py"
+        for level, module, names in _parsed(path)[1]:
+            target = _resolve(level, module, name, is_package)
+            if target.split(".")[0] != package:
+                continue
+            if names:
+                submodules = [f"{target}.{n}" for n in names if n != "*" and _is_module(f"{target}.{n}")]
+                todo.extend(submodules)
+                if len(submodules) < len(names):
+                    todo.append(target)
+            else:
+                parts = target.split(".")  # `import a.b.c` runs a, a.b and a.b.c; follow the last
+                todo.append(".".join(parts))
+    return tuple(sorted(seen))
+
+
+def _root_name(root: Any) -> str | None:
+    if isinstance(root, str):
+        return root
+    if isinstance(root, types.ModuleType):
+        return root.__name__
+    target = getattr(root, "__func__", root)
+    target = getattr(target, "func", target)  # functools.partial
+    name = getattr(target, "__module__", None)
+    if name is None or not isinstance(name, str):
+        name = type(target).__module__
+    return name
+
+
+def code_hash(*roots: Any) -> str:
+    """sha256 hex over the code that computes a value, and the numeric libraries' versions.
+
+    Parameters
+    ----------
+    *roots : str, module or callable
+        Module names, modules, or functions/objects (their defining module is used).
+
+    Returns
+    -------
+    str
+        64 hex characters; changes when the code of any module in the roots' import closure (within
+        each root's top-level package) changes, or when a numeric library's version changes.
+    """
+    digest = hashlib.sha256(repr(library_versions()).encode())
+    names = sorted({module for root in roots if (name := _root_name(root))
+                    for module in module_closure(name)})
+    for name in names:
+        digest.update(f"\0{name}:{_parsed(_module_file(name))[0]}".encode())
+    return digest.hexdigest()
