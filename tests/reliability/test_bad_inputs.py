@@ -381,11 +381,12 @@ def test_unmapped_region_suggests_a_cli_form_the_cli_accepts():
 
 
 def test_cli_score_exits_non_zero_on_a_nan_score(monkeypatch, capsys):
-    from brainscore.cli import main, score as cli_score
+    from brainscore import api
+    from brainscore.cli import main
     from brainscore.metrics.score import Score
 
     nan = Score.of(float("nan"), raw=float("nan"), ceiling=0.8, error=float("nan"))
-    monkeypatch.setattr(cli_score.api, "score", lambda *a, **k: nan)
+    monkeypatch.setattr(api, "score", lambda *a, **k: nan)
     code = main(["score", "--model", "m", "--benchmark", "b", "--json"])
     captured = capsys.readouterr()
     assert code != 0 and '"score": null' not in captured.out

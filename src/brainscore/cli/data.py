@@ -27,7 +27,6 @@ import tempfile
 from pathlib import Path
 
 from brainscore import config, registry
-from brainscore.data.store import safe_extract
 from brainscore.errors import BrainScoreError, ValidationError
 
 
@@ -203,6 +202,8 @@ def _read_stimulus_set(args, workdir: Path):
     base = None
     if args.stimulus_zip:
         base = workdir / "stimuli"
+        from brainscore.data.store import safe_extract
+
         safe_extract(Path(args.stimulus_zip), base)  # zip-bomb limits, no paths outside base
     elif args.stimulus_dir:
         base = Path(args.stimulus_dir)
