@@ -23,8 +23,10 @@ def brainscore_environment(tmp_path_factory):
     if not SHARED_DATA.is_dir():
         pytest.exit(f"the real data folder {SHARED_DATA} is missing; set BRAINSCORE_TEST_DATA", returncode=2)
     home = tmp_path_factory.mktemp("brainscore_home")
-    saved = {k: os.environ.get(k) for k in ("BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_OFFLINE")}
+    saved = {k: os.environ.get(k) for k in ("BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_OFFLINE",
+                                             "BRAINSCORE_DB_URL")}
     os.environ["BRAINSCORE_HOME"] = str(home)
+    os.environ.pop("BRAINSCORE_DB_URL", None)  # results go to the session home's results.sqlite
     os.environ["BRAINSCORE_DATA_MIRROR"] = str(SHARED_DATA)
     os.environ["BRAINSCORE_OFFLINE"] = "1"
     yield home

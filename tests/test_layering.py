@@ -22,7 +22,7 @@ RANKS = {
     "brainscore.benchmarks": 4,
     "brainscore.registry": 5,
     "brainscore.plugins": 6,
-    "brainscore.scoring": 7, "brainscore.leaderboard": 7, "brainscore.results": 7,
+    "brainscore.scoring": 7, "brainscore.results": 7.3, "brainscore.leaderboard": 7.6,
     "brainscore.runner": 8, "brainscore.testing": 8,
     "brainscore.api": 9,
     "brainscore.web": 10,

@@ -16,11 +16,12 @@ from brainscore.data import (BehavioralAssembly, DataAssembly, NeuroidAssembly, 
 from brainscore.errors import (AlignmentError, BrainScoreError, DataNotFoundError, HashMismatchError,
                                UnknownIdentifierError, ValidationError)
 from brainscore.metrics.score import Score
+from brainscore import leaderboard  # callable: brainscore.leaderboard() -> DataFrame
 
 __version__ = "0.1.0"
 
 __all__ = ["score", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling", "load_benchmark",
-           "load_model", "list_datasets", "list_stimulus_sets", "list_metrics", "list_ceilings",
+           "load_model", "leaderboard", "list_datasets", "list_stimulus_sets", "list_metrics", "list_ceilings",
            "list_benchmarks", "list_models", "StimulusSet", "DataAssembly", "NeuroidAssembly",
            "BehavioralAssembly", "PropertiesAssembly", "Score", "BrainScoreError", "UnknownIdentifierError",
            "DataNotFoundError", "HashMismatchError", "AlignmentError", "ValidationError", "__version__"]

@@ -279,7 +279,7 @@ def register_tree_node(node: str, parent: str) -> None:
     """Declare a node of the leaderboard tree under ``parent`` (e.g. a study's family of benchmarks).
 
     A family node makes several benchmarks of one study count once in their parent's mean (e.g.
-    ``register_tree_node("Geirhos2021", parent="behavior")``). Call it in a benchmark plugin's
+    ``register_tree_node("Geirhos2021", parent="behavior_vision")``). Call it in a benchmark plugin's
     ``__init__.py`` with literal arguments, so the tree is known without importing the plugin.
 
     Raises

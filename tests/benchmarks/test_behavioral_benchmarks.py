@@ -92,7 +92,7 @@ def test_score_is_clipped_to_one():
 def test_top1_of_published_networks(name, network, expected, shared_data):
     benchmark = brainscore.load_benchmark(f"Geirhos2021{name}-top1")
     assert benchmark.number_of_trials == 10 and float(benchmark.ceiling) == 1
-    assert benchmark.parent == "Geirhos2021-top1" and path_to_root(benchmark.parent)[-1] == "engineering"
+    assert benchmark.parent == "Geirhos2021-top1" and path_to_root(benchmark.parent)[-1] == "engineering_vision"
     model = PrecomputedFeatures(brainscore.load_dataset(f"Geirhos2019.{DATASETS[name]}.{network}"), visual_degrees=3)
     score = benchmark(model)
     trials = csv_trials(shared_data, DATASETS[name], network)
@@ -127,4 +127,4 @@ def test_hermann2020_of_humans_is_the_published_96_percent():
 
 def test_hermann2020_shows_images_unplaced():
     benchmark = brainscore.load_benchmark("Hermann2020cueconflict-shape_bias")
-    assert benchmark.visual_degrees is None and benchmark.parent == "behavior"
+    assert benchmark.visual_degrees is None and benchmark.parent == "behavior_vision"

@@ -9,19 +9,19 @@ from brainscore.errors import DataNotFoundError, UnknownIdentifierError
 from brainscore.models.precomputed import PrecomputedFeatures
 
 OURS = {
-    "Kriegeskorte2008.IT-rdm": "IT", "Kiani2007.IT-rdm": "IT", "Mur2013-rdm": "behavior",
+    "Kriegeskorte2008.IT-rdm": "IT", "Kiani2007.IT-rdm": "IT", "Mur2013-rdm": "behavior_vision",
     "Geirhos2021cueconflict-error_consistency": "Geirhos2021", "Geirhos2021edge-error_consistency": "Geirhos2021",
     "Geirhos2021silhouette-error_consistency": "Geirhos2021", "Geirhos2021cueconflict-top1": "Geirhos2021-top1",
     "Geirhos2021edge-top1": "Geirhos2021-top1", "Geirhos2021silhouette-top1": "Geirhos2021-top1",
-    "Hermann2020cueconflict-shape_bias": "behavior", "Hermann2020cueconflict-shape_match": "behavior",
-    "Hermann2020cueconflict-texture_match": "behavior",
+    "Hermann2020cueconflict-shape_bias": "behavior_vision", "Hermann2020cueconflict-shape_match": "behavior_vision",
+    "Hermann2020cueconflict-texture_match": "behavior_vision",
 }
 
 
 def test_tree_shape():
     assert path_to_root("V4") == ["V4", "neural_vision", "average_vision"]
-    assert path_to_root("Geirhos2021") == ["Geirhos2021", "behavior", "average_vision"]
-    assert root_of("Geirhos2021-top1") == "engineering"
+    assert path_to_root("Geirhos2021") == ["Geirhos2021", "behavior_vision", "average_vision"]
+    assert root_of("Geirhos2021-top1") == "engineering_vision"
     assert children("neural_vision") == ["IT", "V1", "V2", "V4"]
     assert set(ROOTS) <= set(nodes()) and not set(ROOTS) & set(TREE)
     with pytest.raises(UnknownIdentifierError, match="not a node"):

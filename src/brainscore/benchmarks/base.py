@@ -22,7 +22,7 @@ class Benchmark(ABC):
         How well the data agree with themselves; the best score a model could expect.
     parent : str
         Node of the leaderboard tree this benchmark sits under (``V1``, ``V2``, ``V4``, ``IT``,
-        ``behavior``, ``engineering``, or a family node).
+        ``behavior_vision``, ``engineering_vision``, or a family node).
     bibtex : str
         Reference to the data's paper.
     """

@@ -155,7 +155,7 @@ class ErrorConsistencyBenchmark(LabelTaskBenchmark):
 
     def __init__(self, identifier: str, version: int, assembly, visual_degrees: float | None, *,
                  metric: Callable[[DataAssembly, DataAssembly], Score], ceiling: Callable[[DataAssembly], Score],
-                 number_of_trials: int = 1, parent: str = "behavior", bibtex: str = "",
+                 number_of_trials: int = 1, parent: str = "behavior_vision", bibtex: str = "",
                  labels: Sequence[str] | None = None):
         self._assembly_source = assembly
         self._assembly: DataAssembly | None = None
@@ -201,7 +201,7 @@ class AccuracyBenchmark(LabelTaskBenchmark):
 
     def __init__(self, identifier: str, version: int, stimulus_set, visual_degrees: float | None, *,
                  metric: Callable[[np.ndarray, np.ndarray], Score], number_of_trials: int = 10,
-                 parent: str = "engineering", bibtex: str = "", labels: Sequence[str] | None = None,
+                 parent: str = "engineering_vision", bibtex: str = "", labels: Sequence[str] | None = None,
                  label_coord: str = "truth"):
         super().__init__(identifier=identifier, version=version, stimulus_set=stimulus_set,
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, ceiling_func=None,
@@ -232,7 +232,7 @@ class ShapeBiasBenchmark(LabelTaskBenchmark):
     """
 
     def __init__(self, identifier: str, version: int, stimulus_set, metric: Callable[[DataAssembly], Score],
-                 visual_degrees: float | None = None, number_of_trials: int = 1, parent: str = "behavior",
+                 visual_degrees: float | None = None, number_of_trials: int = 1, parent: str = "behavior_vision",
                  bibtex: str = "", labels: Sequence[str] | None = None):
         if not callable(metric):
             raise ValueError(f"metric must be a callable such as load_metric('shape_bias'), got {metric!r}")

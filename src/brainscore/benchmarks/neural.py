@@ -18,6 +18,7 @@ from brainscore.benchmarks.base import BenchmarkBase, callable_identity
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
 from brainscore.data.stimuli import StimulusSet
+from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts, weighted_pearson
 from brainscore.metrics.normalisation import explained_variance
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
@@ -89,6 +90,7 @@ class NeuralBenchmark(BenchmarkBase):
                          parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key,
                          ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None)
         self._assembly_source = assembly
+        self._ceiling_callable = ceiling_func
         self._recordings: NeuroidAssembly | None = None
         self._target: NeuroidAssembly | None = None
         self.metric = similarity_metric
@@ -159,3 +161,57 @@ class NeuralBenchmark(BenchmarkBase):
         score.attrs["benchmark_version"] = self.version
         score.attrs["region"] = self.region
         return score
+
+    def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+        """The ceiled score on ``resamples`` bootstrap resamples of the stimuli (the unit the experiment sampled).
+
+        **Held-out predictions are resampled; the regressions are not refitted.** Each split's fitted
+        mapping is kept, and the per-neuroid Pearson r between its held-out predictions and the data
+        is recomputed with the resample's stimulus weights (a stimulus drawn k times counts k times),
+        then the median over neuroids and the mean over splits, as in the score. This is the sampling
+        distribution of the evaluation over stimuli *given the fitted mappings*: valid because
+        held-out predictions do not depend on the test stimuli they are evaluated on, and the spread
+        of the fits is already averaged by the mean over splits. It omits the fit's own variability,
+        so it is a slightly narrow interval; refitting PLS inside every resample would cost one full
+        score per resample. The ceiling is recomputed on the *same* stimulus resamples (its own
+        split-half correlations re-weighted), so its uncertainty and its correlation with the raw
+        score propagate into the ceiled score ``r*² / c*`` (or ``(r*/c*)²`` for ``legacy``).
+
+        Parameters
+        ----------
+        result : Score
+            What :meth:`score_features` returned (its ``raw`` carries the held-out predictions).
+        resamples : int
+        seed : int
+
+        Returns
+        -------
+        BootstrapSamples or None
+            None when the metric kept no held-out predictions (e.g. a metric without cross-validation).
+        """
+        held = getattr(result.attrs.get("raw"), "attrs", {}).get("held_out")
+        if held is None:
+            return None
+        stimuli = np.unique(np.asarray(self.assembly["stimulus_id"].values).astype(str))
+        weights = resample_counts(len(stimuli), resamples, seed)
+        per_split = []
+        for prediction, target, ids in zip(held["predictions"], held["targets"], held["stimulus_id"]):
+            columns = np.searchsorted(stimuli, np.asarray(ids).astype(str))
+            r = weighted_pearson(weights[:, columns], prediction, target)          # (resamples, neuroids)
+            per_split.append(np.median(r, axis=1))
+        raw = np.mean(per_split, axis=0)
+        ceiling_bootstrap = getattr(self._ceiling_callable, "bootstrap", None)
+        if self._ceiling_callable is None:
+            ceiling, method = None, "held-out predictions resampled by stimulus (no refit); no ceiling"
+            c = 1.0
+        elif ceiling_bootstrap is not None:
+            ceiling = ceiling_bootstrap(squeeze_time_bin(self.recordings), weights, stimuli)
+            c = ceiling
+            method = ("held-out predictions resampled by stimulus (no refit); ceiling recomputed on the same "
+                      "stimulus resamples")
+        else:
+            ceiling, c = None, float(self.ceiling)
+            method = "held-out predictions resampled by stimulus (no refit); ceiling held fixed"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ceiled = raw * raw / c if self.normalisation == "r2_over_ceiling" else (raw / c) ** 2
+        return BootstrapSamples(score=ceiled, ceiling=ceiling, unit="stimulus", method=method)

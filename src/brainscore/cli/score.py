@@ -3,41 +3,100 @@ from __future__ import annotations
 
 import json
 import math
+import traceback
 
 from brainscore import api
+
+ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of the score recomputed on N seeded "
+              "resamples of the experiment's unit, stimuli or images, with the ceiling recomputed on the same "
+              "resamples); ci95: the bootstrap 95% percentile interval. The reference's own error (e.g. the SEM over "
+              "cross-validation splits) is kept as error_reference in --json.")
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="score a model on a benchmark",
-                                   description="Score a model on a benchmark and print the ceiled score, the raw "
-                                               "score, the ceiling, the error and the committed layer.")
+                                   description="Score a model on a benchmark, print the ceiled score with its formula, "
+                                               "its bootstrap 95% interval and the committed layer, and record it in "
+                                               "the results database. " + ERROR_HELP)
     parser.add_argument("--model", required=True, help="model identifier, e.g. efficientnet-lite0")
     parser.add_argument("--benchmark", required=True, help="benchmark identifier, e.g. Cowley2026.210325.V4-pls")
     parser.add_argument("--layer", default=None,
                         help="commit the benchmark's region to this layer instead of the model's map")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="bootstrap resamples for error and ci95 (default 1000, seed 0; 0 skips them)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="results database (SQLAlchemy URL; default $BRAINSCORE_DB_URL, else "
+                             "sqlite:///$BRAINSCORE_HOME/results.sqlite)")
+    parser.add_argument("--no-record", action="store_true", help="do not record the score in the results database")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (with the provenance)")
     parser.set_defaults(func=run)
 
 
 def _number(value) -> float | None:
     if value is None:
         return None
-    value = float(value)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
     return None if math.isnan(value) else value
 
 
 def summarise(result, model: str, benchmark: str) -> dict:
-    """The printed fields of a score: model, benchmark, score, raw, ceiling, error, layer, duration."""
+    """The printed fields of a score: model, benchmark, score, raw, ceiling, error, ci95, layer, duration, ..."""
     layers = result.attrs.get("layers") or {}
     region = result.attrs.get("region")
     layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
+    ci95 = result.attrs.get("ci95")
+    ceiling_ci95 = result.attrs.get("ceiling_ci95")
     return {
         "model": model, "benchmark": benchmark,
         "score": _number(result), "raw": _number(result.attrs.get("raw")),
         "ceiling": _number(result.attrs.get("ceiling")), "error": _number(result.attrs.get("error")),
+        "ci95": list(ci95) if ci95 is not None else None,
+        "ceiling_error": _number(result.attrs.get("ceiling_error")),
+        "ceiling_ci95": list(ceiling_ci95) if ceiling_ci95 is not None else None,
+        "error_reference": _number(result.attrs.get("error_reference")),
+        "formula": result.attrs.get("formula"),
         "layer": layer, "layers": layers or None,
         "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
     }
+
+
+def formula_text(summary: dict) -> str:
+    """``score 0.3915 = r² / ceiling = 0.5501² / 0.7731``: the value and how the benchmark computed it."""
+    score, raw, ceiling, formula = summary["score"], summary["raw"], summary["ceiling"], summary["formula"]
+    head = "score " + ("nan" if score is None else f"{score:.4f}")
+    if raw is None or ceiling is None or formula == "raw":
+        return head + " = raw score (no ceiling)" if formula == "raw" else head
+    forms = {"r2_over_ceiling": f"r² / ceiling = {raw:.4f}² / {ceiling:.4f}",
+             "legacy": f"(r / ceiling)² = ({raw:.4f} / {ceiling:.4f})²",
+             "raw_over_ceiling": f"raw / ceiling = {raw:.4f} / {ceiling:.4f}",
+             "raw_over_ceiling_clipped": f"clip(raw / ceiling, 0, 1) = clip({raw:.4f} / {ceiling:.4f})"}
+    return f"{head} = {forms[formula]}" if formula in forms else f"{head} (raw {raw:.4f}, ceiling {ceiling:.4f})"
+
+
+def _record(args, result=None, failure: BaseException | None = None) -> tuple[int | None, str | None]:
+    """Record the score (or the failure) unless ``--no-record``; returns (row id, database shown)."""
+    from brainscore.errors import UnknownIdentifierError
+    if args.no_record or isinstance(failure, UnknownIdentifierError):  # nothing was scored: nothing to record
+        return None, None
+    from brainscore.results import Database, DatabaseError
+    db = Database(args.db)
+    if failure is not None:
+        text = f"{type(failure).__name__}: {failure}"
+        try:
+            row = db.record_failure(args.model, args.benchmark, text,
+                                    log="".join(traceback.format_exception(failure)))
+        except DatabaseError as error:  # the failure itself is what the user must see
+            import sys
+            print(f"warning: the failure could not be recorded: {error}", file=sys.stderr)
+            return None, None
+    else:
+        row = db.record_score(result)
+    shown = repr(db)[len("<Database "):-1]
+    db.close()
+    return row, shown
 
 
 def run(args) -> int:
@@ -48,15 +107,36 @@ def run(args) -> int:
         if region is None:
             raise SystemExit(f"error: --layer needs a neural benchmark; {args.benchmark} records no region")
         kwargs["region_layer_map"] = {region: args.layer}
-    result = api.score(args.model, args.benchmark, **kwargs)
+    if args.bootstrap < 0:
+        raise SystemExit(f"error: --bootstrap must be >= 0 (0 skips the interval), got {args.bootstrap}")
+    try:
+        result = api.score(args.model, args.benchmark, bootstrap=args.bootstrap, **kwargs)
+    except Exception as failure:
+        row, where = _record(args, failure=failure)
+        if row is not None:
+            import sys
+            print(f"recorded as failed: #{row} in {where}", file=sys.stderr)
+        raise
+    row, where = _record(args, result)
     summary = summarise(result, args.model, args.benchmark)
     if args.json:
-        print(json.dumps(summary))
+        print(json.dumps({**summary, "record": row, "database": where,
+                          "provenance": result.attrs.get("provenance")}))
         return 0
-    width = max(len(k) for k in summary)
-    for key, value in summary.items():
-        if key == "layers":
-            continue
-        text = f"{value:.4f}" if isinstance(value, float) and key != "duration_s" else value
-        print(f"{key:<{width}}  {text}")
+    lines = [formula_text(summary)]
+    if summary["ci95"] is not None:
+        unit = result.attrs.get("bootstrap_unit") or "unit"
+        units = {"stimulus": "stimuli"}.get(unit, unit + "s")
+        lines.append(f"ci95  [{summary['ci95'][0]:.4f}, {summary['ci95'][1]:.4f}]   error {summary['error']:.4f} "
+                     f"(bootstrap SE over {units}: {args.bootstrap} resamples, seed 0)")
+    if summary["ceiling"] is not None and summary["formula"] != "raw":
+        spread = (f" ± {summary['ceiling_error']:.4f}, ci95 [{summary['ceiling_ci95'][0]:.4f}, "
+                  f"{summary['ceiling_ci95'][1]:.4f}]" if summary["ceiling_ci95"] is not None else "")
+        lines.append(f"ceiling {summary['ceiling']:.4f}{spread}")
+    if summary["layer"] is not None:
+        region = result.attrs.get("region")
+        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}")
+    lines.append(f"model {args.model} on {args.benchmark} in {summary['duration_s']:.1f} s")
+    lines.append(f"recorded as #{row} in {where}" if row is not None else "not recorded (--no-record)")
+    print("\n".join(lines))
     return 0

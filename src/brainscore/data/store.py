@@ -14,6 +14,8 @@ A file's hash is computed once and remembered (keyed by path, size and modificat
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import shutil
@@ -146,6 +148,33 @@ def locate(source: Source) -> Path | None:
     return stored if stored.is_file() else None
 
 
+_RECORDERS: contextvars.ContextVar[tuple[dict[str, str], ...]] = contextvars.ContextVar("brainscore_resolved_files",
+                                                                                         default=())
+
+
+@contextlib.contextmanager
+def recording_files():
+    """Collect ``{source.path: sha256}`` of every file :func:`fetch` resolves inside the ``with`` block.
+
+    The hashes are the declared ones :func:`fetch` verifies the files against (nothing is re-hashed).
+    Provenance uses this to name the data a score was computed from. Nested blocks each see the
+    files resolved inside them.
+
+    Examples
+    --------
+    >>> with recording_files() as files:   # doctest: +SKIP
+    ...     brainscore.load_dataset("Cowley2026.210325")
+    >>> sorted(files)                       # doctest: +SKIP
+    ['cowley2026_v4/images/images_210325.zip', 'cowley2026_v4/responses_raw/responses_210325.npy']
+    """
+    files: dict[str, str] = {}
+    token = _RECORDERS.set(_RECORDERS.get() + (files,))
+    try:
+        yield files
+    finally:
+        _RECORDERS.reset(token)
+
+
 def fetch(source: Source) -> Path:
     """Local, verified path of ``source``: from a mirror, the store, or a download.
 
@@ -158,6 +187,8 @@ def fetch(source: Source) -> Path:
     NetworkError, PermissionDeniedError
         If the download fails for that reason.
     """
+    for files in _RECORDERS.get():  # provenance: the data a computation used (see recording_files)
+        files[source.path] = source.sha256
     for mirror in config.data_mirrors():
         candidate = mirror / source.path
         if candidate.is_file():

@@ -3,14 +3,14 @@
 Brain-Score aggregates scores bottom-up through a tree of benchmark types (brain-score.web,
 ``BenchmarkType.parent``): every node's score is the unweighted mean of its direct children, and
 a child without a score counts as 0. The tree's roots are ``average_vision`` (the Brain-Score) and
-``engineering`` (reported separately, not part of the average). Under ``average_vision`` sit the
-neural regions (through ``neural_vision``) and ``behavior``, so each region weighs equally within
+``engineering_vision`` (reported separately, not part of the average). Under ``average_vision`` sit the
+neural regions (through ``neural_vision``) and ``behavior_vision``, so each region weighs equally within
 the neural score, and neural and behavioural scores weigh equally in the average.
 
 A benchmark's plugin declares its parent node when it registers the benchmark
 (``register_benchmark(identifier, parent="V4")``), and may declare family nodes that group several
 benchmarks of one study so that the study counts once (``register_tree_node("Geirhos2021",
-parent="behavior")``). The framework knows only the study-independent nodes (:data:`TREE`)::
+parent="behavior_vision")``). The framework knows only the study-independent nodes (:data:`TREE`)::
 
     average_vision
     ├── neural_vision
@@ -18,8 +18,8 @@ parent="behavior")``). The framework knows only the study-independent nodes (:da
     │   ├── V2
     │   ├── V4
     │   └── IT
-    └── behavior
-    engineering
+    └── behavior_vision
+    engineering_vision
 
 Benchmarks a plugin declares with ``selection_for=<region>`` serve only to choose a model's layers
 and are not part of the tree.
@@ -29,18 +29,16 @@ from __future__ import annotations
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 
-ROOTS = ("average_vision", "engineering")
-"""Nodes without a parent. ``engineering`` is not part of the Brain-Score average."""
+ROOTS = ("average_vision", "engineering_vision")
+"""Nodes without a parent. ``engineering_vision`` is not part of the Brain-Score average."""
 
 TREE: dict[str, str] = {
     "neural_vision": "average_vision",
-    "behavior": "average_vision",
+    "behavior_vision": "average_vision",
     "V1": "neural_vision",
     "V2": "neural_vision",
     "V4": "neural_vision",
     "IT": "neural_vision",
-    "Geirhos2021": "behavior",
-    "Geirhos2021-top1": "engineering",
 }
 """The study-independent inner nodes of the tree -> their parent (child -> parent)."""
 
@@ -104,5 +102,5 @@ def benchmark_parents(include_selection: bool = False) -> dict[str, str]:
 
 
 def root_of(node: str) -> str:
-    """The root ``node`` belongs to (``average_vision`` or ``engineering``)."""
+    """The root ``node`` belongs to (``average_vision`` or ``engineering_vision``)."""
     return path_to_root(node)[-1]

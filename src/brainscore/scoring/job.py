@@ -1,12 +1,18 @@
-"""The main job: score a model on a benchmark."""
+"""The main job: score a model on a benchmark, with its provenance and a bootstrap confidence interval."""
 from __future__ import annotations
 
 import time
 from typing import Any
 
 from brainscore import registry
+from brainscore.data import store
 from brainscore.metrics.score import Score
+from brainscore.scoring import bootstrap as _bootstrap
+from brainscore.scoring import provenance as _provenance
 from brainscore.scoring import selection
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 0
 
 
 def load_model(identifier: str, **kwargs) -> Any:
@@ -27,7 +33,46 @@ def load_model(identifier: str, **kwargs) -> Any:
     return model
 
 
-def score(model_identifier: str, benchmark_identifier: str, **model_kwargs) -> Score:
+def _model_hashes(model: Any) -> tuple[str | None, str | None]:
+    """The model's weights sha256 and architecture fingerprint, where it exposes them (else None)."""
+    found = {}
+    for name in ("weights_hash", "architecture_fingerprint"):
+        value = None
+        for holder in (model, getattr(model, "activations_model", None)):
+            if holder is None:
+                continue
+            try:
+                value = getattr(holder, name, None)
+            except Exception:  # a property that cannot be computed for this model: unknown, not fatal
+                value = None
+            if value is not None:
+                break
+        found[name] = None if value is None else str(value)
+    return found["weights_hash"], found["architecture_fingerprint"]
+
+
+def formula_of(result: Score) -> str:
+    """How ``result`` was normalised: ``r2_over_ceiling``, ``legacy`` ((r/c)²), ``raw_over_ceiling``,
+    ``raw_over_ceiling_clipped`` or ``raw`` (no ceiling)."""
+    formula = result.attrs.get("formula")
+    if formula:
+        return str(formula)
+    ceiling = result.attrs.get("ceiling")
+    if ceiling is None or "note" in getattr(ceiling, "attrs", {}) and float(ceiling) == 1.0:
+        return "raw"
+    return "raw_over_ceiling_clipped" if "unbounded" in result.attrs else "raw_over_ceiling"
+
+
+def _device(model: Any) -> str:
+    for holder in (model, getattr(model, "activations_model", None)):
+        device = getattr(holder, "device", None) if holder is not None else None
+        if device is not None and not callable(device):
+            return str(device)
+    return "cpu"
+
+
+def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = DEFAULT_RESAMPLES,
+          bootstrap_seed: int = DEFAULT_SEED, **model_kwargs) -> Score:
     """Score a model on a benchmark: the main job.
 
     Parameters
@@ -36,29 +81,66 @@ def score(model_identifier: str, benchmark_identifier: str, **model_kwargs) -> S
         A registered model, e.g. ``"efficientnet-lite0"``.
     benchmark_identifier : str
         A registered benchmark, e.g. ``"Cowley2026.210325.V4-pls"``.
+    bootstrap : int
+        Bootstrap resamples for the confidence interval (default 1000; 0 skips it, leaving
+        ``error`` and ``ci95`` None).
+    bootstrap_seed : int
+        Seed of the resampling (recorded in the provenance).
     **model_kwargs
         Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``.
 
     Returns
     -------
     Score
-        The ceiled score, with attrs ``raw``, ``ceiling``, ``error``, ``model_identifier``,
-        ``benchmark_identifier``, ``layers`` (the committed region -> layer map, where the model has
-        one) and ``duration_s``.
+        The ceiled score (its value is the benchmark's, unchanged), with attrs ``raw``, ``ceiling``,
+        ``error`` (the bootstrap standard error of the ceiled score, see
+        :mod:`brainscore.scoring.bootstrap`), ``error_reference`` (the error as the reference
+        reports it, e.g. the SEM over cross-validation splits), ``ci95`` (the bootstrap 95%
+        percentile interval), ``ceiling_error``/``ceiling_ci95`` (the same for the ceiling),
+        ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``,
+        ``layers`` (the committed region -> layer map, where the model has one), ``duration_s`` and
+        ``provenance`` (see :mod:`brainscore.scoring.provenance`).
 
     Raises
     ------
     UnknownIdentifierError
         If the model or the benchmark is not registered.
+    ValueError
+        If ``bootstrap`` is negative.
     """
-    start = time.perf_counter()
+    if int(bootstrap) < 0:
+        raise ValueError(f"bootstrap must be a number of resamples >= 0 (0 skips the interval), got {bootstrap}")
+    start, started = _provenance.utc_now(), time.perf_counter()
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, **model_kwargs)
-    result = benchmark(model)
+    with store.recording_files() as data_files:
+        result = benchmark(model)
+        interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap), seed=bootstrap_seed)
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
+    result.attrs["benchmark_version"] = getattr(benchmark, "version", None)
     layers = getattr(model, "region_layer_map", None)
     if layers is not None:
         result.attrs["layers"] = dict(layers)
-    result.attrs["duration_s"] = time.perf_counter() - start
+    formula = formula_of(result)
+    result.attrs["formula"] = formula
+    _bootstrap.attach(result, interval)
+    result.attrs["duration_s"] = time.perf_counter() - started
+    weights, fingerprint = _model_hashes(model)
+    ceiling = result.attrs.get("ceiling")
+    result.attrs["provenance"] = _provenance.collect(
+        model={"identifier": model_identifier, "weights_sha256": weights, "architecture_fingerprint": fingerprint,
+               "layers": result.attrs.get("layers"), "kwargs": model_kwargs or None},
+        benchmark={"identifier": benchmark_identifier, "version": getattr(benchmark, "version", None),
+                   "data_files": dict(sorted(data_files.items()))},
+        metric=repr(getattr(benchmark, "metric", None)) if getattr(benchmark, "metric", None) is not None else None,
+        ceiling={"method": getattr(benchmark, "_ceiling_identity", None),
+                 "value": None if ceiling is None else (float(ceiling) if getattr(ceiling, "ndim", 0) == 0 else None),
+                 "error_reference": None if ceiling is None else getattr(ceiling, "attrs", {}).get("error"),
+                 "error": result.attrs.get("ceiling_error")},
+        formula=formula,
+        bootstrap={"resamples": int(bootstrap), "seed": int(bootstrap_seed),
+                   "unit": interval.unit if interval is not None else None,
+                   "method": interval.method if interval is not None else None},
+        device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"])
     return result

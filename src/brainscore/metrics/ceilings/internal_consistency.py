@@ -236,6 +236,55 @@ class InternalConsistency(Ceiling):
         score.attrs["split_scores"] = per_split
         return score
 
+    def bootstrap(self, assembly: DataAssembly, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+        """The ceiling recomputed with stimuli resampled: one value per row of ``weights``.
+
+        The split halves are the ceiling's own (same seed); each split's half-averages are formed
+        once and only the per-neuroid Pearson r across stimuli is recomputed with the resample's
+        stimulus weights (a stimulus drawn k times counts k times), then Spearman-Brown, the median
+        over neuroids and the mean over splits, as in :meth:`__call__`.
+
+        Parameters
+        ----------
+        assembly : DataAssembly
+            ``presentation x neuroid`` single trials (one time bin squeezed), as for :meth:`__call__`.
+        weights : ndarray of shape (resamples, n_stimuli)
+            Bootstrap counts of the stimuli ``stimulus_ids``.
+        stimulus_ids : ndarray of shape (n_stimuli,)
+            The stimuli the columns of ``weights`` refer to; every stimulus of ``assembly`` must be one.
+
+        Returns
+        -------
+        ndarray of shape (resamples,)
+
+        Raises
+        ------
+        ValidationError
+            If ``assembly`` holds a stimulus not in ``stimulus_ids``.
+        """
+        from brainscore.metrics.bootstrap import half_averages, weighted_pearson
+        self._check(assembly)
+        if "time_bin" in assembly.dims:
+            assembly = assembly.squeeze("time_bin", drop=True)
+        assembly = assembly.transpose("presentation", "neuroid")
+        values = np.asarray(assembly.values, dtype=np.float64)
+        stimuli, stimulus_codes = np.unique(assembly[self.stimulus_coord].values, return_inverse=True)
+        order = np.argsort(np.asarray(stimulus_ids).astype(str))
+        position = np.searchsorted(np.asarray(stimulus_ids).astype(str)[order], stimuli.astype(str))
+        position = np.minimum(position, len(order) - 1)
+        if not np.array_equal(np.asarray(stimulus_ids).astype(str)[order][position], stimuli.astype(str)):
+            raise ValidationError("the ceiling's bootstrap weights do not cover every stimulus of the assembly")
+        stimulus_weights = weights[:, order[position]]                        # (B, n_stimuli of the assembly)
+        repetitions = assembly[self.split_coord].values
+        unique, halves = self.halves(repetitions)
+        first, second = half_averages(values, stimulus_codes, np.searchsorted(unique, repetitions), len(stimuli),
+                                      halves)
+        per_split = np.empty((weights.shape[0], len(halves)))
+        for s in range(len(halves)):
+            r = spearman_brown(weighted_pearson(stimulus_weights, first[s], second[s]))
+            per_split[:, s] = np.median(r, axis=1)
+        return per_split.mean(axis=1)
+
     def _attrs(self) -> dict[str, Any]:
         return {"method": "internal_consistency", "split_coord": self.split_coord, "splits": self.splits,
                 "train_size": self.train_size, "seed": self.random_state, "correction": "spearman_brown"}

@@ -173,7 +173,8 @@ class CrossRegressedCorrelation(Metric):
         Score
             Scalar: mean over splits of the median over neuroids of Pearson r. Attributes:
             ``error`` (SEM over splits), ``raw`` (r as a ``split x neuroid`` DataArray carrying the
-            neuroid coordinates of the predicted assembly), ``split_scores``, and the parameters.
+            neuroid coordinates of the predicted assembly), ``split_scores``, the parameters, and
+            ``held_out`` (per split: the held-out predictions, data and stimulus ids, for a bootstrap).
 
         Raises
         ------
@@ -194,7 +195,13 @@ class CrossRegressedCorrelation(Metric):
         r = _to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
         raw = xr.DataArray(r, dims=("split", "neuroid"),
                            coords={"split": np.arange(len(folds)), **_neuroid_coords(predicted)})
-        return _aggregate(raw, self._attrs(info, len(folds)))
+        score = _aggregate(raw, self._attrs(info, len(folds)))
+        # what a bootstrap over stimuli needs (brainscore.benchmarks.neural.NeuralBenchmark.bootstrap)
+        Yn, stimulus_ids = _to_numpy(Y), np.asarray(target["stimulus_id"].values)
+        score.attrs["held_out"] = {"predictions": [_to_numpy(p) for p in predictions],
+                                   "targets": [Yn[test] for _, test in folds],
+                                   "stimulus_id": [stimulus_ids[test] for _, test in folds]}
+        return score
 
     def _attrs(self, info: kernels.FitInfo, n_splits: int) -> dict[str, Any]:
         config = self.split_config

@@ -15,8 +15,19 @@ VERSION = 1
 
 def even_odd_ceiling(assembly: DataAssembly) -> Score:
     """Internal consistency over even/odd repetition halves (``repetition % 2``), as the reference."""
-    relabelled = assembly.assign_coords(repetition=("presentation", assembly["repetition"].values % 2))
-    return load_ceiling("internal_consistency")(relabelled)
+    return load_ceiling("internal_consistency")(_even_odd(assembly))
+
+
+def _even_odd(assembly: DataAssembly) -> DataAssembly:
+    return assembly.assign_coords(repetition=("presentation", assembly["repetition"].values % 2))
+
+
+def _even_odd_bootstrap(assembly: DataAssembly, weights, stimulus_ids):
+    """The even/odd ceiling on bootstrap resamples of the stimuli (see ``InternalConsistency.bootstrap``)."""
+    return load_ceiling("internal_consistency").bootstrap(_even_odd(assembly), weights, stimulus_ids)
+
+
+even_odd_ceiling.bootstrap = _even_odd_bootstrap
 
 
 def cowley_benchmark(session: str, ceiled: bool) -> NeuralBenchmark:

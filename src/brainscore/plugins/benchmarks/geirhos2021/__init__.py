@@ -13,19 +13,19 @@ Error consistency (``Geirhos2021<dataset>-error_consistency``; Geirhos, Meding &
   and each of the 10 subjects' (Brain-Score's ``error_consistency``);
 - ceiling = the same statistic over all 45 pairs of human subjects;
 - score = raw / ceiling clipped to [0, 1], with ``attrs["raw"]`` and ``attrs["ceiling"]``;
-- parent ``Geirhos2021`` (under ``behavior``).
+- parent ``Geirhos2021`` (under ``behavior_vision``).
 
 Accuracy (``Geirhos2021<dataset>-top1``, engineering):
 
 - the same label task and visual angle, 10 trials per image (as the reference; a deterministic
   model answers each the same);
 - score = fraction of trials answered with the ``truth`` label (for cue-conflict images: the shape
-  category); ceiling 1; parent ``Geirhos2021-top1`` (under ``engineering``).
+  category); ceiling 1; parent ``Geirhos2021-top1`` (under ``engineering_vision``).
 """
 from brainscore.registry import register_benchmark, register_tree_node
 
-register_tree_node("Geirhos2021", parent="behavior")
-register_tree_node("Geirhos2021-top1", parent="engineering")
+register_tree_node("Geirhos2021", parent="behavior_vision")
+register_tree_node("Geirhos2021-top1", parent="engineering_vision")
 
 BIBTEX = """@inproceedings{geirhos2021partial,
   title={Partial success in closing the gap between human and machine vision},

@@ -11,7 +11,7 @@ Settings, as the reference's ``Hermann2020`` benchmarks:
   ``-texture_match``: fraction naming the texture category;
   ``-shape_bias``: shape match / (shape match + texture match) (humans: 0.96; ImageNet CNNs
   0.17-0.43 in Geirhos et al. 2019);
-- ceiling 1 (the score is the raw value); version 1; parent ``behavior``.
+- ceiling 1 (the score is the raw value); version 1; parent ``behavior_vision``.
 """
 from brainscore.registry import register_benchmark
 
@@ -22,19 +22,19 @@ BIBTEX = """@inproceedings{hermann2020origins,
 }"""
 
 
-@register_benchmark("Hermann2020cueconflict-shape_bias", parent="behavior")
+@register_benchmark("Hermann2020cueconflict-shape_bias", parent="behavior_vision")
 def _shape_bias():
     from .benchmark import hermann2020
     return hermann2020("shape_bias")
 
 
-@register_benchmark("Hermann2020cueconflict-shape_match", parent="behavior")
+@register_benchmark("Hermann2020cueconflict-shape_match", parent="behavior_vision")
 def _shape_match():
     from .benchmark import hermann2020
     return hermann2020("shape_match")
 
 
-@register_benchmark("Hermann2020cueconflict-texture_match", parent="behavior")
+@register_benchmark("Hermann2020cueconflict-texture_match", parent="behavior_vision")
 def _texture_match():
     from .benchmark import hermann2020
     return hermann2020("texture_match")

@@ -13,4 +13,4 @@ def hermann2020(metric: str) -> ShapeBiasBenchmark:
     """``Hermann2020cueconflict-<metric>`` for ``metric`` in shape_bias, shape_match, texture_match."""
     return ShapeBiasBenchmark(identifier=f"Hermann2020cueconflict-{metric}", version=VERSION,
                               stimulus_set=lambda: load_stimulus_set("Geirhos2019.cue-conflict"), metric=load_metric(metric),
-                              visual_degrees=None, number_of_trials=1, parent="behavior", bibtex=BIBTEX)
+                              visual_degrees=None, number_of_trials=1, parent="behavior_vision", bibtex=BIBTEX)

@@ -21,7 +21,7 @@ Version 1 each. Settings:
   over the 16 subjects. The model is recorded from its IT layer, the representation Mur et al.
   compare the judgements with. The images were arranged on a screen at no fixed visual angle; 2.9
   degrees (the fMRI experiment's size) is used so that the model sees them as in the IT benchmark.
-  Parent ``behavior``.
+  Parent ``behavior_vision``.
 
 All record one trial in the 70-170 ms time bin.
 """
@@ -63,7 +63,7 @@ def _monkey_it():
     return monkey_it()
 
 
-@register_benchmark("Mur2013-rdm", parent="behavior")
+@register_benchmark("Mur2013-rdm", parent="behavior_vision")
 def _judgements():
     from .benchmark import judgements
     return judgements()

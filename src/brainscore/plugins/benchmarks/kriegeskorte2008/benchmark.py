@@ -34,4 +34,4 @@ def judgements() -> RSABenchmark:
     return RSABenchmark(identifier="Mur2013-rdm", version=VERSION, rdms=lambda: load_dataset("Mur2013.judgements"),
                         region="IT", visual_degrees=FMRI_VISUAL_DEGREES, number_of_trials=1,
                         similarity_metric=load_metric("rdm"), noise_ceiling=load_ceiling("rsa_noise_ceiling"),
-                        parent="behavior", bibtex=BIBTEX_MUR2013, time_bins=TIME_BINS, label_coords=("subject",))
+                        parent="behavior_vision", bibtex=BIBTEX_MUR2013, time_bins=TIME_BINS, label_coords=("subject",))

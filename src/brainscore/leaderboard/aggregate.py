@@ -1,0 +1,265 @@
+"""The leaderboard: recorded scores aggregated through the tree, as Brain-Score aggregates them.
+
+Brain-Score computes its leaderboard in SQL (brain-score.web ``benchmarks/sql/mv.sql``,
+``populate_final_agg_scores``; Schrimpf et al. 2020, Neuron): a cross join of every model with every
+leaf benchmark, left-joined to the scores, rolled up bottom-up with
+``SUM(COALESCE(NULLIF(score, 'NaN'), 0)) / COUNT(*)``. The same rules here:
+
+- every inner node is the **unweighted mean of its direct children** (leaves and inner nodes);
+- a **missing, NaN or failed** child counts as **0**; a node **all of whose children are missing**
+  is missing (None);
+- leaves are the benchmarks plugins register with a ``parent``; **selection-only** benchmarks
+  (declared ``selection_for``) are never leaves; a node with no leaf below it is not part of the
+  tree (it has no row in the reference's cross join);
+- only the **latest version** of each benchmark counts (the newer of the registered version and
+  the newest version recorded): scores of older versions are ignored, so a benchmark whose latest
+  version has no score is missing;
+- of several scores of one model on one benchmark version, the latest recorded counts (a later
+  failure replaces an earlier success);
+- leaves under ``engineering_vision`` use the **raw** score; ``engineering_vision`` is not part of
+  ``average_vision``.
+
+Beyond the reference, every node carries the number of its leaves that are missing, so a 0 that
+comes from a missing benchmark is visible as such.
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+import pandas as pd
+
+from brainscore import registry
+from brainscore.errors import BrainScoreError
+from brainscore.leaderboard import tree as _tree
+from brainscore.results import Database, ScoreRecord
+
+__all__ = ["leaderboard", "leaderboard_records", "aggregate", "Tree", "build_tree", "store_tree"]
+
+NODE_ORDER = ("neural_vision", "behavior_vision", "V1", "V2", "V4", "IT")
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The leaderboard tree: ``parents`` maps every node (leaves included) to its parent (None for a root).
+
+    ``engineering`` is the set of nodes under ``engineering_vision`` (their leaves use raw scores).
+    """
+
+    parents: dict[str, str | None]
+    leaves: frozenset[str]
+    engineering: frozenset[str]
+
+    def children(self, node: str) -> list[str]:
+        """Direct children of ``node``, in display order (neural before behaviour, V1, V2, V4, IT, then
+        inner nodes before benchmarks, by name)."""
+        found = [n for n, p in self.parents.items() if p == node]
+        return sorted(found, key=lambda n: (NODE_ORDER.index(n) if n in NODE_ORDER else len(NODE_ORDER),
+                                            n in self.leaves, n))
+
+    def roots(self) -> list[str]:
+        return [r for r in _tree.ROOTS if r in self.parents]
+
+    def order(self) -> list[str]:
+        """Every node, depth first from the roots (``average_vision`` first)."""
+        ordered: list[str] = []
+
+        def visit(node: str) -> None:
+            ordered.append(node)
+            for child in self.children(node):
+                visit(child)
+
+        for root in self.roots():
+            visit(root)
+        return ordered
+
+
+def build_tree(leaf_parents: dict[str, str], inner: dict[str, str] | None = None) -> Tree:
+    """The tree of ``leaf_parents`` (benchmark -> parent node) over the inner nodes ``inner`` (node -> parent).
+
+    Inner nodes without a leaf below them are left out.
+
+    Parameters
+    ----------
+    leaf_parents : dict
+        Benchmark identifier -> its declared parent node.
+    inner : dict, optional
+        Inner node -> parent (default: :func:`brainscore.leaderboard.tree.inner_nodes`).
+
+    Raises
+    ------
+    ValueError
+        If a benchmark names a parent that is not a node of the tree.
+    """
+    inner = dict(_tree.inner_nodes() if inner is None else inner)
+    parents: dict[str, str | None] = {}
+    for leaf, parent in leaf_parents.items():
+        if parent not in inner and parent not in _tree.ROOTS:
+            raise ValueError(f"benchmark {leaf!r} declares parent {parent!r}, which is not a node of the leaderboard tree")
+        parents[leaf] = parent
+        node = parent
+        while node is not None and node not in parents:
+            parents[node] = inner.get(node)
+            node = parents[node]
+    engineering = set()
+    for node in parents:
+        walk = node
+        while walk is not None:
+            if walk == "engineering_vision":
+                engineering.add(node)
+                break
+            walk = parents.get(walk)
+    return Tree(parents, frozenset(leaf_parents), frozenset(engineering))
+
+
+def _registered_tree(benchmarks: str | Iterable[str] | None) -> Tree:
+    leaf_parents = _tree.benchmark_parents()
+    if benchmarks is not None:
+        patterns = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
+        leaf_parents = {b: p for b, p in leaf_parents.items() if any(fnmatch.fnmatchcase(b, pat) for pat in patterns)}
+        if not leaf_parents:
+            raise BrainScoreError(f"no leaderboard benchmark matches {', '.join(patterns)}; see `brainscore list "
+                                  f"benchmarks` (selection-only benchmarks are not on the leaderboard)")
+    return build_tree(leaf_parents)
+
+
+def _registered_version(benchmark: str) -> int | None:
+    try:
+        return int(registry.load_benchmark(benchmark).version)
+    except (BrainScoreError, AttributeError, TypeError):
+        return None
+
+
+def _value(record: ScoreRecord | None, engineering: bool) -> float | None:
+    """The leaf value of ``record``: ceiled (raw for engineering); None if absent, failed or NaN."""
+    if record is None or record.status != "done":
+        return None
+    value = record.raw if engineering and record.raw is not None else record.score
+    if value is None or math.isnan(value):
+        return None
+    return float(value)
+
+
+def aggregate(tree: Tree, leaf_values: dict[str, float | None]) -> tuple[dict[str, float | None], dict[str, int]]:
+    """Values and missing-leaf counts of every node of ``tree`` from the leaves' values.
+
+    Parameters
+    ----------
+    tree : Tree
+    leaf_values : dict
+        Leaf -> value; None, NaN or absent means missing.
+
+    Returns
+    -------
+    (scores, missing) : (dict, dict)
+        ``scores[node]``: the leaf's value, or the unweighted mean of the children with missing
+        children as 0, or None when every child is missing. ``missing[node]``: number of missing
+        leaves at or below ``node``.
+
+    Examples
+    --------
+    >>> t = build_tree({"a": "V4", "b": "V4"}, {"V4": "neural_vision", "neural_vision": "average_vision"})
+    >>> aggregate(t, {"a": 0.4, "b": None})[0]["V4"]
+    0.2
+    """
+    scores: dict[str, float | None] = {}
+    missing: dict[str, int] = {}
+
+    def visit(node: str) -> None:
+        if node in tree.leaves:
+            value = leaf_values.get(node)
+            value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+            scores[node], missing[node] = value, int(value is None)
+            return
+        children = tree.children(node)
+        for child in children:
+            visit(child)
+        values = [scores[c] for c in children]
+        missing[node] = sum(missing[c] for c in children)
+        scores[node] = None if all(v is None for v in values) else sum(v or 0.0 for v in values) / len(values)
+
+    for root in tree.roots():
+        visit(root)
+    return scores, missing
+
+
+def _open(db: Database | str | None) -> Database:
+    return db if isinstance(db, Database) else Database(db)
+
+
+def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
+                        tree: Tree | None = None) -> list[dict]:
+    """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count}}``.
+
+    One entry per model with any recorded score or failure, sorted by ``average_vision`` (highest
+    first, models without one last, then by identifier). ``scores`` and ``missing`` have every node
+    of the tree, depth first: leaves are benchmark identifiers, the others ``average_vision``,
+    ``neural_vision``, ``V4``, ... (see the module docstring for the rules).
+
+    Parameters
+    ----------
+    db : Database or str, optional
+        The results database or its URL (default: :func:`brainscore.results.default_url`).
+    benchmarks : str or list of str, optional
+        Shell-style patterns: only matching benchmarks are leaves (e.g. ``"Cowley*"``).
+    tree : Tree, optional
+        Default: the tree the registered plugins declare.
+
+    Raises
+    ------
+    BrainScoreError
+        If no leaderboard benchmark matches ``benchmarks``.
+    """
+    db = _open(db)
+    tree = tree or _registered_tree(benchmarks)
+    latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
+    for benchmark, version in db.benchmark_versions().items():
+        if benchmark in latest:
+            latest[benchmark] = max(version, latest[benchmark] or version)
+    chosen: dict[tuple[str, str], ScoreRecord] = {}
+    models: set[str] = set()
+    for record in db.scores(include_failed=True):  # oldest first: later rows replace earlier ones
+        models.add(record.model)
+        if record.benchmark in tree.leaves and record.benchmark_version == latest[record.benchmark]:
+            chosen[record.model, record.benchmark] = record
+    order = tree.order()
+    entries = []
+    for model in models:
+        values = {leaf: _value(chosen.get((model, leaf)), leaf in tree.engineering) for leaf in tree.leaves}
+        scores, missing = aggregate(tree, values)
+        entries.append({"model": model, "scores": {n: scores[n] for n in order},
+                        "missing": {n: missing[n] for n in order}})
+    top = tree.roots()[0] if tree.roots() else None
+    entries.sort(key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
+    return entries
+
+
+def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None) -> pd.DataFrame:
+    """The leaderboard as a DataFrame: one row per model (index ``model``), one column per tree node.
+
+    Columns are the nodes depth first (``average_vision``, ``neural_vision``, ``V4``, its benchmarks,
+    ...), then ``"<node> missing"`` (the number of missing leaves) for every inner node. Values are
+    floats, NaN where missing. The same numbers as :func:`leaderboard_records`.
+    """
+    records = leaderboard_records(db, benchmarks)
+    tree = _registered_tree(benchmarks)
+    order = tree.order()
+    inner = [n for n in order if n not in tree.leaves]
+    rows = [{**{n: (float("nan") if e["scores"][n] is None else e["scores"][n]) for n in order},
+             **{f"{n} missing": e["missing"][n] for n in inner}} for e in records]
+    frame = pd.DataFrame(rows, index=pd.Index([e["model"] for e in records], name="model"),
+                         columns=order + [f"{n} missing" for n in inner])
+    return frame
+
+
+def store_tree(db: Database | str | None = None) -> Tree:
+    """Write the registered tree (nodes, leaves, engineering flags, sibling order) into ``benchmark_types``."""
+    tree = _registered_tree(None)
+    order = {}
+    for node in tree.parents:
+        for position, child in enumerate(tree.children(node)):
+            order[child] = position
+    _open(db).sync_tree(tree.parents, engineering=tree.engineering, order=order)
+    return tree

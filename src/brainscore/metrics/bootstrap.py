@@ -1,0 +1,218 @@
+"""Vectorised kernels of the bootstrap over experimental units (stimuli, images, trials).
+
+A bootstrap resample of ``n`` units (Efron 1979; Efron & Tibshirani 1993, ch. 6) is a vector of
+multinomial counts ``w`` (how often each unit was drawn, summing to ``n``). Every statistic the
+benchmarks use is a function of weighted sums over units, so all resamples are computed at once as
+matrix products ``W @ X`` with ``W`` of shape ``(resamples, n_units)``, never by copying data:
+
+- a mean over units: ``W @ x / n``;
+- Pearson r across units: from ``W @ x``, ``W @ y``, ``W @ x²``, ``W @ y²``, ``W @ xy`` (and
+  ``W @ mask`` where values are missing);
+- Spearman r across pairs of units (RDMs): pair weights ``w_i w_j``, weighted mid-ranks by a
+  cumulative sum over the pairs sorted once, then the weighted Pearson of the ranks.
+
+A unit drawn ``k`` times enters with weight ``k``, exactly as ``k`` copies would. The benchmarks
+(:mod:`brainscore.benchmarks`) decide what the unit is and what is recomputed; this module only
+computes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BootstrapSamples", "resample_counts", "weighted_mean", "weighted_pearson", "weighted_spearman_pairs",
+           "half_averages", "percentile_interval"]
+
+
+@dataclass
+class BootstrapSamples:
+    """Bootstrap distribution of a benchmark's ceiled score (and of its ceiling).
+
+    Attributes
+    ----------
+    score : ndarray of shape (resamples,)
+        The ceiled score recomputed on each resample (NaN where undefined on a resample).
+    ceiling : ndarray of shape (resamples,) or None
+        The ceiling recomputed on the same resamples; None when the ceiling is fixed (no ceiling,
+        or a ceiling from other data).
+    unit : str
+        What was resampled (``"stimulus"``, ``"image"``, ``"trial"``).
+    method : str
+        One line on what was recomputed inside each resample.
+    """
+
+    score: np.ndarray
+    ceiling: np.ndarray | None
+    unit: str
+    method: str
+
+
+def resample_counts(n_units: int, resamples: int, seed: int) -> np.ndarray:
+    """Multinomial counts of ``resamples`` bootstrap draws of ``n_units`` units with replacement.
+
+    Returns
+    -------
+    ndarray of shape (resamples, n_units), float64
+        Each row sums to ``n_units``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_units < 2`` or ``resamples < 1``.
+    """
+    if n_units < 2 or resamples < 1:
+        raise ValueError(f"a bootstrap needs at least 2 units and 1 resample, got {n_units} units, {resamples} resamples")
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
+
+
+def weighted_mean(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``(W @ values) / W.sum(1)``: per-resample weighted means; ``values`` of shape (n_units, ...)."""
+    values = np.asarray(values, dtype=np.float64)
+    total = weights.sum(axis=1)
+    flat = weights @ values.reshape(values.shape[0], -1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (flat / total[:, None]).reshape((weights.shape[0],) + values.shape[1:])
+
+
+def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r across units of every column, for every resample's weights.
+
+    Parameters
+    ----------
+    weights : ndarray of shape (resamples, n_units)
+        Non-negative weights (bootstrap counts).
+    x, y : ndarray of shape (n_units, n_columns)
+        Paired values; a NaN in either leaves that (unit, column) out of that column's r.
+
+    Returns
+    -------
+    ndarray of shape (resamples, n_columns)
+        NaN where a column is constant (or has fewer than 2 distinct units) in a resample.
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    mask = ~(np.isnan(x) | np.isnan(y))
+    if mask.all():
+        n = weights.sum(axis=1)[:, None]
+        sx, sy = weights @ x, weights @ y
+        sxx, syy, sxy = weights @ (x * x), weights @ (y * y), weights @ (x * y)
+    else:
+        m = mask.astype(np.float64)
+        x, y = np.where(mask, x, 0.0), np.where(mask, y, 0.0)
+        n = weights @ m
+        sx, sy = weights @ x, weights @ y
+        sxx, syy, sxy = weights @ (x * x), weights @ (y * y), weights @ (x * y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sy / n
+        vx = sxx - sx * sx / n
+        vy = syy - sy * sy / n
+        r = cov / np.sqrt(vx * vy)
+    tiny = 1e-12 * (np.abs(sxx) + np.abs(syy) + 1.0)
+    r[(vx <= tiny) | (vy <= tiny)] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def weighted_spearman_pairs(unit_weights: np.ndarray, rows: np.ndarray, cols: np.ndarray, a: np.ndarray,
+                            b: np.ndarray) -> np.ndarray:
+    """Spearman r between two RDM upper triangles, with stimuli resampled.
+
+    A pair of stimuli (i, j), i < j, drawn ``w_i`` and ``w_j`` times appears ``w_i w_j`` times in the
+    resampled RDM (pairs of a stimulus with a copy of itself have no dissimilarity and are left out,
+    as for the diagonal). Ranks are the weighted mid-ranks of the resampled multiset of pairs.
+
+    Parameters
+    ----------
+    unit_weights : ndarray of shape (resamples, n_stimuli)
+    rows, cols : ndarray of int, shape (n_pairs,)
+        The stimuli of each pair.
+    a, b : ndarray of shape (n_pairs,) or (n_pairs, n_rdms)
+        Dissimilarities of the pairs in the two RDMs (``b`` may hold several RDMs as columns).
+
+    Returns
+    -------
+    ndarray of shape (resamples,) or (resamples, n_rdms)
+    """
+    pair_weights = unit_weights[:, rows] * unit_weights[:, cols]            # (B, P)
+    ranks_a = _weighted_midranks(pair_weights, np.asarray(a, dtype=np.float64))
+    b = np.asarray(b, dtype=np.float64)
+    single = b.ndim == 1
+    b = b[:, None] if single else b
+    out = np.empty((unit_weights.shape[0], b.shape[1]))
+    for k in range(b.shape[1]):
+        ranks_b = _weighted_midranks(pair_weights, b[:, k])
+        out[:, k] = _rowwise_weighted_pearson(pair_weights, ranks_a, ranks_b)
+    return out[:, 0] if single else out
+
+
+def _weighted_midranks(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Mid-ranks of ``values`` (n,) in every resample's weighted multiset: (B, n); ties share their rank."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    w = weights[:, order]
+    # tie groups: consecutive equal values share the mid-rank of their group
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    group = np.cumsum(np.r_[True, sorted_values[1:] != sorted_values[:-1]]) - 1
+    group_weight = np.add.reduceat(w, starts, axis=1)                        # (B, groups)
+    before = np.cumsum(group_weight, axis=1) - group_weight
+    midrank = before + (group_weight + 1.0) / 2.0
+    ranks = np.empty_like(w)
+    ranks[:, order] = midrank[:, group]
+    return ranks
+
+
+def _rowwise_weighted_pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Weighted Pearson r of rows: w, x, y of shape (B, n) -> (B,)."""
+    n = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = (w * x).sum(axis=1) / n, (w * y).sum(axis=1) / n
+        dx, dy = x - mx[:, None], y - my[:, None]
+        return (w * dx * dy).sum(axis=1) / np.sqrt((w * dx * dx).sum(axis=1) * (w * dy * dy).sum(axis=1))
+
+
+def half_averages(values: np.ndarray, stimulus_codes: np.ndarray, repetition_codes: np.ndarray, n_stimuli: int,
+                  halves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per split, the average response of each stimulus over the repetitions in each half.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_presentations, n_columns)
+        Single trials; NaN marks a missing trial.
+    stimulus_codes, repetition_codes : ndarray of int, shape (n_presentations,)
+    n_stimuli : int
+    halves : ndarray of shape (n_splits, n_repetitions)
+        1 where a repetition is in the first half.
+
+    Returns
+    -------
+    first, second : ndarray of shape (n_splits, n_stimuli, n_columns)
+        NaN where a stimulus has no trial in that half.
+    """
+    import scipy.sparse
+    n_pres, n_cols = values.shape
+    n_reps = halves.shape[1]
+    valid = ~np.isnan(values)
+    rows = repetition_codes * n_stimuli + stimulus_codes
+    indicator = scipy.sparse.csr_matrix((np.ones(n_pres), (rows, np.arange(n_pres))), shape=(n_reps * n_stimuli, n_pres))
+    sums = np.asarray(indicator @ np.where(valid, values, 0.0)).reshape(n_reps, n_stimuli * n_cols)
+    counts = np.asarray(indicator @ valid.astype(np.float64)).reshape(n_reps, n_stimuli * n_cols)
+    halves = np.asarray(halves, dtype=np.float64)
+    first_sum, first_count = halves @ sums, halves @ counts
+    second_sum, second_count = sums.sum(0) - first_sum, counts.sum(0) - first_count
+    with np.errstate(invalid="ignore", divide="ignore"):
+        first = (first_sum / first_count).reshape(-1, n_stimuli, n_cols)
+        second = (second_sum / second_count).reshape(-1, n_stimuli, n_cols)
+    return first, second
+
+
+def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """The percentile interval of ``samples`` (NaN resamples left out); None if fewer than 2 are finite.
+
+    Efron & Tibshirani (1993), ch. 13: the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles.
+    """
+    finite = np.asarray(samples, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if finite.size < 2:
+        return None
+    low, high = np.quantile(finite, [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)

@@ -1,0 +1,134 @@
+"""The results database's tables (SQLAlchemy 2 ORM), after Brain-Score's schema.
+
+Brain-Score keeps its leaderboard in PostgreSQL (``brainscore_core/submission/database_models.py``,
+peewee): references, a tree of benchmark types, versioned benchmark instances, models, submissions
+and scores. These tables follow it, with what the reference lacks: a confidence interval, the
+provenance (JSON) and its key on every score, and failed scores with their error. Users, passwords
+and API tokens are left to a later migration of the web layer (``submissions.owner`` and
+``models.owner`` are plain strings until then).
+
+The schema is created and upgraded by the Alembic migrations in ``brainscore/results/migrations``;
+never by ``metadata.create_all``.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+__all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow"]
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the results tables."""
+
+
+class Reference(Base):
+    """A paper: ``author``, ``year``, ``url`` and its BibTeX entry."""
+
+    __tablename__ = "references"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    author: Mapped[str | None] = mapped_column(String(500))
+    year: Mapped[int | None] = mapped_column(Integer)
+    url: Mapped[str | None] = mapped_column(String(1000))
+    bibtex: Mapped[str] = mapped_column(Text, unique=False)
+
+
+class BenchmarkType(Base):
+    """A node of the leaderboard tree: a benchmark (leaf) or an aggregate (``V4``, ``average_vision``).
+
+    ``parent`` is the node it is averaged into (None for a root); ``order`` sorts siblings;
+    ``engineering`` marks the engineering subtree (leaves use the raw score); ``visible`` hides a
+    node from the leaderboard without deleting its scores.
+    """
+
+    __tablename__ = "benchmark_types"
+    identifier: Mapped[str] = mapped_column(String(300), primary_key=True)
+    parent_id: Mapped[str | None] = mapped_column(ForeignKey("benchmark_types.identifier"), index=True)
+    reference_id: Mapped[int | None] = mapped_column(ForeignKey("references.id"))
+    order: Mapped[int] = mapped_column(Integer, default=0)
+    visible: Mapped[bool] = mapped_column(Boolean, default=True)
+    engineering: Mapped[bool] = mapped_column(Boolean, default=False)
+    domain: Mapped[str] = mapped_column(String(50), default="vision")
+
+    parent: Mapped["BenchmarkType | None"] = relationship(remote_side=[identifier])
+    reference: Mapped[Reference | None] = relationship()
+
+
+class BenchmarkInstance(Base):
+    """One version of a benchmark, with the ceiling (and its error) that version normalises by."""
+
+    __tablename__ = "benchmark_instances"
+    __table_args__ = (UniqueConstraint("benchmark_type_id", "version", name="uq_benchmark_version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    benchmark_type_id: Mapped[str] = mapped_column(ForeignKey("benchmark_types.identifier"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    ceiling: Mapped[float | None] = mapped_column(Float)
+    ceiling_error: Mapped[float | None] = mapped_column(Float)
+    meta: Mapped[dict | None] = mapped_column(JSON)
+
+    benchmark_type: Mapped[BenchmarkType] = relationship()
+
+
+class Submission(Base):
+    """A request to score models on benchmarks: who, when, what, its status and its log."""
+
+    __tablename__ = "submissions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(300), index=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    updated: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    status: Mapped[str] = mapped_column(String(50), default="pending")
+    models: Mapped[list | None] = mapped_column(JSON)
+    benchmarks: Mapped[list | None] = mapped_column(JSON)
+    log: Mapped[str] = mapped_column(Text, default="")
+    meta: Mapped[dict | None] = mapped_column(JSON)
+
+
+class Model(Base):
+    """A scored model: identifier, weights sha256, owner, public or not, visual degrees."""
+
+    __tablename__ = "models"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    identifier: Mapped[str] = mapped_column(String(300), unique=True)
+    weights_hash: Mapped[str | None] = mapped_column(String(64))
+    owner: Mapped[str | None] = mapped_column(String(300))
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    visual_degrees: Mapped[float | None] = mapped_column(Float)
+    domain: Mapped[str] = mapped_column(String(50), default="vision")
+    reference_id: Mapped[int | None] = mapped_column(ForeignKey("references.id"))
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
+
+
+class ScoreRow(Base):
+    """One score (or one failure) of a model on a benchmark instance.
+
+    ``score_ceiled`` is the leaderboard value, ``score_raw`` the unceiled one; ``error`` the
+    bootstrap standard error and ``ci95_low``/``ci95_high`` the bootstrap 95% interval of the ceiled
+    score; ``provenance`` the JSON of ``score.attrs["provenance"]`` and ``provenance_key`` its key.
+    ``status`` is ``"done"`` or ``"failed"``; a failure keeps its error in ``comment`` and its
+    traceback/log in ``log``.
+    """
+
+    __tablename__ = "scores"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    benchmark_instance_id: Mapped[int] = mapped_column(ForeignKey("benchmark_instances.id"), index=True)
+    model_id: Mapped[int] = mapped_column(ForeignKey("models.id"), index=True)
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"))
+    status: Mapped[str] = mapped_column(String(20), default="done")
+    score_raw: Mapped[float | None] = mapped_column(Float)
+    score_ceiled: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[float | None] = mapped_column(Float)
+    ci95_low: Mapped[float | None] = mapped_column(Float)
+    ci95_high: Mapped[float | None] = mapped_column(Float)
+    layers: Mapped[dict | None] = mapped_column(JSON)
+    provenance: Mapped[dict | None] = mapped_column(JSON)
+    provenance_key: Mapped[str | None] = mapped_column(String(64), index=True)
+    start_timestamp: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    end_timestamp: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    comment: Mapped[str | None] = mapped_column(Text)
+    log: Mapped[str | None] = mapped_column(Text)
+
+    benchmark_instance: Mapped[BenchmarkInstance] = relationship()
+    model: Mapped[Model] = relationship()

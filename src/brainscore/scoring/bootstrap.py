@@ -1,0 +1,89 @@
+"""Uncertainty that means one thing: the bootstrap over the units the experiment sampled.
+
+For every score :func:`brainscore.score` returns:
+
+``error``
+    The **bootstrap standard error of the ceiled score**: the standard deviation (ddof=1) of the
+    ceiled score recomputed on ``resamples`` seeded resamples (with replacement) of the unit the
+    experiment sampled, with the ceiling recomputed on the same resamples (so the ceiling's own
+    uncertainty, and its correlation with the raw score, propagate). The same definition for every
+    benchmark, neural, RSA and behavioural.
+``ci95``
+    The bootstrap 95% percentile interval ``(2.5%, 97.5%)`` of the ceiled score (Efron &
+    Tibshirani 1993, ch. 13).
+``ceiling_error``, ``ceiling_ci95``
+    The same for the ceiling (0 and a point interval for a fixed ceiling).
+``error_reference``
+    The error as Brain-Score reports it, for comparison: the SEM over cross-validation splits
+    (neural), the std over kappas (error consistency), ... (these measure different things, which is
+    why ``error`` replaces them).
+
+The unit and what is recomputed are the benchmark's (its ``bootstrap`` method): stimuli for neural
+and RSA benchmarks, images (or trials) for behavioural ones. A benchmark without a ``bootstrap``
+method, or ``resamples=0``, leaves ``error`` and ``ci95`` None. The seed and the number of
+resamples are recorded in the provenance.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from brainscore.metrics.bootstrap import BootstrapSamples, percentile_interval
+from brainscore.metrics.score import Score
+
+__all__ = ["confidence_interval", "attach", "BootstrapSamples"]
+
+
+def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+    """The bootstrap distribution of ``result`` from ``benchmark.bootstrap``, or None where it has none.
+
+    Parameters
+    ----------
+    benchmark
+        The benchmark that computed ``result`` (its ``bootstrap(result, resamples, seed)`` is called).
+    result : Score
+        What ``benchmark(model)`` returned.
+    resamples : int
+        0 skips the bootstrap.
+    seed : int
+
+    Returns
+    -------
+    BootstrapSamples or None
+    """
+    method = getattr(benchmark, "bootstrap", None)
+    if resamples <= 0 or method is None or getattr(result, "ndim", 0) != 0:
+        return None
+    return method(result, resamples=resamples, seed=seed)
+
+
+def _spread(samples: np.ndarray | None) -> tuple[float | None, tuple[float, float] | None]:
+    if samples is None:
+        return None, None
+    finite = np.asarray(samples, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if finite.size < 2:
+        return None, None
+    return float(finite.std(ddof=1)), percentile_interval(finite)
+
+
+def attach(result: Score, samples: BootstrapSamples | None) -> Score:
+    """Set ``error``, ``ci95``, ``ceiling_error``, ``ceiling_ci95`` and ``error_reference`` on ``result`` (in place).
+
+    The score's value is not touched. See the module docstring for what each means.
+    """
+    result.attrs["error_reference"] = result.attrs.get("error")
+    error, ci95 = _spread(None if samples is None else samples.score)
+    result.attrs["error"], result.attrs["ci95"] = error, ci95
+    ceiling = result.attrs.get("ceiling")
+    if samples is not None and samples.ceiling is not None:
+        result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = _spread(samples.ceiling)
+    elif samples is not None and ceiling is not None and getattr(ceiling, "ndim", 0) == 0:
+        value = float(ceiling)  # a fixed ceiling (none, or from other data): no sampling uncertainty here
+        result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = 0.0, (value, value)
+    else:
+        result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = None, None
+    if samples is not None:
+        result.attrs["bootstrap_unit"] = samples.unit
+    return result

@@ -1,0 +1,191 @@
+"""Provenance: what a score was computed from, and a key that names the computation.
+
+Every score :func:`brainscore.score` returns carries ``attrs["provenance"]``, a JSON-serialisable
+dict (Brain-Score's database keeps only the score and timestamps; this is what lets two scores be
+compared for "same computation"). Its sections:
+
+``code``
+    ``brainscore`` version and, in a git checkout, the commit and whether the tree was dirty.
+``environment``
+    Python, numpy, scipy, xarray, scikit-learn and torch versions, and the compute ``device``.
+``host``
+    Host name, platform and thread count (not part of the key).
+``model``
+    Identifier, weights sha256, architecture fingerprint (the ones the activation cache keys on)
+    and the committed region -> layer map.
+``benchmark``
+    Identifier, version and ``data_files``: path -> sha256 of every data file the store resolved
+    while the score was computed (stimuli and assemblies; hashes the store already verified).
+``metric``, ``ceiling``, ``formula``
+    The metric's and ceiling's stable ``repr`` (class, parameters, seeds), the ceiling's value and
+    error, and the normalisation formula (``r2_over_ceiling``, ``raw_over_ceiling``, ...).
+``bootstrap``
+    Resamples, seed and resampled unit of the confidence interval.
+``start``, ``end``, ``duration_s``
+    UTC ISO timestamps and seconds (not part of the key).
+
+:func:`provenance_key` hashes everything except timestamps, durations and host details, so two runs
+of the same computation share a key, and two scores with equal keys are equal.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+__all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_info", "host_info", "utc_now",
+           "EXCLUDED_FROM_KEY"]
+
+EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host")
+"""Top-level provenance entries that do not name the computation (timestamps, durations, host)."""
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON-serialisable plain data (numpy scalars -> Python, tuples -> lists, else ``str``)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return number if number == number else None  # NaN -> null
+
+
+def provenance_key(provenance: dict) -> str:
+    """sha256 hex digest naming the computation that ``provenance`` describes.
+
+    Everything in ``provenance`` enters the key except :data:`EXCLUDED_FROM_KEY` (timestamps,
+    durations and host details), after conversion to canonical JSON (sorted keys).
+
+    Parameters
+    ----------
+    provenance : dict
+        As in ``score.attrs["provenance"]``.
+
+    Returns
+    -------
+    str
+        64 hex characters.
+
+    Raises
+    ------
+    TypeError
+        If ``provenance`` is not a dict.
+
+    Examples
+    --------
+    >>> provenance_key({"model": {"identifier": "m"}, "start": "x"}) == provenance_key({"model": {"identifier": "m"}})
+    True
+    """
+    if not isinstance(provenance, dict):
+        raise TypeError(f"provenance must be a dict (score.attrs['provenance']), got {type(provenance).__name__}")
+    kept = {k: v for k, v in provenance.items() if k not in EXCLUDED_FROM_KEY}
+    text = json.dumps(jsonable(kept), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def utc_now() -> str:
+    """The current time as a UTC ISO-8601 string with microseconds."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat()
+
+
+_CODE: dict | None = None
+
+
+def code_info() -> dict:
+    """``{"brainscore": version, "git_commit": sha or None, "git_dirty": bool or None}`` (computed once).
+
+    The commit and dirty flag come from ``git`` in the checkout the package is imported from; both
+    are ``None`` for an installed (non-checkout) package or when git is unavailable.
+    """
+    global _CODE
+    if _CODE is None:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            package_version = version("brainscore")
+        except PackageNotFoundError:
+            package_version = None
+        root = Path(__file__).resolve().parents[3]
+        commit = dirty = None
+        if (root / ".git").exists():
+            try:
+                commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                                        text=True, timeout=10, check=True).stdout.strip() or None
+                status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                        capture_output=True, text=True, timeout=10, check=True).stdout
+                dirty = bool(status.strip())
+            except (OSError, subprocess.SubprocessError):
+                commit = dirty = None
+        _CODE = {"brainscore": package_version, "git_commit": commit, "git_dirty": dirty}
+    return dict(_CODE)
+
+
+def environment_info(device: str | None = None) -> dict:
+    """Versions of Python and the numerical libraries, and the compute device (``"cpu"`` by default)."""
+    from importlib.metadata import PackageNotFoundError, version
+    info = {"python": platform.python_version()}
+    for name, dist in (("numpy", "numpy"), ("scipy", "scipy"), ("xarray", "xarray"),
+                       ("scikit-learn", "scikit-learn"), ("torch", "torch")):
+        try:
+            info[name] = version(dist)
+        except PackageNotFoundError:
+            info[name] = None
+    info["device"] = device or "cpu"
+    return info
+
+
+def host_info() -> dict:
+    """Host name, platform and the number of threads torch uses (or the CPU count)."""
+    try:
+        import torch
+        threads = torch.get_num_threads()
+    except ImportError:
+        threads = os.cpu_count()
+    return {"hostname": platform.node(), "platform": platform.platform(), "threads": threads}
+
+
+def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling: dict | None = None,
+            formula: str | None = None, bootstrap: dict | None = None, device: str | None = None,
+            start: str | None = None, end: str | None = None, duration_s: float | None = None) -> dict:
+    """Assemble a provenance dict (see the module docstring for the sections).
+
+    Parameters
+    ----------
+    model : dict
+        ``identifier``, ``weights_sha256``, ``architecture_fingerprint``, ``layers``.
+    benchmark : dict
+        ``identifier``, ``version``, ``data_files`` (path -> sha256).
+    metric : str, optional
+        The metric's ``repr`` (class and parameters, seeds included).
+    ceiling : dict, optional
+        ``method`` (the ceiling's ``repr``), ``value``, ``error``.
+    formula : str, optional
+        Normalisation formula, e.g. ``"r2_over_ceiling"``.
+    bootstrap : dict, optional
+        ``resamples``, ``seed``, ``unit``.
+    device : str, optional
+        Compute device (``"cpu"``, ``"cuda:0"``).
+    start, end : str, optional
+        UTC ISO timestamps; ``duration_s`` seconds.
+
+    Returns
+    -------
+    dict
+        JSON-serialisable.
+    """
+    return jsonable({
+        "code": code_info(), "environment": environment_info(device), "host": host_info(),
+        "model": model, "benchmark": benchmark, "metric": metric, "ceiling": ceiling, "formula": formula,
+        "bootstrap": bootstrap, "start": start, "end": end, "duration_s": duration_s,
+    })
