@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from brainscore.metrics.score import Score
 from brainscore.web import create_app
-from brainscore.web._store import leaderboard_records
+from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.web.jobs import Job
 from web_helpers import plugin_zip, traversal_zip
 

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from brainscore.web import accounts
-from brainscore.web._store import Database
+from brainscore.results import Database
 from brainscore.web.jobs import NETWORK_ISOLATION, Job, Worker, place_in_queue
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
@@ -30,7 +30,7 @@ def add_job(worker, tmp_path, benchmarks=(BENCHMARK,)) -> int:
 
 
 def run_with(worker, tmp_path, code: str, monkeypatch) -> Job:
-    monkeypatch.setattr(worker, "command", lambda model, benchmark, job_id: NETWORK_ISOLATION + [sys.executable, "-c", code])
+    monkeypatch.setattr(worker, "command", lambda model, benchmark, submission_id: NETWORK_ISOLATION + [sys.executable, "-c", code])
     job_id = add_job(worker, tmp_path)
     worker.run(job_id)
     with Session(worker.engine, expire_on_commit=False) as session:

@@ -29,7 +29,8 @@ from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
 from brainscore.web import accounts, checks, plots
-from brainscore.web._store import Database, leaderboard_records
+from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.results import Database
 from brainscore.web.jobs import Job, Worker, place_in_queue, write_entry_point
 
 HERE = Path(__file__).parent
@@ -225,6 +226,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             checks.extract(data, folder / "site")
             write_entry_point(folder / "site", checked.package, job.id)
             job.folder, job.status = str(folder), "queued"
+            job.submission_id = store.create_submission(
+                user.username, checked.identifiers, chosen, status="queued",
+                meta={"web_job": job.id, "public": public, "package": checked.package,
+                      "requirements": checked.requirements, "filename": filename[:300]})
             job.log = (f"submission {job.id} by {user.username}: {filename}\npackage {checked.package}, models "
                        f"{', '.join(checked.identifiers)}\nrequirements (never installed): "
                        f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
@@ -247,7 +252,9 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             new = Job(owner=job.owner, package=job.package, filename=job.filename, models=job.models,
                       benchmarks=[benchmark], requirements=job.requirements, public=job.public,
                       folder=job.folder, rerun_of=job.id, status="queued",
-                      log=f"re-run of {benchmark} from submission {job.id}\n")
+                      log=f"re-run of {benchmark} from submission {job.id}\n",
+                      submission_id=store.create_submission(job.owner, job.models, [benchmark], status="queued",
+                                                            meta={"rerun_of_web_job": job.id}))
             session.add(new)
             session.commit()
         worker.notify()
@@ -397,18 +404,21 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         is_owner = user is not None and owner == user.username
         if not records and identifier not in registry.models.list() and owner is None:
             raise HTTPException(404, f"no model {identifier!r}")
-        done = {r.benchmark: r for r in records if r.status == "done"}
+        done = {r.benchmark: r for r in records if r.status == "done"}  # oldest first: the latest wins
+        failed = {r.benchmark: r for r in records if r.status == "failed"}
         rows = []
         for r in sorted(records, key=lambda r: r.benchmark):
-            if r.status == "failed" and r.benchmark in done and _later(done[r.benchmark], r):
-                continue  # a failure a later run fixed
+            if r.status == "failed" and (failed[r.benchmark] is not r
+                                         or (r.benchmark in done and _later(done[r.benchmark], r))):
+                continue  # an older failure, or one a later run fixed
             if r.status == "done" and done.get(r.benchmark) is not r:
                 continue
             layer_scores = (r.provenance or {}).get("layer_scores")
             rows.append({"benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
                          "ceiling": r.ceiling, "error": r.error, "ci95": list(r.ci95) if r.ci95 else None,
                          "layers": r.layers, "provenance": r.provenance, "comment": r.comment,
-                         "has_layer_plot": bool(layer_scores),
+                         "has_layer_plot": bool(layer_scores), "benchmark_version": r.benchmark_version,
+                         "log": r.log if (r.status == "failed" and is_owner) else None,
                          "end": r.end.isoformat() if getattr(r, "end", None) else None})
         job = latest_job_of(identifier)
         submission = None
@@ -428,13 +438,17 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         if identifier not in parents and identifier not in registry.benchmarks.list():
             raise HTTPException(404, f"no benchmark {identifier!r}")
         info = _benchmark_info(identifier)
-        records = [r for r in store.scores(benchmark_identifier=identifier) if visible(r.model, user)]
+        latest = {r.model: r for r in store.scores(benchmark_identifier=identifier)}  # oldest first
+        records = [r for r in latest.values() if visible(r.model, user)]
         ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
                            "ci95": list(r.ci95) if r.ci95 else None} for r in records),
                          key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
         ceilings = [r.ceiling for r in records if r.ceiling is not None]
         prov = next((r.provenance for r in records if r.provenance), {}) or {}
-        ceiling_error = prov.get("ceiling_error") if isinstance(prov, dict) else None
+        ceiling_error = (prov.get("ceiling") or {}).get("error") if isinstance(prov, dict) else None
+        versions = sorted({r.benchmark_version for r in records if r.benchmark_version is not None})
+        if versions and info.get("version") is None:
+            info["version"] = versions[-1]
         return {"benchmark": identifier, **info, "ancestors": tree.path_to_root(info["parent"]) if info.get("parent") else [],
                 "ceiling": ceilings[-1] if ceilings else None, "ceiling_error": ceiling_error,
                 "ranking": ranking}
@@ -476,15 +490,15 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     @app.get("/plots/benchmarks/{identifier}.svg")
     def benchmark_plot(request: Request, identifier: str, highlight: str | None = None):
         user = current_user(request)
-        scores = {r.model: r.score for r in store.scores(benchmark_identifier=identifier)
-                  if r.score is not None and visible(r.model, user)}
+        latest = {r.model: r.score for r in store.scores(benchmark_identifier=identifier)}  # oldest first
+        scores = {m: v for m, v in latest.items() if v is not None and visible(m, user)}
         return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
     @app.get("/plots/models/{model}/{benchmark}/layers.svg")
     def layer_plot(request: Request, model: str, benchmark: str):
         if not visible(model, current_user(request)):
             raise HTTPException(404, f"no model {model!r}")
-        record = next((r for r in store.scores(model, benchmark)), None)
+        record = store.find_score(model, benchmark)
         layer_scores = (record.provenance or {}).get("layer_scores") if record else None
         if not layer_scores:
             raise HTTPException(404, f"no layer scores stored for {model} on {benchmark}")

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from brainscore import api
-    from brainscore.web._store import Database
+    from brainscore.results import Database
 
     print(json.dumps({"event": "running", "model": args.model, "benchmark": args.benchmark}), flush=True)
     score = api.score(args.model, args.benchmark)

@@ -79,6 +79,7 @@ class Job(Base):
     log: Mapped[str] = mapped_column(Text, default="")
     folder: Mapped[str] = mapped_column(String(500), default="")
     rerun_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    submission_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the results database's submission
     created: Mapped[datetime] = mapped_column(DateTime, default=_now)
     started: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     finished: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
@@ -94,7 +95,7 @@ class Job(Base):
                 "models": self.models, "benchmarks": self.benchmarks, "public": self.public,
                 "progress": {"current": self.current, "total": self.total}, "results": self.results,
                 "requirements": self.requirements, "error": self.error, "log": self.log,
-                "rerun_of": self.rerun_of,
+                "rerun_of": self.rerun_of, "submission_id": self.submission_id,
                 "created": self.created.isoformat() if self.created else None,
                 "finished": self.finished.isoformat() if self.finished else None}
 
@@ -192,18 +193,21 @@ class Worker:
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         return apply
 
-    def command(self, model: str, benchmark: str, job_id: int) -> list[str]:
-        """The child's command line."""
+    def command(self, model: str, benchmark: str, submission_id: int | None) -> list[str]:
+        """The child's command line (``submission_id``: the results database's submission the score belongs to)."""
+        link = ["--submission", str(submission_id)] if submission_id is not None else []
         return NETWORK_ISOLATION + [sys.executable, "-m", "brainscore.web.child", "--model", model,
-                                    "--benchmark", benchmark, "--db", self.db_url, "--submission", str(job_id)]
+                                    "--benchmark", benchmark, "--db", self.db_url] + link
 
     def run(self, job_id: int) -> None:
         """Run every (model, benchmark) of a job in its own child; record failures with their logs."""
         with Session(self.engine) as session:
             job = session.get(Job, job_id)
             models, benchmarks, folder = list(job.models), list(job.benchmarks), Path(job.folder)
-            results = dict(job.results or {})
+            results, submission_id = dict(job.results or {}), job.submission_id
         self._update(job_id, status="running", started=_now(), current=0)
+        if submission_id is not None:
+            self.store.update_submission(submission_id, status="running")
         site, workdir = folder / "site", folder / "run"
         workdir.mkdir(parents=True, exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "BRAINSCORE_HOME",
@@ -216,7 +220,7 @@ class Worker:
         failed = False
         for k, (model, benchmark) in enumerate(pairs, start=1):
             self._update(job_id, current=k, log_append=f"\n=== [{k}/{len(pairs)}] {model} on {benchmark}\n")
-            ok, error, value = self._run_child(job_id, model, benchmark, env, workdir)
+            ok, error, value = self._run_child(job_id, submission_id, model, benchmark, env, workdir)
             key = f"{model}|{benchmark}"
             if ok:
                 results[key] = {"status": "done", "score": value}
@@ -225,13 +229,16 @@ class Worker:
                 results[key] = {"status": "failed", "error": error}
                 with Session(self.engine) as session:
                     log = session.get(Job, job_id).log
-                self.store.record_failure(model, benchmark, error, log=log[-20000:], submission_id=job_id)
+                self.store.record_failure(model, benchmark, error, log=log[-20000:], submission_id=submission_id)
             self._update(job_id, results=dict(results))
         self._update(job_id, status="failed" if failed else "done", finished=_now(),
                      error="one or more benchmarks failed; see the log" if failed else "")
+        if submission_id is not None:
+            self.store.update_submission(submission_id, status="failed" if failed else "done",
+                                         log_append=self._log(job_id))
 
-    def _run_child(self, job_id, model, benchmark, env, workdir) -> tuple[bool, str, float | None]:
-        process = subprocess.Popen(self.command(model, benchmark, job_id), cwd=workdir, env=env,
+    def _run_child(self, job_id, submission_id, model, benchmark, env, workdir) -> tuple[bool, str, float | None]:
+        process = subprocess.Popen(self.command(model, benchmark, submission_id), cwd=workdir, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    preexec_fn=self._limits())
         timer = threading.Timer(self.wall_limit, process.kill)
