@@ -273,7 +273,11 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         records.sort(key=lambda r: (r["scores"].get(sort) is None,
                                     -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
                                     r["model"]))
-        return render(request, "leaderboard.html", records=records, columns=cols, sort=sort, q=q, desc=desc)
+        # subtrees without any score start folded (a click unfolds them)
+        empty = {c["node"] for c in cols if not c["leaf"]
+                 and all(r["scores"].get(c["node"]) is None for r in records)}
+        return render(request, "leaderboard.html", records=records, columns=cols, sort=sort, q=q, desc=desc,
+                      folded=empty)
 
     @app.get("/models/{identifier}", response_class=HTMLResponse)
     def model_page(request: Request, identifier: str):

@@ -1,8 +1,7 @@
 // Fold the leaderboard's tree columns and poll a submission's status. Plain JavaScript, no build step.
-document.querySelectorAll("button.fold").forEach(function (button) {
-  button.addEventListener("click", function () {
-    var node = button.dataset.node, folded = button.textContent === "▾";
-    button.textContent = folded ? "▸" : "▾";
+function toggle(button) {
+    var node = button.dataset.node, folded = button.textContent === "−";
+    button.textContent = folded ? "+" : "−";
     document.querySelectorAll("[data-ancestors]").forEach(function (cell) {
       var ancestors = cell.dataset.ancestors.split(" ");
       if (ancestors.indexOf(node) >= 0) {
@@ -11,7 +10,10 @@ document.querySelectorAll("button.fold").forEach(function (button) {
         cell.style.display = hidden > 0 ? "none" : "";
       }
     });
-  });
+}
+document.querySelectorAll("button.fold").forEach(function (button) {
+  button.addEventListener("click", function () { toggle(button); });
+  if (button.dataset.startFolded) toggle(button);
 });
 
 function watchSubmission(id, status) {
