@@ -69,6 +69,10 @@ class AccountError(ValueError):
     """A registration or log-in that cannot proceed; the message says why."""
 
 
+class RateLimited(AccountError):
+    """Too many failed log-ins for this user name or address within :data:`FAILURE_WINDOW`."""
+
+
 def engine_for(url: str) -> Engine:
     """An engine on ``url`` with the web tables created (SQLite connections usable across threads)."""
     kwargs = {"connect_args": {"check_same_thread": False, "timeout": 30}} if url.startswith("sqlite") else {}
@@ -116,10 +120,12 @@ def authenticate(engine: Engine, username: str, password: str, address: str) -> 
     Raises
     ------
     AccountError
-        If the name or password is wrong, or too many attempts failed recently (rate limit).
+        If the name or password is wrong.
+    RateLimited
+        If too many attempts failed recently.
     """
     if not login_allowed(engine, username, address):
-        raise AccountError(f"too many failed log-ins; try again in {int(FAILURE_WINDOW.total_seconds() // 60)} minutes")
+        raise RateLimited(f"too many failed log-ins; try again in {int(FAILURE_WINDOW.total_seconds() // 60)} minutes")
     with Session(engine, expire_on_commit=False) as session:
         user = session.scalar(select(User).where(User.username == username))
         ok = user is not None and PASSWORD_HASH.verify(password or "", user.password_hash)

@@ -302,6 +302,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             user = accounts.register(engine, username, password)
         except accounts.AccountError as error:
             return render(request, "register.html", status_code=400, error=str(error), username=username)
+        request.session.clear()  # a new session for the new user (no fixation)
         request.session["user_id"] = user.id
         return RedirectResponse("/submit", status_code=303)
 
@@ -317,7 +318,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         try:
             user = accounts.authenticate(engine, username, password, address)
         except accounts.AccountError as error:
-            code = 429 if "too many" in str(error) else 400
+            code = 429 if isinstance(error, accounts.RateLimited) else 400
             return render(request, "login.html", status_code=code, error=str(error), username=username)
         request.session.clear()
         request.session["user_id"] = user.id

@@ -33,12 +33,12 @@ from sqlalchemy import JSON, DateTime, Integer, String, Text, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-import brainscore
 from brainscore.web.accounts import Base
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
 WALL_LIMIT_S = 3600
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
 
 
 def _now() -> datetime:
@@ -214,7 +214,7 @@ class Worker:
                                                               "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_CACHE",
                                                               "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
         env["BRAINSCORE_OFFLINE"] = "1"
-        env["PYTHONPATH"] = os.pathsep.join([str(site), str(Path(brainscore.__file__).parent.parent)])
+        env["PYTHONPATH"] = os.pathsep.join([str(site), str(_PACKAGE_ROOT)])
         env["PYTHONUNBUFFERED"] = "1"
         pairs = [(m, b) for m in models for b in benchmarks]
         failed = False
