@@ -217,3 +217,25 @@ def test_session_cookie_is_signed_httponly_samesite(app):
     assert client.get("/account", follow_redirects=False).status_code == 303
     forged = TestClient(app, cookies={"brainscore_session": "eyJ1c2VyX2lkIjogMX0=.forged.sig"})
     assert forged.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_layer_selection_curve_of_a_builtin_model(app):
+    client = TestClient(app)
+    body = client.get("/api/models/efficientnet-lite0").json()
+    curve = body["layer_selection"]["V4"]
+    assert curve["layer"] == "_blocks.11" and max(curve["scores"], key=curve["scores"].get) == "_blocks.11"
+    plot = client.get("/plots/models/efficientnet-lite0/layers/V4.svg")
+    assert plot.status_code == 200 and b"_blocks.11" in plot.content
+    assert client.get("/plots/models/efficientnet-lite0/layers/V1.svg").status_code == 404
+    assert client.get("/plots/models/secret-net/layers/V4.svg").status_code == 404  # private
+
+
+def test_registration_errors_say_what_is_wrong(app):
+    client = TestClient(app)
+    short = client.post("/register", data={"username": "al", "password": "correct horse", "csrf_token": csrf(client)})
+    assert short.status_code == 400 and "3 to 40 characters" in short.text
+    weak = client.post("/register", data={"username": "alice", "password": "short", "csrf_token": csrf(client)})
+    assert weak.status_code == 400 and "at least 8 characters" in weak.text
+    user(app, "alice")
+    taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client)})
+    assert taken.status_code == 400 and "is taken" in taken.text

@@ -11,7 +11,9 @@ limited per user name and per client address (:mod:`brainscore.web.accounts`).
 """
 from __future__ import annotations
 
+import glob
 import html
+import json
 import math
 import os
 import secrets
@@ -25,6 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.middleware.sessions import SessionMiddleware
 
+import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
@@ -418,11 +421,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                 continue  # an older failure, or one a later run fixed
             if r.status == "done" and done.get(r.benchmark) is not r:
                 continue
-            layer_scores = (r.provenance or {}).get("layer_scores")
             rows.append({"benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
                          "ceiling": r.ceiling, "error": r.error, "ci95": list(r.ci95) if r.ci95 else None,
                          "layers": r.layers, "provenance": r.provenance, "comment": r.comment,
-                         "has_layer_plot": bool(layer_scores), "benchmark_version": r.benchmark_version,
+                         "benchmark_version": r.benchmark_version,
                          "log": r.log if (r.status == "failed" and is_owner) else None,
                          "end": r.end.isoformat() if getattr(r, "end", None) else None})
         job = latest_job_of(identifier)
@@ -432,7 +434,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         aggregates = next((rec for rec in leaderboard_records(store) if rec["model"] == identifier), None)
         return {"model": identifier, "owner": owner, "is_owner": is_owner,
                 "public": getattr(store.model(identifier), "public", True) if store.model(identifier) else True,
-                "scores": rows, "submission": submission, "aggregates": aggregates}
+                "scores": rows, "submission": submission, "aggregates": aggregates,
+                "layer_selection": selection_curves(identifier)}
 
     @app.get("/api/models/{identifier}")
     def api_model(request: Request, identifier: str):
@@ -499,17 +502,32 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         scores = {m: v for m, v in latest.items() if v is not None and visible(m, user)}
         return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
-    @app.get("/plots/models/{model}/{benchmark}/layers.svg")
-    def layer_plot(request: Request, model: str, benchmark: str):
+    def selection_curves(model: str) -> dict[str, dict]:
+        """Region -> {"layer", "scores"} from the ``<model>.<region>-selection.json`` files of its plugin."""
+        folders = [Path(p) for p in builtin_model_plugins.__path__]
+        job = latest_job_of(model)
+        if job is not None and job.folder:
+            folders.append(Path(job.folder) / "site")
+        curves = {}
+        for folder in folders:
+            for path in sorted(folder.glob(f"*/region_layer_map/{glob.escape(model)}.*-selection.json")):
+                region = path.name[len(model) + 1:-len("-selection.json")]
+                try:
+                    data = json.loads(path.read_text())
+                    curves[region] = {"layer": data.get("layer"), "scores": {str(k): float(v) for k, v in data["scores"].items()}}
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # not a selection record: no curve rather than a wrong one
+        return curves
+
+    @app.get("/plots/models/{model}/layers/{region}.svg")
+    def layer_plot(request: Request, model: str, region: str):
         if not visible(model, current_user(request)):
             raise HTTPException(404, f"no model {model!r}")
-        record = store.find_score(model, benchmark)
-        layer_scores = (record.provenance or {}).get("layer_scores") if record else None
-        if not layer_scores:
-            raise HTTPException(404, f"no layer scores stored for {model} on {benchmark}")
-        chosen = next(iter((record.layers or {}).values()), None)
-        return Response(plots.layer_curve(model, benchmark, list(layer_scores.items()), chosen),
-                        media_type="image/svg+xml")
+        curve = selection_curves(model).get(region)
+        if curve is None:
+            raise HTTPException(404, f"no stored layer selection of {model} for {region}")
+        return Response(plots.layer_curve(model, f"{region} selection data", list(curve["scores"].items()),
+                                          curve["layer"]), media_type="image/svg+xml")
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException):
