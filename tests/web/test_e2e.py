@@ -187,3 +187,28 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page.click(f'tr[data-benchmark="{FAILING}"] button:text("re-run")')
     page.wait_for_url(f"{server}/submissions/*")
     assert page.url != private_page and f"re-run of {job_id}" in page.text_content("main")
+
+
+def test_brainscore_submit_from_the_command_line(server, tmp_path):
+    import re
+
+    with httpx.Client(base_url=server) as client:
+        token_of = lambda page: re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)  # noqa: E731
+        client.post("/register", data={"username": "carol", "password": "correct horse", "csrf_token": token_of("/register")})
+        page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
+        token = re.search(r'id="token">([^<]+)<', page).group(1)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "brainscore", "submit", "--server", server, "--token", token,
+               "--benchmarks", BENCHMARK]
+    evil = tmp_path / "evil.zip"
+    evil.write_bytes(traversal_zip())
+    rejected = subprocess.run(command + [str(evil)], env=env, capture_output=True, text=True)
+    assert rejected.returncode == 1
+    assert "'evil_net/../../evil.py' contains '..' (path traversal)" in rejected.stderr
+    folder = tmp_path / "carol_net"
+    extract(plugin_zip(identifier="carol-net", package="carol_net"), tmp_path)
+    accepted = subprocess.run(command + [str(folder), "--private"], env=env, capture_output=True, text=True)
+    assert accepted.returncode == 0, accepted.stderr
+    assert re.fullmatch(rf"submission \d+: queued \({re.escape(server)}/submissions/\d+\)\n", accepted.stdout)
+    wrong = subprocess.run(command[:-4] + ["--token", "not-a-token", str(folder)], env=env, capture_output=True, text=True)
+    assert wrong.returncode == 2 and "401" in wrong.stderr
