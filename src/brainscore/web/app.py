@@ -459,6 +459,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             info["version"] = versions[-1]
         return {"benchmark": identifier, **info, "ancestors": tree.path_to_root(info["parent"]) if info.get("parent") else [],
                 "ceiling": ceilings[-1] if ceilings else None, "ceiling_error": ceiling_error,
+                "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
+                "metric": prov.get("metric"), "ceiling_method": (prov.get("ceiling") or {}).get("method"),
                 "ranking": ranking}
 
     @app.get("/api/benchmarks")

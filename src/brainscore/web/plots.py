@@ -49,6 +49,8 @@ def distribution(benchmark: str, scores: dict[str, float], highlight: str | None
         A model drawn in red.
     """
     def draw(plt):
+        from matplotlib.ticker import MaxNLocator
+
         figure, axis = plt.subplots(figsize=(6, 2.6))
         values = list(scores.values())
         if values:
@@ -58,6 +60,7 @@ def distribution(benchmark: str, scores: dict[str, float], highlight: str | None
             axis.axvline(value, ymax=0.15, color="#d62728" if model == highlight else "#08519c", linewidth=1.5)
         axis.set_xlabel("score (ceiled)")
         axis.set_ylabel("models")
+        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_title(f"{benchmark}: {len(values)} model{'s' if len(values) != 1 else ''}", fontsize=10)
         axis.spines[["top", "right"]].set_visible(False)
         return figure
