@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from brainscore.web.accounts import Base
 MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
 WALL_LIMIT_S = 3600
+MAX_LOG_CHARS = 2_000_000
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
 
 
@@ -181,7 +183,10 @@ class Worker:
             for key, value in fields.items():
                 setattr(job, key, value)
             if log_append:
-                job.log = (job.log or "") + log_append
+                log = (job.log or "") + log_append
+                if len(log) > MAX_LOG_CHARS:  # keep the head (what ran) and the tail (how it ended)
+                    log = log[:10_000] + "\n[... log truncated ...]\n" + log[-(MAX_LOG_CHARS - 10_000):]
+                job.log = log
             session.commit()
 
     def _limits(self):
@@ -243,10 +248,13 @@ class Worker:
                                    preexec_fn=self._limits())
         timer = threading.Timer(self.wall_limit, process.kill)
         timer.start()
-        value = None
+        value, pending, flushed = None, [], time.monotonic()
         try:
             for line in process.stdout:
-                self._update(job_id, log_append=line)
+                pending.append(line)
+                if time.monotonic() - flushed > 0.5:  # one write per half second, not per line
+                    self._update(job_id, log_append="".join(pending))
+                    pending, flushed = [], time.monotonic()
                 if line.startswith("{"):
                     try:
                         event = json.loads(line)
@@ -257,6 +265,8 @@ class Worker:
             code = process.wait()
         finally:
             timer.cancel()
+            if pending:
+                self._update(job_id, log_append="".join(pending))
         if code == 0 and value is not None:
             return True, "", value
         if code < 0:
