@@ -27,6 +27,7 @@ from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import AlignmentError, ValidationError
+from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts, unit_sums
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel, Task
 
@@ -128,10 +129,36 @@ class LabelTaskBenchmark(BenchmarkBase):
         """Score answers already given (one per presentation, ``stimulus_id`` and stimulus columns as coords)."""
         raise NotImplementedError
 
-    def _finish(self, score: Score) -> Score:
+    def _finish(self, score: Score, choices: DataAssembly | None = None) -> Score:
         score.attrs["benchmark_identifier"] = self.identifier
         score.attrs["benchmark_version"] = self.version
+        if choices is not None:
+            score.attrs["choices"] = choices  # the model's answers, for the bootstrap over images
         return score
+
+    def _units(self, result: Score) -> tuple[DataAssembly, np.ndarray] | None:
+        """The model's answers and the sorted images the bootstrap resamples (None if no answers were kept)."""
+        choices = result.attrs.get("choices")
+        if choices is None or "stimulus_id" not in getattr(choices, "coords", {}):
+            return None
+        return choices, np.unique(np.asarray(choices["stimulus_id"].values).astype(str))
+
+    def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+        """The score on ``resamples`` bootstrap resamples of the images (with all of an image's trials).
+
+        The unit is the image: the experiment sampled images, and a model's (or subject's) trials on
+        one image are not independent. The answers are fixed (no model is re-run); the statistic is
+        recomputed with each resample's image weights. Returns None where the answers were not kept.
+        """
+        found = self._units(result)
+        if found is None:
+            return None
+        choices, units = found
+        weights = resample_counts(len(units), resamples, seed)
+        return self._bootstrap(choices, units, weights)
+
+    def _bootstrap(self, choices: DataAssembly, units: np.ndarray, weights: np.ndarray) -> BootstrapSamples | None:
+        return None
 
 
 class ErrorConsistencyBenchmark(LabelTaskBenchmark):
@@ -186,7 +213,31 @@ class ErrorConsistencyBenchmark(LabelTaskBenchmark):
 
         raw = self.metric(choices, self.assembly)
         score = bound_score(ceil_score(raw, self.ceiling))
-        return self._finish(score)
+        return self._finish(score, choices)
+
+    def _units(self, result: Score) -> tuple[DataAssembly, np.ndarray] | None:
+        found = super()._units(result)
+        if found is None:
+            return None
+        humans = np.asarray(self.assembly["stimulus_id"].values).astype(str)
+        return found[0], np.unique(np.concatenate([found[1], humans]))
+
+    def _bootstrap(self, choices: DataAssembly, units: np.ndarray, weights: np.ndarray) -> BootstrapSamples | None:
+        """Model and human trials resampled by image; the ceiling (human-human) on the same resamples."""
+        metric_bootstrap = getattr(self.metric, "bootstrap", None)
+        ceiling_bootstrap = getattr(self._ceiling_computation, "bootstrap", None)
+        if metric_bootstrap is None:
+            return None
+        raw = metric_bootstrap(choices, self.assembly, weights, units)
+        if ceiling_bootstrap is not None:
+            ceiling = ceiling_bootstrap(self.assembly, weights, units)
+            method = "trials resampled by image; ceiling (human-human) recomputed on the same resamples"
+        else:
+            ceiling, method = np.full(len(raw), float(self.ceiling)), "trials resampled by image; ceiling held fixed"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ceiled = np.clip(raw / ceiling, 0.0, 1.0)
+        return BootstrapSamples(score=ceiled, ceiling=ceiling if ceiling_bootstrap is not None else None,
+                                unit="image", method=method)
 
 
 class AccuracyBenchmark(LabelTaskBenchmark):
@@ -214,7 +265,16 @@ class AccuracyBenchmark(LabelTaskBenchmark):
 
         truth = np.asarray(choices[self.label_coord].values).astype(str)
         raw = self.metric(np.asarray(choices.values).astype(str), truth)
-        return self._finish(ceil_score(raw, self.ceiling))
+        return self._finish(ceil_score(raw, self.ceiling), choices)
+
+    def _bootstrap(self, choices: DataAssembly, units: np.ndarray, weights: np.ndarray) -> BootstrapSamples:
+        """Accuracy on image resamples: resampled correct trials / resampled trials (ceiling 1, fixed)."""
+        correct = np.asarray(choices.values).astype(str) == np.asarray(choices[self.label_coord].values).astype(str)
+        sums = unit_sums(np.asarray(choices["stimulus_id"].values), units,
+                         np.stack([correct, np.ones(len(correct))], axis=1))
+        hits, trials = (weights @ sums).T
+        return BootstrapSamples(score=hits / trials / float(self.ceiling), ceiling=None, unit="image",
+                                method="trials resampled by image (all trials of an image together)")
 
 
 class ShapeBiasBenchmark(LabelTaskBenchmark):
@@ -249,4 +309,12 @@ class ShapeBiasBenchmark(LabelTaskBenchmark):
         for name in ("shape_match", "texture_match", "n_trials"):
             if name in raw.attrs:
                 score.attrs[name] = raw.attrs[name]
-        return self._finish(score)
+        return self._finish(score, choices)
+
+    def _bootstrap(self, choices: DataAssembly, units: np.ndarray, weights: np.ndarray) -> BootstrapSamples | None:
+        """The metric on image resamples of the cue-conflict trials (ceiling 1, fixed)."""
+        metric_bootstrap = getattr(self.metric, "bootstrap", None)
+        if metric_bootstrap is None:
+            return None
+        values = metric_bootstrap(choices, weights, units) / float(self.ceiling)
+        return BootstrapSamples(score=values, ceiling=None, unit="image", method="cue-conflict trials resampled by image")

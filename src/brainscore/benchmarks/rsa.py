@@ -29,6 +29,7 @@ from brainscore.benchmarks.neural import record, squeeze_time_bin
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError
+from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts, weighted_spearman_pairs
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
 
@@ -124,6 +125,7 @@ class RSABenchmark(BenchmarkBase):
                          bibtex=bibtex, ceiling_key=self._data_key,
                          ceiling_identity=callable_identity(noise_ceiling) if noise_ceiling else None)
         self._rdms_source = rdms
+        self._noise_ceiling = noise_ceiling
         self._rdms: DataAssembly | None = None
         self.region = region
         self.visual_degrees = visual_degrees
@@ -183,4 +185,50 @@ class RSABenchmark(BenchmarkBase):
         score.attrs["benchmark_identifier"] = self.identifier
         score.attrs["benchmark_version"] = self.version
         score.attrs["region"] = self.region
+        score.attrs["model_rdm"] = model_rdm  # for the bootstrap over stimuli
         return score
+
+    def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+        """The score on ``resamples`` bootstrap resamples of the stimuli (Nili et al. 2014's stimulus bootstrap).
+
+        The unit is the stimulus: a resample keeps every pair of distinct drawn stimuli, a pair drawn
+        ``w_i w_j`` times counting that often (pairs of a stimulus with its own copy have no
+        dissimilarity and are left out, as the diagonal). The model's and the measured RDMs are fixed
+        (nothing is refitted: RDM similarity has no fitted parameters); Spearman's rho is recomputed
+        on each resample's weighted ranks, for every measured RDM, then averaged as in the score. With
+        the RSA noise ceiling, its upper bound (Spearman of each RDM with the mean RDM) is recomputed
+        on the same resamples, so the ceiling's uncertainty propagates into ``raw / ceiling``.
+        Returns None for a metric other than RDM Spearman, or without the model RDM.
+        """
+        from brainscore.metrics.ceilings.rsa import RSANoiseCeiling
+        from brainscore.metrics.similarity.rdm import RDMMetric, _rdm_array, stack_rdms
+
+        model_rdm = result.attrs.get("model_rdm")
+        if model_rdm is None or not isinstance(self.metric, RDMMetric):
+            return None
+        metric = self.metric
+        ids, model = _rdm_array(model_rdm, metric.neuroid_dim, metric.comparison_coord, metric.dtype, for_ranking=True)
+        rdms = self.rdms
+        measured = [_rdm_array(rdms.isel(rdm=i), metric.neuroid_dim, metric.comparison_coord, metric.dtype,
+                               for_ranking=True) for i in range(rdms.sizes["rdm"])]
+        if any(not np.array_equal(np.asarray(i).astype(str), np.asarray(ids).astype(str)) for i, _ in measured):
+            return None
+        rows, cols = np.triu_indices(len(ids), 1)
+        data = np.stack([m[rows, cols] for _, m in measured], axis=1).astype(np.float64)    # (pairs, rdms)
+        weights = resample_counts(len(ids), resamples, seed)
+        raw = weighted_spearman_pairs(weights, rows, cols, model[rows, cols].astype(np.float64), data).mean(axis=1)
+        ceiling = None
+        if isinstance(self._noise_ceiling, RSANoiseCeiling):
+            labels = [_label(rdms, i, self.label_coords) for i in range(rdms.sizes["rdm"])]
+            stack = stack_rdms(np.asarray(rdms.transpose(*RDM_STACK_DIMS).values), rdms["stimulus_id"].values, labels)
+            _, subject_rdms = self._noise_ceiling.subject_rdms(stack)
+            triangles = np.stack([m[rows, cols] for m in subject_rdms], axis=1)               # (pairs, subjects)
+            ceiling = weighted_spearman_pairs(weights, rows, cols, triangles.mean(axis=1), triangles).mean(axis=1)
+            c, method = ceiling, "stimuli resampled (pairs of distinct drawn stimuli); noise ceiling on the same resamples"
+        elif self._noise_ceiling is None:
+            c, method = 1.0, "stimuli resampled (pairs of distinct drawn stimuli); no ceiling"
+        else:
+            c, method = float(self.ceiling), "stimuli resampled (pairs of distinct drawn stimuli); ceiling held fixed"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ceiled = raw / c
+        return BootstrapSamples(score=ceiled, ceiling=ceiling, unit="stimulus", method=method)

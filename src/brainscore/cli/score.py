@@ -67,8 +67,12 @@ def formula_text(summary: dict) -> str:
     """``score 0.3915 = r² / ceiling = 0.5501² / 0.7731``: the value and how the benchmark computed it."""
     score, raw, ceiling, formula = summary["score"], summary["raw"], summary["ceiling"], summary["formula"]
     head = "score " + ("nan" if score is None else f"{score:.4f}")
-    if raw is None or ceiling is None or formula == "raw":
-        return head + " = raw score (no ceiling)" if formula == "raw" else head
+    if formula == "raw":
+        return head + " = raw score (no ceiling)"
+    if formula == "r2" and raw is not None:
+        return f"{head} = r² = {raw:.4f}² (no ceiling)"
+    if raw is None or ceiling is None:
+        return head
     forms = {"r2_over_ceiling": f"r² / ceiling = {raw:.4f}² / {ceiling:.4f}",
              "legacy": f"(r / ceiling)² = ({raw:.4f} / {ceiling:.4f})²",
              "raw_over_ceiling": f"raw / ceiling = {raw:.4f} / {ceiling:.4f}",
@@ -129,7 +133,7 @@ def run(args) -> int:
         units = {"stimulus": "stimuli"}.get(unit, unit + "s")
         lines.append(f"ci95  [{summary['ci95'][0]:.4f}, {summary['ci95'][1]:.4f}]   error {summary['error']:.4f} "
                      f"(bootstrap SE over {units}: {args.bootstrap} resamples, seed 0)")
-    if summary["ceiling"] is not None and summary["formula"] != "raw":
+    if summary["ceiling"] is not None and summary["formula"] not in ("raw", "r2"):
         spread = (f" ± {summary['ceiling_error']:.4f}, ci95 [{summary['ceiling_ci95'][0]:.4f}, "
                   f"{summary['ceiling_ci95'][1]:.4f}]" if summary["ceiling_ci95"] is not None else "")
         lines.append(f"ceiling {summary['ceiling']:.4f}{spread}")

@@ -175,6 +175,17 @@ def recording_files():
         _RECORDERS.reset(token)
 
 
+def used(*sources: Source) -> None:
+    """Note that the current computation depends on ``sources`` without fetching them.
+
+    For data loaded from a cache keyed by the sources' hashes (packaged assemblies): the provenance
+    (:func:`recording_files`) must name the files whether or not they were read this time.
+    """
+    for files in _RECORDERS.get():
+        for source in sources:
+            files[source.path] = source.sha256
+
+
 def fetch(source: Source) -> Path:
     """Local, verified path of ``source``: from a mirror, the store, or a download.
 
@@ -187,8 +198,7 @@ def fetch(source: Source) -> Path:
     NetworkError, PermissionDeniedError
         If the download fails for that reason.
     """
-    for files in _RECORDERS.get():  # provenance: the data a computation used (see recording_files)
-        files[source.path] = source.sha256
+    used(source)  # provenance: the data a computation used (see recording_files)
     for mirror in config.data_mirrors():
         candidate = mirror / source.path
         if candidate.is_file():

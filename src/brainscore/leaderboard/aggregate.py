@@ -36,7 +36,7 @@ from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
 from brainscore.results import Database, ScoreRecord
 
-__all__ = ["leaderboard", "leaderboard_records", "aggregate", "Tree", "build_tree", "store_tree"]
+__all__ = ["leaderboard", "leaderboard_records", "aggregate", "Tree", "build_tree", "registered_tree", "store_tree"]
 
 NODE_ORDER = ("neural_vision", "behavior_vision", "V1", "V2", "V4", "IT")
 
@@ -114,7 +114,14 @@ def build_tree(leaf_parents: dict[str, str], inner: dict[str, str] | None = None
     return Tree(parents, frozenset(leaf_parents), frozenset(engineering))
 
 
-def _registered_tree(benchmarks: str | Iterable[str] | None) -> Tree:
+def registered_tree(benchmarks: str | Iterable[str] | None = None) -> Tree:
+    """The tree the registered plugins declare, its leaves restricted to benchmarks matching ``benchmarks``.
+
+    Raises
+    ------
+    BrainScoreError
+        If no leaderboard benchmark matches.
+    """
     leaf_parents = _tree.benchmark_parents()
     if benchmarks is not None:
         patterns = [benchmarks] if isinstance(benchmarks, str) else list(benchmarks)
@@ -213,7 +220,7 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         If no leaderboard benchmark matches ``benchmarks``.
     """
     db = _open(db)
-    tree = tree or _registered_tree(benchmarks)
+    tree = tree or registered_tree(benchmarks)
     latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
     for benchmark, version in db.benchmark_versions().items():
         if benchmark in latest:
@@ -244,7 +251,7 @@ def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str
     floats, NaN where missing. The same numbers as :func:`leaderboard_records`.
     """
     records = leaderboard_records(db, benchmarks)
-    tree = _registered_tree(benchmarks)
+    tree = registered_tree(benchmarks)
     order = tree.order()
     inner = [n for n in order if n not in tree.leaves]
     rows = [{**{n: (float("nan") if e["scores"][n] is None else e["scores"][n]) for n in order},
@@ -256,7 +263,7 @@ def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str
 
 def store_tree(db: Database | str | None = None) -> Tree:
     """Write the registered tree (nodes, leaves, engineering flags, sibling order) into ``benchmark_types``."""
-    tree = _registered_tree(None)
+    tree = registered_tree(None)
     order = {}
     for node in tree.parents:
         for position, child in enumerate(tree.children(node)):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BootstrapSamples", "resample_counts", "weighted_mean", "weighted_pearson", "weighted_spearman_pairs",
+__all__ = ["BootstrapSamples", "resample_counts", "unit_sums", "weighted_mean", "weighted_pearson", "weighted_spearman_pairs",
            "half_averages", "percentile_interval"]
 
 
@@ -65,6 +65,36 @@ def resample_counts(n_units: int, resamples: int, seed: int) -> np.ndarray:
         raise ValueError(f"a bootstrap needs at least 2 units and 1 resample, got {n_units} units, {resamples} resamples")
     rng = np.random.default_rng(seed)
     return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=resamples).astype(np.float64)
+
+
+def unit_sums(unit_ids: np.ndarray, units: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per-unit sums of per-trial ``values``: trials labelled ``unit_ids`` summed into the order of ``units``.
+
+    Parameters
+    ----------
+    unit_ids : ndarray of shape (n_trials,)
+        The unit (e.g. image) of each trial; each must be in ``units``.
+    units : ndarray of shape (n_units,)
+        Sorted unique units (the columns of the bootstrap weights).
+    values : ndarray of shape (n_trials,) or (n_trials, k)
+
+    Returns
+    -------
+    ndarray of shape (n_units,) or (n_units, k)
+
+    Raises
+    ------
+    ValueError
+        If a trial's unit is not in ``units``.
+    """
+    unit_ids, units = np.asarray(unit_ids).astype(str), np.asarray(units).astype(str)
+    index = np.minimum(np.searchsorted(units, unit_ids), len(units) - 1)
+    if not np.array_equal(units[index], unit_ids):
+        raise ValueError("a trial's unit is not among the bootstrap's units")
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros((len(units),) + values.shape[1:])
+    np.add.at(out, index, values)
+    return out
 
 
 def weighted_mean(weights: np.ndarray, values: np.ndarray) -> np.ndarray:

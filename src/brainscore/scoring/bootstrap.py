@@ -14,9 +14,10 @@ For every score :func:`brainscore.score` returns:
 ``ceiling_error``, ``ceiling_ci95``
     The same for the ceiling (0 and a point interval for a fixed ceiling).
 ``error_reference``
-    The error as Brain-Score reports it, for comparison: the SEM over cross-validation splits
-    (neural), the std over kappas (error consistency), ... (these measure different things, which is
-    why ``error`` replaces them).
+    The error the benchmark computed before the bootstrap, for comparison: for neural benchmarks
+    the SEM over cross-validation splits propagated with the ceiling's SEM over its splits, the
+    std over kappas (error consistency), sqrt(p(1-p)) over trials (top-1), 0 (RDM Spearman, shape
+    bias). These measure different things, which is why ``error`` replaces them.
 
 The unit and what is recomputed are the benchmark's (its ``bootstrap`` method): stimuli for neural
 and RSA benchmarks, images (or trials) for behavioural ones. A benchmark without a ``bootstrap``

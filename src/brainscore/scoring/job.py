@@ -53,12 +53,13 @@ def _model_hashes(model: Any) -> tuple[str | None, str | None]:
 
 def formula_of(result: Score) -> str:
     """How ``result`` was normalised: ``r2_over_ceiling``, ``legacy`` ((r/c)²), ``raw_over_ceiling``,
-    ``raw_over_ceiling_clipped`` or ``raw`` (no ceiling)."""
+    ``raw_over_ceiling_clipped``, ``r2`` (r², no ceiling) or ``raw`` (no ceiling)."""
     formula = result.attrs.get("formula")
-    if formula:
-        return str(formula)
     ceiling = result.attrs.get("ceiling")
-    if ceiling is None or "note" in getattr(ceiling, "attrs", {}) and float(ceiling) == 1.0:
+    no_ceiling = ceiling is None or ("note" in getattr(ceiling, "attrs", {}) and float(ceiling) == 1.0)
+    if formula:
+        return "r2" if no_ceiling and formula in ("r2_over_ceiling", "legacy") else str(formula)
+    if no_ceiling:
         return "raw"
     return "raw_over_ceiling_clipped" if "unbounded" in result.attrs else "raw_over_ceiling"
 

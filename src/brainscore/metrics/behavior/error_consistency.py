@@ -102,6 +102,41 @@ def _trials(assembly, subject_coord: str | None, condition_coord: str, truth_coo
     return frame
 
 
+def _resampled_kappa(weights: np.ndarray, units: np.ndarray, correct1: np.ndarray, correct2: np.ndarray) -> np.ndarray:
+    """Error-consistency kappa of two observers' trials on every resample of the stimuli.
+
+    ``weights`` (resamples x stimuli) gives how often each stimulus was drawn; trial t (stimulus
+    ``units[t]``, an index into the columns) counts ``weights[:, units[t]]`` times. Returns (resamples,),
+    NaN where chance agreement is 1 (as :func:`cohens_kappa`).
+    """
+    w = weights[:, units]                                     # (B, n_trials)
+    c1, c2 = np.asarray(correct1, dtype=np.float64), np.asarray(correct2, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = w.sum(axis=1)
+        a1, a2 = (w @ c1) / total, (w @ c2) / total
+        observed = (w @ (c1 == c2).astype(np.float64)) / total
+        expected = np.clip(a1 * a2 + (1 - a1) * (1 - a2), 0.0, 1.0)
+        kappa = (observed - expected) / (1.0 - expected)
+    kappa[expected >= 1.0] = np.nan
+    return kappa
+
+
+def _resampled_aggregate(kappas: np.ndarray) -> np.ndarray:
+    """(resamples, conditions, columns) kappas -> |mean over columns of the mean over conditions| per resample."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.abs(np.nanmean(np.nanmean(kappas, axis=1), axis=1))
+
+
+def _unit_index(stimuli: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+    ids = np.asarray(stimulus_ids).astype(str)
+    stimuli = np.asarray(stimuli).astype(str)
+    index = np.minimum(np.searchsorted(ids, stimuli), len(ids) - 1)
+    if not np.array_equal(ids[index], stimuli):
+        raise ValidationError("the bootstrap's stimulus ids (sorted) do not cover every trial's stimulus")
+    return index
+
+
 def _aggregate(kappas: np.ndarray, conditions, columns, column_dim: str, **coords) -> Score:
     """|mean over conditions, then columns| with error = std over all (NaN skipped)."""
     with warnings.catch_warnings():  # all-NaN slices give NaN, as intended
@@ -180,6 +215,35 @@ class ErrorConsistency(Metric):
                 model_correct.loc[keys].to_numpy(), trials["correct"].to_numpy())
         return _aggregate(kappas, conditions, subjects, "subject")
 
+    def bootstrap(self, source, target, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+        """The score on bootstrap resamples of the stimuli (images): one value per row of ``weights``.
+
+        Every subject's trials on a stimulus drawn k times count k times, in every (subject,
+        condition) kappa of the same resample; aggregation as in :meth:`__call__`.
+
+        Parameters
+        ----------
+        source, target : as :meth:`__call__`
+        weights : ndarray of shape (resamples, n_stimuli)
+        stimulus_ids : ndarray of shape (n_stimuli,), sorted
+        """
+        humans = self._target(target)
+        model = _trials(source, None, self.condition_coord, self.truth_coord, self.stimulus_coord, "source")
+        if "condition" not in model:
+            condition_of = humans.drop_duplicates("stimulus").set_index("stimulus")["condition"]
+            model["condition"] = model["stimulus"].map(condition_of).to_numpy()
+        model_correct = model.set_index(["condition", "stimulus"])["correct"]
+        subjects = sorted(humans["subject"].unique())
+        conditions = sorted(humans["condition"].unique())
+        kappas = np.full((weights.shape[0], len(conditions), len(subjects)), np.nan)
+        for (subject, condition), trials in humans.groupby(["subject", "condition"], sort=False):
+            keys = pd.MultiIndex.from_arrays([np.full(len(trials), condition, dtype=object),
+                                              trials["stimulus"].to_numpy()])
+            kappas[:, conditions.index(condition), subjects.index(subject)] = _resampled_kappa(
+                weights, _unit_index(trials["stimulus"].to_numpy(), stimulus_ids),
+                model_correct.loc[keys].to_numpy(), trials["correct"].to_numpy())
+        return _resampled_aggregate(kappas)
+
     def ceiling(self, assembly) -> Score:
         """The same statistic over all pairs of subjects; see :class:`ErrorConsistencyCeiling`."""
         return ErrorConsistencyCeiling(self.subject_coord, self.condition_coord, self.truth_coord,
@@ -232,6 +296,24 @@ class ErrorConsistencyCeiling(Ceiling):
                 kappas[c, p] = error_consistency_kappa(a.to_numpy(), b.loc[a.index].to_numpy())
         return _aggregate(kappas, conditions, range(len(pairs)), "pair",
                           subject_left=("pair", [l for l, _ in pairs]), subject_right=("pair", [r for _, r in pairs]))
+
+    def bootstrap(self, assembly, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+        """The ceiling on bootstrap resamples of the stimuli (see :meth:`ErrorConsistency.bootstrap`)."""
+        humans = self._metric._target(assembly)
+        subjects = sorted(humans["subject"].unique())
+        conditions = sorted(humans["condition"].unique())
+        correct = {key: trials.set_index("stimulus")["correct"]
+                   for key, trials in humans.groupby(["subject", "condition"], sort=False)}
+        pairs = list(itertools.combinations(subjects, 2))
+        kappas = np.full((weights.shape[0], len(conditions), len(pairs)), np.nan)
+        for p, (left, right) in enumerate(pairs):
+            for c, condition in enumerate(conditions):
+                a, b = correct.get((left, condition)), correct.get((right, condition))
+                if a is None or b is None:
+                    continue
+                kappas[:, c, p] = _resampled_kappa(weights, _unit_index(a.index.to_numpy(), stimulus_ids),
+                                                   a.to_numpy(), b.loc[a.index].to_numpy())
+        return _resampled_aggregate(kappas)
 
 
 def error_consistency(**kwargs) -> ErrorConsistency:

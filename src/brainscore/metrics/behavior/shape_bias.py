@@ -96,6 +96,26 @@ class _CueConflict(Metric):
         return cue_conflict_matches(choices, shape, texture)
 
 
+    def unit_matches(self, source) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Stimulus id, shape match and texture match of every cue-conflict trial of ``source``.
+
+        ``source`` is a model's answers carrying the categories as coordinates (as the benchmark
+        gives them); used to resample images in a bootstrap.
+        """
+        columns = _columns(source, (self.shape_coord, self.texture_coord, self.stimulus_coord))
+        if self.stimulus_coord not in columns:
+            raise ValidationError(f"the source needs a {self.stimulus_coord!r} coordinate to resample by stimulus")
+        conflict = columns[self.shape_coord] != columns[self.texture_coord]
+        shape, texture = self._matches(source)
+        return columns[self.stimulus_coord][conflict], shape, texture
+
+    def _resampled(self, source, weights: np.ndarray, stimulus_ids: np.ndarray) -> tuple[np.ndarray, ...]:
+        from brainscore.metrics.bootstrap import unit_sums
+        ids, shape, texture = self.unit_matches(source)
+        sums = unit_sums(ids, stimulus_ids, np.stack([shape, texture, np.ones(len(shape))], axis=1))
+        return tuple((weights @ sums).T)                      # resampled shape hits, texture hits, trials
+
+
 def _columns(table, names) -> dict[str, np.ndarray]:
     out = {}
     for name in names:
@@ -130,6 +150,12 @@ class ShapeMatch(_CueConflict):
         shape, _ = self._matches(source, target)
         return Score.of(shape.mean(), error=shape.std(), raw=shape)
 
+    def bootstrap(self, source, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+        """Shape match on image resamples: resampled shape hits / resampled cue-conflict trials."""
+        shape, _, trials = self._resampled(source, weights, stimulus_ids)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return shape / trials
+
 
 class TextureMatch(_CueConflict):
     """Fraction of cue-conflict answers that name the texture category; see :class:`ShapeMatch`."""
@@ -137,6 +163,12 @@ class TextureMatch(_CueConflict):
     def __call__(self, source, target=None) -> Score:
         _, texture = self._matches(source, target)
         return Score.of(texture.mean(), error=texture.std(), raw=texture)
+
+    def bootstrap(self, source, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+        """Texture match on image resamples."""
+        _, texture, trials = self._resampled(source, weights, stimulus_ids)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return texture / trials
 
 
 class ShapeBias(_CueConflict):
@@ -157,6 +189,12 @@ class ShapeBias(_CueConflict):
         total = shape_match + texture_match
         value = shape_match / total if total > 0 else float("nan")
         return Score.of(value, shape_match=shape_match, texture_match=texture_match, n_trials=int(len(shape)))
+
+    def bootstrap(self, source, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
+        """Shape bias on image resamples: shape hits / (shape hits + texture hits) of each resample."""
+        shape, texture, _ = self._resampled(source, weights, stimulus_ids)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return shape / (shape + texture)
 
     def ceiling(self, assembly=None) -> Score:
         """Brain-Score's ceiling of the shape-bias benchmarks: 1."""

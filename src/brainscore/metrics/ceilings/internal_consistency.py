@@ -277,13 +277,16 @@ class InternalConsistency(Ceiling):
         stimulus_weights = weights[:, order[position]]                        # (B, n_stimuli of the assembly)
         repetitions = assembly[self.split_coord].values
         unique, halves = self.halves(repetitions)
+        # a split and its complement give the same r (Pearson is symmetric): compute each halving once
+        canonical = np.where(halves[:, :1] == 1.0, halves, 1.0 - halves)
+        distinct, inverse = np.unique(canonical, axis=0, return_inverse=True)
         first, second = half_averages(values, stimulus_codes, np.searchsorted(unique, repetitions), len(stimuli),
-                                      halves)
-        per_split = np.empty((weights.shape[0], len(halves)))
-        for s in range(len(halves)):
+                                      distinct)
+        per_halving = np.empty((weights.shape[0], len(distinct)))
+        for s in range(len(distinct)):
             r = spearman_brown(weighted_pearson(stimulus_weights, first[s], second[s]))
-            per_split[:, s] = np.median(r, axis=1)
-        return per_split.mean(axis=1)
+            per_halving[:, s] = np.median(r, axis=1)
+        return per_halving[:, np.asarray(inverse).ravel()].mean(axis=1)
 
     def _attrs(self) -> dict[str, Any]:
         return {"method": "internal_consistency", "split_coord": self.split_coord, "splits": self.splits,

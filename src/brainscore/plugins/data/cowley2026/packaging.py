@@ -6,6 +6,7 @@ import pandas as pd
 
 from brainscore.data.io import load_cached_assembly, save_cached_assembly
 from brainscore.caching import Cache, content_key
+from brainscore.data.store import used
 from brainscore.data import NeuroidAssembly, StimulusSet, attach_stimulus_set, extract_zip, fetch
 from brainscore.errors import ValidationError
 
@@ -47,6 +48,7 @@ def _time_coords() -> dict:
 
 def _cached(session: str, kind: str, build) -> NeuroidAssembly:
     sources = [SOURCES[f"{kind}_{session}"], SOURCES[f"images_{session}"]]
+    used(*sources)
     key = content_key(dataset=f"Cowley2026.{session}", kind=kind, version=PACKAGING_VERSION,
                       sources=[s.sha256 for s in sources])
     cache = Cache("packaged")

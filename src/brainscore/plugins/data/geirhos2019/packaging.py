@@ -12,7 +12,7 @@ from brainscore import config
 from brainscore.data.io import load_cached_assembly, save_cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data import BehavioralAssembly, StimulusSet, fetch
-from brainscore.data.store import Source
+from brainscore.data.store import Source, used
 from brainscore.errors import AlignmentError, DataNotFoundError, ValidationError
 
 from . import COMMIT, EXPERIMENTS, MIRROR_FOLDER, NETWORKS, SOURCES
@@ -35,6 +35,7 @@ def fetch_all(sources: list[Source]) -> list[Path]:
     DataNotFoundError, HashMismatchError
         From :func:`~brainscore.data.fetch`, for the first missing or corrupt file.
     """
+    used(*sources)
     key = content_key(kind="fetched", sources=[(s.path, s.sha256) for s in sources],
                       mirrors=[str(m) for m in config.data_mirrors()], home=str(config.home()))
     cache = Cache("fetched")
@@ -197,6 +198,7 @@ def load_responses(experiment: str, who: str = "humans") -> BehavioralAssembly:
     _check_experiment(experiment)
     identifier = f"Geirhos2019.{experiment}" + ("" if who == "humans" else f".{who}")
     sources = _response_sources(experiment, who)
+    used(*sources, *SOURCES[experiment]["stimuli"])
     key = content_key(dataset=identifier, version=PACKAGING_VERSION, sources=[s.sha256 for s in sources],
                       stimuli=[s.sha256 for s in SOURCES[experiment]["stimuli"]])
     cache = Cache("packaged")

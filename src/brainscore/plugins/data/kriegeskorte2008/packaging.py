@@ -12,7 +12,7 @@ from brainscore import config
 from brainscore.data.io import load_cached_assembly, save_cached_assembly
 from brainscore.caching import Cache, content_key
 from brainscore.data import DataAssembly, StimulusSet, attach_stimulus_set, fetch
-from brainscore.data.store import atomic_write_bytes
+from brainscore.data.store import atomic_write_bytes, used
 from brainscore.errors import DataNotFoundError, ValidationError
 
 from . import COMMIT, IMAGE_SOURCES, MAT_SOURCES
@@ -56,6 +56,7 @@ def explain_missing(name: str):
 def _stimulus_frame() -> pd.DataFrame:
     """Stimulus metadata from the paper's supplemental data, cached by the file's content."""
     source = MAT_SOURCES[SUPPLEMENT]
+    used(source)
     key = content_key(dataset="Kriegeskorte2008", kind="stimulus_frame", version=PACKAGING_VERSION,
                       sources=[source.sha256])
     cache = Cache("packaged")
@@ -179,6 +180,7 @@ def load_rdms(kind: str) -> DataAssembly:
     """
     spec = KINDS[kind]
     sources = [MAT_SOURCES[spec["file"]], MAT_SOURCES[SUPPLEMENT]]
+    used(*sources)
     key = content_key(dataset=spec["identifier"], kind=kind, version=PACKAGING_VERSION,
                       sources=[s.sha256 for s in sources])
     cache = Cache("packaged")
