@@ -239,3 +239,15 @@ def test_registration_errors_say_what_is_wrong(app):
     user(app, "alice")
     taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client)})
     assert taken.status_code == 400 and "is taken" in taken.text
+
+
+def test_api_leaderboard_equals_the_cli_json_for_public_models(app, capsys):
+    import json
+
+    from brainscore.cli import main
+
+    app.state.store.add_model("secret-net", owner="alice", public=True)  # everything public: the same JSON
+    assert main(["leaderboard", "--format", "json", "--db", app.state.store.url]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert TestClient(app).get("/api/leaderboard").json() == expected
+    assert {r["model"] for r in expected} == {"pub-net", "secret-net"}
