@@ -23,6 +23,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -192,8 +193,7 @@ class Worker:
     def _limits(self):
         memory, cpu = self.memory_limit, self.cpu_limit
 
-        def apply():
-            os.setsid()
+        def apply():  # runs in the child between fork and exec: C calls only, no locks taken
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         return apply
@@ -245,8 +245,14 @@ class Worker:
     def _run_child(self, job_id, submission_id, model, benchmark, env, workdir) -> tuple[bool, str, float | None]:
         process = subprocess.Popen(self.command(model, benchmark, submission_id), cwd=workdir, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   preexec_fn=self._limits())
-        timer = threading.Timer(self.wall_limit, process.kill)
+                                   start_new_session=True, preexec_fn=self._limits())
+        def kill_group():  # the child and anything it started (its own session)
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(self.wall_limit, kill_group)
         timer.start()
         value, pending, flushed = None, [], time.monotonic()
         try:
