@@ -1,0 +1,14 @@
+"""The website of ``brainscore serve``: leaderboard, model and benchmark pages, accounts and model
+submission (FastAPI, Jinja2 templates, matplotlib plots). Build it with :func:`create_app`.
+
+Scoring never runs in the web process: :mod:`brainscore.web.jobs` runs each submission in
+separate, limited child processes (:mod:`brainscore.web.child`).
+"""
+from __future__ import annotations
+
+
+def create_app(*args, **kwargs):
+    """The FastAPI application; see :func:`brainscore.web.app.create_app`."""
+    from brainscore.web.app import create_app as build
+
+    return build(*args, **kwargs)

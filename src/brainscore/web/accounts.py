@@ -1,0 +1,163 @@
+"""Accounts of the website: users, API tokens and log-in attempts (SQLAlchemy 2 tables).
+
+Passwords are hashed with argon2 through :mod:`pwdlib` (the recommended hasher of the argon2
+RFC 9106 profile); API tokens are random 32-byte strings stored only as their sha256. Log-in
+attempts are recorded so that repeated failures for one user name or one client address are
+refused for a while (:func:`login_allowed`). The tables live in the same database as the results
+(``--db URL``) and are created on start-up.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from datetime import datetime, timedelta, timezone
+
+from pwdlib import PasswordHash
+from sqlalchemy import DateTime, ForeignKey, Integer, String, create_engine, func, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+PASSWORD_HASH = PasswordHash.recommended()
+USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
+MIN_PASSWORD = 8
+MAX_FAILURES = 5
+"""Failed log-ins allowed per user name or per client address within :data:`FAILURE_WINDOW`."""
+FAILURE_WINDOW = timedelta(minutes=15)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the web's own tables (accounts and the submission queue)."""
+
+
+class User(Base):
+    """An account: a unique user name and the argon2 hash of its password."""
+
+    __tablename__ = "web_users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(40), unique=True, index=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created: Mapped[datetime] = mapped_column(DateTime, default=_now)
+
+
+class ApiToken(Base):
+    """An API token of a user (for ``brainscore submit``); only its sha256 is stored."""
+
+    __tablename__ = "web_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"), index=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created: Mapped[datetime] = mapped_column(DateTime, default=_now)
+
+
+class LoginAttempt(Base):
+    """One log-in attempt, kept for rate limiting."""
+
+    __tablename__ = "web_login_attempts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(200), index=True)
+    address: Mapped[str] = mapped_column(String(100), index=True)
+    success: Mapped[bool] = mapped_column(default=False)
+    at: Mapped[datetime] = mapped_column(DateTime, default=_now, index=True)
+
+
+class AccountError(ValueError):
+    """A registration or log-in that cannot proceed; the message says why."""
+
+
+class RateLimited(AccountError):
+    """Too many failed log-ins for this user name or address within :data:`FAILURE_WINDOW`."""
+
+
+def engine_for(url: str) -> Engine:
+    """An engine on ``url`` with the web tables created (SQLite connections usable across threads)."""
+    kwargs = {"connect_args": {"check_same_thread": False, "timeout": 30}} if url.startswith("sqlite") else {}
+    engine = create_engine(url, **kwargs)
+    Base.metadata.create_all(engine)
+    return engine
+
+
+def register(engine: Engine, username: str, password: str) -> User:
+    """Create an account.
+
+    Raises
+    ------
+    AccountError
+        If the user name is malformed or taken, or the password shorter than :data:`MIN_PASSWORD`.
+    """
+    if not USERNAME.match(username or ""):
+        raise AccountError("a user name has 3 to 40 characters: letters, digits, '.', '_' or '-'")
+    if len(password or "") < MIN_PASSWORD:
+        raise AccountError(f"the password must have at least {MIN_PASSWORD} characters")
+    with Session(engine, expire_on_commit=False) as session:
+        if session.scalar(select(User).where(User.username == username)) is not None:
+            raise AccountError(f"the user name {username!r} is taken; choose another")
+        user = User(username=username, password_hash=PASSWORD_HASH.hash(password))
+        session.add(user)
+        session.commit()
+        return user
+
+
+def login_allowed(engine: Engine, username: str, address: str) -> bool:
+    """False when the user name or the address had :data:`MAX_FAILURES` failures in the window."""
+    since = _now() - FAILURE_WINDOW
+    with Session(engine) as session:
+        for column, value in ((LoginAttempt.username, username), (LoginAttempt.address, address)):
+            failures = session.scalar(select(func.count()).select_from(LoginAttempt).where(
+                column == value, LoginAttempt.success.is_(False), LoginAttempt.at >= since))
+            if failures >= MAX_FAILURES:
+                return False
+    return True
+
+
+def authenticate(engine: Engine, username: str, password: str, address: str) -> User:
+    """The user whose password this is; records the attempt.
+
+    Raises
+    ------
+    AccountError
+        If the name or password is wrong.
+    RateLimited
+        If too many attempts failed recently.
+    """
+    if not login_allowed(engine, username, address):
+        raise RateLimited(f"too many failed log-ins; try again in {int(FAILURE_WINDOW.total_seconds() // 60)} minutes")
+    with Session(engine, expire_on_commit=False) as session:
+        user = session.scalar(select(User).where(User.username == username))
+        ok = user is not None and PASSWORD_HASH.verify(password or "", user.password_hash)
+        if user is None:
+            PASSWORD_HASH.hash(password or "")  # same work as a wrong password: no timing oracle
+        session.add(LoginAttempt(username=username[:200], address=address[:100], success=ok))
+        session.commit()
+        if not ok:
+            raise AccountError("wrong user name or password")
+        return user
+
+
+def user_by_id(engine: Engine, user_id: int | None) -> User | None:
+    """The user with this id, or None."""
+    if user_id is None:
+        return None
+    with Session(engine, expire_on_commit=False) as session:
+        return session.get(User, user_id)
+
+
+def create_token(engine: Engine, user: User) -> str:
+    """A new API token for ``user``; shown once, stored as its sha256."""
+    token = secrets.token_urlsafe(32)
+    with Session(engine) as session:
+        session.add(ApiToken(user_id=user.id, token_sha256=hashlib.sha256(token.encode()).hexdigest()))
+        session.commit()
+    return token
+
+
+def user_by_token(engine: Engine, token: str) -> User | None:
+    """The owner of an API token, or None."""
+    digest = hashlib.sha256((token or "").encode()).hexdigest()
+    with Session(engine, expire_on_commit=False) as session:
+        row = session.scalar(select(ApiToken).where(ApiToken.token_sha256 == digest))
+        return session.get(User, row.user_id) if row is not None else None

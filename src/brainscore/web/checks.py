@@ -1,0 +1,233 @@
+"""Checks on a submitted model plugin zip, before anything of it runs or is even unpacked.
+
+A submission is a zip of one Python package laid out like a built-in model plugin::
+
+    my_plugin/__init__.py            registers the model identifiers: register_model("my-model")
+    my_plugin/model.py               the model code (any further modules)
+    my_plugin/region_layer_map/*.json   optional committed layers
+    my_plugin/requirements.txt       optional; listed, never installed; only allowed packages
+    my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
+
+:func:`check_zip` reads only the zip's directory and the plugin's Python sources (parsed, never
+executed) and returns every problem found, each saying exactly what is wrong; :func:`extract`
+unpacks a checked zip, enforcing the sizes again on the bytes actually written (a zip's declared
+sizes can lie).
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import io
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+MAX_ZIP_BYTES = 50 * 1024 * 1024
+MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
+MAX_RATIO = 100.0
+"""Largest uncompressed/compressed size of an entry (and of the whole zip) before it counts as a bomb."""
+MAX_ENTRIES = 2000
+ALLOWED_REQUIREMENTS = frozenset({
+    "torch", "torchvision", "timm", "numpy", "scipy", "pillow", "safetensors", "scikit-learn", "pandas",
+    "xarray", "efficientnet-lite-pytorch", "einops", "brainscore"})
+"""Packages a submission's requirements.txt may name (they must already be installed on the server)."""
+
+
+class SubmissionRejected(ValueError):
+    """The zip failed its checks; ``problems`` lists each reason."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("submission rejected: " + "; ".join(self.problems))
+
+
+@dataclass
+class CheckedPlugin:
+    """What a zip that passed its checks declares."""
+
+    package: str
+    identifiers: list[str]
+    requirements: list[str] = field(default_factory=list)
+    entries: int = 0
+    uncompressed_bytes: int = 0
+
+
+def _normalise(name: str) -> str:
+    return name.lower().replace("_", "-")
+
+
+def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | None = None,
+              builtin: set[str] | frozenset = frozenset(), weights_dirs: tuple[Path, ...] = (),
+              allowed: frozenset = ALLOWED_REQUIREMENTS) -> CheckedPlugin:
+    """Check a plugin zip without unpacking it.
+
+    Parameters
+    ----------
+    data : bytes
+        The uploaded file.
+    taken : dict of str to str, optional
+        Model identifier -> owner of the models already submitted.
+    owner : str, optional
+        The submitting user (may resubmit its own identifiers).
+    builtin : set of str
+        Identifiers registered by the installed plugins (never overridable).
+    weights_dirs : tuple of Path
+        Folders on the server that plugin code may reference by absolute path (weights).
+    allowed : frozenset of str
+        Packages requirements.txt may name.
+
+    Returns
+    -------
+    CheckedPlugin
+
+    Raises
+    ------
+    SubmissionRejected
+        With every problem found (size, bomb ratio, entry count, absolute or ``..`` paths, symlinks
+        or device files, missing files, colliding identifiers, disallowed requirements).
+    """
+    problems: list[str] = []
+    if len(data) > MAX_ZIP_BYTES:
+        raise SubmissionRejected([f"the zip has {len(data) / 2**20:.1f} MB; the limit is {MAX_ZIP_BYTES // 2**20} MB"])
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise SubmissionRejected([f"the file is not a readable zip ({error})"]) from error
+    if len(infos) > MAX_ENTRIES:
+        raise SubmissionRejected([f"the zip has {len(infos)} entries; the limit is {MAX_ENTRIES}"])
+    total = sum(i.file_size for i in infos)
+    compressed = sum(i.compress_size for i in infos)
+    if total > MAX_UNCOMPRESSED_BYTES:
+        problems.append(f"the zip unpacks to {total / 2**20:.0f} MB; the limit is {MAX_UNCOMPRESSED_BYTES // 2**20} MB")
+    if compressed and total / compressed > MAX_RATIO and total > 1024 * 1024:
+        problems.append(f"the zip unpacks to {total / compressed:.0f} times its compressed size (a zip bomb?); "
+                        f"the limit is {MAX_RATIO:.0f}")
+    for info in infos:
+        name = info.filename
+        path = PurePosixPath(name.replace("\\", "/"))
+        mode = info.external_attr >> 16
+        if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+            problems.append(f"{name!r} is an absolute path; paths must be relative to the zip's root")
+        elif ".." in path.parts:
+            problems.append(f"{name!r} contains '..' (path traversal); paths must stay inside the plugin folder")
+        if stat.S_ISLNK(mode):
+            problems.append(f"{name!r} is a symbolic link; links are not allowed, put the file itself in the zip")
+        elif mode and stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
+            problems.append(f"{name!r} is a device file, FIFO or socket; only regular files are allowed")
+        if (info.compress_size and info.file_size / info.compress_size > MAX_RATIO
+                and info.file_size > 1024 * 1024 and not any("zip bomb" in p for p in problems)):
+            problems.append(f"{name!r} unpacks to {info.file_size / info.compress_size:.0f} times its compressed "
+                            f"size (a zip bomb?); the limit is {MAX_RATIO:.0f}")
+    if problems:
+        raise SubmissionRejected(problems)
+
+    files = {i.filename: i for i in infos if not i.is_dir()}
+    tops = {PurePosixPath(n).parts[0] for n in files}
+    if len(tops) != 1 or all(len(PurePosixPath(n).parts) == 1 for n in files):
+        raise SubmissionRejected([
+            f"the zip must hold exactly one plugin folder (e.g. my_plugin/__init__.py); it holds "
+            f"{', '.join(sorted(tops)) or 'nothing'} at its root"])
+    package = tops.pop()
+    if not package.isidentifier():
+        problems.append(f"the plugin folder {package!r} is not a Python package name (letters, digits, '_')")
+    elif importlib.util.find_spec(package) is not None:
+        problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
+    init = f"{package}/__init__.py"
+    if init not in files:
+        raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
+                                             "with register_model(\"my-model\")"])
+
+    identifiers: list[str] = []
+    for name, info in files.items():
+        if not name.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(archive.read(info).decode("utf-8"), filename=name)
+        except (SyntaxError, UnicodeDecodeError) as error:
+            problems.append(f"{name} is not valid Python: {error}")
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/"):
+                if not any(_under(node.value, d) for d in weights_dirs):
+                    allowed_dirs = ", ".join(str(d) for d in weights_dirs) or "none configured"
+                    problems.append(f"{name} line {node.lineno} references {node.value!r}, outside the allowed "
+                                    f"weights folders ({allowed_dirs}); put the weights in the zip")
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if called == "register_model":
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    identifiers.append(first.value)
+                else:
+                    problems.append(f"{name} line {node.lineno}: register_model needs a literal identifier string")
+            elif called.startswith("register_") and called != "register_model":
+                problems.append(f"{name} line {node.lineno}: a model submission may only call register_model, "
+                                f"not {called}")
+    if not identifiers:
+        problems.append(f"{init} registers no model: add register_model(\"my-model\") to it")
+    taken = taken or {}
+    for identifier in identifiers:
+        if identifier in builtin:
+            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
+        elif taken.get(identifier) not in (None, owner):
+            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+
+    requirements: list[str] = []
+    req_name = f"{package}/requirements.txt"
+    if req_name in files:
+        for line in archive.read(files[req_name]).decode("utf-8", "replace").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
+                continue
+            requirements.append(str(requirement))
+            if _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
+                problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
+                                f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
+    if problems:
+        raise SubmissionRejected(problems)
+    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), total)
+
+
+def _under(path: str, folder: Path) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def extract(data: bytes, target: Path) -> None:
+    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only.
+
+    Raises
+    ------
+    SubmissionRejected
+        If the bytes written exceed the limits (a zip whose headers understate its sizes).
+    """
+    target = Path(target).resolve()
+    written = 0
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            destination = (target / info.filename).resolve()
+            if not destination.is_relative_to(target):
+                raise SubmissionRejected([f"{info.filename!r} would be written outside the plugin folder"])
+            if info.is_dir():
+                destination.mkdir(parents=True, exist_ok=True)
+                continue
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source, open(destination, "wb") as sink:
+                while chunk := source.read(1 << 20):
+                    written += len(chunk)
+                    if written > MAX_UNCOMPRESSED_BYTES:
+                        raise SubmissionRejected([f"the zip unpacks to more than {MAX_UNCOMPRESSED_BYTES // 2**20} MB"])
+                    sink.write(chunk)

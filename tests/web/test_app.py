@@ -1,0 +1,253 @@
+"""Every route of the website through FastAPI's TestClient (httpx): pages, JSON, auth, CSRF, owners."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from brainscore.metrics.score import Score
+from brainscore.web import create_app
+from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.web.jobs import Job
+from web_helpers import plugin_zip, traversal_zip
+
+BENCHMARK = "Cowley2026.210325.V4-pls"
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False)
+    store = app.state.store
+    for model, owner, public, value in (("pub-net", "alice", True, 0.25), ("secret-net", "alice", False, 0.75)):
+        store.add_model(model, owner=owner, public=public)
+        store.record_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
+                                    benchmark_identifier=BENCHMARK, layers={"V4": "3"}))
+    return app
+
+
+def csrf(client: TestClient, page: str = "/login") -> str:
+    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
+
+
+def user(app, name: str) -> TestClient:
+    client = TestClient(app)
+    response = client.post("/register", data={"username": name, "password": "correct horse", "csrf_token": csrf(client)},
+                           follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return client
+
+
+def queued_job(app, owner="alice", results=None) -> int:
+    with Session(app.state.engine) as session:
+        job = Job(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
+                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "error": "boom"}},
+                  log="the log\nTraceback: boom\n", folder="/nonexistent")
+        session.add(job)
+        session.commit()
+        return job.id
+
+
+def test_leaderboard_shows_public_models_only_to_others(app):
+    anonymous, bob, alice = TestClient(app), user(app, "bob"), user(app, "alice")
+    for client in (anonymous, bob):
+        page = client.get("/").text
+        assert 'data-model="pub-net"' in page and "secret-net" not in page
+    page = alice.get("/").text
+    assert 'data-model="pub-net"' in page and 'data-model="secret-net"' in page
+    assert f'data-node="{BENCHMARK}" data-ancestors="average_vision neural_vision V4" data-score="0.250000"' in page
+
+
+def test_leaderboard_sort_and_filter(app):
+    alice = user(app, "alice")
+    page = alice.get("/", params={"sort": BENCHMARK, "desc": 1}).text
+    assert page.index('data-model="secret-net"') < page.index('data-model="pub-net"')
+    page = alice.get("/", params={"sort": BENCHMARK, "desc": 0}).text
+    assert page.index('data-model="pub-net"') < page.index('data-model="secret-net"')
+    page = alice.get("/", params={"q": "SECRET"}).text
+    assert 'data-model="secret-net"' in page and 'data-model="pub-net"' not in page
+
+
+def test_api_leaderboard_is_the_leaderboard_json_without_private_models(app):
+    body = TestClient(app).get("/api/leaderboard").json()
+    assert body == [r for r in leaderboard_records(app.state.store) if r["model"] == "pub-net"]
+    (row,) = body
+    assert row["scores"][BENCHMARK] == pytest.approx(0.25)
+    assert row["scores"]["V4"] == pytest.approx(0.25)
+    assert row["missing"]["V4"] == 0 and row["missing"]["IT"] == 2
+
+
+def test_model_page_and_json_respect_privacy(app):
+    anonymous, bob, alice = TestClient(app), user(app, "bob"), user(app, "alice")
+    page = anonymous.get("/models/pub-net")
+    assert page.status_code == 200 and "0.2500" in page.text and "0.2000" in page.text  # score, raw
+    assert anonymous.get("/api/models/pub-net").json()["scores"][0]["ceiling"] == pytest.approx(0.8)
+    for client in (anonymous, bob):
+        assert client.get("/models/secret-net").status_code == 404
+        assert client.get("/api/models/secret-net").status_code == 404
+    assert alice.get("/models/secret-net").status_code == 200
+    assert anonymous.get("/models/no-such-net").status_code == 404
+
+
+def test_benchmark_page_ranking_and_plot(app):
+    anonymous, alice = TestClient(app), user(app, "alice")
+    body = anonymous.get(f"/api/benchmarks/{BENCHMARK}").json()
+    assert [r["model"] for r in body["ranking"]] == ["pub-net"]
+    assert body["parent"] == "V4" and body["ancestors"] == ["V4", "neural_vision", "average_vision"]
+    assert body["version"] == 1 and "cowley2026" in body["bibtex"] and body["ceiling"] == pytest.approx(0.8)
+    assert [r["model"] for r in alice.get(f"/api/benchmarks/{BENCHMARK}").json()["ranking"]] == ["secret-net", "pub-net"]
+    page = anonymous.get(f"/benchmarks/{BENCHMARK}")
+    assert page.status_code == 200 and "@article{cowley2026compact" in page.text
+    plot = anonymous.get(f"/plots/benchmarks/{BENCHMARK}.svg")
+    assert plot.headers["content-type"] == "image/svg+xml" and b"<svg" in plot.content
+    assert anonymous.get("/benchmarks/NoSuch2000-x").status_code == 404
+    assert BENCHMARK in anonymous.get("/api/benchmarks").json()
+
+
+def test_submission_api_needs_auth(app):
+    anonymous = TestClient(app)
+    files = {"file": ("p.zip", plugin_zip())}
+    assert anonymous.post("/api/submissions", files=files).status_code == 401
+    assert anonymous.post("/api/submissions", files=files,
+                          headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert anonymous.get("/api/submissions/1").status_code == 401
+
+
+def test_submission_by_token_and_by_session_with_csrf(app):
+    alice = user(app, "alice")
+    token = re.search(r'id="token">([^<]+)<', alice.post("/account/tokens", data={"csrf_token": csrf(alice, "/account")}).text).group(1)
+    response = TestClient(app).post("/api/submissions", files={"file": ("p.zip", plugin_zip())},
+                                    data={"benchmarks": BENCHMARK}, headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["status"] == "queued" and body["place"] == 1 and body["models"] == ["my-tiny-net"]
+    assert body["benchmarks"] == [BENCHMARK] and body["requirements"] == ["torch"]
+    assert app.state.store.model("my-tiny-net").owner == "alice"
+    # a browser session must send its CSRF token with an API POST
+    files = {"file": ("p.zip", plugin_zip(identifier="other-net", package="other_net"))}
+    assert alice.post("/api/submissions", files=files).status_code == 403
+    second = alice.post("/api/submissions", files=files, headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert second.status_code == 201 and second.json()["place"] == 2
+    assert alice.get(f"/api/submissions/{body['id']}").json()["log"].startswith(f"submission {body['id']} by alice")
+
+
+def test_rejections_name_their_reason(app):
+    alice = user(app, "alice")
+    response = alice.post("/api/submissions", files={"file": ("evil.zip", traversal_zip())},
+                          headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        "'evil_net/../../evil.py' contains '..' (path traversal); paths must stay inside the plugin folder"]
+    page = alice.post("/submit", files={"file": ("evil.zip", traversal_zip())}, data={"csrf_token": csrf(alice, "/submit")})
+    assert page.status_code == 400 and "path traversal" in page.text
+    bob = user(app, "bob")  # another owner's identifier
+    taken = bob.post("/api/submissions", files={"file": ("p.zip", plugin_zip(identifier="pub-net"))},
+                     headers={"X-CSRF-Token": csrf(bob, "/submit")})
+    assert taken.json()["problems"] == ["the identifier 'pub-net' belongs to another user's model; choose another"]
+    unknown = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip())}, data={"benchmarks": "Nope-x"},
+                         headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert unknown.status_code == 400 and "unknown benchmark 'Nope-x'" in unknown.json()["problems"][0]
+
+
+def test_form_upload_redirects_to_the_status_page(app):
+    alice = user(app, "alice")
+    response = alice.post("/submit", files={"file": ("p.zip", plugin_zip())},
+                          data={"csrf_token": csrf(alice, "/submit"), "visibility": "private", "benchmarks": BENCHMARK},
+                          follow_redirects=False)
+    assert response.status_code == 303
+    page = alice.get(response.headers["location"])
+    assert "place 1 in the queue" in page.text and "my-tiny-net" in page.text
+    assert app.state.store.model("my-tiny-net").public is False
+    assert 'data-model="my-tiny-net"' not in TestClient(app).get("/").text
+
+
+def test_submission_status_and_rerun_are_owner_only(app):
+    alice, bob = user(app, "alice"), user(app, "bob")
+    job_id = queued_job(app)
+    assert bob.get(f"/api/submissions/{job_id}").status_code == 404
+    assert bob.get(f"/submissions/{job_id}").status_code == 404
+    assert bob.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(bob)}).status_code == 404
+    assert alice.get(f"/submissions/{job_id}").text.count("Traceback: boom") == 1
+    assert alice.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK}).status_code == 403  # no CSRF
+    response = alice.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(alice)},
+                          follow_redirects=False)
+    assert response.status_code == 303
+    new = alice.get(response.headers["location"].replace("/submissions/", "/api/submissions/")).json()
+    assert new["status"] == "queued" and new["rerun_of"] == job_id and new["benchmarks"] == [BENCHMARK]
+    done = queued_job(app, results={f"secret-net|{BENCHMARK}": {"status": "done", "score": 0.5}})
+    assert alice.post(f"/api/submissions/{done}/rerun", data={"benchmark": BENCHMARK},
+                      headers={"X-CSRF-Token": csrf(alice)}).status_code == 400
+
+
+def test_forms_without_csrf_are_refused(app):
+    client = TestClient(app)
+    client.get("/login")
+    assert client.post("/register", data={"username": "eve", "password": "password123"}).status_code == 403
+    assert client.post("/login", data={"username": "eve", "password": "password123"}).status_code == 403
+    assert client.post("/login", data={"username": "eve", "password": "x", "csrf_token": "forged"}).status_code == 403
+    alice = user(app, "alice")
+    assert alice.post("/logout").status_code == 403
+    assert alice.post("/account/tokens").status_code == 403
+
+
+def test_login_logout_and_rate_limit(app):
+    user(app, "alice")
+    client = TestClient(app)
+    wrong = {"username": "alice", "password": "wrong password"}
+    for _ in range(5):
+        assert client.post("/login", data={**wrong, "csrf_token": csrf(client)}).status_code == 400
+    locked = client.post("/login", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client)})
+    assert locked.status_code == 429 and "too many failed log-ins" in locked.text
+    other = TestClient(app, client=("10.0.0.2", 1234))
+    assert other.post("/login", data={"username": "alice", "password": "correct horse",
+                                      "csrf_token": csrf(other)}).status_code == 429  # per user name too
+
+
+def test_session_cookie_is_signed_httponly_samesite(app):
+    client = TestClient(app)
+    client.get("/login")
+    response = client.post("/register", data={"username": "alice", "password": "correct horse",
+                                              "csrf_token": csrf(client)}, follow_redirects=False)
+    cookie = response.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie
+    assert client.get("/account").status_code == 200
+    client.post("/logout", data={"csrf_token": csrf(client, "/account")})
+    assert client.get("/account", follow_redirects=False).status_code == 303
+    forged = TestClient(app, cookies={"brainscore_session": "eyJ1c2VyX2lkIjogMX0=.forged.sig"})
+    assert forged.get("/account", follow_redirects=False).status_code == 303
+
+
+def test_layer_selection_curve_of_a_builtin_model(app):
+    client = TestClient(app)
+    body = client.get("/api/models/efficientnet-lite0").json()
+    curve = body["layer_selection"]["V4"]
+    assert curve["layer"] == "_blocks.11" and max(curve["scores"], key=curve["scores"].get) == "_blocks.11"
+    plot = client.get("/plots/models/efficientnet-lite0/layers/V4.svg")
+    assert plot.status_code == 200 and b"_blocks.11" in plot.content
+    assert client.get("/plots/models/efficientnet-lite0/layers/V1.svg").status_code == 404
+    assert client.get("/plots/models/secret-net/layers/V4.svg").status_code == 404  # private
+
+
+def test_registration_errors_say_what_is_wrong(app):
+    client = TestClient(app)
+    short = client.post("/register", data={"username": "al", "password": "correct horse", "csrf_token": csrf(client)})
+    assert short.status_code == 400 and "3 to 40 characters" in short.text
+    weak = client.post("/register", data={"username": "alice", "password": "short", "csrf_token": csrf(client)})
+    assert weak.status_code == 400 and "at least 8 characters" in weak.text
+    user(app, "alice")
+    taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client)})
+    assert taken.status_code == 400 and "is taken" in taken.text
+
+
+def test_api_leaderboard_equals_the_cli_json_for_public_models(app, capsys):
+    import json
+
+    from brainscore.cli import main
+
+    app.state.store.add_model("secret-net", owner="alice", public=True)  # everything public: the same JSON
+    assert main(["leaderboard", "--format", "json", "--db", app.state.store.url]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert TestClient(app).get("/api/leaderboard").json() == expected
+    assert {r["model"] for r in expected} == {"pub-net", "secret-net"}

@@ -1,0 +1,115 @@
+"""The checks on a submitted plugin zip: each rejection names exactly what is wrong."""
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+import pytest
+
+from brainscore.web import checks
+from web_helpers import plugin_zip, symlink_zip, traversal_zip, zip_bomb
+
+
+def problems(data: bytes, **kwargs) -> list[str]:
+    with pytest.raises(checks.SubmissionRejected) as caught:
+        checks.check_zip(data, **kwargs)
+    return caught.value.problems
+
+
+def test_the_readme_plugin_passes_with_its_identifier_and_requirements():
+    checked = checks.check_zip(plugin_zip())
+    assert checked.package == "my_tiny_net"
+    assert checked.identifiers == ["my-tiny-net"]
+    assert checked.requirements == ["torch"]
+    assert checked.entries == 3
+
+
+def test_zip_bomb_is_rejected_by_its_ratio():
+    found = problems(zip_bomb())
+    assert len(found) == 1 and "zip bomb" in found[0] and "limit is 100" in found[0]
+
+
+def test_path_traversal_is_rejected_naming_the_entry():
+    found = problems(traversal_zip())
+    assert found == ["'evil_net/../../evil.py' contains '..' (path traversal); paths must stay inside the plugin folder"]
+
+
+def test_symlink_is_rejected_naming_the_entry():
+    found = problems(symlink_zip())
+    assert found == ["'link_net/weights.pt' is a symbolic link; links are not allowed, put the file itself in the zip"]
+
+
+def test_absolute_path_and_device_file_are_rejected():
+    buffer = io.BytesIO(plugin_zip())
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr("/etc/cron.d/x", "x")
+        device = zipfile.ZipInfo("my_tiny_net/dev")
+        device.external_attr = (stat.S_IFCHR | 0o666) << 16
+        archive.writestr(device, "")
+    found = problems(buffer.getvalue())
+    assert any("'/etc/cron.d/x' is an absolute path" in p for p in found)
+    assert any("'my_tiny_net/dev' is a device file" in p for p in found)
+
+
+def test_size_and_entry_limits(monkeypatch):
+    monkeypatch.setattr(checks, "MAX_ZIP_BYTES", 100)
+    assert problems(plugin_zip()) == [f"the zip has {len(plugin_zip()) / 2**20:.1f} MB; the limit is 0 MB"]
+    monkeypatch.setattr(checks, "MAX_ZIP_BYTES", 50 * 2**20)
+    monkeypatch.setattr(checks, "MAX_ENTRIES", 2)
+    assert problems(plugin_zip()) == ["the zip has 3 entries; the limit is 2"]
+
+
+def test_not_a_zip():
+    assert problems(b"hello")[0].startswith("the file is not a readable zip")
+
+
+def test_missing_init_and_loose_files():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("model.py", "x = 1")
+    assert "exactly one plugin folder" in problems(buffer.getvalue())[0]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("pkg_x/model.py", "x = 1")
+    assert problems(buffer.getvalue()) == ["pkg_x/__init__.py is missing: it must register the model identifiers "
+                                           "with register_model(\"my-model\")"]
+
+
+def test_package_shadowing_an_installed_module_is_rejected():
+    assert any("name of an installed module" in p for p in problems(plugin_zip(package="torch")))
+
+
+def test_identifier_collisions_with_builtins_and_other_owners():
+    assert problems(plugin_zip(identifier="pixels"), builtin={"pixels"}) == [
+        "the identifier 'pixels' is a built-in model; choose another"]
+    assert problems(plugin_zip(), taken={"my-tiny-net": "bob"}, owner="alice") == [
+        "the identifier 'my-tiny-net' belongs to another user's model; choose another"]
+    assert checks.check_zip(plugin_zip(), taken={"my-tiny-net": "alice"}, owner="alice").identifiers == ["my-tiny-net"]
+
+
+def test_requirements_outside_the_allow_list_are_rejected_and_listed():
+    data = plugin_zip(extra={"my_tiny_net/requirements.txt": "torch\nnumpy>=1.26\nevilpkg==1.0\n"})
+    found = problems(data)
+    assert len(found) == 1 and found[0].startswith("requirements.txt asks for 'evilpkg', which is not on the server's")
+
+
+def test_dynamic_identifiers_and_other_registrations_are_rejected():
+    data = plugin_zip(extra={"my_tiny_net/more.py": "from brainscore.registry import register_model, register_benchmark\n"
+                                                     "register_model(f'x{1}')\nregister_benchmark('b')\n"})
+    found = problems(data)
+    assert "my_tiny_net/more.py line 2: register_model needs a literal identifier string" in found
+    assert "my_tiny_net/more.py line 3: a model submission may only call register_model, not register_benchmark" in found
+
+
+def test_absolute_paths_in_code_must_lie_in_an_allowed_weights_folder(tmp_path):
+    data = plugin_zip(extra={"my_tiny_net/weights.py": f"PATH = '{tmp_path}/w.pt'\n"})
+    assert "outside the allowed weights folders (none configured)" in problems(data)[0]
+    assert checks.check_zip(data, weights_dirs=(tmp_path,)).identifiers == ["my-tiny-net"]
+
+
+def test_extract_writes_regular_files_inside_the_target(tmp_path):
+    checks.extract(plugin_zip(), tmp_path)
+    assert sorted(p.name for p in (tmp_path / "my_tiny_net").iterdir()) == ["__init__.py", "model.py", "requirements.txt"]
+    with pytest.raises(checks.SubmissionRejected, match="outside the plugin folder"):
+        checks.extract(traversal_zip(), tmp_path / "other")

@@ -1,0 +1,214 @@
+"""End to end in headless Chromium (Playwright for Python, Debian's ``chromium``) against a real uvicorn.
+
+One story, in order: register, log in, upload the README's tiny network as a plugin zip, watch its
+status reach done, find its row on the leaderboard with the score ``brainscore score`` gives, open its
+model page; hostile zips rejected with their reasons; a private submission with a failing benchmark
+and its log; a second user who can neither see the private model nor re-run its benchmarks; a
+form posted without its CSRF token refused. Screenshots go to the test's output folder.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from brainscore.web.checks import extract
+from brainscore.web.jobs import write_entry_point
+from web_helpers import plugin_zip, symlink_zip, traversal_zip, zip_bomb
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SRC = Path(__file__).resolve().parents[2] / "src"
+BENCHMARK = "Cowley2026.210325.V4-pls"
+FAILING = "Kriegeskorte2008.IT-rdm"  # the tiny net maps only V4: IT has no layer and no selection data
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("web")
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    log = open(folder / "server.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "brainscore", "serve", "--port", str(port),
+                                "--db", f"sqlite:///{folder / 'results.sqlite'}", "--time-limit-s", "600"],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            if httpx.get(url + "/login", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        process.kill()
+        pytest.fail(f"the server did not start: {(folder / 'server.log').read_text()}")
+    yield url
+    process.terminate()
+    process.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+def zip_file(name: str, data: bytes) -> dict:
+    return {"name": name, "mimeType": "application/zip", "buffer": data}
+
+
+def register(page, url: str, name: str) -> None:
+    page.goto(url + "/register")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button:text('register')")
+    page.wait_for_url(url + "/submit")
+
+
+def submit(page, url: str, name: str, data: bytes, benchmarks: list[str], private: bool = False) -> None:
+    page.goto(url + "/submit")
+    page.set_input_files("input[name=file]", zip_file(name, data))
+    if private:
+        page.check("input[value=private]")
+    page.click("summary")
+    page.select_option("select[name=benchmarks]", benchmarks)
+    page.click("button:text('submit')")
+
+
+def cli_score(tmp_path: Path, model_zip: bytes) -> float:
+    """What ``brainscore score --json`` gives for the plugin, run in a process that has it installed."""
+    site = tmp_path / "site"
+    extract(model_zip, site)
+    write_entry_point(site, "my_tiny_net", 0)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(SRC)])}
+    out = subprocess.run([sys.executable, "-m", "brainscore", "score", "--model", "my-tiny-net", "--benchmark",
+                          BENCHMARK, "--json"], env=env, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["score"]
+
+
+def test_the_website_end_to_end(server, browser, tmp_path):
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    alice = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = alice.new_page()
+
+    # register, log out, log in
+    register(page, server, "alice")
+    page.click("button:text('log out')")
+    page.goto(server + "/login")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button:text('log in')")
+    page.wait_for_url(server + "/submissions")
+
+    # upload the README's tiny network and watch it reach done
+    submit(page, server, "my_tiny_net.zip", plugin_zip(), [BENCHMARK])
+    page.wait_for_url(f"{server}/submissions/*")
+    status = page.locator("#status")
+    assert status.text_content() in ("queued", "running", "done")
+    page.wait_for_function("document.getElementById('status').textContent === 'done'", timeout=300_000)
+    assert "my-tiny-net on Cowley2026.210325.V4-pls" in page.locator("#log").text_content()
+
+    # its row on the leaderboard carries the score brainscore score gives
+    expected = cli_score(tmp_path, plugin_zip())
+    page.goto(server + "/?q=tiny")
+    cell = page.locator(f'tr[data-model="my-tiny-net"] td[data-node="{BENCHMARK}"]')
+    assert float(cell.get_attribute("data-score")) == pytest.approx(expected, abs=1e-6)
+    assert cell.text_content().strip() == f"{expected:.3f}"
+    page.goto(server + "/")
+    page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
+    page.click("a:text('my-tiny-net')")
+    page.wait_for_url(server + "/models/my-tiny-net")
+    assert page.locator(f'tr[data-benchmark="{BENCHMARK}"] td.score').text_content().strip() == f"{expected:.4f}"
+    page.screenshot(path=str(shots / "model.png"), full_page=True)
+
+    # hostile zips are rejected, each with its reason
+    for name, data, reason in (("bomb.zip", zip_bomb(), "times its compressed size (a zip bomb?)"),
+                               ("traversal.zip", traversal_zip(), "contains '..' (path traversal)"),
+                               ("symlink.zip", symlink_zip(), "'link_net/weights.pt' is a symbolic link")):
+        submit(page, server, name, data, [BENCHMARK])
+        assert reason in page.locator("#problems").text_content(), name
+
+    # a private model with a failing benchmark: failed, with its log
+    private = plugin_zip(identifier="my-private-net", package="my_private_net")
+    submit(page, server, "private.zip", private, [BENCHMARK, FAILING], private=True)
+    page.wait_for_url(f"{server}/submissions/*")
+    private_page = page.url
+    page.wait_for_function("['done', 'failed'].includes(document.getElementById('status').textContent)",
+                           timeout=300_000)
+    assert page.locator("#status").text_content() == "failed"
+    assert "NoSelectionDataError" in page.locator("#log").text_content()
+    assert page.locator(f'tr[data-benchmark="{FAILING}"] button:text("re-run")').count() == 1
+    page.screenshot(path=str(shots / "failed_submission.png"), full_page=True)
+    page.goto(server + "/")
+    assert page.locator('tr[data-model="my-private-net"]').count() == 1  # its owner sees it
+
+    # a form posted without its CSRF token is refused
+    assert page.request.post(server + "/account/tokens", form={}).status == 403
+
+    # a second user neither sees the private model nor re-runs its benchmarks
+    bob = browser.new_context().new_page()
+    register(bob, server, "bob")
+    bob.goto(server + "/")
+    assert bob.locator('tr[data-model="my-tiny-net"]').count() == 1
+    assert bob.locator('tr[data-model="my-private-net"]').count() == 0
+    assert bob.goto(server + "/models/my-private-net").status == 404
+    assert bob.goto(private_page).status == 404
+    assert "my-private-net" not in bob.request.get(server + "/api/leaderboard").text()
+    token = bob.goto(server + "/submit") and bob.locator("input[name=csrf_token]").first.get_attribute("value")
+    job_id = private_page.rsplit("/", 1)[1]
+    rerun = bob.request.post(f"{server}/submissions/{job_id}/rerun", form={"benchmark": FAILING, "csrf_token": token})
+    assert rerun.status == 404
+
+    # its owner re-runs the failed benchmark with one click
+    page.goto(private_page)
+    page.click(f'tr[data-benchmark="{FAILING}"] button:text("re-run")')
+    page.wait_for_url(f"{server}/submissions/*")
+    assert page.url != private_page and f"re-run of {job_id}" in page.text_content("main")
+
+
+def test_brainscore_submit_from_the_command_line(server, tmp_path):
+    import re
+
+    with httpx.Client(base_url=server) as client:
+        token_of = lambda page: re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)  # noqa: E731
+        client.post("/register", data={"username": "carol", "password": "correct horse", "csrf_token": token_of("/register")})
+        page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
+        token = re.search(r'id="token">([^<]+)<', page).group(1)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    command = [sys.executable, "-m", "brainscore", "submit", "--server", server, "--token", token,
+               "--benchmarks", BENCHMARK]
+    evil = tmp_path / "evil.zip"
+    evil.write_bytes(traversal_zip())
+    rejected = subprocess.run(command + [str(evil)], env=env, capture_output=True, text=True)
+    assert rejected.returncode == 1
+    assert "'evil_net/../../evil.py' contains '..' (path traversal)" in rejected.stderr
+    folder = tmp_path / "carol_net"
+    extract(plugin_zip(identifier="carol-net", package="carol_net"), tmp_path)
+    accepted = subprocess.run(command + [str(folder), "--private"], env=env, capture_output=True, text=True)
+    assert accepted.returncode == 0, accepted.stderr
+    assert re.fullmatch(rf"submission \d+: queued \({re.escape(server)}/submissions/\d+\)\n", accepted.stdout)
+    wrong = subprocess.run(command[:-4] + ["--token", "not-a-token", str(folder)], env=env, capture_output=True, text=True)
+    assert wrong.returncode == 2 and "401" in wrong.stderr
