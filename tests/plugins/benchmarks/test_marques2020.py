@@ -8,6 +8,7 @@ from scipy.interpolate import UnivariateSpline
 
 import brainscore
 from brainscore import registry
+from brainscore.errors import BrainScoreError
 from brainscore.plugins.benchmarks.marques2020 import properties as prop
 from brainscore.plugins.data.marques2020 import gratings
 
@@ -210,3 +211,74 @@ def test_ceilings_agree_with_the_reference(identifier):
     assert benchmark.region == "V1" and benchmark.version == 1 and benchmark.visual_degrees == 12
     assert benchmark.time_bins == [(70, 170)] and benchmark.number_of_trials == 20
     assert benchmark.bibtex.count("@article") == 2
+
+
+def test_a_model_without_a_v1_layer_is_told_how_to_give_one():
+    from brainscore.models.commitment import pytorch_commitment
+    from brainscore.scoring.selection import layer_scorer
+    import torch
+
+    network = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())
+    model = pytorch_commitment("tiny", network, ["0", "1"], layer_scorer=layer_scorer)
+    model.start_recording("V1", time_bins=[(70, 170)])
+    with pytest.raises(BrainScoreError, match=r"region_layer_map=\{'V1': '<layer>'\}.*--layer"):
+        model.look_at(brainscore.load_stimulus_set("Marques2020_blank"))
+
+
+# ---- the whole analysis on synthetic units with known tuning -------------------------------------------
+def _table():
+    import pandas as pd
+
+    parts = []
+    for name in gratings.NAMES:
+        part = gratings.parameters(name)
+        part["stimulus_set"] = name
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _synthetic_responses(table, units):
+    """Responses of units with separable tuning: blank 1, plus gain x orientation x sf x size x position x phase."""
+    from brainscore.data.assemblies import NeuroidAssembly
+
+    values = np.ones((len(table), len(units)))
+    grating = np.isfinite(table["radius"].to_numpy())
+    t = table[grating]
+    for j, unit in enumerate(units):
+        delta = (t["orientation"].to_numpy() - unit["orientation"] + 90) % 180 - 90
+        orientation = np.exp(-delta ** 2 / (2 * 20.0 ** 2))
+        sf = np.exp(-(np.log2(t["spatial_frequency"].to_numpy()) - np.log2(unit["sf"])) ** 2 / 2)
+        radius = t["radius"].to_numpy()
+        from scipy.special import erf
+        size = erf(radius / 0.3) ** 2 - unit["suppression"] * erf(radius / 1.0) ** 2
+        distance2 = (t["position_y"].to_numpy() - unit["y"]) ** 2 + (t["position_x"].to_numpy() - unit["x"]) ** 2
+        position = np.exp(-distance2 / (2 * 0.3 ** 2))
+        phase = (1 + 0.2 * np.cos(np.deg2rad(t["phase"].to_numpy())))
+        values[grating, j] = 1 + 50 * orientation * sf * np.maximum(size, 0) * position * phase
+    return NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                           coords={"stimulus_id": ("presentation", table["stimulus_id"].to_numpy()),
+                                   "neuroid_id": ("neuroid", np.array([f"u{j}" for j in range(len(units))]))})
+
+
+def test_the_analysis_recovers_synthetic_tuning():
+    from brainscore.plugins.benchmarks.marques2020.benchmark import study_properties
+    from scipy.special import erf
+
+    units = [dict(y=0.5, x=0.5, orientation=o, sf=f, suppression=s)
+             for o, f, s in [(30, 1.5, 0.0), (90, 3.0, 0.3), (135, 0.8, 0.6), (0, 2.0, 0.45)]]
+    units.append(dict(y=-1.0, x=1.5, orientation=45, sf=2.0, suppression=0.3))  # receptive field elsewhere
+    table = _table()
+    responses = _synthetic_responses(table, units)
+    orientation = study_properties(responses, table, "DeValois1982a")
+    assert orientation.attrs["n_selected"] == 4 and orientation.attrs["n_units"] == 5
+    assert orientation["neuroid_id"].values.tolist() == ["u0", "u1", "u2", "u3"]
+    np.testing.assert_array_equal(orientation.sel(neuronal_property="preferred_orientation").values, [30, 90, 135, 0])
+    peak = study_properties(responses, table, "DeValois1982b").sel(neuronal_property="peak_spatial_frequency").values
+    np.testing.assert_array_less(np.abs(np.log2(peak) - np.log2([1.5, 3.0, 0.8, 2.0])), 0.03)
+    size = study_properties(responses, table, "Cavanaugh2002a")
+    ssi = size.sel(neuronal_property="surround_suppression_index").values
+    for value, s in zip(ssi, [0.0, 0.3, 0.6, 0.45]):
+        curve = np.maximum(erf(RADII / 0.3) ** 2 - s * erf(RADII / 1.0) ** 2, 0)
+        assert value == pytest.approx((curve.max() - curve[-1]) / curve.max(), abs=1e-6)  # affine-invariant ratio
+    schiller = study_properties(responses, table, "Schiller1976c")
+    assert schiller.sel(neuronal_property="spatial_frequency_selective").values.tolist() == [1.0, 1.0, 1.0, 1.0]
