@@ -282,3 +282,30 @@ def test_the_analysis_recovers_synthetic_tuning():
         assert value == pytest.approx((curve.max() - curve[-1]) / curve.max(), abs=1e-6)  # affine-invariant ratio
     schiller = study_properties(responses, table, "Schiller1976c")
     assert schiller.sel(neuronal_property="spatial_frequency_selective").values.tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+#: EfficientNet-Lite0's scores as printed in README.md and docs/benchmarks.md (V1 = _blocks.4).
+LITE0_SCORES = {
+    "Marques2020_DeValois1982-pref_or": 0.8946,
+    "Marques2020_DeValois1982-peak_sf": 0.7405,
+    "Marques2020_Schiller1976-sf_selective": 0.7850,
+    "Marques2020_Schiller1976-sf_bandwidth": 0.7584,
+    "Marques2020_Cavanaugh2002-surround_suppression_index": 0.9234,
+    "Marques2020_Cavanaugh2002-grating_summation_field": 0.8150,
+    "Marques2020_Cavanaugh2002-surround_diameter": 0.7305,
+}
+
+
+@pytest.mark.slow
+def test_efficientnet_lite0_scores_are_the_readmes():
+    """All seven from one pass over the 9097 gratings (the later six reuse the cached activations)."""
+    from brainscore.models.extraction import DEFAULT_BATCH_SIZE
+
+    model = brainscore.load_model("efficientnet-lite0")
+    assert model.region_layer_map["V1"] == "_blocks.4"
+    for number, identifier in enumerate(sorted(LITE0_SCORES)):
+        score = brainscore.load_benchmark(identifier)(model)
+        assert float(score) == pytest.approx(LITE0_SCORES[identifier], abs=1e-3), identifier
+        if number == 0 and model.activations_model.batch_size == DEFAULT_BATCH_SIZE:
+            assert model.activations_model.forward_passes == -(-9097 // DEFAULT_BATCH_SIZE)
+    assert model.activations_model.forward_passes == -(-9097 // model.activations_model.batch_size)

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from brainscore import config
+from brainscore.caching.atomic import atomic_directory
 from brainscore.data.stimuli import StimulusSet
 
 #: Change when the pixels a parameter row produces change (invalidates rendered folders).
@@ -193,19 +192,8 @@ def stimulus_set(name: str) -> StimulusSet:
         return StimulusSet(table, identifier=ALL, stimulus_paths=paths)
     table = parameters(name)
     size = BLANK_SIZE if name == "Marques2020_blank" else IMAGE_SIZE
-    folder = config.home() / "rendered" / f"{name}-{_key(name, table)}"
-    if not folder.is_dir():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".partial-"))
-        try:
-            _write(table, tmp, size)
-            try:
-                os.rename(tmp, folder)
-            except OSError:
-                if not folder.is_dir():
-                    raise
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+    folder = atomic_directory(config.home() / "rendered" / f"{name}-{_key(name, table)}",
+                              lambda tmp: _write(table, tmp, size))
     table["stimulus_set"] = name
     paths = {sid: folder / f"{sid}.png" for sid in table["stimulus_id"]}
     return StimulusSet(table, identifier=name, stimulus_paths=paths)
