@@ -309,3 +309,16 @@ def test_efficientnet_lite0_scores_are_the_readmes():
         if number == 0 and model.activations_model.batch_size == DEFAULT_BATCH_SIZE:
             assert model.activations_model.forward_passes == -(-9097 // DEFAULT_BATCH_SIZE)
     assert model.activations_model.forward_passes == -(-9097 // model.activations_model.batch_size)
+
+
+def test_unresponsive_layers_raise_clear_errors():
+    from brainscore.errors import ValidationError
+    from brainscore.plugins.benchmarks.marques2020.benchmark import study_properties
+
+    table = _table()
+    silent = _synthetic_responses(table, [dict(y=0.5, x=0.5, orientation=0, sf=2.0, suppression=0.0)])
+    silent.values[:] = 1.0  # answers every grating as the blank
+    with pytest.raises(ValidationError, match="no unit of the model's V1 layer"):
+        study_properties(silent, table, "Cavanaugh2002a")
+    with pytest.raises(ValueError, match="none of the 3 units responds"):
+        prop.firing_rate_affine(np.ones((3, 2, 8)), np.ones(3))

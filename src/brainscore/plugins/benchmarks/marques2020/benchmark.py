@@ -150,6 +150,10 @@ def study_properties(responses: DataAssembly, stimuli, study: str) -> Properties
         columns = {"spatial_frequency_selective": selective, "spatial_frequency_bandwidth": bandwidth}
     else:
         columns, kept = prop.size_tuning(rates, baseline, grid[0])
+    if not kept.any():
+        raise ValidationError(f"none of the {len(units)} units centred on the gratings responds more than "
+                              f"{prop.RESPONSE_THRESHOLD:g} spikes/s above its baseline, so {study}'s properties are "
+                              f"undefined for this model's V1 layer; commit V1 to another layer")
     names = list(columns)
     data = np.stack([columns[n][kept] for n in names], axis=1)
     neuroid_ids = np.asarray(responses["neuroid_id"].values)[units][kept]

@@ -119,10 +119,13 @@ def firing_rate_affine(responses: np.ndarray, blank: np.ndarray, median_max: flo
     b = np.maximum(blank, 0)
     gain = m - b
     responsive = gain > (threshold / single_max) * gain.max()
+    if not responsive.any():
+        raise ValueError(f"cannot calibrate firing rates: none of the {len(gain)} units responds to a grating more "
+                         f"than to the blank screen")
     median_b, median_m = np.median(b[responsive]), np.median(m[responsive])
-    if not responsive.any() or median_m == median_b:
-        raise ValueError(f"cannot calibrate firing rates: {int(responsive.sum())} responsive units, median response "
-                         f"{median_m} equals median blank response {median_b}")
+    if median_m == median_b:
+        raise ValueError(f"cannot calibrate firing rates: the responsive units' median response {median_m} equals "
+                         f"their median blank response")
     slope = (median_max - median_spontaneous) / (median_m - median_b)
     return float(slope), float(median_spontaneous - slope * median_b)
 
