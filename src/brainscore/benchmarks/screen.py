@@ -17,12 +17,14 @@ the source images, written into a temporary folder and renamed into place.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from PIL import Image
 
 from brainscore import config
-from brainscore.caching.atomic import atomic_directory
 from brainscore.data.stimuli import StimulusSet
 
 GREY = (128, 128, 128)
@@ -62,10 +64,19 @@ def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, sou
     suffix = f"--target{target_visual_degrees:.2f}--source{source_visual_degrees:.2f}" + ("--png" if lossless else "")
     folder = config.home() / "stimuli_on_screen" / f"{stimulus_set.content_hash()[:20]}{suffix}"
     names = {sid: _target_name(stimulus_set.get_stimulus(sid), sid, lossless) for sid in stimulus_set["stimulus_id"]}
-    def fill(tmp: Path) -> None:
-        for sid, name in names.items():
-            _convert(stimulus_set.get_stimulus(sid), tmp / name, ratio)
-    atomic_directory(folder, fill)
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".partial-"))
+        try:
+            for sid, name in names.items():
+                _convert(stimulus_set.get_stimulus(sid), tmp / name, ratio)
+            try:
+                os.rename(tmp, folder)
+            except OSError:
+                if not folder.is_dir():
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     identifier = f"{stimulus_set.identifier}{suffix}" if stimulus_set.identifier else None
     return StimulusSet(stimulus_set.copy(), identifier=identifier,
                        stimulus_paths={sid: folder / name for sid, name in names.items()})
