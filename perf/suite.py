@@ -20,6 +20,8 @@ import time
 import traceback
 from pathlib import Path
 
+import numpy as np
+
 import brainscore
 
 
@@ -52,6 +54,15 @@ def describe(benchmark) -> tuple[str, str]:
         return (f"`{recordings.attrs.get('identifier')}` ({recordings.sizes['neuroid']} neuroids, "
                 f"{len(set(recordings['stimulus_id'].values))} images, {benchmark.visual_degrees:g}°)",
                 f"{metric}, {ceiled}")
+    from brainscore.benchmarks.properties import PropertiesBenchmark
+
+    if isinstance(benchmark, PropertiesBenchmark):
+        data = benchmark.assembly
+        name = benchmark.metric.property_name
+        counted = int((~np.isnan(data.sel(neuronal_property=name).values)).sum())
+        cells = f"{counted} cells" if counted == data.sizes["neuroid"] else f"{counted} of {data.sizes['neuroid']} cells"
+        return (f"`{data.attrs.get('identifier')}` ({cells}; gratings `{benchmark.stimulus_set.identifier}`, "
+                f"{benchmark.visual_degrees:g}°)", f"ks_similarity of `{name}`, / ceiling")
     return "", type(benchmark).__name__
 
 

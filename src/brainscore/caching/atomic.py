@@ -27,3 +27,40 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def atomic_write_text(path: Path, text: str) -> None:
     """Text version of :func:`atomic_write_bytes` (UTF-8)."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_directory(folder: Path, fill) -> Path:
+    """Create ``folder`` by ``fill(tmp)`` in a temporary sibling folder, then an atomic rename; once.
+
+    If ``folder`` exists it is returned unchanged (``fill`` is not called). A process killed while
+    filling leaves only a ``.partial-*`` sibling, never a half-filled ``folder``; if two processes
+    fill at once, the first rename wins and the other's copy is discarded.
+
+    Parameters
+    ----------
+    folder : Path
+    fill : callable (Path) -> None
+        Writes the folder's files into the given temporary folder.
+
+    Returns
+    -------
+    Path
+        ``folder``.
+    """
+    import shutil
+
+    folder = Path(folder)
+    if folder.is_dir():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".partial-"))
+    try:
+        fill(tmp)
+        try:
+            os.rename(tmp, folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return folder

@@ -119,14 +119,14 @@ def test_layer_selection_with_a_fake_scorer_on_real_features(shared_data):
         return {layer: -abs(i - 7) for i, layer in enumerate(candidates.layers)}  # peak at _blocks.7
 
     model = brainscore.load_model("efficientnet-lite0", layer_scorer=scorer)
-    assert "V1" not in model.region_layer_map  # the plugin's stored map has no V1
-    assert model.layer_for("V1") == "_blocks.7" and model.region_layer_map["V1"] == "_blocks.7"
+    assert "V2" not in model.region_layer_map  # the plugin's stored map has no V2
+    assert model.layer_for("V2") == "_blocks.7" and model.region_layer_map["V2"] == "_blocks.7"
     # all 18 layers in one pass over the 8 images (in batches of DEFAULT_BATCH_SIZE)
     assert model.activations_model.forward_passes == -(-8 // DEFAULT_BATCH_SIZE)
     assert seen["_blocks.0"] == (8, 8)  # 200,704 units reduced to the 8 components 8 images span
     assert seen["_avg_pooling"] == (8, 8)
     fresh = brainscore.load_model("efficientnet-lite0", layer_scorer=scorer)
-    assert fresh.layer_for("V1") == "_blocks.7" and fresh.activations_model.forward_passes == 0
+    assert fresh.layer_for("V2") == "_blocks.7" and fresh.activations_model.forward_passes == 0
 
 
 def test_stored_map_is_the_default_and_arguments_override_it():
@@ -134,6 +134,23 @@ def test_stored_map_is_the_default_and_arguments_override_it():
         lite.PLUGIN_DIR, "efficientnet-lite0")
     assert brainscore.load_model("efficientnet-lite0", region_layer_map={"V4": "_blocks.3"}).region_layer_map["V4"] \
         == "_blocks.3"
+
+
+@pytest.mark.parametrize("identifier", ["efficientnet-lite0", "efficientnet-lite1", "efficientnet-lite2"])
+def test_v1_is_the_deepest_block_whose_receptive_field_spans_a_v1_surround(identifier):
+    """The a-priori V1 rule of region_layer_map/README.md: theoretical receptive field <= 2.5 degrees at 8 degrees."""
+    network = lite.get_model(identifier)
+    size, rf, jump, within = lite.WEIGHTS[identifier][3], 3, 2, []  # stem: 3x3 convolution, stride 2
+    for i, block in enumerate(network._blocks):
+        kernel, stride = block._depthwise_conv.kernel_size, block._depthwise_conv.stride
+        kernel, stride = (k[0] if isinstance(k, (tuple, list)) else k for k in (kernel, stride))
+        rf += (kernel - 1) * jump
+        jump *= stride
+        if rf / size * lite.VISUAL_DEGREES <= 2.5:
+            within.append(f"_blocks.{i}")
+    assert load_region_layer_map(lite.PLUGIN_DIR, identifier)["V1"] == within[-1]
+    assert {"efficientnet-lite0": "_blocks.4", "efficientnet-lite1": "_blocks.5",
+            "efficientnet-lite2": "_blocks.5"}[identifier] == within[-1]
 
 
 def test_generic_plugin_check():

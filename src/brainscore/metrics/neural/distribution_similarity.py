@@ -8,7 +8,9 @@ data histogram can have (to a point mass at either end):
     similarity = 1 - KS(model, data) / max(KS(δ_first, data), KS(δ_last, data))
 
 The model's neurons are bootstrapped: 1000 resamples (with replacement) of as many model neurons
-as the data have; score = mean similarity over resamples, error = their std (both ignoring NaN;
+as the data have rows, NaN rows included (e.g. 190 for Cavanaugh et al. 2002's grating summation
+field, measured on 148 of 190 cells; NaN values, the model's too, are then left out of the
+histograms); score = mean similarity over resamples, error = their std (both ignoring NaN;
 the score is 0 with error 0 if more than 10 % of resamples are NaN). The ceiling is the metric of
 the data against themselves.
 

@@ -1,0 +1,376 @@
+"""V1 single-neuron properties of model units from their grating responses (Marques, Schrimpf & DiCarlo 2021).
+
+Array functions, vectorised over units (``unit`` is the first axis everywhere), following the
+analysis of the Brain-Score reference (``properties_common.py`` and the ``marques2020`` benchmark
+modules of brain-score/vision, as described in ``marques2020_v1_properties/README.md``):
+
+1. :func:`receptive_field_centres`: each unit's receptive-field centre from the 21 x 21 grid of
+   small gratings (response-weighted centroid of the grid positions above 5 % of its peak);
+2. :func:`near`: the units whose centre lies within 0.15 degrees of the gratings' centre;
+3. :func:`firing_rate_affine` / :func:`firing_rates`: one affine map from activations to spikes/s
+   for the whole layer, so that the median responsive unit has the median V1 cell's peak and
+   spontaneous rates (33.8 and 0.82 spikes/s);
+4. :func:`dc_ac`: mean over the 8 phases (DC) and first-harmonic amplitude (AC);
+5. per study: :func:`preferred_orientation` (De Valois, Yund & Hepler 1982), :func:`peak_spatial_frequency`
+   (De Valois, Albrecht & Thorell 1982), :func:`spatial_frequency_bandwidth` (Schiller, Finlay &
+   Volman 1976), :func:`size_tuning` (Cavanaugh, Bair & Movshon 2002), built on
+   :func:`orientation_tuning_fit` and :func:`spatial_frequency_tuning_fit`.
+
+The reference fits an interpolating cubic spline (``scipy.interpolate.UnivariateSpline(s=0)``,
+FITPACK) one unit at a time. FITPACK's interpolating cubic spline has its interior knots at
+``x[2:-2]``, which is the not-a-knot spline, so :class:`scipy.interpolate.CubicSpline` with
+``bc_type="not-a-knot"`` fits all units at once with the same curve (tested against
+``UnivariateSpline`` to 1e-9).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+
+#: A grid position is part of the receptive field above this fraction of the unit's peak response.
+RF_THRESHOLD = 0.05
+#: Units are kept if their receptive-field centre is this close to the gratings' centre (degrees).
+RF_DELTA = 0.15
+#: V1 firing-rate statistics of the affine calibration (spikes/s; Marques et al. 2021).
+MEDIAN_MAX_RESPONSE = 33.8
+MEDIAN_SPONTANEOUS = 0.82
+SINGLE_MAX_RESPONSE = 243.1
+RESPONSE_THRESHOLD = 5.0
+#: The smoothing kernel the reference calls "smooth": [0, 1/5, 1, 1/5, 0], normalised.
+SMOOTH = np.array([0, 1 / 5, 1, 1 / 5, 0]) / (1 + 2 / 5)
+ORIENTATION_BIN_LIMIT = 157.5
+
+
+def receptive_field_centres(responses: np.ndarray, blank: np.ndarray, position_y: np.ndarray,
+                            position_x: np.ndarray, threshold: float = RF_THRESHOLD) -> np.ndarray:
+    """Receptive-field centre of every unit from its responses to small gratings on a grid.
+
+    Negative activations are set to 0, the blank response is subtracted, the map is each
+    position's largest response over the gratings shown there (negatives set to 0); the centre is
+    the response-weighted centroid of the grid indices above ``threshold`` x the unit's peak,
+    converted to degrees by linear interpolation of the grid. Source: ``map_receptive_field_locations``
+    of the reference (Marques et al. 2021).
+
+    Parameters
+    ----------
+    responses : ndarray of shape (unit, n_y, n_x, n_conditions)
+        Activations to the gratings at each grid position (orientations x phases per position).
+    blank : ndarray of shape (unit,)
+        Activations to the blank screen.
+    position_y, position_x : ndarray of shape (n_y,), (n_x,)
+        Grid positions in degrees, ascending.
+    threshold : float
+
+    Returns
+    -------
+    ndarray of shape (unit, 2)
+        (y, x) centre in degrees; NaN for a unit that responds to no grating above its blank response.
+    """
+    rf_map = np.maximum(responses, 0).max(axis=3) - np.maximum(blank, 0)[:, None, None]
+    rf_map = np.maximum(rf_map, 0)
+    peak = rf_map.reshape(len(rf_map), -1).max(axis=1)
+    weights = np.where(rf_map > (peak * threshold)[:, None, None], rf_map, 0.0)
+    total = weights.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        index_y = (weights.sum(axis=2) * np.arange(rf_map.shape[1])).sum(axis=1) / total
+        index_x = (weights.sum(axis=1) * np.arange(rf_map.shape[2])).sum(axis=1) / total
+    centres = np.stack([np.interp(index_y, np.arange(len(position_y)), position_y),
+                        np.interp(index_x, np.arange(len(position_x)), position_x)], axis=1)
+    centres[~(peak > 0)] = np.nan
+    return centres
+
+
+def near(centres: np.ndarray, position, delta: float = RF_DELTA) -> np.ndarray:
+    """Boolean mask of the units whose centre (``unit x (y, x)``, degrees) is within ``delta`` of ``position`` (y, x)."""
+    distance = np.linalg.norm(np.asarray(centres, dtype=float) - np.asarray(position, dtype=float), axis=1)
+    return distance <= delta  # NaN centres compare False
+
+
+def firing_rate_affine(responses: np.ndarray, blank: np.ndarray, median_max: float = MEDIAN_MAX_RESPONSE,
+                       median_spontaneous: float = MEDIAN_SPONTANEOUS, single_max: float = SINGLE_MAX_RESPONSE,
+                       threshold: float = RESPONSE_THRESHOLD) -> tuple[float, float]:
+    """Slope and offset mapping a layer's activations to V1 firing rates (spikes/s).
+
+    With activations clipped at 0, m = each unit's largest phase-averaged response over the
+    conditions and b = its blank response. Units with ``m - b > (threshold / single_max) * max(m - b)``
+    are responsive; over them ``slope = (median_max - median_spontaneous) / (median(m) - median(b))``
+    and ``offset = median_spontaneous - slope * median(b)``. Source: ``firing_rates_affine`` of the
+    reference (Marques et al. 2021; the V1 statistics are from Ringach et al. 2002's cells).
+
+    Parameters
+    ----------
+    responses : ndarray of shape (unit, ..., phase)
+        Responses to the orientation set (phase last).
+    blank : ndarray of shape (unit,)
+
+    Returns
+    -------
+    slope, offset : float
+
+    Raises
+    ------
+    ValueError
+        If no unit is given or the responsive units' median response equals their median blank
+        response (no affine map exists).
+    """
+    if len(responses) == 0:
+        raise ValueError("no units to calibrate firing rates on: no unit's receptive field is at the gratings' centre")
+    m = np.maximum(responses, 0).mean(axis=-1).reshape(len(responses), -1).max(axis=1)
+    b = np.maximum(blank, 0)
+    gain = m - b
+    responsive = gain > (threshold / single_max) * gain.max()
+    if not responsive.any():
+        raise ValueError(f"cannot calibrate firing rates: none of the {len(gain)} units responds to a grating more "
+                         f"than to the blank screen")
+    median_b, median_m = np.median(b[responsive]), np.median(m[responsive])
+    if median_m == median_b:
+        raise ValueError(f"cannot calibrate firing rates: the responsive units' median response {median_m} equals "
+                         f"their median blank response")
+    slope = (median_max - median_spontaneous) / (median_m - median_b)
+    return float(slope), float(median_spontaneous - slope * median_b)
+
+
+def firing_rates(activations: np.ndarray, slope: float, offset: float) -> np.ndarray:
+    """``max(0, slope * max(0, activations) + offset)``: activations as firing rates (spikes/s; any shape)."""
+    return np.maximum(slope * np.maximum(activations, 0) + offset, 0)
+
+
+def dc_ac(responses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean over phases (DC) and first-harmonic amplitude ``2 |DFT_1| / n`` (AC) of ``responses`` (..., phase)."""
+    n = responses.shape[-1]
+    return responses.mean(axis=-1), 2 * np.abs(np.fft.fft(responses, axis=-1)[..., 1]) / n
+
+
+def _smooth_same(curves: np.ndarray) -> np.ndarray:
+    """``np.convolve(SMOOTH, curve, mode="same")`` of every row (zeros beyond the ends)."""
+    padded = np.pad(curves, ((0, 0), (2, 2)))
+    return sum(SMOOTH[k] * padded[:, 4 - k:4 - k + curves.shape[1]] for k in range(5))
+
+
+def orientation_tuning_fit(curves: np.ndarray, orientations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference's orientation tuning fit (``calc_bandwidth`` with ``filt_type="smooth"``).
+
+    The curve (orientations over 0-180 degrees) is tiled over -180...+360 degrees, smoothed with
+    [1, 5, 1] / 7, interpolated by a cubic spline and evaluated at every integer degree from -180
+    to 359.
+
+    Parameters
+    ----------
+    curves : ndarray of shape (unit, n_orientations)
+    orientations : ndarray of shape (n_orientations,), degrees in [0, 180), ascending
+
+    Returns
+    -------
+    degrees : ndarray of shape (540,), -180 ... 359
+    fitted : ndarray of shape (unit, 540)
+    """
+    extended = np.concatenate([orientations - 180, orientations, orientations + 180])
+    tiled = _smooth_same(np.tile(curves, (1, 3)))
+    degrees = np.linspace(-180, 359, 540)
+    return degrees, CubicSpline(extended, tiled, axis=1, bc_type="not-a-knot")(degrees)
+
+
+def preferred_orientation(responses: np.ndarray, baseline: np.ndarray, orientations: np.ndarray,
+                          threshold: float = RESPONSE_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """Preferred orientation of each unit (De Valois, Yund & Hepler 1982, as Marques et al. 2021 measure it).
+
+    The DC orientation curve at the (size, spatial frequency) of the unit's largest DC response is
+    fitted (:func:`orientation_tuning_fit`); the preferred orientation is the fitted curve's argmax
+    over 0-179 degrees, with 180 subtracted from values >= 157.5 (so they fall in the data's first
+    bin, -22.5 to 22.5).
+
+    Parameters
+    ----------
+    responses : ndarray of shape (unit, n_size, n_sf, n_orientation, n_phase)
+        Firing rates to the orientation set.
+    baseline : ndarray of shape (unit,)
+        Firing rates to the blank.
+    orientations : ndarray of shape (n_orientation,), degrees
+
+    Returns
+    -------
+    values : ndarray of shape (unit,), degrees in [-22, 157]
+    kept : ndarray of bool, shape (unit,)
+        Units whose largest DC response exceeds ``baseline + threshold`` (the reference keeps only these).
+    """
+    dc = responses.mean(axis=-1)
+    flat = dc.reshape(len(dc), -1, dc.shape[-1])
+    best = np.argmax(flat.max(axis=2), axis=1)
+    curves = flat[np.arange(len(flat)), best]
+    _, fitted = orientation_tuning_fit(curves, np.asarray(orientations, dtype=float))
+    values = np.argmax(fitted[:, 180:360], axis=1).astype(float)
+    values[values >= ORIENTATION_BIN_LIMIT] -= 180
+    kept = dc.reshape(len(dc), -1).max(axis=1) > baseline + threshold
+    return values, kept
+
+
+def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.ndarray, threshold: float = 0.707
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Peak spatial frequency and bandwidth of tuning curves (the reference's ``calc_spatial_frequency_tuning``).
+
+    Each curve is padded with two copies of each end value, smoothed with [1, 5, 1] / 7 ("valid"),
+    interpolated by a cubic spline over log2(sf) and evaluated at 100 points evenly spaced in log2
+    between the lowest and the highest frequency. The peak is the largest fitted point; the low
+    (high) cut-off is the last point below (first above) the peak whose fitted value is at most
+    ``threshold`` x the peak value.
+
+    Parameters
+    ----------
+    curves : ndarray of shape (unit, n_sf)
+    spatial_frequencies : ndarray of shape (n_sf,), cycles/degree, ascending
+    threshold : float
+
+    Returns
+    -------
+    peak : ndarray of shape (unit,)
+        Peak spatial frequency (cycles/degree).
+    bandwidth : ndarray of shape (unit,)
+        ``100 * f_low / f_high`` (percent); NaN where a cut-off is missing.
+    """
+    padded = np.concatenate([curves[:, :1], curves[:, :1], curves, curves[:, -1:], curves[:, -1:]], axis=1)
+    smoothed = sum(SMOOTH[4 - k] * padded[:, k:k + curves.shape[1]] for k in range(5))
+    log_sf = np.log2(np.asarray(spatial_frequencies, dtype=float))
+    grid = np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
+    fitted = CubicSpline(log_sf, smoothed, axis=1, bc_type="not-a-knot")(grid)
+    best = np.argmax(fitted, axis=1)
+    below = fitted <= (fitted[np.arange(len(fitted)), best] * threshold)[:, None]
+    index = np.arange(len(grid))[None, :]
+    low = np.where(below & (index < best[:, None]), index, -1).max(axis=1)
+    high = np.where(below & (index > best[:, None]), index, len(grid)).min(axis=1)
+    valid = (low >= 0) & (high < len(grid))
+    bandwidth = np.full(len(curves), np.nan)
+    bandwidth[valid] = 2.0 ** grid[low[valid]] / 2.0 ** grid[high[valid]] * 100
+    return 2.0 ** grid[best], bandwidth
+
+
+def _dc_ac_stack(responses: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """(unit, a, b, c, 2): DC minus baseline and AC of (unit, a, b, c, phase) responses."""
+    dc, ac = dc_ac(responses)
+    return np.stack([dc - baseline.reshape((-1,) + (1,) * (dc.ndim - 1)), ac], axis=-1)
+
+
+def peak_spatial_frequency(responses: np.ndarray, baseline: np.ndarray, spatial_frequencies: np.ndarray,
+                           threshold: float = RESPONSE_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """Peak spatial frequency of each unit (De Valois, Albrecht & Thorell 1982, as Marques et al. 2021 measure it).
+
+    Of DC - baseline and AC, the (radius, orientation, component) of the unit's largest response
+    gives its spatial-frequency curve, whose fitted peak (:func:`spatial_frequency_tuning_fit`) is
+    the value.
+
+    Parameters
+    ----------
+    responses : ndarray of shape (unit, n_radius, n_sf, n_orientation, n_phase)
+        Firing rates to the spatial-frequency set.
+    baseline : ndarray of shape (unit,)
+    spatial_frequencies : ndarray of shape (n_sf,)
+
+    Returns
+    -------
+    values : ndarray of shape (unit,), cycles/degree
+    kept : ndarray of bool, shape (unit,)
+        Units whose largest response (DC - baseline or AC) exceeds ``threshold``.
+    """
+    stacked = _dc_ac_stack(responses, baseline)
+    n, n_radius, n_sf, n_orientation, _ = stacked.shape
+    best = np.unravel_index(np.argmax(stacked.reshape(n, -1), axis=1), stacked.shape[1:])
+    curves = stacked[np.arange(n)[:, None], best[0][:, None], np.arange(n_sf)[None, :], best[2][:, None],
+                     best[3][:, None]]
+    peak, _ = spatial_frequency_tuning_fit(curves, spatial_frequencies)
+    return peak, stacked.reshape(n, -1).max(axis=1) > threshold
+
+
+def spatial_frequency_bandwidth(responses: np.ndarray, baseline: np.ndarray, spatial_frequencies: np.ndarray,
+                                threshold: float = RESPONSE_THRESHOLD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Spatial-frequency selectivity and bandwidth (Schiller, Finlay & Volman 1976, as Marques et al. 2021 measure them).
+
+    The DC spatial-frequency curve at the (radius, orientation) of the unit's largest DC response
+    is fitted (:func:`spatial_frequency_tuning_fit`); bandwidth = ``100 * f_low / f_high`` at 70.7 %
+    of the peak; a unit without both cut-offs is not selective (0) and has no bandwidth (NaN).
+
+    Parameters
+    ----------
+    responses : ndarray of shape (unit, n_radius, n_sf, n_orientation, n_phase)
+    baseline : ndarray of shape (unit,)
+    spatial_frequencies : ndarray of shape (n_sf,)
+
+    Returns
+    -------
+    selective : ndarray of shape (unit,), 0 or 1
+    bandwidth : ndarray of shape (unit,), percent or NaN
+    kept : ndarray of bool, shape (unit,)
+        Units whose largest DC response exceeds ``baseline + threshold``.
+    """
+    dc = responses.mean(axis=-1)
+    n, _, n_sf, _ = dc.shape
+    best = np.unravel_index(np.argmax(dc.reshape(n, -1), axis=1), dc.shape[1:])
+    curves = dc[np.arange(n)[:, None], best[0][:, None], np.arange(n_sf)[None, :], best[2][:, None]]
+    _, bandwidth = spatial_frequency_tuning_fit(curves, spatial_frequencies)
+    selective = np.where(np.isnan(bandwidth), 0.0, 1.0)
+    return selective, bandwidth, dc.reshape(n, -1).max(axis=1) > baseline + threshold
+
+
+def size_tuning_curve_properties(curves: np.ndarray, radii: np.ndarray) -> dict[str, np.ndarray]:
+    """Surround suppression from size tuning curves (the reference's ``calc_size_tuning``).
+
+    With peak = max r, plateau = r at the largest radius: SSI = (peak - plateau) / peak. Where
+    peak > 0 and SSI > 0.1: grating summation field = 2 x the smallest radius with r >= 0.95 peak;
+    surround diameter = 2 x the first radius beyond the preferred one with
+    r <= plateau + 0.05 |plateau|; ratio = surround diameter / GSF; elsewhere these three are NaN.
+
+    Parameters
+    ----------
+    curves : ndarray of shape (unit, n_radius)
+    radii : ndarray of shape (n_radius,), degrees, ascending
+
+    Returns
+    -------
+    dict of ndarray of shape (unit,)
+        ``surround_suppression_index``, ``strongly_suppressed`` (SSI >= 0.1), ``grating_summation_field``
+        and ``surround_diameter`` (degrees, diameters), ``surround_grating_summation_field_ratio``.
+    """
+    radii = np.asarray(radii, dtype=float)
+    n, k = curves.shape
+    preferred = np.argmax(curves, axis=1)
+    peak = curves.max(axis=1)
+    plateau = curves[:, -1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ssi = (peak - plateau) / peak
+    suppressed = (peak > 0) & (ssi > 0.1)
+    index = np.arange(k)[None, :]
+    first_gsf = np.argmax(curves >= 0.95 * peak[:, None], axis=1)
+    beyond = (curves <= (plateau + 0.05 * np.abs(plateau))[:, None]) & (index > preferred[:, None])
+    first_surround = np.argmax(beyond, axis=1)
+    gsf = np.where(suppressed, 2 * radii[first_gsf], np.nan)
+    surround = np.where(suppressed & beyond.any(axis=1), 2 * radii[first_surround], np.nan)
+    return {"surround_suppression_index": ssi, "strongly_suppressed": (ssi >= 0.1).astype(float),
+            "grating_summation_field": gsf, "surround_diameter": surround,
+            "surround_grating_summation_field_ratio": surround / gsf}
+
+
+def size_tuning(responses: np.ndarray, baseline: np.ndarray, radii: np.ndarray,
+                threshold: float = RESPONSE_THRESHOLD) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Surround suppression properties of each unit (Cavanaugh, Bair & Movshon 2002, as Marques et al. 2021 measure them).
+
+    Of DC - baseline and AC, the (spatial frequency, orientation, component) of the unit's largest
+    response gives its size tuning curve (:func:`size_tuning_curve_properties`).
+
+    Parameters
+    ----------
+    responses : ndarray of shape (unit, n_radius, n_sf, n_orientation, n_phase)
+        Firing rates to the size set.
+    baseline : ndarray of shape (unit,)
+    radii : ndarray of shape (n_radius,), degrees
+
+    Returns
+    -------
+    values : dict of ndarray of shape (unit,)
+        See :func:`size_tuning_curve_properties`.
+    kept : ndarray of bool, shape (unit,)
+        Units whose largest response (DC - baseline or AC) exceeds ``threshold``.
+    """
+    stacked = _dc_ac_stack(responses, baseline)
+    n, n_radius = stacked.shape[:2]
+    best = np.unravel_index(np.argmax(stacked.reshape(n, -1), axis=1), stacked.shape[1:])
+    curves = stacked[np.arange(n)[:, None], np.arange(n_radius)[None, :], best[1][:, None], best[2][:, None],
+                     best[3][:, None]]
+    return size_tuning_curve_properties(curves, radii), stacked.reshape(n, -1).max(axis=1) > threshold
