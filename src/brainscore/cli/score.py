@@ -2,45 +2,50 @@
 from __future__ import annotations
 
 import json
-import math
+import sys
 
 from brainscore import api
+from brainscore.runner.stages import summarise
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("score", help="score a model on a benchmark",
+    parser = subparsers.add_parser("score", help="score a model on a benchmark (or several, in this process)",
                                    description="Score a model on a benchmark and print the ceiled score, the raw "
-                                               "score, the ceiling, the error and the committed layer.")
-    parser.add_argument("--model", required=True, help="model identifier, e.g. efficientnet-lite0")
-    parser.add_argument("--benchmark", required=True, help="benchmark identifier, e.g. Cowley2026.210325.V4-pls")
+                                               "score, the ceiling, the error and the committed layer. Patterns and "
+                                               "comma lists score every pair one after the other and print one table "
+                                               "(`brainscore run` does the same on Dask).")
+    parser.add_argument("--model", required=True, help="model identifier, e.g. efficientnet-lite0; or identifiers "
+                                                       "and shell patterns, comma-separated")
+    parser.add_argument("--benchmark", required=True, help="benchmark identifier, e.g. Cowley2026.210325.V4-pls; or "
+                                                           "identifiers and patterns, e.g. 'Cowley2026*,Mur2013-rdm'")
     parser.add_argument("--layer", default=None,
                         help="commit the benchmark's region to this layer instead of the model's map")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
 
 
-def _number(value) -> float | None:
-    if value is None:
-        return None
-    value = float(value)
-    return None if math.isnan(value) else value
+def _several(spec: str) -> bool:
+    return any(c in spec for c in ",*?[")
 
 
-def summarise(result, model: str, benchmark: str) -> dict:
-    """The printed fields of a score: model, benchmark, score, raw, ceiling, error, layer, duration."""
-    layers = result.attrs.get("layers") or {}
-    region = result.attrs.get("region")
-    layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
-    return {
-        "model": model, "benchmark": benchmark,
-        "score": _number(result), "raw": _number(result.attrs.get("raw")),
-        "ceiling": _number(result.attrs.get("ceiling")), "error": _number(result.attrs.get("error")),
-        "layer": layer, "layers": layers or None,
-        "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
-    }
+def run_grid(args) -> int:
+    """Several pairs, one after the other in this process: one JSON line per pair, or one table."""
+    from brainscore import runner
+    from brainscore.runner import report
+
+    if args.layer:
+        raise SystemExit("error: --layer applies to one benchmark; name a single --benchmark with it")
+    pairs = runner.pairs(args.model, args.benchmark)
+    on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
+    summaries = runner.run_sequential(pairs, on_result=on_result)
+    if not args.json:
+        print(report.table(summaries))
+    return 1 if report.failures(summaries, sys.stderr) else 0
 
 
 def run(args) -> int:
+    if _several(args.model) or _several(args.benchmark):
+        return run_grid(args)
     kwargs = {}
     if args.layer:
         benchmark = api.load_benchmark(args.benchmark)

@@ -1,0 +1,81 @@
+"""Where a run records its results: the results database when it exists, else a JSON-lines file.
+
+The results layer (:mod:`brainscore.results`, issue 11) is the permanent home of scores. Until it is
+part of this installation, results go to ``$BRAINSCORE_HOME/runs/results.jsonl``, one JSON object per
+result or failure. :func:`open_records` picks the backend; everything else talks to the small
+interface of :class:`JsonLinesRecords`, so switching is a change here only.
+
+A pair is *already done* when a successful record carries the same ``run_key``: a hash of the
+model and its arguments, the benchmark and its version, the package version and the cache's code
+version (:func:`run_key`). ``--rerun`` ignores this.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from brainscore import config
+from brainscore.caching import content_key
+from brainscore.caching.cache import CODE_VERSION
+
+
+def run_key(model: str, benchmark: str, benchmark_version: Any, model_kwargs: dict[str, Any]) -> str:
+    """sha256 naming a pair's computation (not its timing): equal keys mean a recorded score can be reused."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("brainscore")
+    except PackageNotFoundError:
+        package = "unknown"
+    kwargs = {k: v for k, v in model_kwargs.items() if k != "device"}  # the device does not change the score
+    return content_key(kind="run", model=model, benchmark=benchmark, benchmark_version=benchmark_version,
+                       model_kwargs=kwargs, package=package, code=CODE_VERSION)
+
+
+class JsonLinesRecords:
+    """Results and failures appended to a JSON-lines file (one object per line, flushed per record).
+
+    Parameters
+    ----------
+    path : path, optional
+        Default ``$BRAINSCORE_HOME/runs/results.jsonl``.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path is not None else config.home() / "runs" / "results.jsonl"
+
+    def _lines(self) -> list[dict[str, Any]]:
+        if not self.path.is_file():
+            return []
+        records = []
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut short by a killed run
+        return records
+
+    def find(self, model: str, benchmark: str, key: str) -> dict[str, Any] | None:
+        """The latest successful record of (model, benchmark) with run key ``key``, or None."""
+        for record in reversed(self._lines()):
+            if (record.get("model") == model and record.get("benchmark") == benchmark
+                    and record.get("status") == "done" and record.get("run_key") == key):
+                return record
+        return None
+
+    def record(self, summary: dict[str, Any], key: str, score=None) -> None:
+        """Append ``summary`` (a result or a failure) with its run key and the time."""
+        record = {**summary, "run_key": key, "recorded": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record, default=str) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def open_records(path: str | os.PathLike | None = None) -> JsonLinesRecords:
+    """The records a run writes to (see the module notes)."""
+    return JsonLinesRecords(path)
