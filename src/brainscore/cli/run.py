@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 
 
@@ -51,6 +52,8 @@ def run(args) -> int:
         summaries = runner.run(pairs, client, records=runner.open_records(), rerun=args.rerun, on_result=on_result,
                                progress=not args.no_progress, gpu=bool(gpus))
     finally:
+        # workers still finishing their last task at shutdown are killed; that is expected, not news
+        logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
         client.close()
         if cluster is not None:
             cluster.close()

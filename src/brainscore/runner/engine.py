@@ -165,7 +165,9 @@ class Progress:
         return " | ".join(parts)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
+        # a terminal redraws its line every interval; a log gets a line at most every 5 intervals
+        every = self.interval if self._tty else 5 * self.interval
+        while not self._stop.wait(every):
             self.show()
 
     def show(self, final: bool = False) -> None:
