@@ -1,0 +1,47 @@
+"""The stages warm the cache the one job reads: after them, scoring runs no image through the network."""
+import pytest
+
+import brainscore
+from brainscore.runner import stages
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    import runner_helpers
+
+    return runner_helpers.MODEL
+
+
+def test_warm_activations_leaves_nothing_for_the_job_to_extract(tiny):
+    benchmark = "Kiani2007.IT-rdm"
+    assert stages.select_layer(tiny, "IT", {}) == {"ok": True, "layer": "features",
+                                                   "duration_s": pytest.approx(0, abs=60)}
+    warmed = stages.warm_activations(tiny, benchmark, {})
+    assert warmed["ok"] and "note" not in warmed  # stopped at the model's first look_at
+    model = brainscore.load_model(tiny)
+    score = brainscore.load_benchmark(benchmark)(model)
+    assert model.activations_model.forward_passes == 0
+    summary, result = stages.score_pair(tiny, benchmark, {})
+    assert summary["status"] == "done" and summary["score"] == float(score) == float(result)
+
+
+def test_the_ceiling_stage_computes_the_benchmarks_ceiling():
+    out = stages.compute_ceiling("Kriegeskorte2008.IT-rdm")
+    assert out["ok"] and out["ceiling"] == float(brainscore.load_benchmark("Kriegeskorte2008.IT-rdm").ceiling)
+    assert out["ceiling"] == pytest.approx(0.5195, abs=1e-4)  # README's table
+
+
+def test_errors_come_back_as_failures_with_their_log_instead_of_raising():
+    out = stages.compute_ceiling("No.Such-benchmark")
+    assert out["ok"] is False and out["failure"].startswith("UnknownIdentifierError")
+    summary, score = stages.score_pair("pixels", "No.Such-benchmark", {})
+    assert summary["status"] == "failed" and score is None and "Traceback" in summary["log"]
+
+
+def test_the_device_reaches_the_model(tiny):
+    assert stages.resolve_device("cuda") == "cuda"  # outside a worker: unchanged
+    assert stages.resolve_device(None) is None
+    model = stages._model(tiny, {"device": "cpu"})
+    assert model.activations_model.device.type == "cpu"
+    summary, _ = stages.score_pair(tiny, "Kiani2007.IT-rdm", {"device": "cpu"})
+    assert summary["status"] == "done"
