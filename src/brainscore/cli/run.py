@@ -47,10 +47,12 @@ def run(args) -> int:
 
         gpus = max(1, torch.cuda.device_count())
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
+    stats: dict = {}
     client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload)
     try:
         summaries = runner.run(pairs, client, records=runner.open_records(), rerun=args.rerun, on_result=on_result,
-                               progress=not args.no_progress, gpu=bool(gpus))
+                               progress=True, gpu=bool(gpus),
+                               stream=_Quiet() if args.no_progress else None, stats=stats)
     finally:
         # workers still finishing their last task at shutdown are killed; that is expected, not news
         logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
@@ -59,4 +61,19 @@ def run(args) -> int:
             cluster.close()
     out = sys.stderr if args.json else sys.stdout
     print(report.table(summaries), file=out, flush=True)
+    if stats:
+        print(report.stage_seconds(stats), file=out, flush=True)
     return 1 if report.failures(summaries, sys.stderr) else 0
+
+
+class _Quiet:
+    """A stream that drops the progress display (``--no-progress``) while its counts are still kept."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False

@@ -43,3 +43,8 @@ def failures(summaries: Sequence[dict[str, Any]], stream: TextIO) -> int:
         if s.get("log"):
             stream.write(s["log"].rstrip() + "\n")
     return len(failed)
+
+
+def stage_seconds(stats: dict[str, float]) -> str:
+    """``task-seconds per stage: select 95.1, activations 410.2, ...`` (summed over workers)."""
+    return "task-seconds per stage: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in stats.items())
