@@ -1,7 +1,9 @@
 """A tiny seeded torch model registered as a plugin, for the runner's tests (workers import it with ``preload``).
 
 ``tiny-seeded`` maps every region to one layer (no layer selection) and outputs 1000 logits, so it
-runs every neural, RSA and label benchmark in seconds. ``$BRAINSCORE_TEST_FORWARD_SLEEP`` (seconds
+runs every neural, RSA and label benchmark in seconds. ``tiny-seeded-unmapped`` is the same network
+with no V4 layer: V4 is chosen by layer selection among ``features.1`` (1,800 units, PCA-reduced) and
+``features`` (128). ``$BRAINSCORE_TEST_FORWARD_SLEEP`` (seconds
 per batch) slows its forward pass so a test can kill a worker in the middle of a task.
 """
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from brainscore.registry import register_model
 
 MODEL = "tiny-seeded"
+UNMAPPED = "tiny-seeded-unmapped"
 
 
 def _network():
@@ -44,3 +47,13 @@ def _tiny(**kwargs):
     kwargs.setdefault("visual_degrees", 8)
     return pytorch_commitment(MODEL, _network(), ["features", "logits"], preprocessing=Preprocessing("imagenet", 64),
                               region_layer_map=mapping, behavioral_readout_layer="features", **kwargs)
+
+
+@register_model(UNMAPPED)
+def _tiny_unmapped(**kwargs):
+    from brainscore.models.commitment import pytorch_commitment
+    from brainscore.models.preprocessing import Preprocessing
+
+    kwargs.setdefault("visual_degrees", 8)
+    return pytorch_commitment(UNMAPPED, _network(), ["features.1", "features"],
+                              preprocessing=Preprocessing("imagenet", 64), **kwargs)

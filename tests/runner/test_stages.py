@@ -45,3 +45,22 @@ def test_the_device_reaches_the_model(tiny):
     assert model.activations_model.device.type == "cpu"
     summary, _ = stages.score_pair(tiny, "Kiani2007.IT-rdm", {"device": "cpu"})
     assert summary["status"] == "done"
+
+
+@pytest.mark.slow  # 3,200 selection images placed, loaded and run (8 minutes on the loaded 2-core machine)
+def test_selection_warmed_per_benchmark_leaves_the_selection_only_its_metric():
+    import runner_helpers
+    from brainscore.scoring.selection import selection_benchmarks
+
+    model_id = runner_helpers.UNMAPPED
+    for benchmark in selection_benchmarks()["V4"]:
+        out = stages.warm_selection(model_id, "V4", benchmark, {})
+        assert out["ok"] and "note" not in out, out
+    model = brainscore.load_model(model_id)
+    layer = model.layer_for("V4")
+    assert model.activations_model.forward_passes == 0  # every candidate layer was already extracted
+    assert layer in ("features.1", "features") and set(model.layer_scores["V4"]) == {"features.1", "features"}
+    assert stages.select_layer(model_id, "V4", {})["layer"] == layer
+    # now cached: warming again does nothing, and a mapped region needs no selection either
+    assert stages.warm_selection(model_id, "V4", "Cowley2026.190923.V4-pls", {})["note"] == "nothing to select"
+    assert stages.warm_selection("pixels", "V4", "Cowley2026.190923.V4-pls", {})["note"] == "nothing to select"

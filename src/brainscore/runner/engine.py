@@ -4,6 +4,7 @@ The task graph of :func:`run` (one run, keys ``(stage, run id, ...)``):
 
 ``describe[b]`` (stimuli of each benchmark, to find what pairs share) ·
 ``ceiling[b]`` once per benchmark ·
+``select[m, region, selection benchmark]`` (candidate layers' features, split over workers) ->
 ``select[m, region]`` -> ``activations[m, stimuli, region]`` (one per stimulus set and region,
 shared by every benchmark on those stimuli) -> ``score[m, b]`` (which also waits for ``ceiling[b]``).
 
@@ -25,6 +26,7 @@ from brainscore import registry
 from brainscore.runner import records as records_module
 from brainscore.runner import stages
 from brainscore.runner.grid import Pair
+from brainscore.scoring import selection
 
 STAGES = ("describe", "select", "activations", "ceiling", "score")
 #: Times Dask re-runs a task that raised (a worker that dies is rescheduled by the scheduler itself,
@@ -159,7 +161,7 @@ class Progress:
                 if self.total[stage]:
                     extra = []
                     if running[stage]:
-                        extra.append(f"{running[stage]} running")
+                        extra.append(f"{running[stage]} on workers")
                     if self.failed[stage]:
                         extra.append(f"{self.failed[stage]} failed")
                     parts.append(f"{stage} {self.done[stage] + self.failed[stage]}/{self.total[stage]}"
@@ -244,11 +246,15 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     with display if display else contextlib.nullcontext():
         describe = {b: submit("describe", stages.describe, b, name=(b,), priority=30) for b in benchmarks}
         select = {}
+        selection_data = selection.selection_benchmarks()
         for pair, _ in todo:
             region = info[pair.benchmark]["region"]
             if region is not None and (pair.model, region) not in select:
+                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.kwargs,
+                               name=(pair.model, region, b), model=True, priority=20)
+                        for b in selection_data.get(region, ())]
                 select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
-                                                      name=(pair.model, region), model=True, priority=20)
+                                                      *warm, name=(pair.model, region), model=True, priority=20)
         ceiling = {b: submit("ceiling", stages.compute_ceiling, b, name=(b,)) for b in benchmarks}
         stimuli = {b: f.result()["stimuli"] for b, f in describe.items()}
         activations: dict[tuple, Any] = {}

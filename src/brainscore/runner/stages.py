@@ -4,6 +4,9 @@ A pair's score is always computed by the one job, :func:`brainscore.scoring.scor
 stages only *warm the content-keyed cache* it reads, so that work shared between pairs is done
 once, in parallel, and the final score is bit-identical to a sequential ``brainscore score``:
 
+- :func:`warm_selection` per (model, region, selection benchmark): every candidate layer's features
+  on that benchmark's stimuli (one pass, PCA-reduced, cached), the forward passes of a layer
+  selection split over workers;
 - :func:`select_layer` per (model, region): the layer selection a model needs for a region it has
   no stored layer for (cached under ``layer_selection``);
 - :func:`warm_activations` per (model, stimulus set, region or behaviour): runs a benchmark's
@@ -26,7 +29,8 @@ import traceback
 from typing import Any
 
 from brainscore import registry
-from brainscore.scoring import job
+from brainscore.caching import Cache
+from brainscore.scoring import job, selection
 
 
 class _Recorded(Exception):
@@ -102,10 +106,31 @@ def describe(benchmark: str) -> dict[str, Any]:
         return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
 
 
-def select_layer(model: str, region: str, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Extract (and PCA-reduce) every candidate layer of ``model`` on one selection benchmark of ``region``.
+
+    Does nothing when the model already commits ``region`` to a layer, has a layer scorer other than
+    the default one, or has its selection cached. Run on several workers at once, the selection's
+    forward passes are split between them; :func:`select_layer` then computes only the metric.
+    """
+    start = time.perf_counter()
+    try:
+        instance = _model(model, model_kwargs)
+        mapped = getattr(instance, "region_layer_map", None)
+        if (mapped is None or region in mapped or getattr(instance, "layer_scorer", None) is not selection.layer_scorer
+                or Cache("layer_selection").load(instance._selection_key(region)) is not None):
+            return {"ok": True, "note": "nothing to select", "duration_s": time.perf_counter() - start}
+        selection.selection_features(benchmark, instance.candidates())
+        return {"ok": True, "duration_s": time.perf_counter() - start}
+    except Exception as error:  # noqa: BLE001
+        return _failure(error)
+
+
+def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
     """Commit ``region`` of ``model`` to a layer (running layer selection if its map lacks the region).
 
     Returns ``{"ok": True, "layer": name}`` (``layer`` None for a model without layers), or a failure.
+    ``upstream`` (the :func:`warm_selection` results) only orders the tasks.
     """
     start = time.perf_counter()
     try:
