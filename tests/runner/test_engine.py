@@ -92,3 +92,23 @@ def test_pairs_already_recorded_are_skipped_and_rerun_forces_them(worker_environ
     forced = runner.run_sequential(pairs[:1], records=records, rerun=True)
     assert forced[0]["status"] == "done" and forced[0]["score"] == first[0]["score"]
     assert len(records.path.read_text().splitlines()) == 3
+
+
+@pytest.mark.slow  # every benchmark, twice from an empty cache (pixels: 150,528 features per image)
+@pytest.mark.parametrize("model", ["pixels", "efficientnet-lite0"])
+def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(model, worker_environment, monkeypatch):
+    from distributed import Client
+
+    pairs = runner.pairs(model, "*")
+    cluster = clusters.local_cluster(2, preload=["runner_helpers"])
+    client = Client(cluster)
+    try:
+        results = runner.run(pairs, client, progress=False)
+    finally:
+        client.close()
+        cluster.close()
+    assert len(results) == len(pairs) == 16
+    expected = sequential(worker_environment, monkeypatch, pairs)
+    assert table(results) == table(expected)
+    for result, alone in zip(results, expected):
+        assert result.get("failure") == alone.get("failure")
