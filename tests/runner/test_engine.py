@@ -112,3 +112,47 @@ def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(model, work
     assert table(results) == table(expected)
     for result, alone in zip(results, expected):
         assert result.get("failure") == alone.get("failure")
+
+
+class FakeDatabase:
+    """The documented surface of brainscore.results.Database that the runner uses, in memory."""
+
+    def __init__(self):
+        self.rows = []
+
+    def record_score(self, score):
+        from types import SimpleNamespace
+
+        attrs = score.attrs
+        self.rows.append(SimpleNamespace(model=attrs["model_identifier"], benchmark=attrs["benchmark_identifier"],
+                                         status="done", score=float(score), raw=float(attrs["raw"]),
+                                         ceiling=float(attrs["ceiling"]), error=attrs.get("error"),
+                                         layers=attrs.get("layers"), provenance=dict(attrs["provenance"])))
+
+    def record_failure(self, model, benchmark, error, log="", provenance=None):
+        from types import SimpleNamespace
+
+        self.rows.append(SimpleNamespace(model=model, benchmark=benchmark, status="failed", comment=error, log=log,
+                                         provenance=provenance))
+
+    def scores(self, model=None, benchmark=None, include_failed=False):
+        return [r for r in self.rows if r.model == model and r.benchmark == benchmark
+                and (include_failed or r.status == "done")]
+
+
+def test_the_database_backend_records_scores_and_failures_and_skips_by_run_key():
+    from brainscore.runner.records import DatabaseRecords
+
+    database = FakeDatabase()
+    records = DatabaseRecords(database)
+    pairs = runner.pairs("tiny-seeded,pixels", "Kiani2007.IT-rdm,Geirhos2021edge-top1")
+    import runner_helpers  # noqa: F401
+
+    first = runner.run_sequential(pairs, records=records)
+    assert [r["status"] for r in first] == ["done", "done", "done", "failed"]
+    assert [r.status for r in database.rows] == ["done", "done", "done", "failed"]
+    assert database.rows[3].log.startswith("Traceback") and "ValidationError" in database.rows[3].comment
+    assert len({r.provenance["run_key"] for r in database.rows}) == 4
+    again = runner.run_sequential(pairs, records=records)
+    assert [r["status"] for r in again] == ["skipped", "skipped", "skipped", "failed"]  # failures are retried
+    assert [r["score"] for r in again[:3]] == [r["score"] for r in first[:3]]

@@ -1,9 +1,10 @@
 """Where a run records its results: the results database when it exists, else a JSON-lines file.
 
-The results layer (:mod:`brainscore.results`, issue 11) is the permanent home of scores. Until it is
-part of this installation, results go to ``$BRAINSCORE_HOME/runs/results.jsonl``, one JSON object per
-result or failure. :func:`open_records` picks the backend; everything else talks to the small
-interface of :class:`JsonLinesRecords`, so switching is a change here only.
+The results layer (:mod:`brainscore.results`, issue 11) is the permanent home of scores:
+:class:`DatabaseRecords` writes each score with ``Database.record_score`` and each failure with
+``record_failure``. Where that package is not installed, results go to
+``$BRAINSCORE_HOME/runs/results.jsonl`` (:class:`JsonLinesRecords`), one JSON object per result or
+failure. :func:`open_records` picks the backend; both have the same two methods, ``find`` and ``record``.
 
 A pair is *already done* when a successful record carries the same ``run_key``: a hash of the
 model and its arguments, the benchmark and its version, the package version and the cache's code
@@ -76,6 +77,45 @@ class JsonLinesRecords:
             os.fsync(f.fileno())
 
 
-def open_records(path: str | os.PathLike | None = None) -> JsonLinesRecords:
-    """The records a run writes to (see the module notes)."""
+class DatabaseRecords:
+    """Results and failures in the results database (:class:`brainscore.results.Database`).
+
+    The run key is stored in each row's provenance (``provenance["run_key"]``).
+    """
+
+    def __init__(self, database):
+        self.database = database
+
+    def find(self, model: str, benchmark: str, key: str) -> dict[str, Any] | None:
+        """The latest successful record of (model, benchmark) whose provenance carries run key ``key``, or None."""
+        for record in reversed(self.database.scores(model, benchmark)):
+            if (record.provenance or {}).get("run_key") == key:
+                layers = record.layers or None
+                return {"model": model, "benchmark": benchmark, "status": "done", "score": record.score,
+                        "raw": record.raw, "ceiling": record.ceiling, "error": record.error,
+                        "layer": next(iter(layers.values())) if layers and len(layers) == 1 else None,
+                        "layers": layers, "duration_s": None}
+        return None
+
+    def record(self, summary: dict[str, Any], key: str, score=None) -> None:
+        """Record a score (with the run key added to its provenance) or a failure with its log."""
+        if summary.get("status") == "done" and score is not None:
+            score.attrs["provenance"] = {**(score.attrs.get("provenance") or {}), "run_key": key}
+            self.database.record_score(score)
+        else:
+            self.database.record_failure(summary["model"], summary["benchmark"], error=summary.get("failure") or "",
+                                         log=summary.get("log") or "", provenance={"run_key": key})
+
+
+def open_records(path: str | os.PathLike | None = None):
+    """The records a run writes to: the results database where installed, else the JSON-lines file at ``path``.
+
+    ``path`` (a JSON-lines file) forces the file backend.
+    """
+    if path is None:
+        try:
+            from brainscore.results import Database
+        except ImportError:
+            return JsonLinesRecords()
+        return DatabaseRecords(Database())
     return JsonLinesRecords(path)
