@@ -51,3 +51,32 @@ def test_default_workers_is_at_most_one_per_core_and_at_least_one():
 
     assert 1 <= clusters.default_workers() <= len(os.sched_getaffinity(0))
 
+
+
+def test_an_existing_scheduler_gets_the_preloaded_plugin_and_runs_the_grid(tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    from brainscore import runner
+
+    tests = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]))
+    import runner_helpers  # noqa: F401 - the plugin is known here; the workers learn it from the preload plugin
+
+    existing = clusters.local_cluster(1)  # started elsewhere, knows nothing of the test plugin
+    try:
+        client, cluster = clusters.connect(scheduler=existing.scheduler_address, preload=["runner_helpers"])
+        assert cluster is None
+        try:
+            results = runner.run(runner.pairs("tiny-seeded", "Kiani2007.IT-rdm"), client, progress=False)
+        finally:
+            client.close()
+    finally:
+        existing.close()
+    assert results[0]["status"] == "done", results[0].get("log")
+    assert results[0]["ceiling"] == 1.0  # Kiani 2007 has one RDM: no ceiling
+
+
+def test_scheduler_and_cluster_together_are_refused():
+    with pytest.raises(ValidationError, match="either --scheduler or --cluster"):
+        clusters.connect(scheduler="tcp://127.0.0.1:1", cluster="slurm")
