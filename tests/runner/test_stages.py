@@ -64,3 +64,13 @@ def test_selection_warmed_per_benchmark_leaves_the_selection_only_its_metric():
     # now cached: warming again does nothing, and a mapped region needs no selection either
     assert stages.warm_selection(model_id, "V4", "Cowley2026.190923.V4-pls", {})["note"] == "nothing to select"
     assert stages.warm_selection("pixels", "V4", "Cowley2026.190923.V4-pls", {})["note"] == "nothing to select"
+
+
+def test_describe_finds_the_shared_stimuli_and_is_cached_by_version():
+    kriegeskorte, mur = stages.describe("Kriegeskorte2008.IT-rdm"), stages.describe("Mur2013-rdm")
+    assert kriegeskorte["ok"] and kriegeskorte["region"] == "IT"
+    assert kriegeskorte["stimuli"] == mur["stimuli"]  # the same 92 images: one activations task for both
+    assert kriegeskorte["stimuli"] != stages.describe("Cowley2026.210325.V4-pls")["stimuli"]
+    version = brainscore.load_benchmark("Kriegeskorte2008.IT-rdm").version
+    assert stages.described("Kriegeskorte2008.IT-rdm", version) == kriegeskorte
+    assert stages.described("Kriegeskorte2008.IT-rdm", version + 1) is None

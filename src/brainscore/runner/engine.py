@@ -244,7 +244,9 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
 
     benchmarks = list(dict.fromkeys(pair.benchmark for pair, _ in todo))
     with display if display else contextlib.nullcontext():
-        describe = {b: submit("describe", stages.describe, b, name=(b,), priority=30) for b in benchmarks}
+        known = {b: stages.described(b, info[b]["version"]) for b in benchmarks}
+        describe = {b: submit("describe", stages.describe, b, name=(b,), priority=30)
+                    for b in benchmarks if known[b] is None}
         select = {}
         selection_data = selection.selection_benchmarks()
         for pair, _ in todo:
@@ -256,7 +258,7 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
                 select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
                                                       *warm, name=(pair.model, region), model=True, priority=20)
         ceiling = {b: submit("ceiling", stages.compute_ceiling, b, name=(b,)) for b in benchmarks}
-        stimuli = {b: f.result()["stimuli"] for b, f in describe.items()}
+        stimuli = {b: (known[b] or describe[b].result())["stimuli"] for b in benchmarks}
         activations: dict[tuple, Any] = {}
         scores = {}
         for pair, key in todo:

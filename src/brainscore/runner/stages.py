@@ -86,8 +86,22 @@ def _model(model: str, model_kwargs: dict[str, Any]):
     return job.load_model(model, **kwargs)
 
 
+def _describe_key(benchmark: str, version: Any) -> str:
+    from brainscore.caching import content_key
+
+    return content_key(kind="runner-describe", benchmark=benchmark, version=version)
+
+
+def described(benchmark: str, version: Any) -> dict[str, Any] | None:
+    """The cached :func:`describe` of ``benchmark`` at ``version``, or None (then run :func:`describe`)."""
+    return Cache("runner").load(_describe_key(benchmark, version))
+
+
 def describe(benchmark: str) -> dict[str, Any]:
     """What the planner needs to share work: the benchmark's region (or None) and its stimuli's identity.
+
+    Loads the benchmark's stimuli once; the answer is cached by benchmark and version (it decides
+    only which pairs share an activations task, never a number).
 
     Returns
     -------
@@ -97,11 +111,13 @@ def describe(benchmark: str) -> dict[str, Any]:
     """
     try:
         instance = registry.load_benchmark(benchmark)
+        version = getattr(instance, "version", None)
         stimuli = instance.stimulus_set
         ids = "\0".join(sorted(map(str, stimuli["stimulus_id"])))
         identity = f"{getattr(stimuli, 'identifier', '?')}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}"
-        return {"ok": True, "region": getattr(instance, "region", None), "version": getattr(instance, "version", None),
-                "stimuli": identity}
+        result = {"ok": True, "region": getattr(instance, "region", None), "version": version, "stimuli": identity}
+        Cache("runner").save(_describe_key(benchmark, version), result)
+        return result
     except Exception as error:  # noqa: BLE001 - reported to the planner, who falls back to no sharing
         return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
 
