@@ -51,12 +51,16 @@ class JsonLinesRecords:
     def _lines(self) -> list[dict[str, Any]]:
         if not self.path.is_file():
             return []
+        stat = self.path.stat()
+        if getattr(self, "_read", (None,))[0] == (stat.st_size, stat.st_mtime_ns):
+            return self._read[1]  # unchanged since the last read (a grid looks up every pair)
         records = []
         for line in self.path.read_text(encoding="utf-8").splitlines():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError:
                 continue  # a line cut short by a killed run
+        self._read = ((stat.st_size, stat.st_mtime_ns), records)
         return records
 
     def find(self, model: str, benchmark: str, key: str) -> dict[str, Any] | None:
