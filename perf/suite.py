@@ -160,11 +160,13 @@ def _timed(command: list[str], home: Path) -> tuple[float, int, str]:
     return time.perf_counter() - start, done.returncode, done.stderr
 
 
-def speed(models: list[str], workers: int = 2) -> str:
-    """The (a) floor, (b) run, (c) sequential score table (markdown) for ``models`` on every benchmark."""
+def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> str:
+    """The (a) floor, (b) run, (c) sequential score table (markdown) for ``models`` on the benchmarks of ``benchmarks_spec``."""
     import tempfile
 
-    benchmarks = brainscore.list_benchmarks()
+    from brainscore.runner.grid import expand
+
+    benchmarks = expand(benchmarks_spec, "benchmark")
     files = distinct_images(benchmarks)
     rows = ["| model | images | (a) bare forward pass (s) | (b) `brainscore run`, 2 workers (s) | of which layer "
             "selection (task-s) | (c) sequential `brainscore score` (s) | (b)/(a) | (c)/(b) |",
@@ -174,7 +176,7 @@ def speed(models: list[str], workers: int = 2) -> str:
         print(f"{model}: (a) {floor:.0f} s over {len(files)} images", file=sys.stderr, flush=True)
         with tempfile.TemporaryDirectory() as home:
             run_s, run_rc, run_err = _timed([sys.executable, "-m", "brainscore", "run", "--models", model,
-                                             "--benchmarks", "*", "--workers", str(workers), "--json",
+                                             "--benchmarks", benchmarks_spec, "--workers", str(workers), "--json",
                                              "--no-progress"], Path(home))
         stats = {}
         for line in run_err.splitlines():
@@ -201,11 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed-model", action="append", default=None,
                         help="model for --speed (repeatable; default efficientnet-lite0 and torchvision:resnet18)")
     parser.add_argument("--model", default=None, help="also score this model on every benchmark")
-    parser.add_argument("--benchmark", default=None, help="shell-style pattern of benchmark identifiers")
+    parser.add_argument("--benchmark", default=None, help="shell-style pattern of benchmark identifiers (with "
+                                                          "--speed: identifiers and patterns, comma-separated)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args(argv)
     if args.speed:
-        print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18"]))
+        print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18"],
+                    benchmarks_spec=args.benchmark or "*"))
         return 0
     rows = []
     for identifier in brainscore.list_benchmarks(args.benchmark):
