@@ -22,7 +22,7 @@ Each case is a dict (the format :mod:`benchmarks.metrics` documents)::
      "reference": callable(inputs) -> value, optional "reference_scale", "reference_warmup",
      "difference": callable(ours_value, reference_value) -> float, "note"}
 
-Run all cases with ``python benchmarks/metrics.py --case pls`` (see that script's options).
+Run all cases with ``python perf/metrics.py --case pls`` (see that script's options).
 """
 from __future__ import annotations
 

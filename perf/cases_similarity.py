@@ -13,12 +13,12 @@ networks give them) against 168 neuroids.
 
 Targets: RDM >= 2x, CKA >= 5x faster.
 
-``CASES`` follows the format of ``benchmarks/metrics.py`` (which collects and times every
+``CASES`` follows the format of ``perf/metrics.py`` (which collects and times every
 ``cases_*.py``); ``size`` is ``"full"`` (3200 stimuli), ``"small"`` (400) or a number of stimuli.
 ``ours`` and ``reference`` return the metric value, so the runner reports how far apart they are.
 This file also runs standalone (median of repeated runs after a warm-up):
 
-    python benchmarks/cases_similarity.py [--size small] [--repeats 3] [--case rdm]
+    python perf/cases_similarity.py [--size small] [--repeats 3] [--case rdm]
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ scale=False) fitted per split as the reference does, with a per-neuroid ``scipy.
 loop, median over neuroids, mean over splits, on the same 10 shuffle splits.
 
 Needs the data mirror (``BRAINSCORE_DATA_MIRROR``, default ``../shared/data``) and runs the network
-once if the activations are not cached. Run with ``python benchmarks/metrics.py --case Cowley``.
+once if the activations are not cached. Run with ``python perf/metrics.py --case Cowley``.
 """
 from __future__ import annotations
 

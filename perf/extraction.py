@@ -2,10 +2,10 @@
 
 Usage::
 
-    python benchmarks/extraction.py                      # all 1,280 cue-conflict images (minutes)
-    python benchmarks/extraction.py --limit 256          # a quick run
-    python benchmarks/extraction.py --sweep              # also time the bare forward pass per batch size
-    python benchmarks/extraction.py --batch-size 32 --channels-last --threads 2
+    python perf/extraction.py                      # all 1,280 cue-conflict images (minutes)
+    python perf/extraction.py --limit 256          # a quick run
+    python perf/extraction.py --sweep              # also time the bare forward pass per batch size
+    python perf/extraction.py --batch-size 32 --channels-last --threads 2
 
 What is measured, each in a fresh subprocess (so peak memory is the job's own):
 

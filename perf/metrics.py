@@ -2,12 +2,12 @@
 
 Usage::
 
-    python benchmarks/metrics.py                       # every case, full size (minutes)
-    python benchmarks/metrics.py --list                # the cases and where they come from
-    python benchmarks/metrics.py --case pls --case internal --size small --markdown
-    python benchmarks/metrics.py --case "pls 3200x1000" --repeats 5 --threads 1
+    python perf/metrics.py                       # every case, full size (minutes)
+    python perf/metrics.py --list                # the cases and where they come from
+    python perf/metrics.py --case pls --case internal --size small --markdown
+    python perf/metrics.py --case "pls 3200x1000" --repeats 5 --threads 1
 
-Cases are collected from every ``benchmarks/cases_*.py`` module next to this file. Each module
+Cases are collected from every ``perf/cases_*.py`` module next to this file. Each module
 defines ``CASES``, a list of dicts:
 
 ``name`` : str

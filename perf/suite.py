@@ -3,16 +3,16 @@ and, with ``--speed``, how fast the whole suite is scored.
 
 Regenerates the table of ``docs/benchmarks.md``::
 
-    BRAINSCORE_DATA_MIRROR=../shared/data python benchmarks/suite.py                 # ceilings only
-    BRAINSCORE_DATA_MIRROR=../shared/data python benchmarks/suite.py --model efficientnet-lite0
-    python benchmarks/suite.py --benchmark 'Geirhos2021*' --json suite.json
+    BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py                 # ceilings only
+    BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py --model efficientnet-lite0
+    python perf/suite.py --benchmark 'Geirhos2021*' --json suite.json
 
 Ceilings are cached by content (``$BRAINSCORE_HOME/cache/ceilings``), so a second run is quick. A
 benchmark that fails (missing data, a model that cannot do its task) gets its error in the table
 instead of a number, and the run goes on.
 
 ``--speed`` prints, side by side in one run, for each ``--speed-model`` (default EfficientNet-Lite0 and
-the untrained torchvision ResNet-18, which has no stored layer map)::
+the untrained torchvision ResNet-18, `torchvision:resnet18-untrained`, which has no stored layer map)::
 
     BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py --speed
 
@@ -201,14 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", action="store_true", help="time the floor, `brainscore run` and sequential "
                                                              "`brainscore score` on every benchmark")
     parser.add_argument("--speed-model", action="append", default=None,
-                        help="model for --speed (repeatable; default efficientnet-lite0 and torchvision:resnet18)")
+                        help="model for --speed (repeatable; default efficientnet-lite0 and torchvision:resnet18-untrained)")
     parser.add_argument("--model", default=None, help="also score this model on every benchmark")
     parser.add_argument("--benchmark", default=None, help="shell-style pattern of benchmark identifiers (with "
                                                           "--speed: identifiers and patterns, comma-separated)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args(argv)
     if args.speed:
-        print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18"],
+        print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
                     benchmarks_spec=args.benchmark or "*"))
         return 0
     rows = []

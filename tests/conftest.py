@@ -1,7 +1,8 @@
 """Shared test fixtures.
 
 The tests use the real published data in ``../shared/data`` (override with
-``BRAINSCORE_TEST_DATA``) as the data mirror, and a fresh ``BRAINSCORE_HOME`` per test session,
+``BRAINSCORE_TEST_DATA``) as the data mirror, and a fresh ``BRAINSCORE_HOME`` and configuration folder
+(``XDG_CONFIG_HOME``) per test session,
 so nothing outside the session's temporary folder is read from or written to a cache.
 """
 from __future__ import annotations
@@ -23,7 +24,9 @@ def brainscore_environment(tmp_path_factory):
     if not SHARED_DATA.is_dir():
         pytest.exit(f"the real data folder {SHARED_DATA} is missing; set BRAINSCORE_TEST_DATA", returncode=2)
     home = tmp_path_factory.mktemp("brainscore_home")
-    saved = {k: os.environ.get(k) for k in ("BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_OFFLINE")}
+    saved = {k: os.environ.get(k) for k in ("BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_OFFLINE",
+                                            "XDG_CONFIG_HOME")}
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("xdg_config"))  # never the user's config file
     os.environ["BRAINSCORE_HOME"] = str(home)
     os.environ["BRAINSCORE_DATA_MIRROR"] = str(SHARED_DATA)
     os.environ["BRAINSCORE_OFFLINE"] = "1"

@@ -8,19 +8,45 @@ most Brain-Like?"; Schrimpf et al. 2020, Neuron). Each score runs from 0 (not al
 >>> import brainscore
 >>> score = brainscore.score("efficientnet-lite0", "Cowley2026.210325.V4-pls")  # doctest: +SKIP
 """
-from brainscore.api import (list_benchmarks, list_ceilings, list_datasets, list_metrics, list_models,
-                            list_stimulus_sets, load_benchmark, load_ceiling, load_dataset, load_metric,
-                            load_model, load_stimulus_set, score)
-from brainscore.data import (BehavioralAssembly, DataAssembly, NeuroidAssembly, PropertiesAssembly,
-                             StimulusSet)
-from brainscore.errors import (AlignmentError, BrainScoreError, DataNotFoundError, HashMismatchError,
-                               UnknownIdentifierError, ValidationError)
-from brainscore.metrics.score import Score
+from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+
+# name -> module that defines it; imported on first use (module __getattr__, PEP 562), so that
+# `import brainscore` and the command line start in milliseconds, not the seconds that xarray,
+# pandas and torch take
+_LAZY = {
+    **{name: "brainscore.api" for name in (
+        "score", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling", "load_benchmark", "load_model",
+        "list_datasets", "list_stimulus_sets", "list_metrics", "list_ceilings", "list_benchmarks", "list_models")},
+    **{name: "brainscore.data" for name in (
+        "StimulusSet", "DataAssembly", "NeuroidAssembly", "BehavioralAssembly", "PropertiesAssembly")},
+    **{name: "brainscore.errors" for name in (
+        "BrainScoreError", "UnknownIdentifierError", "DataNotFoundError", "HashMismatchError", "AlignmentError",
+        "ValidationError")},
+    "Score": "brainscore.metrics.score",
+}
 
 __all__ = ["score", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling", "load_benchmark",
            "load_model", "list_datasets", "list_stimulus_sets", "list_metrics", "list_ceilings",
            "list_benchmarks", "list_models", "StimulusSet", "DataAssembly", "NeuroidAssembly",
            "BehavioralAssembly", "PropertiesAssembly", "Score", "BrainScoreError", "UnknownIdentifierError",
            "DataNotFoundError", "HashMismatchError", "AlignmentError", "ValidationError", "__version__"]
+
+
+def __getattr__(name: str):
+    """Import a documented name's module on first use (PEP 562)."""
+    if name == "__version__":
+        from brainscore.config import package_version
+
+        value = package_version()
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'brainscore' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

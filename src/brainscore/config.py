@@ -1,36 +1,224 @@
-"""Where brainscore keeps and finds files.
+"""Where brainscore keeps and finds files: settings from the environment and the user's config file.
 
-Environment variables
----------------------
-BRAINSCORE_HOME
+Each setting is read, in order, from its environment variable, then from the user configuration
+file, then from its default. The same settings serve the command line and the Python API, so a
+mirror set once with ``brainscore config set data_mirror PATH`` works in every later shell and
+Python session.
+
+Configuration file
+------------------
+``$XDG_CONFIG_HOME/brainscore/config.toml`` (default ``~/.config/brainscore/config.toml``), TOML,
+one key per setting, e.g.::
+
+    data_mirror = "/data/brainscore-mirror"
+    offline = true
+
+Settings (key, environment variable)
+------------------------------------
+home, BRAINSCORE_HOME
     Root of the local store and caches (default ``~/.brainscore``).
-BRAINSCORE_DATA_MIRROR
-    One or more directories (separated by ``os.pathsep``) holding raw source files laid out
-    as their public repositories are (for example the project's ``../shared/data``). Sources are
-    looked up there before any download, which is how clusters without internet run.
-BRAINSCORE_OFFLINE
-    If ``1``, never try to download; a missing file is an error that says where to put it.
+data_mirror, BRAINSCORE_DATA_MIRROR
+    One or more directories (in the environment separated by ``os.pathsep``; in the file a
+    string or a list of strings) holding raw source files laid out as their public repositories
+    are (for example the project's ``../shared/data``). Sources are looked up there before any
+    download, which is how clusters without internet run.
+offline, BRAINSCORE_OFFLINE
+    If true (``1``), never try to download; a missing file is an error that says where to put it.
+torchvision_weights, BRAINSCORE_TORCHVISION_WEIGHTS
+    Folder holding torchvision's ImageNet weight files under their official names.
+timm_weights, BRAINSCORE_TIMM_WEIGHTS
+    Folder holding timm weight files as ``<architecture>.safetensors``.
 """
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from brainscore.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its key in the config file, its environment variable, its meaning and kind."""
+
+    key: str
+    env: str
+    help: str
+    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment) or "bool"
+
+
+SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    Setting("home", "BRAINSCORE_HOME", "root of the local store and caches (default ~/.brainscore)"),
+    Setting("data_mirror", "BRAINSCORE_DATA_MIRROR", "folder(s) of raw data files, searched before any download",
+            "paths"),
+    Setting("offline", "BRAINSCORE_OFFLINE", "never download (true/false)", "bool"),
+    Setting("torchvision_weights", "BRAINSCORE_TORCHVISION_WEIGHTS",
+            "folder of torchvision ImageNet weight files under their official names"),
+    Setting("timm_weights", "BRAINSCORE_TIMM_WEIGHTS", "folder of timm weight files, <architecture>.safetensors"),
+)}
+
+
+def config_file() -> Path:
+    """The user configuration file: ``$XDG_CONFIG_HOME/brainscore/config.toml`` (default ``~/.config/...``)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "").strip() or Path.home() / ".config"
+    return Path(base).expanduser() / "brainscore" / "config.toml"
+
+
+def _setting(key: str) -> Setting:
+    try:
+        return SETTINGS[key]
+    except KeyError:
+        raise ValidationError(f"unknown setting {key!r}; known settings: {', '.join(SETTINGS)}") from None
+
+
+def read_file(path: Path | None = None) -> dict[str, Any]:
+    """The settings stored in the configuration file (empty if there is none).
+
+    Raises
+    ------
+    ValidationError
+        If the file is not valid TOML; the message names the file and the line.
+    """
+    import tomllib
+
+    path = path or config_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ValidationError(f"the configuration file {path} is not valid TOML ({error}); fix or delete it "
+                              f"(`brainscore config show` prints what is read)") from None
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value))  # a TOML basic string: JSON's escapes are TOML's
+
+
+def _write_file(values: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["# brainscore settings; `brainscore config show` lists them. Environment variables override."]
+    lines += [f"{key} = {_toml_value(value)}" for key, value in values.items()]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _parse(setting: Setting, value: Any) -> Any:
+    """A raw value (text from the command line or the environment, or TOML) as the setting's kind."""
+    if setting.kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off", ""):
+            return False
+        raise ValidationError(f"{setting.key} must be true or false, got {value!r}")
+    if setting.kind == "paths":
+        items = value if isinstance(value, list) else str(value).split(os.pathsep)
+        return [str(Path(str(p).strip()).expanduser()) for p in items if str(p).strip()]
+    if not isinstance(value, str):
+        raise ValidationError(f"{setting.key} must be a path (a string), got {value!r}")
+    return str(Path(value).expanduser())
+
+
+def get(key: str) -> tuple[Any, str]:
+    """The value of setting ``key`` and where it came from (``"environment"``, the file's path, or ``"default"``).
+
+    The value is parsed to the setting's kind: a path string, a list of path strings, or a bool;
+    None when the setting is not set anywhere.
+
+    Raises
+    ------
+    ValidationError
+        If ``key`` is not a known setting, or a value has the wrong kind.
+    """
+    setting = _setting(key)
+    if os.environ.get(setting.env) is not None:
+        return _parse(setting, os.environ[setting.env]), f"environment ({setting.env})"
+    values = read_file()
+    if key in values:
+        return _parse(setting, values[key]), str(config_file())
+    return None, "default"
+
+
+def set_value(key: str, value: Any) -> Path:
+    """Store setting ``key`` in the configuration file and return the file's path.
+
+    Paths are stored absolute (resolved against the current directory), so the setting means the
+    same from any directory. Several mirror folders are given separated by ``os.pathsep``.
+
+    Raises
+    ------
+    ValidationError
+        If ``key`` is unknown or ``value`` is not of its kind.
+    """
+    setting = _setting(key)
+    parsed = _parse(setting, value)
+    if setting.kind == "path":
+        parsed = str(Path(parsed).resolve())
+    elif setting.kind == "paths":
+        parsed = [str(Path(p).resolve()) for p in parsed]
+    path = config_file()
+    values = read_file(path)
+    values[key] = parsed
+    _write_file(values, path)
+    return path
+
+
+def unset(key: str) -> Path:
+    """Remove setting ``key`` from the configuration file; return the file's path."""
+    _setting(key)
+    path = config_file()
+    values = read_file(path)
+    if key in values:
+        del values[key]
+        _write_file(values, path)
+    return path
 
 
 def home() -> Path:
-    """Root directory of the local store and caches (``$BRAINSCORE_HOME``, default ``~/.brainscore``)."""
-    return Path(os.environ.get("BRAINSCORE_HOME", Path.home() / ".brainscore")).expanduser()
+    """Root directory of the local store and caches (setting ``home``, default ``~/.brainscore``)."""
+    value, _ = get("home")
+    return Path(value or Path.home() / ".brainscore").expanduser()
 
 
 def data_mirrors() -> list[Path]:
-    """Mirror directories from ``$BRAINSCORE_DATA_MIRROR``, in search order (may be empty)."""
-    value = os.environ.get("BRAINSCORE_DATA_MIRROR", "")
-    return [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
+    """Mirror directories (setting ``data_mirror``), in search order (may be empty)."""
+    value, _ = get("data_mirror")
+    return [Path(p) for p in value or []]
 
 
 def offline() -> bool:
-    """True when ``$BRAINSCORE_OFFLINE`` forbids downloads."""
-    return os.environ.get("BRAINSCORE_OFFLINE", "0").lower() in ("1", "true", "yes")
+    """True when the setting ``offline`` forbids downloads."""
+    value, _ = get("offline")
+    return bool(value)
+
+
+def path_setting(key: str) -> Path | None:
+    """A folder setting (e.g. ``torchvision_weights``) as a Path, or None when unset."""
+    value, _ = get(key)
+    return Path(value) if value else None
+
+
+def package_version() -> str:
+    """The installed version of brainscore (from the package metadata), ``0+unknown`` for a bare source tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("brainscore")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def cache_dir(*parts: str) -> Path:

@@ -35,3 +35,11 @@ class AlignmentError(BrainScoreError, ValueError):
 
 class ValidationError(BrainScoreError, ValueError):
     """A stimulus set or assembly does not follow the data standard."""
+
+
+#: the one command that installs the optional model zoo (torchvision, timm), quoted in every message
+ZOO_INSTALL = 'python -m pip install -e ".[zoo]"'
+
+
+class MissingDependencyError(BrainScoreError, ImportError):
+    """An optional package is not installed. The message gives the one command that installs it."""

@@ -64,3 +64,46 @@ def test_the_data_as_model_scores_one_with_ks_similarity(v4, data_properties):
     score = benchmark(PrecomputedFeatures(v4, visual_degrees=11.2))
     assert 0 < float(benchmark.ceiling) < 1
     assert float(score) == pytest.approx(1.0, abs=1e-12)
+
+
+def independent_ks_similarity(model_values, data_values, bins, n_samples=1000, seed=0) -> float:
+    """The reference's bootstrap KS similarity written out with a loop and ``np.histogram`` (Marques et al. 2021).
+
+    Both value sets are clipped into the data's bins; each of ``n_samples`` resamples draws as many model
+    neurons as the data have (``RandomState(seed).choice``); similarity = 1 - KS / KS_max, KS_max being the
+    largest KS distance of the data histogram to a point mass in its first or last bin; the mean over resamples.
+    """
+    rng = np.random.RandomState(seed)
+    model = np.clip(np.asarray(model_values, float), bins[0], bins[-1])
+    data = np.clip(np.asarray(data_values, float), bins[0], bins[-1])
+    data_cdf = np.cumsum(np.histogram(data, bins)[0] / len(data))
+    n_bins = len(bins) - 1
+    ks_max = max(np.abs(np.cumsum(np.eye(n_bins)[0]) - data_cdf).max(),
+                 np.abs(np.cumsum(np.eye(n_bins)[-1]) - data_cdf).max())
+    similarities = []
+    for _ in range(n_samples):
+        sample = rng.choice(model, len(data))
+        model_cdf = np.cumsum(np.histogram(sample, bins)[0] / len(sample))
+        similarities.append(1 - np.abs(model_cdf - data_cdf).max() / ks_max)
+    return float(np.mean(similarities))
+
+
+def test_other_data_scored_with_ks_similarity_matches_an_independent_computation(v4, data_properties):
+    """A model whose neuroids differ from the data (pixel patches of the same images): score = KS similarity /
+    ceiling, each recomputed independently; the score is far from 1, so an error in either would show."""
+    stimuli = v4.attrs["stimulus_set"]
+    benchmark = PropertiesBenchmark(
+        "test.V4-mean_response_ks_other", 1, data_properties, stimuli, property_func=mean_response,
+        similarity_metric=brainscore.load_metric("ks_similarity", property_name="mean_response"),
+        ceiling_func=brainscore.load_ceiling("ks_similarity", property_name="mean_response"),
+        visual_degrees=11.2, number_of_trials=1, region="V4")
+    features = pixel_features(stimuli, block=14, region="V4") / 10
+    score = benchmark(PrecomputedFeatures(NeuroidAssembly(features), visual_degrees=11.2))
+    bins = data_properties.attrs["mean_response_bins"]
+    data_values = data_properties.values.ravel()
+    raw = independent_ks_similarity(features.values.mean(axis=0), data_values, bins)
+    ceiling = independent_ks_similarity(data_values, data_values, bins)
+    assert float(score.raw) == pytest.approx(raw, abs=1e-12)
+    assert float(benchmark.ceiling) == pytest.approx(ceiling, abs=1e-12)
+    assert float(score) == pytest.approx(raw / ceiling, abs=1e-12)
+    assert float(score) < 0.9

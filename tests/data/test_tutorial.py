@@ -20,9 +20,12 @@ def python_blocks(markdown: str) -> list[str]:
 def test_tutorial_has_every_step():
     blocks = python_blocks(TUTORIAL.read_text())
     code = "\n".join(blocks)
-    assert len(blocks) >= 9
+    assert len(blocks) >= 13
     for step in ("StimulusSet(", "NeuroidAssembly(", "validate(", "package_stimulus_set(",
-                 "package_data_assembly(", "publish(", "s3://", "publication.snippet", "brainscore.load_dataset("):
+                 "package_data_assembly(", "publish(", "s3://", "publication.snippet", "brainscore.load_dataset(",
+                 "NeuralBenchmark(", "visual_degrees=", "number_of_trials=", "ceiling_func=", "region=", "parent=",
+                 '[project.entry-points."brainscore.plugins"]', '"list", "benchmarks"', '"score", "--model"',
+                 "responses_repeat_averaged", "ceiling_func=None", "attach_stimulus_set("):
         assert step in code, step
 
 
@@ -47,7 +50,7 @@ def test_tutorial_runs_as_written(shared_data, tmp_path):
             "AWS_CONFIG_FILE": str(tmp_path / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
         })
         result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
-                                text=True, timeout=300)
+                                text=True, timeout=900)
     assert result.returncode == 0, f"tutorial failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
     out = result.stdout
     assert "3 problem(s)" in out and "'neuron_0'" in out and "'image0001'" in out  # the damaged copy
@@ -60,3 +63,10 @@ def test_tutorial_runs_as_written(shared_data, tmp_path):
         "stimulus_Tutorial_Cowley2026_210325.zip"]
     plugin = (tmp_path / "work/plugins/tutorial_cowley2026/__init__.py").read_text()
     compile(plugin, "plugin", "exec")
+    # the benchmark, its package found through the entry point, the command line, the averaged case
+    assert "Tutorial.Cowley2026.210325.V4-pls\n" in out                          # brainscore list benchmarks
+    assert '"benchmark": "Tutorial.Cowley2026.210325.V4-pls"' in out              # brainscore score --json
+    assert "no ceiling" in out
+    import importlib.metadata
+
+    assert not [d for d in importlib.metadata.distributions() if d.metadata["Name"] == "my-lab-brainscore"]

@@ -100,3 +100,53 @@ def test_kriegeskorte_message_names_the_upstream_files(empty_mirror):
         brainscore.load_benchmark("Kiani2007.IT-rdm").rdms
     message = str(error.value)
     assert "92_modelRDMs.mat" in message and "rsagroup/rsatoolbox" in message and "demos/92imageData" in message
+
+
+def test_built_benchmarks_sit_where_their_plugins_declare():
+    """The parent a plugin declares at registration (read without importing it) is the built benchmark's parent."""
+    from brainscore import registry
+    from brainscore.leaderboard.tree import benchmark_parents
+
+    parents = benchmark_parents(include_selection=True)
+    assert set(parents) == set(brainscore.list_benchmarks())
+    for identifier, parent in parents.items():
+        assert brainscore.load_benchmark(identifier).parent == parent, identifier
+    assert registry.benchmarks.declaring("selection_for", "V4") == [
+        "Cowley2026.190923.V4-pls", "Cowley2026.201025.V4-pls", "Cowley2026.210224.V4-pls"]
+    assert "Cowley2026.190923.V4-pls" not in benchmark_parents()  # selection-only: never in the leaderboard
+
+
+def test_layer_selection_reads_the_plugins_declarations():
+    from brainscore.scoring.selection import selection_benchmarks
+
+    assert selection_benchmarks()["V4"] == ("Cowley2026.190923.V4-pls", "Cowley2026.201025.V4-pls",
+                                            "Cowley2026.210224.V4-pls")
+
+
+def test_framework_code_names_no_study():
+    """Outside plugins/, no string in the code names a registered study (docstrings, comments and examples
+    given to the user with "e.g." aside)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    studies = {match.group(0) for kind in ("benchmarks", "datasets", "stimulus_sets")
+               for identifier in getattr(brainscore, f"list_{kind}")()
+               if (match := re.match(r"[A-Z][A-Za-z]+\d{4}", identifier))}
+    assert {"Cowley2026", "Geirhos2021", "Kriegeskorte2008"} <= studies
+    package = Path(brainscore.__file__).parent
+    offending = []
+    for path in package.rglob("*.py"):
+        if "plugins" in path.relative_to(package).parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                    and "e.g." not in node.value):
+                offending += [f"{path.relative_to(package)}:{node.lineno} {study}" for study in studies
+                              if study in node.value]
+    assert not offending, offending

@@ -88,3 +88,45 @@ def test_cli_prints_a_table_and_draws(tmp_path, monkeypatch, capsys):
                  "--output", str(tmp_path / "out.png")])
     out = capsys.readouterr().out
     assert code == 0 and "features.2" in out and "logits" in out and (tmp_path / "out.png").is_file()
+
+
+def test_report_says_what_it_shows(tmp_path, capsys):
+    """The committed layer is marked apart from the best one, marks and error bars are explained, and
+    each layer's score is printed once (issue 15, item 8)."""
+    stimuli = make_stimuli(tmp_path / "images", 6)
+    benchmark = MeanBenchmark(stimuli)
+    benchmark.region = "V4"
+    model = _model()
+    model.region_layer_map["V4"] = "features.0"
+    rows = layer_report(model, benchmark)
+    assert [r.committed for r in rows] == [True, False, False, False]
+    progress = capsys.readouterr()
+    assert progress.out == "" and progress.err.count("scored layer") == 4  # progress on stderr, no scores
+    table = format_table(rows)
+    lines = table.splitlines()
+    best = max(rows, key=lambda r: r.score)
+    assert best.layer != "features.0"
+    assert [line.split()[1] for line in lines[1:5] if line.rstrip().endswith("*")] == [best.layer]
+    assert lines[1].split()[1] == "features.0" and lines[1].rstrip().endswith("C")
+    assert "NOT the layer the model is" in table and "standard error" in table and "committed layer" in table
+    for row in rows:
+        assert sum(f"{row.score:.4f}" in line for line in lines) == 1
+    path = plot(rows, tmp_path / "plot.png", title="tiny")
+    assert path.stat().st_size > 5000
+
+
+def test_plot_legend_names_best_and_committed(tmp_path, monkeypatch):
+    import matplotlib.axes
+
+    stimuli = make_stimuli(tmp_path / "images", 6)
+    rows = layer_report(_model(), MeanBenchmark(stimuli), progress=False)
+    rows[0].committed = True
+    labels = []
+    original = matplotlib.axes.Axes.legend
+    monkeypatch.setattr(matplotlib.axes.Axes, "legend",
+                        lambda self, *a, **k: labels.extend(self.get_legend_handles_labels()[1]) or original(self, *a, **k))
+    plot(rows, tmp_path / "p.png")
+    best = max(rows, key=lambda r: r.score).layer
+    assert sorted(labels) == sorted(["score per layer (error bars: ±1 standard error over splits)",
+                      f"best on this benchmark: {best} (not the committed layer)",
+                      "committed layer: features.0 (what `brainscore score` uses)"])

@@ -8,6 +8,7 @@ import brainscore
 from brainscore.cli import main
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
+pytestmark = pytest.mark.slow  # the real pretrained network over 640 images
 
 
 def independent_even_odd_ceiling(raw: np.ndarray) -> float:

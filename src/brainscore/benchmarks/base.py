@@ -7,6 +7,7 @@ from typing import Any, Callable
 from brainscore.caching import Cache, content_key
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
+from brainscore.progress import stage
 
 
 class Benchmark(ABC):
@@ -86,7 +87,8 @@ class BenchmarkBase(Benchmark):
                 extra = self._ceiling_key() if self._ceiling_key else {}
                 key = content_key(kind="ceiling", benchmark=self.identifier, version=self.version,
                                   ceiling=self._ceiling_identity, **extra)
-                self._ceiling = Cache("ceilings").get_or_compute(key, self._ceiling_func)
+                with stage(f"ceiling of {self.identifier}"):  # silent when cached
+                    self._ceiling = Cache("ceilings").get_or_compute(key, self._ceiling_func)
         return self._ceiling
 
 

@@ -122,7 +122,12 @@ class LabelTaskBenchmark(BenchmarkBase):
 
     def __call__(self, candidate: BrainModel) -> Score:
         """Run the task on ``candidate`` and score its answers (:meth:`score_choices`)."""
-        return self.score_choices(self.choices(candidate))
+        from brainscore.progress import stage
+
+        choices = self.choices(candidate)
+        with stage(f"{self.identifier}: comparing {choices.sizes.get('presentation', len(choices))} model trials "
+                   f"with the data", unit="trial"):
+            return self.score_choices(choices)
 
     def score_choices(self, choices: DataAssembly) -> Score:  # pragma: no cover - abstract
         """Score answers already given (one per presentation, ``stimulus_id`` and stimulus columns as coords)."""

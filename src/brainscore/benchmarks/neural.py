@@ -18,6 +18,7 @@ from brainscore.benchmarks.base import BenchmarkBase, callable_identity
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
 from brainscore.data.stimuli import StimulusSet
+from brainscore.errors import ValidationError
 from brainscore.metrics.normalisation import explained_variance
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
@@ -104,7 +105,14 @@ class NeuralBenchmark(BenchmarkBase):
         """The recordings as packaged (with repetitions, if any)."""
         if self._recordings is None:
             source = self._assembly_source
-            self._recordings = source() if callable(source) and not isinstance(source, DataAssembly) else source
+            recordings = source() if callable(source) and not isinstance(source, DataAssembly) else source
+            if not isinstance(recordings.attrs.get("stimulus_set"), StimulusSet):
+                raise ValidationError(
+                    f"the assembly of benchmark {self.identifier!r} carries no stimulus set (attrs['stimulus_set']), "
+                    "so the model cannot be shown the images. Attach it with "
+                    "brainscore.data.attach_stimulus_set(assembly, stimulus_set), or load the assembly through the "
+                    "registry (brainscore.load_dataset(identifier)), which attaches it.")
+            self._recordings = recordings
         return self._recordings
 
     @property

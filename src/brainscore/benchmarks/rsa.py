@@ -167,6 +167,7 @@ class RSABenchmark(BenchmarkBase):
         """Score model ``features`` (``presentation x neuroid``, one time bin) recorded on the stimuli."""
         from brainscore.metrics.normalisation import ceil_score
         from brainscore.metrics.similarity.rdm import rdm
+        from brainscore.progress import stage
 
         features = squeeze_time_bin(features)
         if "presentation" in features.dims and "stimulus_id" in features.coords:
@@ -174,7 +175,12 @@ class RSABenchmark(BenchmarkBase):
             features = features.isel(presentation=np.flatnonzero(keep))
         model_rdm = rdm(features)
         rdms = self.rdms
-        values = np.array([float(self.metric(model_rdm, rdms.isel(rdm=i))) for i in range(rdms.sizes["rdm"])])
+        with stage(f"{self.identifier}: comparing the model's RDM", total=rdms.sizes["rdm"], unit="RDM") as progress:
+            values = []
+            for i in range(rdms.sizes["rdm"]):
+                values.append(float(self.metric(model_rdm, rdms.isel(rdm=i))))
+                progress.update()
+        values = np.array(values)
         labels = [_label(rdms, i, self.label_coords) for i in range(rdms.sizes["rdm"])]
         per_rdm = DataAssembly(values, dims=("rdm",), coords={"rdm": labels})
         error = values.std() / math.sqrt(len(values)) if len(values) > 1 else 0.0

@@ -2,7 +2,9 @@
 
 Each module in this package adds one sub-command through ``add_parser(subparsers)``, which must
 set ``func`` (called with the parsed arguments, returning an exit code). Modules are found with
-:mod:`pkgutil`, so adding a command needs no change here.
+:mod:`pkgutil`, so adding a command needs no change here. Every module is imported to build the
+parser, even for ``--help``: keep their top-level imports light (no numpy, xarray, torch,
+scikit-learn, matplotlib; import those inside the function that runs the command).
 """
 from __future__ import annotations
 
@@ -11,12 +13,14 @@ import importlib
 import pkgutil
 import sys
 
+from brainscore.config import package_version
 from brainscore.errors import BrainScoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command of this package."""
     parser = argparse.ArgumentParser(prog="brainscore", description="Score how brain-like a vision model is.")
+    parser.add_argument("--version", action="version", version=f"brainscore {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")

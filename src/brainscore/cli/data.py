@@ -171,10 +171,11 @@ def run_where(args) -> int:
     from brainscore.data import remote
     from brainscore.data.store import locate, store_path
 
-    print(f"store (BRAINSCORE_HOME):        {config.home()}")
+    print(f"store (home):                   {config.home()}")
     mirrors = config.data_mirrors()
-    print(f"mirrors (BRAINSCORE_DATA_MIRROR): {', '.join(map(str, mirrors)) or 'none'}")
-    print(f"offline (BRAINSCORE_OFFLINE):   {'yes' if config.offline() else 'no'}")
+    print(f"mirrors (data_mirror):          {', '.join(map(str, mirrors)) or 'none'}")
+    print(f"offline (offline):              {'yes' if config.offline() else 'no'}")
+    print(f"settings: environment variables, then {config.config_file()} (`brainscore config show`)")
     print(f"S3 endpoint:                    {remote.s3_endpoint_url() or 'Amazon S3'} "
           f"({'anonymous' if remote.s3_anonymous() else 'with AWS credentials'})")
     if args.patterns:

@@ -4,9 +4,6 @@ from __future__ import annotations
 import json
 import sys
 
-from brainscore import api
-from brainscore.runner.stages import summarise
-
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="score a model on a benchmark (or several, in this process)",
@@ -46,6 +43,9 @@ def run_grid(args) -> int:
 def run(args) -> int:
     if _several(args.model) or _several(args.benchmark):
         return run_grid(args)
+    from brainscore import api
+    from brainscore.runner.stages import summarise
+
     kwargs = {}
     if args.layer:
         benchmark = api.load_benchmark(args.benchmark)

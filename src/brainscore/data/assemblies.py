@@ -127,6 +127,30 @@ class PropertiesAssembly(DataAssembly):
     REQUIRED_COORDS = {"neuroid_id": "neuroid"}
 
 
+def nan_group_mean(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """Mean over the rows of each group, per column, ignoring NaN.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_rows, n_columns)
+    groups : ndarray of int, shape (n_rows,)
+        Group code of each row, in ``0 .. n_groups - 1``.
+    n_groups : int
+
+    Returns
+    -------
+    ndarray of shape (n_groups, n_columns)
+        NaN where a group has no finite value in a column.
+    """
+    valid = ~np.isnan(values)
+    sums = np.zeros((n_groups, values.shape[1]))
+    counts = np.zeros((n_groups, values.shape[1]))
+    np.add.at(sums, groups, np.where(valid, values, 0.0))
+    np.add.at(counts, groups, valid)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
 def average_repetition(assembly: DataAssembly, repetition_coord: str = "repetition") -> DataAssembly:
     """Average over repeated presentations of each stimulus.
 
@@ -162,13 +186,7 @@ def average_repetition(assembly: DataAssembly, repetition_coord: str = "repetiti
     axis = assembly.get_axis_num("presentation")
     values = np.moveaxis(np.asarray(assembly.values, dtype=float), axis, 0)
     flat = values.reshape(values.shape[0], -1)
-    valid = ~np.isnan(flat)
-    sums = np.zeros((n_groups, flat.shape[1]))
-    counts = np.zeros((n_groups, flat.shape[1]))
-    np.add.at(sums, codes, np.where(valid, flat, 0.0))
-    np.add.at(counts, codes, valid)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = (sums / counts).reshape((n_groups,) + values.shape[1:])
+    means = nan_group_mean(flat, codes, n_groups).reshape((n_groups,) + values.shape[1:])
     first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()  # one row per group
     coords = {name: ("presentation", frame[name].to_numpy()[first]) for name in keys}
     for name, coord in assembly.coords.items():

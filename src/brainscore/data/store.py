@@ -3,7 +3,8 @@
 A :class:`Source` declares one raw file by its path in the public repository it comes from, its
 sha256 and its public URL. :func:`fetch` returns a local path to a verified copy:
 
-1. each mirror directory in ``$BRAINSCORE_DATA_MIRROR`` is searched for ``source.path``;
+1. each mirror directory of the ``data_mirror`` setting (``$BRAINSCORE_DATA_MIRROR`` or the
+   user's config file, see :mod:`brainscore.config`) is searched for ``source.path``;
 2. else the store under ``$BRAINSCORE_HOME/sources`` is searched (earlier downloads);
 3. else the file is downloaded from ``source.url`` (unless ``$BRAINSCORE_OFFLINE=1``): HTTP with
    :mod:`pooch`, ``s3://`` anonymously with :mod:`s3fs`, see :mod:`brainscore.data.remote`.
@@ -166,7 +167,8 @@ def fetch(source: Source) -> Path:
     if stored.is_file():
         return verify(stored, source.sha256, what=f"stored copy of {source.path}")
     mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
-    how = (f"Put the file at <mirror>/{source.path} and set BRAINSCORE_DATA_MIRROR=<mirror> "
+    how = (f"Put the file at <mirror>/{source.path} and run `brainscore config set data_mirror <mirror>` "
+           f"(or set BRAINSCORE_DATA_MIRROR=<mirror>) "
            f"(mirrors searched: {mirrors})")
     if source.url is None or config.offline():
         reason = "no URL is declared" if source.url is None else "BRAINSCORE_OFFLINE=1 forbids downloads"
@@ -177,7 +179,13 @@ def fetch(source: Source) -> Path:
 
 def _download(source: Source, target: Path, how: str) -> Path:
     """Download ``source`` to ``target`` (see :mod:`brainscore.data.remote`) and remember it as verified."""
-    remote.download(source.url, target, source.sha256, what=source.path, hint=f"Or, to work offline: {how}.")
+    import sys
+
+    from brainscore.progress import stage
+
+    with stage(f"downloading {source.path}"):  # pooch draws the bar in a terminal; one line otherwise
+        remote.download(source.url, target, source.sha256, what=source.path, hint=f"Or, to work offline: {how}.",
+                        progressbar=sys.stderr.isatty())
     _remember(target, source.sha256)
     return target
 

@@ -162,6 +162,18 @@ def validate_identifier(identifier, what: str = "identifier") -> ValidationRepor
     return report
 
 
+def _check_type_and_identifier(report: "ValidationReport", value, expected: type, requirement: str,
+                               identifier: str | None, what: str) -> bool:
+    """Run the ``type`` check (and the identifier's, when given); False if the type is wrong and nothing else can run."""
+    report.ran("type")
+    if not isinstance(value, expected):
+        report.add("type", f"{requirement}, got {type(value).__name__}")
+        return False
+    if identifier is not None:
+        report.extend(validate_identifier(identifier, what))
+    return True
+
+
 def validate_stimulus_set(stimulus_set: pd.DataFrame, *, check_images: bool = True,
                           non_null_columns: Sequence[str] = ("stimulus_id",),
                           identifier: str | None = None) -> ValidationReport:
@@ -186,14 +198,11 @@ def validate_stimulus_set(stimulus_set: pd.DataFrame, *, check_images: bool = Tr
     """
     identifier = identifier if identifier is not None else getattr(stimulus_set, "identifier", None)
     report = ValidationReport(f"stimulus set {identifier!r}")
-    report.ran("type")
-    if not isinstance(stimulus_set, pd.DataFrame):
-        report.add("type", f"a stimulus set must be a StimulusSet (a pandas DataFrame), got "
-                           f"{type(stimulus_set).__name__}")
+    if not _check_type_and_identifier(report, stimulus_set, pd.DataFrame,
+                                      "a stimulus set must be a StimulusSet (a pandas DataFrame)", identifier,
+                                      "stimulus set identifier"):
         return report
-    if identifier is not None:
-        report.extend(validate_identifier(identifier, "stimulus set identifier"))
-    else:
+    if identifier is None:
         report.warnings.append("the stimulus set has no identifier; give one when packaging it")
     report.ran("stimulus_id_column")
     if "stimulus_id" not in stimulus_set.columns:
@@ -384,13 +393,10 @@ def validate_assembly(assembly: xr.DataArray, *, stimulus_set: pd.DataFrame | No
     """
     cls = assembly_class_of(assembly, assembly_class)
     report = ValidationReport(f"{cls.__name__} {identifier!r}" if identifier else cls.__name__)
-    report.ran("type")
-    if not isinstance(assembly, xr.DataArray):
-        report.add("type", f"an assembly must be an xarray DataArray (e.g. {cls.__name__}), got "
-                           f"{type(assembly).__name__}")
+    if not _check_type_and_identifier(report, assembly, xr.DataArray,
+                                      f"an assembly must be an xarray DataArray (e.g. {cls.__name__})", identifier,
+                                      "assembly identifier"):
         return report
-    if identifier is not None:
-        report.extend(validate_identifier(identifier, "assembly identifier"))
     da = xr.DataArray(assembly)
     multi = [n for n, index in da.indexes.items() if isinstance(index, pd.MultiIndex)]
     if multi:

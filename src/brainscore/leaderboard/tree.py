@@ -39,8 +39,6 @@ TREE: dict[str, str] = {
     "V2": "neural_vision",
     "V4": "neural_vision",
     "IT": "neural_vision",
-    "Geirhos2021": "behavior",
-    "Geirhos2021-top1": "engineering",
 }
 """The study-independent inner nodes of the tree -> their parent (child -> parent)."""
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import threading
 
+from brainscore.errors import ZOO_INSTALL, MissingDependencyError
+
 _lock = threading.Lock()
 _library = None  # keeps the torch.library.Library defining the schemas alive
 _SCHEMAS = {"nms": "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
@@ -21,8 +23,8 @@ def import_torchvision():
 
     Raises
     ------
-    ImportError
-        If torchvision is not installed (``pip install torchvision --no-deps`` keeps torch as it is).
+    MissingDependencyError
+        If torchvision is not installed; the message gives the install command of the model zoo.
     """
     global _library
     import torch
@@ -32,7 +34,7 @@ def import_torchvision():
             import torchvision  # noqa: F401
             return torchvision
         except ImportError:
-            raise
+            raise MissingDependencyError(f"torchvision is not installed; install the model zoo: {ZOO_INSTALL}") from None
         except RuntimeError:
             pass
         import sys

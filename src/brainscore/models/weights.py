@@ -9,7 +9,6 @@ derived from them, are the same on every run.
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Callable, Sequence
@@ -65,11 +64,15 @@ def check_weights_file(path: str | Path, sha256: str | None = None, official_nam
     return actual
 
 
-def find_weights(filename: str, env_var: str, weights_path: str | Path | None = None) -> Path | None:
-    """The local weights file: ``weights_path``, else ``$<env_var>/<filename>``, else the torch-hub cache, or None."""
+def find_weights(filename: str, setting: str, weights_path: str | Path | None = None) -> Path | None:
+    """The local weights file: ``weights_path``, else ``<folder>/<filename>`` where the folder is the
+    :mod:`brainscore.config` ``setting`` (its environment variable or the config file), else the
+    torch-hub cache, or None."""
+    from brainscore import config
+
     if weights_path is not None:
         return Path(weights_path).expanduser()
-    folder = os.environ.get(env_var)
+    folder = config.path_setting(setting)
     if folder and (Path(folder).expanduser() / filename).is_file():
         return Path(folder).expanduser() / filename
     import torch

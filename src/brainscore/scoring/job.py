@@ -6,6 +6,7 @@ from typing import Any
 
 from brainscore import registry
 from brainscore.metrics.score import Score
+from brainscore.progress import stage
 from brainscore.scoring import selection
 
 
@@ -54,7 +55,8 @@ def score(model_identifier: str, benchmark_identifier: str, **model_kwargs) -> S
     start = time.perf_counter()
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, **model_kwargs)
-    result = benchmark(model)
+    with stage(f"scoring {model_identifier} on {benchmark_identifier}"):
+        result = benchmark(model)
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     layers = getattr(model, "region_layer_map", None)

@@ -6,10 +6,15 @@ layer's features are then read back one layer at a time and scored with the benc
 ``score_features`` (its metric and ceiling normalisation), so memory holds one layer at a time.
 This is the curve that layer selection takes the argmax of (Schrimpf et al. 2020), drawn on the
 benchmark's own data.
+
+Read it with care: the best layer *on this benchmark* is not the layer the model is scored with.
+A model commits each region to one layer, chosen on separate selection data (or given by its
+author), never on the benchmark being scored; the report marks that committed layer separately.
 """
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
@@ -32,6 +37,7 @@ class LayerScore:
     error: float
     raw: float
     ceiling: float
+    committed: bool = False  # the layer the model commits the benchmark's region to (what `score` uses)
 
 
 def _number(value) -> float:
@@ -57,12 +63,13 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
         Score the features layer selection sees (layers above 1000 units reduced to 1000 principal
         components) instead of the raw features.
     progress : bool
-        Print one line per scored layer.
+        Report each scored layer on stderr (the scores themselves are in the returned rows).
 
     Returns
     -------
     list of LayerScore
-        In depth order.
+        In depth order; ``committed`` is set on the layer the model commits the benchmark's region
+        to (none when the benchmark has no region or the model cannot commit one).
 
     Raises
     ------
@@ -92,34 +99,72 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
         stored = extractor.extract(stimuli, layers)
         assemblies = {layer: (lambda layer=layer: stored[layer].assembly(stimuli, model.identifier))
                       for layer in layers}
+    committed = committed_layer(model, benchmark)
     rows = []
     for depth, layer in enumerate(layers):
         assembly = assemblies[layer]()
         score = benchmark.score_features(assembly)
         ceiling = score.attrs.get("ceiling")
         rows.append(LayerScore(depth, layer, int(assembly.sizes["neuroid"]), _number(score),
-                               _number(score.attrs.get("error")), _number(score.attrs.get("raw")), _number(ceiling)))
+                               _number(score.attrs.get("error")), _number(score.attrs.get("raw")), _number(ceiling),
+                               committed=layer == committed))
         del assembly
         if progress:
-            print(f"  {layer}: {rows[-1].score:.4f}", flush=True)
+            print(f"scored layer {depth + 1}/{len(layers)}: {layer}", file=sys.stderr, flush=True)
     return rows
 
 
-def format_table(rows: Sequence[LayerScore]) -> str:
-    """The report as an aligned text table (best layer marked with ``*``)."""
-    best = max(range(len(rows)), key=lambda i: -math.inf if math.isnan(rows[i].score) else rows[i].score) \
-        if rows else None
+def committed_layer(model, benchmark) -> str | None:
+    """The layer ``model`` commits the region of ``benchmark`` to (what scoring uses), or None.
+
+    None when the benchmark records no region, or the model has no layer for it and cannot select
+    one (no selection data). Selection, when it runs, is cached as in scoring.
+    """
+    region = getattr(benchmark, "region", None)
+    if region is None or not hasattr(model, "layer_for"):
+        return None
+    try:
+        return model.layer_for(region)
+    except BrainScoreError:
+        return None
+
+
+_LEGEND = ("* = the best layer on this benchmark's own data: what the curve peaks at, NOT the layer the model is\n"
+           "    scored with (a region's layer is chosen on separate selection data, or given by the model's author)\n"
+           "C = the committed layer: the one `brainscore score` uses for this benchmark's region\n"
+           "score = raw / ceiling; error = standard error of the score over the cross-validation splits")
+
+
+def format_table(rows: Sequence[LayerScore], legend: bool = True) -> str:
+    """The report as an aligned text table, each layer once.
+
+    The best layer on this benchmark is marked ``*``, the committed layer ``C``; with ``legend`` a
+    key under the table says what the marks, the error and the score mean.
+    """
+    best = _best(rows)
     width = max([len("layer")] + [len(r.layer) for r in rows])
     lines = [f"{'depth':>5}  {'layer':<{width}}  {'units':>9}  {'score':>8}  {'error':>8}  {'raw':>8}  {'ceiling':>8}"]
     for i, r in enumerate(rows):
-        mark = "*" if i == best else " "
+        mark = ("*" if i == best else " ") + ("C" if r.committed else " ")
         lines.append(f"{r.depth:>5}  {r.layer:<{width}}  {r.n_features:>9}  {r.score:>8.4f}  {r.error:>8.4f}  "
-                     f"{r.raw:>8.4f}  {r.ceiling:>8.4f} {mark}")
+                     f"{r.raw:>8.4f}  {r.ceiling:>8.4f} {mark}".rstrip())
+    if legend:
+        lines += ["", _LEGEND]
     return "\n".join(lines)
 
 
+def _best(rows: Sequence[LayerScore]) -> int | None:
+    finite = [i for i, r in enumerate(rows) if not math.isnan(r.score)]
+    return max(finite, key=lambda i: rows[i].score) if finite else None
+
+
 def plot(rows: Sequence[LayerScore], path: str | Path, title: str = "") -> Path:
-    """Draw score against depth with error bars (standard error over splits) to ``path`` (PNG)."""
+    """Draw score against depth to ``path`` (PNG), saying what it shows.
+
+    Error bars are ±1 standard error over the cross-validation splits; a red star marks the best
+    layer on this benchmark (not the committed one), a green diamond and dashed line the committed
+    layer (what scoring uses), when the rows know it.
+    """
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -131,16 +176,24 @@ def plot(rows: Sequence[LayerScore], path: str | Path, title: str = "") -> Path:
     score = np.array([r.score for r in rows])
     error = np.nan_to_num(np.array([r.error for r in rows]))
     figure, axis = plt.subplots(figsize=(max(6, 0.45 * len(rows) + 2), 4.5))
-    axis.errorbar(depth, score, yerr=error, marker="o", capsize=3, color="tab:blue")
-    if np.isfinite(score).any():
-        best = int(np.nanargmax(score))
-        axis.plot(depth[best], score[best], marker="*", markersize=16, color="tab:red",
-                  label=f"best: {rows[best].layer}")
-        axis.legend(loc="best")
+    axis.errorbar(depth, score, yerr=error, marker="o", capsize=3, color="tab:blue",
+                  label="score per layer (error bars: ±1 standard error over splits)")
+    best = _best(rows)
+    if best is not None:
+        axis.plot(depth[best], score[best], marker="*", markersize=16, color="tab:red", linestyle="none",
+                  label=f"best on this benchmark: {rows[best].layer} (not the committed layer)")
+    committed = [i for i, r in enumerate(rows) if r.committed]
+    if committed:
+        i = committed[0]
+        axis.axvline(depth[i], color="tab:green", linestyle="--", alpha=0.7)
+        axis.plot(depth[i], score[i], marker="D", markersize=9, markerfacecolor="none", markeredgewidth=2,
+                  color="tab:green", linestyle="none",
+                  label=f"committed layer: {rows[i].layer} (what `brainscore score` uses)")
+    axis.legend(loc="best", fontsize=8)
     axis.set_xticks(depth)
     axis.set_xticklabels([r.layer for r in rows], rotation=60, ha="right", fontsize=8)
     axis.set_xlabel("layer (depth order)")
-    axis.set_ylabel("score (ceiled)")
+    axis.set_ylabel("score (raw / ceiling)")
     axis.set_title(title)
     axis.grid(alpha=0.3)
     figure.tight_layout()

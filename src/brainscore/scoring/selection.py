@@ -23,6 +23,7 @@ import numpy as np
 from brainscore import registry
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.errors import BrainScoreError
+from brainscore.progress import stage
 
 VERSION = 1  # bump when the choice of benchmarks or the rule changes (invalidates stored choices)
 
@@ -97,9 +98,11 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     per_layer: dict[str, list[float]] = {layer: [] for layer in candidates.layers}
     for identifier in available[region]:
         benchmark, features = selection_features(identifier, candidates)
-        for layer in candidates.layers:
-            raw = benchmark.metric(features[layer], benchmark.assembly)
-            per_layer[layer].append(float(raw))
+        with stage(f"{region} layer selection on {identifier}", total=len(candidates.layers), unit="layer") as progress:
+            for layer in candidates.layers:
+                raw = benchmark.metric(features[layer], benchmark.assembly)
+                per_layer[layer].append(float(raw))
+                progress.update()
     return {layer: float(np.mean(values)) for layer, values in per_layer.items()}
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import glob
 import os
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -159,21 +160,65 @@ def _tv():
 
         return import_torchvision()
     except ImportError:
-        pytest.skip("torchvision is not installed (pip install --no-deps torchvision==0.28.0)")
+        pytest.skip("torchvision is not installed (python -m pip install -e \".[zoo]\")")
 
 
 def test_torchvision_untrained_is_named_so_and_reproducible():
     _tv()
-    with pytest.warns(UserWarning, match="untrained"):
-        first = brainscore.load_model("torchvision:resnet18")
+    first = brainscore.load_model("torchvision:resnet18-untrained")
     assert first.identifier == "torchvision:resnet18-untrained"
-    second = brainscore.load_model("torchvision:resnet18", pretrained=False)
+    second = brainscore.load_model("torchvision:resnet18-untrained")
     assert first.activations_model.weights_hash == second.activations_model.weights_hash
+    assert torch.equal(first.activations_model.model.fc.weight, second.activations_model.model.fc.weight)
     second.region_layer_map["V4"] = "layer3.1"
     report = check_model(second)
     assert report["shapes"]["V4"]["neuroid"] == 256 * 14 * 14 and len(report["labels"]) == 4
-    with pytest.raises(brainscore.DataNotFoundError, match="resnet18-f37072fd.pth"):
-        brainscore.load_model("torchvision:resnet18", pretrained=True)
+    assert {"torchvision:resnet18", "torchvision:resnet18-untrained"} <= set(brainscore.list_models("torchvision:*"))
+
+
+def test_trained_name_without_weights_is_refused(tmp_path, monkeypatch):
+    """A trained model's name never stands for the untrained network (issue 15, item 1)."""
+    _tv()
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))  # an empty torch-hub cache
+    monkeypatch.delenv("BRAINSCORE_TORCHVISION_WEIGHTS", raising=False)
+    with pytest.raises(brainscore.DataNotFoundError) as error:
+        brainscore.load_model("torchvision:resnet18")
+    message = str(error.value)
+    for needed in ("resnet18-f37072fd.pth", "brainscore config set torchvision_weights",
+                   "BRAINSCORE_TORCHVISION_WEIGHTS", "weights_path=", "torchvision:resnet18-untrained"):
+        assert needed in message
+    # from the command line: one line on stderr, exit code 2, no score printed under the trained name
+    from brainscore.cli import main
+
+    code = main(["score", "--model", "torchvision:resnet18", "--benchmark", "Cowley2026.210325.V4-pls"])
+    assert code == 2
+
+
+def test_timm_trained_name_without_weights_is_refused(monkeypatch):
+    _tv()
+    pytest.importorskip("timm")
+    monkeypatch.delenv("BRAINSCORE_TIMM_WEIGHTS", raising=False)
+    with pytest.raises(brainscore.DataNotFoundError, match="timm:resnet50-untrained"):
+        brainscore.load_model("timm:resnet50")
+
+
+def test_missing_zoo_package_is_one_line_with_the_install_command(monkeypatch, capsys):
+    import sys
+
+    from brainscore.cli import main
+    from brainscore.errors import ZOO_INSTALL, MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "timm", None)  # `import timm` raises ImportError
+    monkeypatch.setitem(sys.modules, "torchvision", None)
+    with pytest.raises(MissingDependencyError, match="install the model zoo"):
+        brainscore.load_model("timm:resnet50-untrained")
+    capsys.readouterr()
+    assert main(["score", "--model", "timm:resnet50-untrained", "--benchmark", "Cowley2026.210325.V4-pls"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: torchvision is not installed; install the model zoo: {ZOO_INSTALL}"]
+    assert ZOO_INSTALL == 'python -m pip install -e ".[zoo]"'
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    assert ZOO_INSTALL in readme and "--no-deps" not in readme  # one install command, the same everywhere
 
 
 def test_torchvision_weights_file_is_hash_checked(tmp_path, monkeypatch):
@@ -199,11 +244,21 @@ def test_torchvision_weights_file_is_hash_checked(tmp_path, monkeypatch):
     monkeypatch.setenv("BRAINSCORE_TORCHVISION_WEIGHTS", str(folder))
     with pytest.raises(brainscore.HashMismatchError, match="f37072fd"):
         brainscore.load_model("torchvision:resnet18")
+    # the same folder from the user's config file (environment variables override it)
+    monkeypatch.delenv("BRAINSCORE_TORCHVISION_WEIGHTS")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    from brainscore import config
+
+    config.set_value("torchvision_weights", str(folder))
+    with pytest.raises(brainscore.HashMismatchError, match="f37072fd"):
+        brainscore.load_model("torchvision:resnet18")
+    with pytest.raises(brainscore.ValidationError, match="takes no weights_path"):
+        brainscore.load_model("torchvision:resnet18-untrained", weights_path=path)
 
 
 def test_transformer_tokens_get_embedding_coordinates():
     _tv()
-    model = brainscore.load_model("torchvision:vit_b_16", pretrained=False,
+    model = brainscore.load_model("torchvision:vit_b_16-untrained",
                                   region_layer_map={"IT": "encoder.layers.encoder_layer_11"})
     model.start_recording("IT", [(70, 170)])
     features = model.look_at(_photos())
@@ -214,8 +269,7 @@ def test_transformer_tokens_get_embedding_coordinates():
 def test_timm_untrained():
     _tv()
     pytest.importorskip("timm")
-    with pytest.warns(UserWarning, match="untrained"):
-        model = brainscore.load_model("timm:convnext_tiny", region_layer_map={"V1": "stages.0.blocks.2"})
+    model = brainscore.load_model("timm:convnext_tiny-untrained", region_layer_map={"V1": "stages.0.blocks.2"})
     assert model.identifier == "timm:convnext_tiny-untrained"
     report = check_model(model)
     assert report["shapes"]["V1"]["neuroid"] == 96 * 56 * 56

@@ -43,7 +43,7 @@ import pandas as pd
 import scipy.stats
 import xarray as xr
 
-from brainscore.data.assemblies import DataAssembly
+from brainscore.data.assemblies import DataAssembly, nan_group_mean
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Ceiling, Metric
 from brainscore.metrics.kernels.similarity import pearson
@@ -76,17 +76,6 @@ class ResponseMatrix:
         position = np.searchsorted(self.objects, self.truth)
         position = np.minimum(position, len(self.objects) - 1)
         return np.where(self.objects[position] == self.truth, position, -1)
-
-
-def _nan_group_mean(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Mean over rows of each group, per column, ignoring NaN (NaN for an empty group)."""
-    valid = ~np.isnan(values)
-    sums = np.zeros((n_groups, values.shape[1]))
-    counts = np.zeros((n_groups, values.shape[1]))
-    np.add.at(sums, groups, np.where(valid, values, 0.0))
-    np.add.at(counts, groups, valid)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return sums / counts
 
 
 def model_response_matrix(probabilities, truth_of: pd.Series, stimulus_coord: str = "stimulus_id",
@@ -178,7 +167,7 @@ def dprimes(matrix: ResponseMatrix, normalize: bool, cap: float = 5.0) -> Respon
     values = matrix.values
     objects, truth = matrix.objects, matrix.truth
     truth_objects, truth_group = np.unique(truth, return_inverse=True)
-    false_alarms = _nan_group_mean(values, truth_group, len(truth_objects))  # [truth object, column]
+    false_alarms = nan_group_mean(values, truth_group, len(truth_objects))  # [truth object, column]
     # for column c: the row of object c among the truth objects (-1 if no image shows c)
     position = np.minimum(np.searchsorted(truth_objects, objects), len(truth_objects) - 1)
     object_row = np.where(truth_objects[position] == objects, position, -1)
@@ -190,7 +179,7 @@ def dprimes(matrix: ResponseMatrix, normalize: bool, cap: float = 5.0) -> Respon
         result = scipy.stats.norm.ppf(1 - values) - scipy.stats.norm.ppf(pair)
     result = np.clip(result, -cap, cap)
     if normalize:
-        result = result - _nan_group_mean(result, truth_group, len(truth_objects))[truth_group]
+        result = result - nan_group_mean(result, truth_group, len(truth_objects))[truth_group]
     return ResponseMatrix(matrix.images, objects, truth, result)
 
 

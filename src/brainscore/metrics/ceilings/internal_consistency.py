@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
-from sklearn.model_selection import ShuffleSplit
 
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
 from brainscore.metrics.kernels.correlation import pearsonr_columns, pearsonr_columns_nan, spearman_brown
 from brainscore.metrics.score import Score
+from brainscore.metrics.splits import shuffle_split
 
 __all__ = ["InternalConsistency", "TemporalInternalConsistency", "split_half_consistency"]
 
@@ -165,10 +165,9 @@ class InternalConsistency(Ceiling):
         if len(unique) < 2:
             raise ValidationError(f"internal consistency needs at least 2 distinct {self.split_coord!r} values to "
                                   f"split in halves, found {len(unique)}")
-        splitter = ShuffleSplit(n_splits=self.splits, train_size=self.train_size, test_size=None,
-                                random_state=self.random_state)
         halves = np.zeros((self.splits, len(unique)))
-        for s, (first, _) in enumerate(splitter.split(np.zeros(len(unique)))):
+        for s, (first, _) in enumerate(shuffle_split(len(unique), self.splits, self.train_size, None,
+                                                     self.random_state)):
             halves[s, first] = 1.0
         return unique, halves
 

@@ -141,6 +141,20 @@ def stack_rdms(rdms: Sequence[np.ndarray] | np.ndarray, stimulus_ids: Sequence, 
 
 
 # ---- RDM metrics --------------------------------------------------------------------------------
+def _rdm_pair(assembly1, assembly2, neuroid_dim: str, comparison_coord: str, dtype) -> tuple:
+    """Both RDMs sorted by ``comparison_coord``, ready for ranking: ``(sorted ids, rdm1, rdm2)``.
+
+    Raises
+    ------
+    AlignmentError
+        If the two hold different stimuli.
+    """
+    ids1, rdm1 = _rdm_array(assembly1, neuroid_dim, comparison_coord, dtype, for_ranking=True)
+    ids2, rdm2 = _rdm_array(assembly2, neuroid_dim, comparison_coord, dtype, for_ranking=True)
+    _check_same_stimuli(ids1, ids2, comparison_coord)
+    return ids1, rdm1, rdm2
+
+
 class RDMMetric(Metric):
     """Spearman correlation of two correlation-distance RDMs (Kriegeskorte et al. 2008).
 
@@ -169,9 +183,7 @@ class RDMMetric(Metric):
 
     def __call__(self, assembly1, assembly2) -> Score:
         """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data); responses or RDM assemblies."""
-        ids1, rdm1 = _rdm_array(assembly1, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
-        ids2, rdm2 = _rdm_array(assembly2, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
-        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        ids1, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype)
         rho = kernels.rdm_spearman(rdm1, rdm2)
         return Score.of(rho, n_stimuli=len(ids1))
 
@@ -211,15 +223,13 @@ class RDMCrossValidated(_CrossValidated):
 
     def __call__(self, assembly1, assembly2) -> Score:
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
-        ids1, rdm1 = _rdm_array(assembly1, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
-        ids2, rdm2 = _rdm_array(assembly2, self.neuroid_dim, self.comparison_coord, self.dtype, for_ranking=True)
-        _check_same_stimuli(ids1, ids2, self.comparison_coord)
+        ids2, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype)
         config = self._config(self.comparison_coord, assembly2)
         masks = _test_only_splits(ids2, assembly2, config, assembly1)
         ranks1 = kernels.SubsetRanks(kernels.upper_triangle(rdm1))
         ranks2 = kernels.SubsetRanks(kernels.upper_triangle(rdm2))
         values = [kernels.subset_spearman(ranks1, ranks2, kernels.upper_triangle(np.outer(mask, mask)))
                   for mask in masks]
-        return _aggregate_splits(values, n_stimuli=len(ids1), stratification_coord=config.stratification_coord)
+        return _aggregate_splits(values, n_stimuli=len(ids2), stratification_coord=config.stratification_coord)
 
 

@@ -42,7 +42,7 @@ SOURCES = {
     **{f"images_{s}": Source(f"cowley2026_v4/images/images_{s}.zip", h, f"{_URL}/images/images_{s}.zip")
        for s, h in IMAGES.items()},
     **{f"averaged_{s}": Source(f"cowley2026_v4/responses_repeat_averaged/responses_{s}.npy", h,
-                               f"{_URL}/responses_repeataveraged/responses_{s}.npy")
+                               f"{_URL}/responses_repeat_averaged/responses_{s}.npy")
        for s, h in AVERAGED.items()},
     **{f"raw_{s}": Source(f"cowley2026_v4/responses_raw/responses_{s}.npy", h,
                           f"{_URL}/responses_raw/responses_{s}.npy")

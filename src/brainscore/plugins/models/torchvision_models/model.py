@@ -1,32 +1,33 @@
 """torchvision architectures: ImageNet weights from a local file (hash checked), or untrained.
 
-No weights are downloaded. A pretrained network is loaded from, in order: the ``weights_path``
-argument; ``$BRAINSCORE_TORCHVISION_WEIGHTS/<official file name>``; the torch-hub cache
+No weights are downloaded. ``torchvision:<arch>`` names the ImageNet-trained network and is
+loaded from, in order: the ``weights_path`` argument; ``<folder>/<official file name>`` where the
+folder is the ``torchvision_weights`` setting (``brainscore config set torchvision_weights FOLDER``
+or ``$BRAINSCORE_TORCHVISION_WEIGHTS``); the torch-hub cache
 (``$TORCH_HOME/hub/checkpoints/<official file name>``, where torchvision keeps its downloads).
-The file's sha256 is checked against ``weights_sha256`` when given, else against the hash
-prefix in the official file name (the IMAGENET1K_V1 weights, which the reference's torchvision
-models use). Without a file the network is untrained (seeded, so its weights are the same on
-every run) and its identifier gets the suffix ``-untrained``, so its scores are never taken for
-the pretrained network's; pass ``pretrained=True`` to make a missing file an error instead.
+The file's sha256 is checked against ``weights_sha256`` when given, else against the hash prefix
+in the official file name (the IMAGENET1K_V1 weights, which the reference's torchvision models
+use). Without a file, loading fails with an error that says where to put it: a name never stands
+for other weights. The untrained network (seeded, so its weights are the same on every run) is
+the separate model ``torchvision:<arch>-untrained``.
 
 Preprocessing is the reference's default (squash to 224 pixels, ImageNet mean and std); the
 field of view is 8 degrees. Candidate layers follow the reference's choices where it has them
 (AlexNet: ``features.2 … classifier.5``) and otherwise each stage's or block's output.
 
-torchvision is imported through :func:`brainscore.models._torchvision.import_torchvision`
-(install with ``pip install --no-deps torchvision==0.28.0`` to keep the CPU torch).
+torchvision is part of the model zoo: ``python -m pip install -e ".[zoo]"``.
 """
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
-from brainscore.errors import DataNotFoundError
+from brainscore.errors import DataNotFoundError, ValidationError
 from brainscore.models.commitment import ModelCommitment, pytorch_commitment
 from brainscore.models.preprocessing import Preprocessing
 from brainscore.models.weights import check_weights_file, find_weights, resnet_layers, seeded
 
 PLUGIN_DIR = Path(__file__).parent
+SETTING = "torchvision_weights"  # brainscore.config; environment variable BRAINSCORE_TORCHVISION_WEIGHTS
 ENV_VAR = "BRAINSCORE_TORCHVISION_WEIGHTS"
 VISUAL_DEGREES = 8
 
@@ -70,48 +71,66 @@ def _entry(architecture: str):
         raise ValueError(f"unknown torchvision architecture {architecture!r}; known: {sorted(ARCHITECTURES)}") from None
 
 
-def get_model(architecture: str, weights_path=None, weights_sha256: str | None = None,
-              pretrained: bool | None = None):
+def missing_weights_message(architecture: str) -> str:
+    """What to do when the ImageNet weights of ``torchvision:<architecture>`` are not found."""
+    filename = _entry(architecture)[0]
+    return (f"torchvision:{architecture} is the ImageNet-trained network, and its weights file {filename} was not "
+            f"found. Download https://download.pytorch.org/models/{filename} into a folder and run "
+            f"`brainscore config set torchvision_weights FOLDER` (or set {ENV_VAR}=FOLDER), or put it in the "
+            f"torch-hub cache (torch.hub.get_dir()/checkpoints); in Python, pass weights_path=... (and "
+            f"weights_sha256=...). For the untrained network, ask for torchvision:{architecture}-untrained.")
+
+
+def get_model(architecture: str, weights_path=None, weights_sha256: str | None = None, pretrained: bool = True):
     """The network and its weights hash: ``(torch.nn.Module, sha256 or None)``; None means untrained.
+
+    Parameters
+    ----------
+    pretrained : bool
+        True: load the ImageNet weights (a file must be found); False: the seeded untrained network
+        (``weights_path`` must then be None).
 
     Raises
     ------
     DataNotFoundError
-        With ``pretrained=True`` and no weights file found.
+        With ``pretrained=True`` and no weights file found; the message says where to put it.
     HashMismatchError
         If the file's content does not match.
+    ValidationError
+        If ``weights_path`` is given for the untrained network.
     """
     import torch
 
     from brainscore.models._torchvision import import_torchvision
 
-    torchvision = import_torchvision()
     filename = _entry(architecture)[0]
-    path = find_weights(filename, ENV_VAR, weights_path) if pretrained is not False else None
-    model = seeded(lambda: torchvision.models.get_model(architecture, weights=None))
+    if not pretrained:
+        if weights_path is not None:
+            raise ValidationError(f"torchvision:{architecture}-untrained takes no weights_path; load "
+                                  f"torchvision:{architecture} with weights_path=... instead")
+        torchvision = import_torchvision()
+        return seeded(lambda: torchvision.models.get_model(architecture, weights=None)).eval(), None
+    path = find_weights(filename, SETTING, weights_path)
     if path is None:
-        if pretrained:
-            raise DataNotFoundError(
-                f"no ImageNet weights for torchvision:{architecture}: put {filename} (from "
-                f"https://download.pytorch.org/models/{filename}) in ${ENV_VAR} or the torch-hub cache, or pass "
-                f"weights_path=... with weights_sha256=...")
-        return model.eval(), None
+        raise DataNotFoundError(missing_weights_message(architecture))
     sha256 = check_weights_file(path, weights_sha256, official_name=filename if weights_path is None else None)
+    torchvision = import_torchvision()
+    model = seeded(lambda: torchvision.models.get_model(architecture, weights=None))
     model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
     return model.eval(), sha256
 
 
 def commitment(architecture: str, region_layer_map: dict | None = None, weights_path=None,
-               weights_sha256: str | None = None, pretrained: bool | None = None, **kwargs) -> ModelCommitment:
-    """The brain model ``torchvision:<architecture>`` (``-untrained`` when no weights file is found)."""
-    identifier = f"torchvision:{architecture}"
+               weights_sha256: str | None = None, pretrained: bool = True, **kwargs) -> ModelCommitment:
+    """The brain model ``torchvision:<architecture>`` (trained) or ``torchvision:<architecture>-untrained``.
+
+    Raises
+    ------
+    DataNotFoundError
+        If ``pretrained`` and no weights file is found (see :func:`missing_weights_message`).
+    """
+    identifier = f"torchvision:{architecture}" + ("" if pretrained else "-untrained")
     model, sha256 = get_model(architecture, weights_path, weights_sha256, pretrained)
-    if sha256 is None:
-        if pretrained is None:
-            warnings.warn(f"{identifier}: no ImageNet weights file found ({_entry(architecture)[0]} in "
-                          f"${ENV_VAR} or the torch-hub cache); using the untrained network as "
-                          f"{identifier}-untrained", stacklevel=3)
-        identifier += "-untrained"
     kwargs.setdefault("visual_degrees", VISUAL_DEGREES)
     return pytorch_commitment(identifier, model, kwargs.pop("layers", layers(architecture)),
                               preprocessing=Preprocessing("imagenet", 224), weights_hash=sha256,
