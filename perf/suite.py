@@ -137,9 +137,11 @@ def distinct_images(benchmarks: list[str]) -> list[Path]:
 
 def forward_floor(model_identifier: str, files: list[Path]) -> float:
     """Seconds of one bare forward pass over ``files`` at the model's batch size (loading and preprocessing included)."""
+    # the model first: importing brainscore's extraction before torch sets torch's threading up as
+    # extraction runs it (passive OpenMP waits, huge pages), so the floor is measured the same way
+    extractor = brainscore.load_model(model_identifier).activations_model
     import torch
 
-    extractor = brainscore.load_model(model_identifier).activations_model
     network = extractor.model.eval()
     if extractor.preprocessing.channels_last:
         network = network.to(memory_format=torch.channels_last)
