@@ -166,6 +166,7 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> st
     """The (a) floor, (b) run, (c) sequential score table (markdown) for ``models`` on the benchmarks of ``benchmarks_spec``."""
     import tempfile
 
+    import brainscore.models.extraction  # noqa: F401 - before torch: its threading settings (see there)
     from brainscore.runner.grid import expand
 
     benchmarks = expand(benchmarks_spec, "benchmark")
