@@ -159,7 +159,17 @@ def _timed(command: list[str], home: Path) -> tuple[float, int, str]:
     env = {**os.environ, "BRAINSCORE_HOME": str(home)}
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True)
-    return time.perf_counter() - start, done.returncode, done.stderr
+    return time.perf_counter() - start, done.returncode, done.stderr, done.stdout
+
+
+def _scores(stdout: str) -> dict[tuple[str, str], tuple]:
+    """(model, benchmark) -> (score, raw, ceiling, error) from JSON lines."""
+    out = {}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            item = json.loads(line)
+            out[(item["model"], item["benchmark"])] = tuple(item.get(k) for k in ("score", "raw", "ceiling", "error"))
+    return out
 
 
 def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> str:
@@ -178,7 +188,7 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> st
         floor = forward_floor(model, files)
         print(f"{model}: (a) {floor:.0f} s over {len(files)} images", file=sys.stderr, flush=True)
         with tempfile.TemporaryDirectory() as home:
-            run_s, run_rc, run_err = _timed([sys.executable, "-m", "brainscore", "run", "--models", model,
+            run_s, run_rc, run_err, run_out = _timed([sys.executable, "-m", "brainscore", "run", "--models", model,
                                              "--benchmarks", benchmarks_spec, "--workers", str(workers), "--json",
                                              "--no-progress"], Path(home))
         stats = {}
@@ -187,13 +197,17 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> st
                 stats = {part.rsplit(" ", 1)[0]: float(part.rsplit(" ", 1)[1])
                          for part in line.split(": ", 1)[1].split(", ")}
         print(f"{model}: (b) {run_s:.0f} s (exit {run_rc}) {stats}", file=sys.stderr, flush=True)
-        sequential = 0.0
+        sequential, alone = 0.0, {}
         with tempfile.TemporaryDirectory() as home:
             for benchmark in benchmarks:
-                seconds, _, _ = _timed([sys.executable, "-m", "brainscore", "score", "--model", model,
-                                        "--benchmark", benchmark, "--json"], Path(home))
+                seconds, _, _, out = _timed([sys.executable, "-m", "brainscore", "score", "--model", model,
+                                             "--benchmark", benchmark, "--json"], Path(home))
                 sequential += seconds
-        print(f"{model}: (c) {sequential:.0f} s", file=sys.stderr, flush=True)
+                alone.update(_scores(out))
+        grid = _scores(run_out)
+        same = sum(grid.get(pair) == values for pair, values in alone.items())
+        print(f"{model}: (c) {sequential:.0f} s; (b) and (c) give identical numbers on {same} of {len(alone)} "
+              f"pairs scored by (c) ({len(grid)} by (b))", file=sys.stderr, flush=True)
         rows.append(f"| `{model}` | {len(files)} | {floor:.0f} | {run_s:.0f} | {stats.get('select', 0):.0f} | "
                     f"{sequential:.0f} | {run_s / floor:.2f} | {sequential / run_s:.2f} |")
     return "\n".join(rows) + "\n"
