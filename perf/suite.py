@@ -1,4 +1,5 @@
-"""The benchmark suite as a table: data, metric, ceiling (computed on the real data), parent, and a model's score.
+"""The benchmark suite as a table: data, metric, ceiling (computed on the real data), parent, and a model's score;
+and, with ``--speed``, how fast the whole suite is scored.
 
 Regenerates the table of ``docs/benchmarks.md``::
 
@@ -9,6 +10,17 @@ Regenerates the table of ``docs/benchmarks.md``::
 Ceilings are cached by content (``$BRAINSCORE_HOME/cache/ceilings``), so a second run is quick. A
 benchmark that fails (missing data, a model that cannot do its task) gets its error in the table
 instead of a number, and the run goes on.
+
+``--speed`` prints, side by side in one run, for each ``--speed-model`` (default EfficientNet-Lite0 and
+the untrained torchvision ResNet-18, `torchvision:resnet18-untrained`, which has no stored layer map)::
+
+    BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py --speed
+
+(a) the floor: one bare forward pass (files loaded and preprocessed, the network run at its batch
+size, outputs discarded) over every distinct image of every benchmark of the suite; (b)
+``brainscore run --benchmarks '*' --workers 2`` from an empty cache; (c) the same pairs as one
+``brainscore score`` call after the other, from another empty cache; and the task-seconds (b) spent
+on layer selection. Each of (b) and (c) starts its own ``BRAINSCORE_HOME`` in a temporary folder.
 """
 from __future__ import annotations
 
@@ -123,12 +135,110 @@ def markdown(rows: list[dict], model: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def distinct_images(benchmarks: list[str]) -> list[Path]:
+    """Every distinct image file the benchmarks show a model (their stimulus sets, unplaced)."""
+    files: dict[str, Path] = {}
+    for identifier in benchmarks:
+        stimuli = brainscore.load_benchmark(identifier).stimulus_set
+        for stimulus_id in stimuli["stimulus_id"]:
+            path = Path(stimuli.get_stimulus(stimulus_id))
+            files.setdefault(str(path.resolve()), path)
+    return list(files.values())
+
+
+def forward_floor(model_identifier: str, files: list[Path]) -> float:
+    """Seconds of one bare forward pass over ``files`` at the model's batch size (loading and preprocessing included)."""
+    # the model first: importing brainscore's extraction before torch sets torch's threading up as
+    # extraction runs it (passive OpenMP waits, huge pages), so the floor is measured the same way
+    extractor = brainscore.load_model(model_identifier).activations_model
+    import torch
+
+    network = extractor.model.eval()
+    if extractor.preprocessing.channels_last:
+        network = network.to(memory_format=torch.channels_last)
+    start = time.perf_counter()
+    with torch.inference_mode():
+        for first in range(0, len(files), extractor.batch_size):
+            network(extractor.preprocessing(files[first:first + extractor.batch_size]))
+    return time.perf_counter() - start
+
+
+def _timed(command: list[str], home: Path) -> tuple[float, int, str]:
+    import os
+    import subprocess
+
+    env = {**os.environ, "BRAINSCORE_HOME": str(home)}
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    return time.perf_counter() - start, done.returncode, done.stderr, done.stdout
+
+
+def _scores(stdout: str) -> dict[tuple[str, str], tuple]:
+    """(model, benchmark) -> (score, raw, ceiling, error) from JSON lines."""
+    out = {}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            item = json.loads(line)
+            out[(item["model"], item["benchmark"])] = tuple(item.get(k) for k in ("score", "raw", "ceiling", "error"))
+    return out
+
+
+def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> str:
+    """The (a) floor, (b) run, (c) sequential score table (markdown) for ``models`` on the benchmarks of ``benchmarks_spec``."""
+    import tempfile
+
+    import brainscore.models.extraction  # noqa: F401 - before torch: its threading settings (see there)
+    from brainscore.runner.grid import expand
+
+    benchmarks = expand(benchmarks_spec, "benchmark")
+    files = distinct_images(benchmarks)
+    rows = ["| model | images | (a) bare forward pass (s) | (b) `brainscore run`, 2 workers (s) | of which layer "
+            "selection (task-s) | (c) sequential `brainscore score` (s) | (b)/(a) | (c)/(b) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for model in models:
+        floor = forward_floor(model, files)
+        print(f"{model}: (a) {floor:.0f} s over {len(files)} images", file=sys.stderr, flush=True)
+        with tempfile.TemporaryDirectory() as home:
+            run_s, run_rc, run_err, run_out = _timed([sys.executable, "-m", "brainscore", "run", "--models", model,
+                                             "--benchmarks", benchmarks_spec, "--workers", str(workers), "--json",
+                                             "--no-progress"], Path(home))
+        stats = {}
+        for line in run_err.splitlines():
+            if line.startswith("task-seconds per stage: "):
+                stats = {part.rsplit(" ", 1)[0]: float(part.rsplit(" ", 1)[1])
+                         for part in line.split(": ", 1)[1].split(", ")}
+        print(f"{model}: (b) {run_s:.0f} s (exit {run_rc}) {stats}", file=sys.stderr, flush=True)
+        sequential, alone = 0.0, {}
+        with tempfile.TemporaryDirectory() as home:
+            for benchmark in benchmarks:
+                seconds, _, _, out = _timed([sys.executable, "-m", "brainscore", "score", "--model", model,
+                                             "--benchmark", benchmark, "--json"], Path(home))
+                sequential += seconds
+                alone.update(_scores(out))
+        grid = _scores(run_out)
+        same = sum(grid.get(pair) == values for pair, values in alone.items())
+        print(f"{model}: (c) {sequential:.0f} s; (b) and (c) give identical numbers on {same} of {len(alone)} "
+              f"pairs scored by (c) ({len(grid)} by (b))", file=sys.stderr, flush=True)
+        rows.append(f"| `{model}` | {len(files)} | {floor:.0f} | {run_s:.0f} | {stats.get('select', 0):.0f} | "
+                    f"{sequential:.0f} | {run_s / floor:.2f} | {sequential / run_s:.2f} |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--speed", action="store_true", help="time the floor, `brainscore run` and sequential "
+                                                             "`brainscore score` on every benchmark")
+    parser.add_argument("--speed-model", action="append", default=None,
+                        help="model for --speed (repeatable; default efficientnet-lite0 and torchvision:resnet18-untrained)")
     parser.add_argument("--model", default=None, help="also score this model on every benchmark")
-    parser.add_argument("--benchmark", default=None, help="shell-style pattern of benchmark identifiers")
+    parser.add_argument("--benchmark", default=None, help="shell-style pattern of benchmark identifiers (with "
+                                                          "--speed: identifiers and patterns, comma-separated)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args(argv)
+    if args.speed:
+        print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
+                    benchmarks_spec=args.benchmark or "*"))
+        return 0
     rows = []
     for identifier in brainscore.list_benchmarks(args.benchmark):
         rows.append(row(identifier, args.model))

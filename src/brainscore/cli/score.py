@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import traceback
 
 ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of the score recomputed on N seeded "
@@ -10,16 +11,20 @@ ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of t
               "resamples); ci95: the bootstrap 95% percentile interval. The reference's own error (e.g. the SEM over "
               "cross-validation splits) is kept as error_reference in --json.")
 
-from brainscore.errors import BrainScoreError
+from brainscore.errors import BrainScoreError  # noqa: E402 (after the help text it documents)
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("score", help="score a model on a benchmark",
+    parser = subparsers.add_parser("score", help="score a model on a benchmark (or several, in this process)",
                                    description="Score a model on a benchmark, print the ceiled score with its formula, "
                                                "its bootstrap 95% interval and the committed layer, and record it in "
-                                               "the results database. " + ERROR_HELP)
-    parser.add_argument("--model", required=True, help="model identifier, e.g. efficientnet-lite0")
-    parser.add_argument("--benchmark", required=True, help="benchmark identifier, e.g. Cowley2026.210325.V4-pls")
+                                               "the results database. Patterns and comma lists score every pair one "
+                                               "after the other and print one table (`brainscore run` does the same "
+                                               "on Dask). " + ERROR_HELP)
+    parser.add_argument("--model", required=True, help="model identifier, e.g. efficientnet-lite0; or identifiers "
+                                                       "and shell patterns, comma-separated")
+    parser.add_argument("--benchmark", required=True, help="benchmark identifier, e.g. Cowley2026.210325.V4-pls; or "
+                                                           "identifiers and patterns, e.g. 'Cowley2026*,Mur2013-rdm'")
     parser.add_argument("--layer", default=None,
                         help="commit the benchmark's region to this layer instead of the model's map")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
@@ -32,35 +37,23 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _number(value) -> float | None:
-    if value is None:
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(value) else value
+def _several(spec: str) -> bool:
+    return any(c in spec for c in ",*?[")
 
 
-def summarise(result, model: str, benchmark: str) -> dict:
-    """The printed fields of a score: model, benchmark, score, raw, ceiling, error, ci95, layer, duration, ..."""
-    layers = result.attrs.get("layers") or {}
-    region = result.attrs.get("region")
-    layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
-    ci95 = result.attrs.get("ci95")
-    ceiling_ci95 = result.attrs.get("ceiling_ci95")
-    return {
-        "model": model, "benchmark": benchmark,
-        "score": _number(result), "raw": _number(result.attrs.get("raw")),
-        "ceiling": _number(result.attrs.get("ceiling")), "error": _number(result.attrs.get("error")),
-        "ci95": list(ci95) if ci95 is not None else None,
-        "ceiling_error": _number(result.attrs.get("ceiling_error")),
-        "ceiling_ci95": list(ceiling_ci95) if ceiling_ci95 is not None else None,
-        "error_reference": _number(result.attrs.get("error_reference")),
-        "formula": result.attrs.get("formula"),
-        "layer": layer, "layers": layers or None,
-        "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
-    }
+def run_grid(args) -> int:
+    """Several pairs, one after the other in this process: one JSON line per pair, or one table."""
+    from brainscore import runner
+    from brainscore.runner import report
+
+    if args.layer:
+        raise SystemExit("error: --layer applies to one benchmark; name a single --benchmark with it")
+    pairs = runner.pairs(args.model, args.benchmark)
+    on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
+    summaries = runner.run_sequential(pairs, on_result=on_result)
+    if not args.json:
+        print(report.table(summaries))
+    return 1 if report.failures(summaries, sys.stderr) else 0
 
 
 def formula_text(summary: dict) -> str:
@@ -94,7 +87,6 @@ def _record(args, result=None, failure: BaseException | None = None) -> tuple[in
             row = db.record_failure(args.model, args.benchmark, text,
                                     log="".join(traceback.format_exception(failure)))
         except DatabaseError as error:  # the failure itself is what the user must see
-            import sys
             print(f"warning: the failure could not be recorded: {error}", file=sys.stderr)
             return None, None
     else:
@@ -123,7 +115,10 @@ def _refuse_non_finite(result, model: str, benchmark: str) -> None:
 
 
 def run(args) -> int:
+    if _several(args.model) or _several(args.benchmark):
+        return run_grid(args)
     from brainscore import api
+    from brainscore.runner.stages import summarise
 
     kwargs = {}
     if args.layer:
@@ -140,7 +135,6 @@ def run(args) -> int:
     except Exception as failure:
         row, where = _record(args, failure=failure)
         if row is not None:
-            import sys
             print(f"recorded as failed: #{row} in {where}", file=sys.stderr)
         raise
     row, where = _record(args, result)

@@ -51,6 +51,24 @@ def selection_benchmarks() -> dict[str, tuple[str, ...]]:
     return {region: tuple(sorted(ids)) for region, ids in sorted(regions.items())}
 
 
+def selection_features(identifier: str, candidates: LayerCandidates):
+    """The selection benchmark ``identifier`` and every candidate layer's features on its stimuli (one pass, cached).
+
+    The stimuli are placed on the model's screen as the benchmark would; the features are those of
+    ``candidates.look_at_layers`` (PCA-reduced, cached by content), so calling this ahead of
+    :func:`layer_scorer` (as ``brainscore run`` does, one selection benchmark per worker) leaves the
+    scorer only the metric to compute.
+
+    Returns
+    -------
+    (Benchmark, dict of str to NeuroidAssembly)
+    """
+    benchmark = registry.load_benchmark(identifier)
+    stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidates.visual_degrees(),
+                              source_visual_degrees=benchmark.visual_degrees)
+    return benchmark, candidates.look_at_layers(stimuli)
+
+
 def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     """Score every candidate layer for ``region`` on the region's selection benchmarks.
 
@@ -79,10 +97,7 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
             f"or `brainscore score ... --layer <layer>`")
     per_layer: dict[str, list[float]] = {layer: [] for layer in candidates.layers}
     for identifier in available[region]:
-        benchmark = registry.load_benchmark(identifier)
-        stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidates.visual_degrees(),
-                                  source_visual_degrees=benchmark.visual_degrees)
-        features = candidates.look_at_layers(stimuli)
+        benchmark, features = selection_features(identifier, candidates)
         with stage(f"{region} layer selection on {identifier}", total=len(candidates.layers), unit="layer") as progress:
             for layer in candidates.layers:
                 raw = benchmark.metric(features[layer], benchmark.assembly)

@@ -1,0 +1,79 @@
+"""``brainscore run --models M --benchmarks B``: a grid of models x benchmarks on Dask."""
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "run", help="score many models on many benchmarks on Dask",
+        description="Score every model on every benchmark on a Dask cluster (local worker processes by default), "
+                    "skipping pairs already recorded. Prints per-stage progress on stderr and a summary table; "
+                    "exits 1 if any pair failed, listing each failure with its log.")
+    parser.add_argument("--models", required=True, help="identifiers and shell patterns, comma-separated, "
+                                                         "e.g. 'efficientnet-lite*,pixels'")
+    parser.add_argument("--benchmarks", required=True, help="identifiers and shell patterns, e.g. '*' or "
+                                                             "'Cowley2026*,Kriegeskorte2008.IT-rdm'")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", default=None, metavar="ADDR", help="an existing Dask scheduler, e.g. "
+                                                                         "tcp://host:8786")
+    where.add_argument("--cluster", choices=["slurm", "pbs", "sge"], default=None,
+                       help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes (local) or jobs (--cluster); default: sized to the machine")
+    parser.add_argument("--device", default=None, help="torch device of the models, e.g. cuda (one model per GPU)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per pair as it finishes "
+                                                            "(the table goes to stderr)")
+    parser.add_argument("--rerun", action="store_true", help="score pairs already recorded again")
+    parser.add_argument("--preload", action="append", default=[], metavar="MODULE",
+                        help="a module every worker (and this process) imports first, e.g. an uninstalled plugin")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from brainscore import runner
+    from brainscore.runner import clusters, report
+
+    for module in args.preload:
+        importlib.import_module(module)
+    kwargs = {"device": args.device} if args.device else {}
+    pairs = runner.pairs(args.models, args.benchmarks, **kwargs)
+    gpus = 0
+    if args.device and args.device.startswith("cuda"):
+        import torch
+
+        gpus = max(1, torch.cuda.device_count())
+    on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
+    stats: dict = {}
+    client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload)
+    try:
+        summaries = runner.run(pairs, client, records=runner.open_records(), rerun=args.rerun, on_result=on_result,
+                               progress=True, gpu=bool(gpus),
+                               stream=_Quiet() if args.no_progress else None, stats=stats)
+    finally:
+        # workers still finishing their last task at shutdown are killed; that is expected, not news
+        logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    out = sys.stderr if args.json else sys.stdout
+    print(report.table(summaries), file=out, flush=True)
+    if stats:
+        print(report.stage_seconds(stats), file=out, flush=True)
+    return 1 if report.failures(summaries, sys.stderr) else 0
+
+
+class _Quiet:
+    """A stream that drops the progress display (``--no-progress``) while its counts are still kept."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False

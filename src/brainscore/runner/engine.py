@@ -1,0 +1,291 @@
+"""Run a grid of (model, benchmark) pairs on a Dask cluster, or one after the other in this process.
+
+The task graph of :func:`run` (one run, keys ``(stage, run id, ...)``):
+
+``describe[b]`` (stimuli of each benchmark, to find what pairs share) ·
+``ceiling[b]`` once per benchmark ·
+``select[m, region, selection benchmark]`` (candidate layers' features, split over workers) ->
+``select[m, region]`` -> ``activations[m, stimuli, region]`` (one per stimulus set and region,
+shared by every benchmark on those stimuli) -> ``score[m, b]`` (which also waits for ``ceiling[b]``).
+
+Every stage is a function of :mod:`brainscore.runner.stages`; the upstream stages warm the cache
+and the score stage runs the one job, so a run's scores equal ``brainscore score``'s bit for bit.
+Results are recorded (:mod:`brainscore.runner.records`) by this process as each pair finishes, so a
+run that is killed resumes, when started again, with only the pairs it had not recorded.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import uuid
+from collections import Counter
+from typing import Any, Callable, Iterable, Sequence
+
+from brainscore import registry
+from brainscore.runner import records as records_module
+from brainscore.runner import stages
+from brainscore.runner.grid import Pair
+from brainscore.scoring import selection
+
+STAGES = ("describe", "select", "activations", "ceiling", "score")
+#: Times Dask re-runs a task that raised (a worker that dies is rescheduled by the scheduler itself,
+#: up to ``distributed.scheduler.allowed-failures`` times).
+RETRIES = 2
+
+Callback = Callable[[dict[str, Any]], None]
+
+
+def _benchmark_info(benchmark: str) -> dict[str, Any]:
+    """Region and version of a benchmark, read without loading its data."""
+    try:
+        instance = registry.load_benchmark(benchmark)
+    except Exception as error:  # noqa: BLE001 - the pair fails with this error, reported by the job
+        return {"region": None, "version": None, "failure": f"{type(error).__name__}: {error}"}
+    return {"region": getattr(instance, "region", None), "version": getattr(instance, "version", None)}
+
+
+def _skipped(pairs: Sequence[Pair], records, rerun: bool, on_result: Callback | None):
+    """Split ``pairs`` into those to compute (with their run keys) and the summaries of those already recorded."""
+    info = {b: _benchmark_info(b) for b in dict.fromkeys(p.benchmark for p in pairs)}
+    todo, done = [], []
+    for pair in pairs:
+        key = records_module.run_key(pair.model, pair.benchmark, info[pair.benchmark]["version"], pair.kwargs)
+        found = None if rerun or records is None else records.find(pair.model, pair.benchmark, key)
+        if found is not None:
+            summary = {**{k: found.get(k) for k in ("model", "benchmark", "score", "raw", "ceiling", "error",
+                                                    "layer", "layers", "duration_s")}, "status": "skipped"}
+            done.append(summary)
+            if on_result:
+                on_result(summary)
+        else:
+            todo.append((pair, key))
+    return todo, done, info
+
+
+def _record(records, summary: dict[str, Any], key: str, score) -> None:
+    if records is not None:
+        records.record(summary, key, score)
+
+
+def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
+                   on_result: Callback | None = None) -> list[dict[str, Any]]:
+    """Score ``pairs`` one after the other in this process (what ``brainscore score`` does for several pairs).
+
+    Parameters
+    ----------
+    pairs : sequence of Pair
+    records : JsonLinesRecords, optional
+        Where results are recorded and already-recorded pairs are found; None records nothing.
+    rerun : bool
+        Score pairs even if already recorded.
+    on_result : callable (dict) -> None, optional
+        Called with each pair's summary as it finishes.
+
+    Returns
+    -------
+    list of dict
+        One summary per pair (:func:`brainscore.runner.stages.summarise` fields; ``status`` is
+        ``done``, ``failed`` or ``skipped``), in the order of ``pairs``.
+    """
+    todo, done, _ = _skipped(pairs, records, rerun, on_result)
+    results = list(done)
+    for pair, key in todo:
+        summary, score = stages.score_pair(pair.model, pair.benchmark, pair.kwargs)
+        _record(records, summary, key, score)
+        if on_result:
+            on_result(summary)
+        results.append(summary)
+    return _in_order(results, pairs)
+
+
+def _in_order(results: Iterable[dict[str, Any]], pairs: Sequence[Pair]) -> list[dict[str, Any]]:
+    by_pair = {(r["model"], r["benchmark"]): r for r in results}
+    return [by_pair[(p.model, p.benchmark)] for p in pairs if (p.model, p.benchmark) in by_pair]
+
+
+class Progress:
+    """Per-stage counts of tasks (done, running, failed, total), printed on ``stream`` while a run goes on.
+
+    On a terminal one line is rewritten in place; otherwise a line is printed when the counts change
+    (at most every ``interval`` seconds).
+    """
+
+    def __init__(self, client, stream=None, interval: float = 1.0):
+        self.client = client
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval = interval
+        self.total: Counter = Counter()
+        self.done: Counter = Counter()
+        self.failed: Counter = Counter()
+        self.seconds: Counter = Counter()  # task-seconds per stage, as the tasks report them
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last = ""
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def track(self, stage: str, future) -> None:
+        """Count ``future`` under ``stage``; it is counted done or failed when it finishes."""
+        with self._lock:
+            self.total[stage] += 1
+
+        def finished(f, stage=stage):
+            ok, seconds = f.status == "finished", 0.0
+            if ok:
+                try:
+                    value = f.result()
+                    value = value[0] if isinstance(value, tuple) else value
+                    ok = value.get("ok", value.get("status") != "failed")
+                    seconds = float(value.get("duration_s") or 0.0)
+                except Exception:  # noqa: BLE001
+                    ok = False
+            with self._lock:
+                (self.done if ok else self.failed)[stage] += 1
+                self.seconds[stage] += seconds
+        future.add_done_callback(finished)
+
+    def line(self) -> str:
+        """``stage done/total (running, failed)`` for every stage with tasks."""
+        running: Counter = Counter()
+        try:
+            for keys in self.client.processing().values():
+                for key in keys:
+                    if isinstance(key, tuple) and str(key[0]).startswith("brainscore-"):
+                        running[str(key[0])[len("brainscore-"):]] += 1
+        except Exception:  # noqa: BLE001 - the display must never stop a run
+            pass
+        parts = []
+        with self._lock:
+            for stage in STAGES:
+                if self.total[stage]:
+                    extra = []
+                    if running[stage]:
+                        extra.append(f"{running[stage]} on workers")
+                    if self.failed[stage]:
+                        extra.append(f"{self.failed[stage]} failed")
+                    parts.append(f"{stage} {self.done[stage] + self.failed[stage]}/{self.total[stage]}"
+                                 + (f" ({', '.join(extra)})" if extra else ""))
+        return " | ".join(parts)
+
+    def _loop(self) -> None:
+        # a terminal redraws its line every interval; a log gets a line at most every 5 intervals
+        every = self.interval if self._tty else 5 * self.interval
+        while not self._stop.wait(every):
+            self.show()
+
+    def show(self, final: bool = False) -> None:
+        text = self.line()
+        if text == self._last and not final:
+            return
+        self._last = text
+        if self._tty:
+            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def __enter__(self) -> "Progress":
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+        self.show(final=True)
+
+
+def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_result: Callback | None = None,
+        progress: bool = True, gpu: bool = False, stream=None, stats: dict | None = None) -> list[dict[str, Any]]:
+    """Score ``pairs`` on the Dask cluster of ``client``; the summaries of all pairs in the order of ``pairs``.
+
+    Parameters
+    ----------
+    pairs : sequence of Pair
+    client : distributed.Client
+        Its workers must see the same ``$BRAINSCORE_HOME`` (the cache) and data mirror as this process.
+    records : JsonLinesRecords, optional
+        Where each result and failure is recorded as it finishes (None: nowhere), and where pairs
+        already recorded with the same run key are found and skipped.
+    rerun : bool
+        Score every pair, recorded or not.
+    on_result : callable (dict) -> None, optional
+        Called in this process with each pair's summary as it finishes (``status`` ``done``,
+        ``failed`` or ``skipped``).
+    progress : bool
+        Show per-stage progress on ``stream`` (default stderr).
+    gpu : bool
+        Tasks that run a model ask for the worker resource ``GPU=1`` (one model per GPU).
+    stats : dict, optional
+        Filled with the task-seconds each stage took (``{"select": 95.1, ...}``; needs ``progress``).
+
+    Returns
+    -------
+    list of dict
+        :func:`brainscore.runner.stages.summarise` fields per pair; failures carry ``failure`` and ``log``.
+    """
+    from distributed import as_completed
+
+    todo, results, info = _skipped(pairs, records, rerun, on_result)
+    if not todo:
+        return _in_order(results, pairs)
+    run_id = uuid.uuid4().hex[:8]
+    resources = {"GPU": 1} if gpu else None
+    display = Progress(client, stream) if progress else None
+
+    def submit(stage: str, fn, *args, name: tuple = (), model: bool = False, priority: int = 0):
+        future = client.submit(fn, *args, key=(f"brainscore-{stage}", run_id, *map(str, name)), retries=RETRIES,
+                               resources=resources if model else None, priority=priority, pure=False)
+        if display:
+            display.track(stage, future)
+        return future
+
+    benchmarks = list(dict.fromkeys(pair.benchmark for pair, _ in todo))
+    with display if display else contextlib.nullcontext():
+        known = {b: stages.described(b, info[b]["version"]) for b in benchmarks}
+        describe = {b: submit("describe", stages.describe, b, name=(b,), priority=30)
+                    for b in benchmarks if known[b] is None}
+        select = {}
+        selection_data = selection.selection_benchmarks()
+        for pair, _ in todo:
+            region = info[pair.benchmark]["region"]
+            if region is not None and (pair.model, region) not in select:
+                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.kwargs,
+                               name=(pair.model, region, b), model=True, priority=20)
+                        for b in selection_data.get(region, ())]
+                select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
+                                                      *warm, name=(pair.model, region), model=True, priority=20)
+        ceiling = {b: submit("ceiling", stages.compute_ceiling, b, name=(b,)) for b in benchmarks}
+        stimuli = {b: (known[b] or describe[b].result())["stimuli"] for b in benchmarks}
+        activations: dict[tuple, Any] = {}
+        scores = {}
+        for pair, key in todo:
+            region = info[pair.benchmark]["region"]
+            group = (pair.model, stimuli[pair.benchmark], region)
+            if group not in activations:
+                upstream = [select[(pair.model, region)]] if region is not None else []
+                activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
+                                            pair.kwargs, *upstream, name=group, model=True, priority=10)
+            future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.kwargs,
+                            ceiling[pair.benchmark], activations[group], name=(pair.model, pair.benchmark),
+                            model=True)
+            scores[future.key] = (future, pair, key)
+        for future in as_completed([f for f, _, _ in scores.values()]):
+            _, pair, key = scores[future.key]
+            try:
+                summary, score = future.result()
+            except Exception as error:  # noqa: BLE001 - e.g. KilledWorker after too many worker deaths
+                import traceback
+
+                summary, score = stages.failed(pair.model, pair.benchmark, f"{type(error).__name__}: {error}",
+                                               "".join(traceback.format_exception(error))), None
+            _record(records, summary, key, score)
+            if on_result:
+                on_result(summary)
+            results.append(summary)
+    if stats is not None and display:
+        stats.update({stage: round(seconds, 2) for stage, seconds in display.seconds.items()})
+    return _in_order(results, pairs)
+

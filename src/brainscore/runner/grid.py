@@ -1,0 +1,71 @@
+"""Which (model, benchmark) pairs a run scores: shell-style patterns and comma lists, expanded by the registry."""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+from brainscore import registry
+from brainscore.errors import ValidationError
+
+_GLOB = set("*?[")
+
+
+def expand(spec: str | list[str], kind: str) -> list[str]:
+    """Identifiers named by ``spec``: comma-separated identifiers and shell-style patterns, in order, deduplicated.
+
+    A plain identifier is kept as given (so names a plugin builds on demand, e.g.
+    ``torchvision:resnet18-untrained``, work; an unknown one fails later with the closest names).
+    A pattern (``*``, ``?``, ``[``) is matched against the registered identifiers of ``kind``.
+
+    Parameters
+    ----------
+    spec : str or list of str
+        E.g. ``"efficientnet-lite*,pixels"`` or ``["Cowley2026*", "Kriegeskorte2008.IT-rdm"]``.
+    kind : {"model", "benchmark"}
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValidationError
+        If ``spec`` is empty or a pattern matches nothing (the message lists what is registered).
+    """
+    items = spec if isinstance(spec, list) else [spec]
+    parts = [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+    if not parts:
+        raise ValidationError(f"no {kind}s given; name identifiers or patterns, e.g. --{kind}s 'pixels,efficientnet-lite*'")
+    known = registry.REGISTRIES[kind].list()
+    found: list[str] = []
+    for part in parts:
+        if _GLOB & set(part):
+            matched = [name for name in known if fnmatch.fnmatchcase(name, part)]
+            if not matched:
+                raise ValidationError(f"the {kind} pattern {part!r} matches no registered {kind}; "
+                                      f"registered: {', '.join(known)}")
+            found.extend(matched)
+        else:
+            found.append(part)
+    return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One cell of the grid: a model scored on a benchmark, with the model's factory arguments."""
+
+    model: str
+    benchmark: str
+    model_kwargs: tuple[tuple[str, Any], ...] = field(default=())
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The model factory's keyword arguments (e.g. ``{"device": "cuda"}``)."""
+        return dict(self.model_kwargs)
+
+
+def pairs(models: str | list[str], benchmarks: str | list[str], **model_kwargs: Any) -> list[Pair]:
+    """Every (model, benchmark) pair of the expanded specs, models outer, benchmarks inner."""
+    frozen = tuple(sorted(model_kwargs.items()))
+    return [Pair(m, b, frozen) for m in expand(models, "model") for b in expand(benchmarks, "benchmark")]

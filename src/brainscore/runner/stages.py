@@ -1,0 +1,246 @@
+"""The stages of a run, as plain functions that Dask runs on workers (and ``brainscore score`` runs in-process).
+
+A pair's score is always computed by the one job, :func:`brainscore.scoring.score`. The upstream
+stages only *warm the content-keyed cache* it reads, so that work shared between pairs is done
+once, in parallel, and the final score is bit-identical to a sequential ``brainscore score``:
+
+- :func:`warm_selection` per (model, region, selection benchmark): every candidate layer's features
+  on that benchmark's stimuli (one pass, PCA-reduced, cached), the forward passes of a layer
+  selection split over workers;
+- :func:`select_layer` per (model, region): the layer selection a model needs for a region it has
+  no stored layer for (cached under ``layer_selection``);
+- :func:`warm_activations` per (model, stimulus set, region or behaviour): runs a benchmark's
+  experiment up to the model's first ``look_at`` (which extracts and caches the features), then
+  stops before the metric; every benchmark on the same stimuli then finds them cached;
+- :func:`compute_ceiling` per benchmark (not per model), cached under ``ceilings``;
+- :func:`score_pair` per (model, benchmark): the job itself.
+
+Large arrays never travel between processes: workers share ``$BRAINSCORE_HOME`` (a shared
+filesystem on a cluster) and pass only small summaries. Each function catches the errors of the
+work it runs and returns them (a failed warm-up is retried by the job, which then reports it), so a
+deterministic failure is not retried; a worker that dies is handled by Dask's rescheduling.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+import traceback
+from typing import Any
+
+from brainscore import registry
+from brainscore.caching import Cache
+from brainscore.scoring import job, selection
+
+
+class _Recorded(Exception):
+    """Raised by :class:`_FirstLook` once the model has looked at the benchmark's stimuli."""
+
+
+class _FirstLook:
+    """A model that forwards everything, but stops the experiment after its first ``look_at`` returns."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+    def look_at(self, *args, **kwargs):
+        self._model.look_at(*args, **kwargs)
+        raise _Recorded
+
+
+def _failure(error: BaseException) -> dict[str, Any]:
+    return {"ok": False, "failure": f"{type(error).__name__}: {error}",
+            "log": "".join(traceback.format_exception(error))}
+
+
+def resolve_device(device: str | None) -> str | None:
+    """The torch device this process should use for ``device``: one GPU per Dask worker.
+
+    ``"cuda"`` on a worker of a machine with several GPUs becomes ``cuda:<worker number mod GPUs>``
+    (LocalCluster names its workers 0, 1, ...); elsewhere the device is returned unchanged (on a
+    cluster job, the scheduler's ``CUDA_VISIBLE_DEVICES`` already shows each worker one GPU).
+    """
+    if device != "cuda":
+        return device
+    try:
+        from distributed import get_worker
+
+        name = get_worker().name
+    except (ImportError, ValueError):
+        return device
+    import torch
+
+    count = torch.cuda.device_count()
+    if count > 1 and isinstance(name, int):
+        return f"cuda:{name % count}"
+    return device
+
+
+def _model(model: str, model_kwargs: dict[str, Any]):
+    kwargs = dict(model_kwargs)
+    if "device" in kwargs:
+        kwargs["device"] = resolve_device(kwargs["device"])
+    return job.load_model(model, **kwargs)
+
+
+def _describe_key(benchmark: str, version: Any) -> str:
+    from brainscore.caching import content_key
+
+    return content_key(kind="runner-describe", benchmark=benchmark, version=version)
+
+
+def described(benchmark: str, version: Any) -> dict[str, Any] | None:
+    """The cached :func:`describe` of ``benchmark`` at ``version``, or None (then run :func:`describe`)."""
+    return Cache("runner").load(_describe_key(benchmark, version))
+
+
+def describe(benchmark: str) -> dict[str, Any]:
+    """What the planner needs to share work: the benchmark's region (or None) and its stimuli's identity.
+
+    Loads the benchmark's stimuli once; the answer is cached by benchmark and version (it decides
+    only which pairs share an activations task, never a number).
+
+    Returns
+    -------
+    dict
+        ``region`` (str or None), ``version``, ``stimuli`` (the stimulus set's identifier and a hash of
+        its sorted ids), ``ok``; on an error ``ok`` is False with ``failure`` and ``log``.
+    """
+    try:
+        instance = registry.load_benchmark(benchmark)
+        version = getattr(instance, "version", None)
+        stimuli = instance.stimulus_set
+        ids = "\0".join(sorted(map(str, stimuli["stimulus_id"])))
+        identity = f"{getattr(stimuli, 'identifier', '?')}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}"
+        result = {"ok": True, "region": getattr(instance, "region", None), "version": version, "stimuli": identity}
+        Cache("runner").save(_describe_key(benchmark, version), result)
+        return result
+    except Exception as error:  # noqa: BLE001 - reported to the planner, who falls back to no sharing
+        return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
+
+
+def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Extract (and PCA-reduce) every candidate layer of ``model`` on one selection benchmark of ``region``.
+
+    Does nothing when the model already commits ``region`` to a layer, has a layer scorer other than
+    the default one, or has its selection cached. Run on several workers at once, the selection's
+    forward passes are split between them; :func:`select_layer` then computes only the metric.
+    """
+    start = time.perf_counter()
+    try:
+        instance = _model(model, model_kwargs)
+        mapped = getattr(instance, "region_layer_map", None)
+        if (mapped is None or region in mapped or getattr(instance, "layer_scorer", None) is not selection.layer_scorer
+                or Cache("layer_selection").load(instance._selection_key(region)) is not None):
+            return {"ok": True, "note": "nothing to select", "duration_s": time.perf_counter() - start}
+        selection.selection_features(benchmark, instance.candidates())
+        return {"ok": True, "duration_s": time.perf_counter() - start}
+    except Exception as error:  # noqa: BLE001
+        return _failure(error)
+
+
+def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
+    """Commit ``region`` of ``model`` to a layer (running layer selection if its map lacks the region).
+
+    Returns ``{"ok": True, "layer": name}`` (``layer`` None for a model without layers), or a failure.
+    ``upstream`` (the :func:`warm_selection` results) only orders the tasks.
+    """
+    start = time.perf_counter()
+    try:
+        instance = _model(model, model_kwargs)
+        layer_for = getattr(instance, "layer_for", None)
+        layer = layer_for(region) if layer_for is not None else None
+        return {"ok": True, "layer": layer, "duration_s": time.perf_counter() - start}
+    except Exception as error:  # noqa: BLE001
+        return _failure(error)
+
+
+def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
+    """Run ``benchmark``'s experiment on ``model`` up to the first ``look_at``, so its features are cached.
+
+    ``upstream`` are the results this depends on (the layer selection), unused except as ordering.
+    """
+    start = time.perf_counter()
+    try:
+        registry.load_benchmark(benchmark)(_FirstLook(_model(model, model_kwargs)))
+    except _Recorded:
+        return {"ok": True, "duration_s": time.perf_counter() - start}
+    except Exception as error:  # noqa: BLE001
+        return _failure(error)
+    return {"ok": True, "duration_s": time.perf_counter() - start, "note": "the benchmark never called look_at"}
+
+
+def compute_ceiling(benchmark: str) -> dict[str, Any]:
+    """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure."""
+    start = time.perf_counter()
+    try:
+        ceiling = registry.load_benchmark(benchmark).ceiling
+        return {"ok": True, "ceiling": float(ceiling), "duration_s": time.perf_counter() - start}
+    except Exception as error:  # noqa: BLE001
+        return _failure(error)
+
+
+def _number(value) -> float | None:
+    if value is None:
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
+def summarise(result, model: str, benchmark: str) -> dict[str, Any]:
+    """The reported fields of a score: model, benchmark, status, score, raw, ceiling, error, ci95, layer(s), ...
+
+    ``error`` is the score's bootstrap standard error (not a failure; the reference's own error is
+    ``error_reference``); a failure has ``status`` ``"failed"`` and its message in ``failure``.
+    """
+    layers = result.attrs.get("layers") or {}
+    region = result.attrs.get("region")
+    layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
+    ci95 = result.attrs.get("ci95")
+    ceiling_ci95 = result.attrs.get("ceiling_ci95")
+    return {
+        "model": model, "benchmark": benchmark, "status": "done",
+        "score": _number(result), "raw": _number(result.attrs.get("raw")),
+        "ceiling": _number(result.attrs.get("ceiling")), "error": _number(result.attrs.get("error")),
+        "ci95": [float(v) for v in ci95] if ci95 is not None else None,
+        "ceiling_error": _number(result.attrs.get("ceiling_error")),
+        "ceiling_ci95": [float(v) for v in ceiling_ci95] if ceiling_ci95 is not None else None,
+        "error_reference": _number(result.attrs.get("error_reference")),
+        "formula": result.attrs.get("formula"),
+        "layer": layer, "layers": layers or None,
+        "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
+    }
+
+
+def failed(model: str, benchmark: str, failure: str, log: str = "") -> dict[str, Any]:
+    """The summary of a pair that failed (same fields as :func:`summarise`, values None)."""
+    return {"model": model, "benchmark": benchmark, "status": "failed", "score": None, "raw": None,
+            "ceiling": None, "error": None, "ci95": None, "ceiling_error": None, "ceiling_ci95": None,
+            "error_reference": None, "formula": None, "layer": None, "layers": None, "duration_s": None,
+            "failure": failure, "log": log}
+
+
+def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any) -> tuple[dict[str, Any], Any]:
+    """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score`.
+
+    Returns
+    -------
+    (dict, Score or None)
+        The summary (:func:`summarise`, or :func:`failed` with the traceback in ``log``) and the
+        Score itself (to be recorded with its provenance), None on failure.
+    """
+    try:
+        kwargs = dict(model_kwargs)
+        if "device" in kwargs:
+            kwargs["device"] = resolve_device(kwargs["device"])
+        result = job.score(model, benchmark, **kwargs)
+    except Exception as error:  # noqa: BLE001
+        info = _failure(error)
+        return failed(model, benchmark, info["failure"], info["log"]), None
+    return summarise(result, model, benchmark), result

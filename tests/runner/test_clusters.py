@@ -1,0 +1,82 @@
+"""Where a run's workers come from: the jobqueue path up to the job script, and the LocalCluster's size."""
+import dask
+import pytest
+
+from brainscore.errors import ValidationError
+from brainscore.runner import clusters
+
+JOBQUEUE_YAML = """
+jobqueue:
+  slurm:
+    queue: gpu
+    account: vision-lab
+    cores: 8
+    processes: 1
+    memory: 64GiB
+    walltime: "04:00:00"
+    job-extra-directives: ["--gres=gpu:1"]
+    local-directory: /tmp
+"""
+
+
+def test_slurm_cluster_from_the_users_jobqueue_yaml_asks_for_the_configured_resources(tmp_path):
+    path = tmp_path / "jobqueue.yaml"
+    path.write_text(JOBQUEUE_YAML)
+    config = dask.config.collect([str(path)], env={})
+    with dask.config.set(config):
+        cluster = clusters.jobqueue_cluster("slurm", workers=0, gpus=True,
+                                            scheduler_options={"host": "127.0.0.1", "dashboard_address": None})
+        try:
+            script = cluster.job_script()
+        finally:
+            cluster.close()
+    lines = script.splitlines()
+    assert "#SBATCH -p gpu" in lines
+    assert "#SBATCH -A vision-lab" in lines
+    assert "#SBATCH --cpus-per-task=8" in lines
+    assert "#SBATCH --mem=64G" in lines
+    assert "#SBATCH -t 04:00:00" in lines
+    assert "#SBATCH --gres=gpu:1" in lines
+    command = lines[-1]
+    assert "--nthreads 8" in command and "--resources GPU=1" in command  # one model per GPU
+
+
+def test_unknown_cluster_kind_is_a_clear_error():
+    with pytest.raises(ValidationError, match="slurm, pbs, sge"):
+        clusters.jobqueue_cluster("kubernetes")
+
+
+def test_default_workers_is_at_most_one_per_core_and_at_least_one():
+    import os
+
+    assert 1 <= clusters.default_workers() <= len(os.sched_getaffinity(0))
+
+
+
+def test_an_existing_scheduler_gets_the_preloaded_plugin_and_runs_the_grid(tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    from brainscore import runner
+
+    tests = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]))
+    import runner_helpers  # noqa: F401 - the plugin is known here; the workers learn it from the preload plugin
+
+    existing = clusters.local_cluster(1)  # started elsewhere, knows nothing of the test plugin
+    try:
+        client, cluster = clusters.connect(scheduler=existing.scheduler_address, preload=["runner_helpers"])
+        assert cluster is None
+        try:
+            results = runner.run(runner.pairs("tiny-seeded", "Kiani2007.IT-rdm"), client, progress=False)
+        finally:
+            client.close()
+    finally:
+        existing.close()
+    assert results[0]["status"] == "done", results[0].get("log")
+    assert results[0]["ceiling"] == 1.0  # Kiani 2007 has one RDM: no ceiling
+
+
+def test_scheduler_and_cluster_together_are_refused():
+    with pytest.raises(ValidationError, match="either --scheduler or --cluster"):
+        clusters.connect(scheduler="tcp://127.0.0.1:1", cluster="slurm")

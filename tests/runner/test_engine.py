@@ -1,0 +1,160 @@
+"""A run on a LocalCluster of worker processes: the same scores as one after the other, even when a worker dies.
+
+Small fast cases on real benchmarks: the pixel baseline and a tiny seeded network (``runner_helpers``,
+imported by every worker with ``preload``) on an RSA, a PLS and a label benchmark. Each side starts
+from its own empty cache, so the Dask side really extracts, selects and computes ceilings on workers.
+"""
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from brainscore import runner
+from brainscore.runner import clusters
+
+TESTS = Path(__file__).resolve().parent.parent
+BENCHMARKS = "Kriegeskorte2008.IT-rdm,Geirhos2021edge-top1,Cowley2026.210325.V4-pls"
+# the tiny network on all three, the pixel baseline where it is fast (RSA) and where it fails (no logits)
+GRID = ("tiny-seeded", BENCHMARKS), ("pixels", "Kriegeskorte2008.IT-rdm,Geirhos2021edge-top1")
+FIELDS = ("model", "benchmark", "status", "score", "raw", "ceiling", "error", "layer")
+
+
+@pytest.fixture
+def worker_environment(tmp_path, monkeypatch):
+    """Workers import the test plugin and use a cache of their own, empty."""
+    import runner_helpers  # noqa: F401 - registers tiny-seeded in this process too
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "dask-home"))
+    return tmp_path
+
+
+def sequential(tmp_path, monkeypatch, pairs):
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "sequential-home"))
+    monkeypatch.delenv("BRAINSCORE_TEST_FORWARD_SLEEP", raising=False)
+    return runner.run_sequential(pairs)
+
+
+def table(summaries):
+    return [tuple(s[k] for k in FIELDS) for s in summaries]
+
+
+def test_a_worker_killed_mid_task_is_retried_and_the_table_equals_a_sequential_run_bit_for_bit(
+        worker_environment, monkeypatch):
+    monkeypatch.setenv("BRAINSCORE_TEST_FORWARD_SLEEP", "0.1")  # seconds per batch: tasks last long enough to kill
+    pairs = [pair for models, benchmarks in GRID for pair in runner.pairs(models, benchmarks)]
+    from distributed import Client
+
+    cluster = clusters.local_cluster(3, preload=["runner_helpers"])
+    client = Client(cluster)
+    out: dict = {}
+    try:
+        thread = threading.Thread(target=lambda: out.update(results=runner.run(pairs, client, progress=False)))
+        thread.start()
+        killed = None
+        deadline = time.monotonic() + 300
+        while killed is None and time.monotonic() < deadline and thread.is_alive():
+            for address, keys in client.processing().items():
+                if any(key[0] in ("brainscore-activations", "brainscore-score") for key in keys):
+                    pid = client.run(os.getpid, workers=[address])[address]
+                    os.kill(pid, signal.SIGKILL)
+                    killed = pid
+                    break
+            time.sleep(0.2)
+        thread.join(900)
+    finally:
+        client.close()
+        cluster.close()
+    assert killed is not None, "no model task was seen running to kill"
+    with pytest.raises(ProcessLookupError):
+        os.kill(killed, 0)
+    results = out["results"]
+    assert [r["status"] for r in results] == ["done", "done", "done", "done", "failed"]
+    assert "logits of shape (n_images, 1000)" in results[4]["failure"]  # pixels have no ImageNet logits
+    expected = sequential(worker_environment, monkeypatch, pairs)
+    assert table(results) == table(expected)  # bit for bit: floats compared with ==
+    assert results[0]["score"] == pytest.approx(0.07986019888403255, abs=0)  # tiny-seeded on Kriegeskorte
+
+
+def test_pairs_already_recorded_are_skipped_and_rerun_forces_them(worker_environment, monkeypatch):
+    records = runner.open_records(worker_environment / "records.jsonl")
+    pairs = runner.pairs("tiny-seeded", "Kriegeskorte2008.IT-rdm,Geirhos2021edge-top1")
+    first = runner.run_sequential(pairs, records=records)
+    assert [r["status"] for r in first] == ["done", "done"]
+    seen = []
+    again = runner.run_sequential(pairs, records=records, on_result=seen.append)
+    assert [r["status"] for r in again] == ["skipped", "skipped"]
+    assert [r["score"] for r in again] == [r["score"] for r in first]
+    assert len(seen) == 2
+    forced = runner.run_sequential(pairs[:1], records=records, rerun=True)
+    assert forced[0]["status"] == "done" and forced[0]["score"] == first[0]["score"]
+    assert len(records.path.read_text().splitlines()) == 3
+
+
+@pytest.mark.slow  # every benchmark, twice from an empty cache (pixels: 150,528 features per image)
+@pytest.mark.parametrize("model", ["pixels", pytest.param("efficientnet-lite0", marks=pytest.mark.xfail(
+    strict=True, reason="measured once: the 7 neural/RSA pairs differ at ~1e-7 relative, float32 activations computed "
+                        "with 1 torch thread per worker against 2 in one process; behavioural pairs are identical"))])
+def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(model, worker_environment, monkeypatch):
+    from distributed import Client
+
+    pairs = runner.pairs(model, "*")
+    cluster = clusters.local_cluster(2, preload=["runner_helpers"])
+    client = Client(cluster)
+    try:
+        results = runner.run(pairs, client, progress=False)
+    finally:
+        client.close()
+        cluster.close()
+    assert len(results) == len(pairs) == 16
+    expected = sequential(worker_environment, monkeypatch, pairs)
+    assert table(results) == table(expected)
+    for result, alone in zip(results, expected):
+        assert result.get("failure") == alone.get("failure")
+
+
+class FakeDatabase:
+    """The documented surface of brainscore.results.Database that the runner uses, in memory."""
+
+    def __init__(self):
+        self.rows = []
+
+    def record_score(self, score):
+        from types import SimpleNamespace
+
+        attrs = score.attrs
+        self.rows.append(SimpleNamespace(model=attrs["model_identifier"], benchmark=attrs["benchmark_identifier"],
+                                         status="done", score=float(score), raw=float(attrs["raw"]),
+                                         ceiling=float(attrs["ceiling"]), error=attrs.get("error"),
+                                         layers=attrs.get("layers"), provenance=dict(attrs["provenance"])))
+
+    def record_failure(self, model, benchmark, error, log="", provenance=None):
+        from types import SimpleNamespace
+
+        self.rows.append(SimpleNamespace(model=model, benchmark=benchmark, status="failed", comment=error, log=log,
+                                         provenance=provenance))
+
+    def scores(self, model=None, benchmark=None, include_failed=False):
+        return [r for r in self.rows if r.model == model and r.benchmark == benchmark
+                and (include_failed or r.status == "done")]
+
+
+def test_the_database_backend_records_scores_and_failures_and_skips_by_run_key():
+    from brainscore.runner.records import DatabaseRecords
+
+    database = FakeDatabase()
+    records = DatabaseRecords(database)
+    pairs = runner.pairs("tiny-seeded,pixels", "Kiani2007.IT-rdm,Geirhos2021edge-top1")
+    import runner_helpers  # noqa: F401
+
+    first = runner.run_sequential(pairs, records=records)
+    assert [r["status"] for r in first] == ["done", "done", "done", "failed"]
+    assert [r.status for r in database.rows] == ["done", "done", "done", "failed"]
+    assert database.rows[3].log.startswith("Traceback") and "ValidationError" in database.rows[3].comment
+    assert len({r.provenance["run_key"] for r in database.rows}) == 4
+    again = runner.run_sequential(pairs, records=records)
+    assert [r["status"] for r in again] == ["skipped", "skipped", "skipped", "failed"]  # failures are retried
+    assert [r["score"] for r in again[:3]] == [r["score"] for r in first[:3]]
