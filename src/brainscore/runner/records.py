@@ -20,7 +20,7 @@ from typing import Any
 
 from brainscore import config
 from brainscore.caching import content_key
-from brainscore.caching.cache import CODE_VERSION
+from brainscore.caching.code import code_hash
 
 
 def run_key(model: str, benchmark: str, benchmark_version: Any, model_kwargs: dict[str, Any]) -> str:
@@ -33,7 +33,19 @@ def run_key(model: str, benchmark: str, benchmark_version: Any, model_kwargs: di
         package = "unknown"
     kwargs = {k: v for k, v in model_kwargs.items() if k != "device"}  # the device does not change the score
     return content_key(kind="run", model=model, benchmark=benchmark, benchmark_version=benchmark_version,
-                       model_kwargs=kwargs, package=package, code=CODE_VERSION)
+                       model_kwargs=kwargs, package=package, code=_code(model, benchmark))
+
+
+def _code(model: str, benchmark: str) -> str:
+    """Hash of the code that computes the pair's score: the job, the benchmark classes, model commitment,
+    and the plugins that declare the model and the benchmark (never a version bumped by hand)."""
+    from brainscore import registry
+
+    declared = registry._discovery.index().modules
+    plugins = [module for module in (declared["model"].get(model), declared["benchmark"].get(benchmark)) if module]
+    return code_hash("brainscore.scoring.job", "brainscore.benchmarks.neural", "brainscore.benchmarks.rsa",
+                     "brainscore.benchmarks.behavioral", "brainscore.benchmarks.properties",
+                     "brainscore.models.commitment", *plugins)
 
 
 class JsonLinesRecords:
