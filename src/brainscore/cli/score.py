@@ -50,7 +50,13 @@ def run_grid(args) -> int:
         raise SystemExit("error: --layer applies to one benchmark; name a single --benchmark with it")
     pairs = runner.pairs(args.model, args.benchmark)
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
-    summaries = runner.run_sequential(pairs, on_result=on_result)
+    records = None
+    if not args.no_record:  # every score and failure is recorded, as for a single pair
+        from brainscore.results import Database
+        from brainscore.runner.records import DatabaseRecords
+
+        records = DatabaseRecords(Database(args.db))
+    summaries = runner.run_sequential(pairs, records=records, rerun=True, on_result=on_result)
     if not args.json:
         print(report.table(summaries))
     return 1 if report.failures(summaries, sys.stderr) else 0
