@@ -26,8 +26,18 @@ def environment(tmp_path):
 
 
 def recorded(home) -> list[dict]:
-    path = Path(home) / "runs" / "results.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+    """What the run recorded: the results database under ``home`` (the runner's records once it is installed)."""
+    from brainscore.results import Database
+
+    path = Path(home) / "results.sqlite"
+    if not path.is_file():
+        return []
+    database = Database(f"sqlite:///{path}")
+    try:
+        return [{"model": r.model, "benchmark": r.benchmark, "status": r.status}
+                for r in database.scores(include_failed=True)]
+    finally:
+        database.close()
 
 
 def test_a_killed_run_resumes_with_only_the_missing_pairs(environment):
