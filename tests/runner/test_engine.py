@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import brainscore
+
 from brainscore import runner
 from brainscore.runner import clusters
 
@@ -94,14 +96,19 @@ def test_pairs_already_recorded_are_skipped_and_rerun_forces_them(worker_environ
     assert len(records.path.read_text().splitlines()) == 3
 
 
-@pytest.mark.slow  # every benchmark, twice from an empty cache (pixels: 150,528 features per image)
-@pytest.mark.parametrize("model", ["pixels", pytest.param("efficientnet-lite0", marks=pytest.mark.xfail(
-    strict=True, reason="measured once: the 7 neural/RSA pairs differ at ~1e-7 relative, float32 activations computed "
-                        "with 1 torch thread per worker against 2 in one process; behavioural pairs are identical"))])
-def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(model, worker_environment, monkeypatch):
+@pytest.mark.slow  # every benchmark but the V1 gratings, twice from an empty cache (150,528 features per image)
+def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(worker_environment, monkeypatch):
+    """pixels on the 16 benchmarks of the photographs and V4 images: a Dask run equals sequential scoring bit for bit.
+
+    The Marques 2020 V1 benchmarks are left out here only for CI time (pixels' V1 recording is a 5.5 GB activation
+    file). EfficientNet-Lite0 was compared once by hand: its 9 behavioural pairs are identical, its 7 neural and RSA
+    pairs differ at ~1e-7 relative (float32 activations with 1 torch thread per worker against 2 in one process;
+    the thread count is part of the activation cache key, so neither value is served for the other).
+    """
     from distributed import Client
 
-    pairs = runner.pairs(model, "*")
+    benchmarks = [b for b in brainscore.list_benchmarks() if not b.startswith("Marques2020")]
+    pairs = runner.pairs("pixels", ",".join(benchmarks))
     cluster = clusters.local_cluster(2, preload=["runner_helpers"])
     client = Client(cluster)
     try:
