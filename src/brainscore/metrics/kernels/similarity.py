@@ -177,6 +177,11 @@ def rankdata_average(x: Array) -> Array:
     return ranks
 
 
+def _check_vectors(name: str, x: Array, y: Array) -> None:
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"{name} expects two 1-D arrays of equal length, got {tuple(x.shape)} and {tuple(y.shape)}")
+
+
 def pearson(x: Array, y: Array) -> float:
     """Pearson correlation of two 1-D arrays (float64 accumulation); NaN if either is constant.
 
@@ -188,8 +193,7 @@ def pearson(x: Array, y: Array) -> float:
     -------
     float
     """
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"pearson expects two 1-D arrays of equal length, got {tuple(x.shape)} and {tuple(y.shape)}")
+    _check_vectors("pearson", x, y)
     xp, dev = namespace(x, y), device(x, y)
     x, y = xp.asarray(x, dtype=xp.float64, device=dev), xp.asarray(y, dtype=xp.float64, device=dev)
     xc, yc = x - xp.mean(x), y - xp.mean(y)
@@ -212,8 +216,7 @@ def spearman(x: Array, y: Array) -> float:
     float
         NaN if either array contains NaN (scipy's ``nan_policy='propagate'``) or is constant.
     """
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"spearman expects two 1-D arrays of equal length, got {tuple(x.shape)} and {tuple(y.shape)}")
+    _check_vectors("spearman", x, y)
     xp = namespace(x, y)
     if bool(xp.any(xp.isnan(x))) or bool(xp.any(xp.isnan(y))):
         return float("nan")
