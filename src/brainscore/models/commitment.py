@@ -422,10 +422,16 @@ class ModelCommitment(BrainModel):
                            layers=self.layers, region=region, visual_degrees=self._visual_degrees,
                            scorer=_scorer_identity(self.layer_scorer), pca=[SELECTION_PCA_COMPONENTS, _PCA_VERSION])
 
-    def _select(self, region: str) -> dict[str, Any]:
+    def _selection_cache(self) -> Cache:
         # keyed on this module's code and the scorer's (its module and what that imports)
-        cache = Cache("layer_selection", code=[self.layer_scorer])
-        return cache.get_or_compute(self._selection_key(region), lambda: self._score_layers(region))
+        return Cache("layer_selection", code=[self.layer_scorer])
+
+    def selection_cached(self, region: str) -> bool:
+        """Whether the layer choice for ``region`` is in the cache (so committing it runs no selection)."""
+        return self._selection_cache().load(self._selection_key(region)) is not None
+
+    def _select(self, region: str) -> dict[str, Any]:
+        return self._selection_cache().get_or_compute(self._selection_key(region), lambda: self._score_layers(region))
 
     def _score_layers(self, region: str) -> dict[str, Any]:
         scores = self.layer_scorer(region, self.candidates())

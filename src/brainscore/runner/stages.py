@@ -134,7 +134,7 @@ def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[s
         instance = _model(model, model_kwargs)
         mapped = getattr(instance, "region_layer_map", None)
         if (mapped is None or region in mapped or getattr(instance, "layer_scorer", None) is not selection.layer_scorer
-                or Cache("layer_selection").load(instance._selection_key(region)) is not None):
+                or instance.selection_cached(region)):
             return {"ok": True, "note": "nothing to select", "duration_s": time.perf_counter() - start}
         selection.selection_features(benchmark, instance.candidates())
         return {"ok": True, "duration_s": time.perf_counter() - start}
