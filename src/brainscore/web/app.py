@@ -519,18 +519,34 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
     def selection_curves(model: str) -> dict[str, dict]:
-        """Region -> {"layer", "scores"} from the ``<model>.<region>-selection.json`` files of its plugin."""
+        """Region -> {"layer", "scores", "source"}: every candidate layer's selection score and the committed layer.
+
+        From the newest recorded score whose provenance holds the region's layer selection (any model whose
+        layer was chosen automatically, :func:`brainscore.scoring.job.layer_selection_of`); else from the
+        ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``.
+        """
+        curves = {}
+        for record in store.scores(model_identifier=model):  # oldest first: the newest wins
+            selection = (record.provenance or {}).get("layer_selection") if isinstance(record.provenance, dict) else None
+            for region, curve in (selection or {}).items():
+                try:
+                    curves[region] = {"layer": curve.get("layer"), "source": f"selection scores of {record.benchmark}",
+                                      "scores": {str(layer): float(value) for layer, value in curve["scores"]}}
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # not a selection record: no curve rather than a wrong one
         folders = [Path(p) for p in builtin_model_plugins.__path__]
         job = latest_job_of(model)
         if job is not None and job.folder:
             folders.append(Path(job.folder) / "site")
-        curves = {}
         for folder in folders:
             for path in sorted(folder.glob(f"*/region_layer_map/{glob.escape(model)}.*-selection.json")):
                 region = path.name[len(model) + 1:-len("-selection.json")]
+                if region in curves:
+                    continue
                 try:
                     data = json.loads(path.read_text())
-                    curves[region] = {"layer": data.get("layer"), "scores": {str(k): float(v) for k, v in data["scores"].items()}}
+                    curves[region] = {"layer": data.get("layer"), "source": "the plugin's selection record",
+                                      "scores": {str(k): float(v) for k, v in data["scores"].items()}}
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # not a selection record: no curve rather than a wrong one
         return curves
