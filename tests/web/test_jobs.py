@@ -2,6 +2,7 @@
 recorded with its log; submissions are served first come, first served, and survive a restart."""
 from __future__ import annotations
 
+import re
 import socket
 import sys
 
@@ -95,7 +96,7 @@ def client():
     """A Dask cluster of one single-threaded worker (threads of this process, so the test's command is seen)."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         yield client
 
@@ -142,7 +143,7 @@ def test_submissions_run_on_dask_first_come_first_served(url, tmp_path, client):
                                   f"a-net|{OTHER}": {"status": "failed", "error": "exited with code 1: no layer for IT"}}
     assert done_first.error == "one or more benchmarks failed; see the log"
     assert done_second.status == "done" and done_second.results == {f"b-net|{BENCHMARK}": {"status": "done", "score": 0.5}}
-    assert f"=== [2/2] a-net on {OTHER}\nno layer for IT\n" in done_first.log
+    assert re.search(rf"=== \[2/2\] a-net on {OTHER} \(Dask worker inproc://[^)]+\)\nno layer for IT\n", done_first.log)
     assert done_first.started is not None and done_first.finished >= done_first.started
 
 

@@ -209,7 +209,7 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
     fields = {"status": "running", "current": k, "error": ""}
     if started is None:
         fields["started"] = _now()
-    update_job(engine, job_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}\n", **fields)
+    update_job(engine, job_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}{_where()}\n", **fields)
     if submission_id is not None:
         store.update_submission(submission_id, status="running")
     site, workdir = folder / "site", folder / "run"
@@ -225,6 +225,16 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
         _set_result(engine, job_id, f"{model}|{benchmark}", result)
         return result
     return record_pair_failure(store, job_id, submission_id, model, benchmark, error)
+
+
+def _where() -> str:
+    """`` (Dask worker ADDRESS)`` inside a Dask task, else empty."""
+    try:
+        from distributed import get_worker
+
+        return f" (Dask worker {get_worker().address})"
+    except (ImportError, ValueError):
+        return ""
 
 
 def _run_child(engine: Engine, job_id: int, argv: list[str], env: dict, workdir: Path,
