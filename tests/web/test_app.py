@@ -264,7 +264,7 @@ def test_layer_selection_curve_recorded_with_a_score(app):
     client = TestClient(app)
     selection = client.get("/api/models/auto-net").json()["layer_selection"]
     assert selection == {"V4": {"layer": "6", "scores": {"1": 0.2104, "3": 0.2396, "6": 0.2965},
-                                "source": f"selection scores of {BENCHMARK}"}}
+                                "source": f"recorded with its score on {BENCHMARK}"}}
     page = client.get("/models/auto-net").text
     assert 'src="/plots/models/auto-net/layers/V4.svg"' in page
     plot = client.get("/plots/models/auto-net/layers/V4.svg")

@@ -527,10 +527,11 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         """
         curves = {}
         for record in store.scores(model_identifier=model):  # oldest first: the newest wins
-            selection = (record.provenance or {}).get("layer_selection") if isinstance(record.provenance, dict) else None
-            for region, curve in (selection or {}).items():
+            provenance = record.provenance if isinstance(record.provenance, dict) else {}
+            for region, curve in (provenance.get("layer_selection") or {}).items():
                 try:
-                    curves[region] = {"layer": curve.get("layer"), "source": f"selection scores of {record.benchmark}",
+                    curves[region] = {"layer": curve.get("layer"),
+                                      "source": f"recorded with its score on {record.benchmark}",
                                       "scores": {str(layer): float(value) for layer, value in curve["scores"]}}
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # not a selection record: no curve rather than a wrong one
