@@ -127,7 +127,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     home = _home()
     store = Database(db_url)
     url = str(getattr(store, "url", None) or db_url)
-    engine = accounts.engine_for(url)
+    engine = store.engine  # the web tables are in the results database (migration 0002)
     root = Path(root or home / "submissions")
     root.mkdir(parents=True, exist_ok=True)
     limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit)) if v}
