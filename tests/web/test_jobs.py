@@ -177,3 +177,21 @@ def test_a_lost_task_is_a_visible_failure(url, tmp_path, client, monkeypatch):
         "status": "failed", "error": "the scoring task was lost: ZeroDivisionError: division by zero"}
     (failure,) = Database(url).scores("a-net", include_failed=True)
     assert failure.comment == "the scoring task was lost: ZeroDivisionError: division by zero"
+
+
+def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
+    """``--scheduler ADDR``: the dispatcher connects to that cluster (over TCP) and closes only its client."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address=":0") as cluster:
+        job_id = add_job(url, tmp_path, models=["a-net"])
+        dispatcher = dispatcher_with(url, tmp_path, None, tmp_path / "order.txt")
+        dispatcher.scheduler, dispatcher._own_client = cluster.scheduler_address, True
+        dispatcher.start()
+        try:
+            (job,) = wait_for(url, [job_id])
+        finally:
+            dispatcher.stop()
+        assert job.status == "done" and f"(Dask worker {next(iter(cluster.workers.values())).address})" in job.log
+        assert dispatcher.client is None and cluster.status.name == "running"
