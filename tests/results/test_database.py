@@ -25,9 +25,9 @@ def test_schema_is_the_references_plus_ours(db_url):
     db = Database(db_url)
     tables = set(inspect(db.engine).get_table_names())
     assert {"references", "benchmark_types", "benchmark_instances", "models", "submissions", "scores",
-            "alembic_version"} <= tables
+            "alembic_version", "web_users", "web_tokens", "web_login_attempts", "web_jobs"} <= tables
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
     columns = {c["name"] for c in inspect(db.engine).get_columns("scores")}
     assert {"score_raw", "score_ceiled", "error", "ci95_low", "ci95_high", "provenance", "start_timestamp",
             "end_timestamp", "comment", "status"} <= columns

@@ -90,3 +90,21 @@ def test_key_ignores_time_and_host(scored, change):
     assert provenance_key(provenance) == provenance_key(scored[0].attrs["provenance"])
     with pytest.raises(TypeError, match="must be a dict"):
         provenance_key("not a dict")
+
+
+def test_layer_selection_is_recorded_in_depth_order_with_the_committed_layer():
+    from types import SimpleNamespace
+
+    model = SimpleNamespace(layers=["conv1", "layer1", "layer4"], region_layer_map={"V4": "layer1", "IT": "layer4"},
+                            layer_scores={"V4": {"layer4": 0.21, "conv1": 0.1, "layer1": 0.3}})
+    assert job.layer_selection_of(model) == {  # IT was given by the map: nothing selected, nothing to plot
+        "V4": {"layer": "layer1", "scores": [["conv1", 0.1], ["layer1", 0.3], ["layer4", 0.21]]}}
+    assert job.layer_selection_of(SimpleNamespace(region_layer_map={"V4": "x"})) == {}
+
+
+def test_key_ignores_the_layer_selection_curve(scored):
+    """The curve is an outcome; the committed layers it led to are in the key already (``model.layers``)."""
+    provenance = copy.deepcopy(scored[0].attrs["provenance"])
+    assert "layer_selection" not in provenance  # pixels commits no layer by selection
+    provenance["layer_selection"] = {"IT": {"layer": "pixels", "scores": [["pixels", 0.1]]}}
+    assert provenance_key(provenance) == provenance_key(scored[0].attrs["provenance"])

@@ -251,3 +251,23 @@ def test_api_leaderboard_equals_the_cli_json_for_public_models(app, capsys):
     expected = json.loads(capsys.readouterr().out)
     assert TestClient(app).get("/api/leaderboard").json() == expected
     assert {r["model"] for r in expected} == {"pub-net", "secret-net"}
+
+
+def test_layer_selection_curve_recorded_with_a_score(app):
+    """A model whose layer was chosen automatically: the per-layer selection scores recorded in its score's
+    provenance give the model page its plot, with the committed layer marked."""
+    curve = [["1", 0.2104], ["3", 0.2396], ["6", 0.2965]]
+    provenance = {"model": {"identifier": "auto-net", "layers": {"V4": "6"}},
+                  "layer_selection": {"V4": {"layer": "6", "scores": curve}}}
+    app.state.store.record_score(Score.of(0.155, error=0.01, raw=0.12, ceiling=0.8, model_identifier="auto-net",
+                                          benchmark_identifier=BENCHMARK, layers={"V4": "6"}, provenance=provenance))
+    client = TestClient(app)
+    selection = client.get("/api/models/auto-net").json()["layer_selection"]
+    assert selection == {"V4": {"layer": "6", "scores": {"1": 0.2104, "3": 0.2396, "6": 0.2965},
+                                "source": f"recorded with its score on {BENCHMARK}"}}
+    page = client.get("/models/auto-net").text
+    assert 'src="/plots/models/auto-net/layers/V4.svg"' in page
+    plot = client.get("/plots/models/auto-net/layers/V4.svg")
+    assert plot.status_code == 200 and plot.headers["content-type"] == "image/svg+xml"
+    assert b"committed: 6" in plot.content
+    assert client.get("/plots/models/pub-net/layers/V4.svg").status_code == 404  # its layer was given, not chosen

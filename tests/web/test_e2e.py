@@ -1,15 +1,20 @@
-"""End to end in headless Chromium (Playwright for Python, Debian's ``chromium``) against a real uvicorn.
+"""End to end in headless Chromium (Playwright for Python, Debian's ``chromium``) against a real
+``brainscore serve``, whose submissions run on the Dask LocalCluster it starts (``--workers 1``).
 
 One story, in order: register, log in, upload the README's tiny network as a plugin zip, watch its
-status reach done, find its row on the leaderboard with the score ``brainscore score`` gives, open its
-model page; hostile zips rejected with their reasons; a private submission with a failing benchmark
-and its log; a second user who can neither see the private model nor re-run its benchmarks; a
-form posted without its CSRF token refused. Screenshots go to the test's output folder.
+status reach done (scored on a Dask worker), find its row on the leaderboard with the score
+``brainscore score`` gives, open its model page; hostile zips rejected with their reasons; a private
+submission of the same network without a ``region_layer_map`` (its V4 layer chosen by layer
+selection: the model page plots score vs layer) with a failing benchmark and its log; a second user
+who can neither see the private model nor re-run its benchmarks; a form posted without its CSRF
+token refused; neither the web process nor the Dask workers ever loaded torch. Screenshots go to the
+test's output folder.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -38,6 +43,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+server_process: list = [None]
+
+
+def loaded_torch(pid: int) -> bool:
+    """Whether process ``pid`` has torch's shared library mapped (it imported torch)."""
+    return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("web")
@@ -45,7 +58,8 @@ def server(tmp_path_factory):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
     log = open(folder / "server.log", "w")
     process = subprocess.Popen([sys.executable, "-m", "brainscore", "serve", "--port", str(port),
-                                "--db", f"sqlite:///{folder / 'results.sqlite'}", "--time-limit-s", "600"],
+                                "--db", f"sqlite:///{folder / 'results.sqlite'}", "--time-limit-s", "600",
+                                "--workers", "1"],
                                env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):
@@ -57,6 +71,7 @@ def server(tmp_path_factory):
     else:
         process.kill()
         pytest.fail(f"the server did not start: {(folder / 'server.log').read_text()}")
+    server_process[0] = process
     yield url
     process.terminate()
     process.wait(timeout=20)
@@ -97,6 +112,10 @@ def submit(page, url: str, name: str, data: bytes, benchmarks: list[str], privat
     page.click("button:text('submit')")
 
 
+UNMAPPED_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
+    .replace('region_layer_map={"V4": "3"}, ', "")  # the same network, its V4 layer left to layer selection
+
+
 def cli_score(tmp_path: Path, model_zip: bytes) -> float:
     """What ``brainscore score --json`` gives for the plugin, run in a process that has it installed."""
     site = tmp_path / "site"
@@ -129,7 +148,8 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     status = page.locator("#status")
     assert status.text_content() in ("queued", "running", "done")
     page.wait_for_function("document.getElementById('status').textContent === 'done'", timeout=300_000)
-    assert "my-tiny-net on Cowley2026.210325.V4-pls" in page.locator("#log").text_content()
+    log = page.locator("#log").text_content()
+    assert re.search(r"=== \[1/1\] my-tiny-net on Cowley2026\.210325\.V4-pls \(Dask worker tcp://127\.0\.0\.1:\d+\)", log)
 
     # its row on the leaderboard carries the score brainscore score gives
     expected = cli_score(tmp_path, plugin_zip())
@@ -142,7 +162,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page.click("a:text('my-tiny-net')")
     page.wait_for_url(server + "/models/my-tiny-net")
     assert page.locator(f'tr[data-benchmark="{BENCHMARK}"] td.score').text_content().strip() == f"{expected:.4f}"
-    page.screenshot(path=str(shots / "model.png"), full_page=True)
+    assert page.locator("h2:text('Layer selection')").count() == 0  # its V4 layer was given, not chosen
 
     # hostile zips are rejected, each with its reason
     for name, data, reason in (("bomb.zip", zip_bomb(), "times its compressed size (a zip bomb?)"),
@@ -152,7 +172,8 @@ def test_the_website_end_to_end(server, browser, tmp_path):
         assert reason in page.locator("#problems").text_content(), name
 
     # a private model with a failing benchmark: failed, with its log
-    private = plugin_zip(identifier="my-private-net", package="my_private_net")
+    private = plugin_zip(identifier="my-private-net", package="my_private_net",
+                         extra={"my_private_net/model.py": UNMAPPED_MODEL})
     submit(page, server, "private.zip", private, [BENCHMARK, FAILING], private=True)
     page.wait_for_url(f"{server}/submissions/*")
     private_page = page.url
@@ -162,6 +183,16 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     assert "NoSelectionDataError" in page.locator("#log").text_content()
     assert page.locator(f'tr[data-benchmark="{FAILING}"] button:text("re-run")').count() == 1
     page.screenshot(path=str(shots / "failed_submission.png"), full_page=True)
+    assert page.locator(f'tr[data-benchmark="{BENCHMARK}"] .done').count() == 1
+
+    # its V4 layer was chosen by layer selection: the model page plots score against layer, committed layer marked
+    page.goto(server + "/models/my-private-net")
+    plot = page.locator('img[src="/plots/models/my-private-net/layers/V4.svg"]')
+    assert plot.count() == 1 and plot.evaluate("img => img.complete && img.naturalWidth > 0")
+    curve = page.request.get(server + "/api/models/my-private-net").json()["layer_selection"]["V4"]
+    assert list(curve["scores"]) == ["1", "3", "6"] and curve["layer"] == max(curve["scores"], key=curve["scores"].get)
+    assert f"committed {curve['layer']}" in page.locator("figcaption").text_content()
+    page.screenshot(path=str(shots / "model.png"), full_page=True)
     page.goto(server + "/")
     assert page.locator('tr[data-model="my-private-net"]').count() == 1  # its owner sees it
 
@@ -187,6 +218,14 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page.click(f'tr[data-benchmark="{FAILING}"] button:text("re-run")')
     page.wait_for_url(f"{server}/submissions/*")
     assert page.url != private_page and f"re-run of {job_id}" in page.text_content("main")
+
+    # the web process and its Dask workers never loaded torch: only the scoring children do
+    import psutil
+
+    processes = [psutil.Process(server_process[0].pid)] + psutil.Process(server_process[0].pid).children(recursive=True)
+    assert len(processes) >= 2  # the server and at least its Dask worker (and its nanny)
+    serving = [p for p in processes if "brainscore.web.child" not in p.cmdline()]  # not the re-run's child
+    assert [p.cmdline() for p in serving if loaded_torch(p.pid)] == []
 
 
 def test_brainscore_submit_from_the_command_line(server, tmp_path):

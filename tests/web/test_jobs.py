@@ -1,81 +1,197 @@
-"""The submission worker: children run with limits and without network; every failure is recorded with its log."""
+"""The submission queue: Dask tasks run each pair in a child with limits and without network; every failure is
+recorded with its log; submissions are served first come, first served, and survive a restart."""
 from __future__ import annotations
 
+import re
 import socket
 import sys
 
 import pytest
 from sqlalchemy.orm import Session
 
-from brainscore.web import accounts
 from brainscore.results import Database
-from brainscore.web.jobs import NETWORK_ISOLATION, Job, Worker, place_in_queue
+from brainscore.web import accounts
+from brainscore.web.jobs import Dispatcher, Job, Limits, network_isolation, place_in_queue, run_pair
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
+OTHER = "Kriegeskorte2008.IT-rdm"
 
 
 @pytest.fixture
-def worker(tmp_path):
-    url = f"sqlite:///{tmp_path / 'results.sqlite'}"
-    store = Database(url)
-    return Worker(accounts.engine_for(url), store, url, tmp_path, memory_limit=1024**3, wall_limit=60)
+def url(tmp_path):
+    return f"sqlite:///{tmp_path / 'results.sqlite'}"
 
 
-def add_job(worker, tmp_path, benchmarks=(BENCHMARK,)) -> int:
-    with Session(worker.engine) as session:
-        job = Job(owner="alice", models=["fake-net"], benchmarks=list(benchmarks), folder=str(tmp_path / "job"))
+def add_job(url, tmp_path, benchmarks=(BENCHMARK,), models=("fake-net",), status="queued", results=None) -> int:
+    with Session(accounts.engine_for(url)) as session:
+        job = Job(owner="alice", models=list(models), benchmarks=list(benchmarks), folder=str(tmp_path / "job"),
+                  status=status, results=results or {})
         session.add(job)
         session.commit()
         return job.id
 
 
-def run_with(worker, tmp_path, code: str, monkeypatch) -> Job:
-    monkeypatch.setattr(worker, "command", lambda model, benchmark, submission_id: NETWORK_ISOLATION + [sys.executable, "-c", code])
-    job_id = add_job(worker, tmp_path)
-    worker.run(job_id)
-    with Session(worker.engine, expire_on_commit=False) as session:
+def get_job(url, job_id) -> Job:
+    with Session(accounts.engine_for(url), expire_on_commit=False) as session:
         return session.get(Job, job_id)
 
 
-def test_a_failing_child_is_recorded_with_its_log(worker, tmp_path, monkeypatch):
-    job = run_with(worker, tmp_path, "print('loading the model'); raise SystemExit('weights missing')", monkeypatch)
-    assert job.status == "failed" and job.current == 1
+def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60)) -> Job:
+    job_id = add_job(url, tmp_path)
+    run_pair(url, job_id, 1, "fake-net", BENCHMARK, limits, [sys.executable, "-c", code])
+    return get_job(url, job_id)
+
+
+def test_a_failing_child_is_recorded_with_its_log(url, tmp_path):
+    job = run_with(url, tmp_path, "print('loading the model'); raise SystemExit('weights missing')")
+    assert job.status == "running" and job.current == 1  # the dispatcher closes the job when its pairs are done
     assert job.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "error": "exited with code 1: weights missing"}
-    assert "loading the model\nweights missing\n" in job.log
-    (failure,) = worker.store.scores("fake-net", include_failed=True)
+    assert "=== [1/1] fake-net on Cowley2026.210325.V4-pls\nloading the model\nweights missing\n" in job.log
+    (failure,) = Database(url).scores("fake-net", include_failed=True)
     assert failure.status == "failed" and failure.comment == "exited with code 1: weights missing"
+    assert "weights missing" in failure.log
 
 
-def test_a_done_event_is_a_success(worker, tmp_path, monkeypatch):
-    job = run_with(worker, tmp_path, "import json; print(json.dumps({'event': 'done', 'score': 0.42}))", monkeypatch)
-    assert job.status == "done" and job.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 0.42}
+def test_a_done_event_is_a_success(url, tmp_path):
+    job = run_with(url, tmp_path, "import json; print(json.dumps({'event': 'done', 'score': 0.42}))")
+    assert job.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 0.42}
 
 
-def test_memory_limit_applies_to_the_child(worker, tmp_path, monkeypatch):
-    job = run_with(worker, tmp_path, "x = bytearray(3 * 1024**3)", monkeypatch)
-    assert job.status == "failed" and "MemoryError" in job.log
+def test_memory_limit_applies_to_the_child(url, tmp_path):
+    job = run_with(url, tmp_path, "x = bytearray(3 * 1024**3)")
+    assert job.results[f"fake-net|{BENCHMARK}"]["status"] == "failed" and "MemoryError" in job.log
 
 
-def test_wall_clock_limit_kills_the_child(worker, tmp_path, monkeypatch):
-    worker.wall_limit = 1
-    job = run_with(worker, tmp_path, "import time; time.sleep(30)", monkeypatch)
-    assert job.status == "failed" and job.results[f"fake-net|{BENCHMARK}"]["error"].startswith("killed")
+def test_wall_clock_limit_kills_the_child(url, tmp_path):
+    job = run_with(url, tmp_path, "import time; time.sleep(30)", Limits(wall=1))
+    assert job.results[f"fake-net|{BENCHMARK}"]["error"].startswith("killed (time limit of 1 s")
 
 
-@pytest.mark.skipif(not NETWORK_ISOLATION, reason="network namespaces need root and unshare (children then run offline only)")
-def test_children_have_no_network(worker, tmp_path, monkeypatch):
+def test_the_child_runs_in_its_own_working_directory(url, tmp_path):
+    job = run_with(url, tmp_path, "import os, json; print(os.getcwd()); print(json.dumps({'event': 'done', 'score': 1.0}))")
+    assert f"\n{tmp_path / 'job' / 'run'}\n" in job.log
+
+
+@pytest.mark.skipif(not network_isolation(), reason="network namespaces need root and unshare (children then run offline only)")
+def test_children_have_no_network(url, tmp_path):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
     port = server.getsockname()[1]
-    code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)"
-    job = run_with(worker, tmp_path, code, monkeypatch)
+    job = run_with(url, tmp_path, f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)")
     server.close()
-    assert job.status == "failed" and ("ConnectionRefusedError" in job.log or "Network is unreachable" in job.log)
+    assert "ConnectionRefusedError" in job.log or "Network is unreachable" in job.log
 
 
-def test_place_in_queue(worker, tmp_path):
-    first, second = add_job(worker, tmp_path), add_job(worker, tmp_path)
-    with Session(worker.engine) as session:
-        assert place_in_queue(worker.engine, session.get(Job, first)) == 1
-        assert place_in_queue(worker.engine, session.get(Job, second)) == 2
+def test_place_in_queue(url, tmp_path):
+    engine = accounts.engine_for(url)
+    first, second = add_job(url, tmp_path), add_job(url, tmp_path)
+    assert place_in_queue(engine, get_job(url, first)) == 1
+    assert place_in_queue(engine, get_job(url, second)) == 2
+    assert place_in_queue(engine, get_job(url, add_job(url, tmp_path, status="running"))) is None
+
+
+@pytest.fixture
+def client():
+    """A Dask cluster of one single-threaded worker (threads of this process, so the test's command is seen)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def dispatcher_with(url, tmp_path, client, order_file, fail=()) -> Dispatcher:
+    store = Database(url)
+    dispatcher = Dispatcher(store.engine, store, url, tmp_path, memory_limit=1024**3, wall_limit=60, client=client)
+
+    def command(model, benchmark, submission_id):
+        outcome = "raise SystemExit('no layer for IT')" if benchmark in fail else \
+            "print(json.dumps({'event': 'done', 'score': 0.5}))"
+        return [sys.executable, "-c", f"import json; open({str(order_file)!r}, 'a').write('{model}|{benchmark}\\n'); "
+                                      f"{outcome}"]
+    dispatcher.command = command
+    return dispatcher
+
+
+def wait_for(url, job_ids, timeout=60):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        jobs = [get_job(url, i) for i in job_ids]
+        if all(job.status in ("done", "failed") for job in jobs):
+            return jobs
+        time.sleep(0.2)
+    pytest.fail(f"jobs did not end: {[(j.id, j.status, j.log) for j in jobs]}")
+
+
+def test_submissions_run_on_dask_first_come_first_served(url, tmp_path, client):
+    order = tmp_path / "order.txt"
+    first = add_job(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER])
+    second = add_job(url, tmp_path, models=["b-net"], benchmarks=[BENCHMARK])
+    dispatcher = dispatcher_with(url, tmp_path, client, order, fail=(OTHER,))
+    dispatcher.start()
+    try:
+        done_first, done_second = wait_for(url, [first, second])
+    finally:
+        dispatcher.stop()
+    # one worker thread: the older submission's pairs both run before the newer one's
+    assert order.read_text().splitlines() == [f"a-net|{BENCHMARK}", f"a-net|{OTHER}", f"b-net|{BENCHMARK}"]
+    assert done_first.status == "failed" and done_first.current == 2
+    assert done_first.results == {f"a-net|{BENCHMARK}": {"status": "done", "score": 0.5},
+                                  f"a-net|{OTHER}": {"status": "failed", "error": "exited with code 1: no layer for IT"}}
+    assert done_first.error == "one or more benchmarks failed; see the log"
+    assert done_second.status == "done" and done_second.results == {f"b-net|{BENCHMARK}": {"status": "done", "score": 0.5}}
+    assert re.search(rf"=== \[2/2\] a-net on {OTHER} \(Dask worker inproc://[^)]+\)\nno layer for IT\n", done_first.log)
+    assert done_first.started is not None and done_first.finished >= done_first.started
+
+
+def test_a_restart_queues_running_jobs_again_and_keeps_their_finished_pairs(url, tmp_path, client):
+    order = tmp_path / "order.txt"
+    kept = {f"a-net|{BENCHMARK}": {"status": "done", "score": 0.25}}
+    job_id = add_job(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER], status="running", results=kept)
+    dispatcher = dispatcher_with(url, tmp_path, client, order)
+    assert dispatcher.requeue_running() == 1
+    assert get_job(url, job_id).status == "queued" and "[server restarted; queued again]" in get_job(url, job_id).log
+    dispatcher.start()
+    try:
+        (job,) = wait_for(url, [job_id])
+    finally:
+        dispatcher.stop()
+    assert order.read_text().splitlines() == [f"a-net|{OTHER}"]  # only the pair it had not finished
+    assert job.status == "done" and job.results == {**kept, f"a-net|{OTHER}": {"status": "done", "score": 0.5}}
+
+
+def test_a_lost_task_is_a_visible_failure(url, tmp_path, client, monkeypatch):
+    job_id = add_job(url, tmp_path, models=["a-net"])
+    dispatcher = dispatcher_with(url, tmp_path, client, tmp_path / "order.txt")
+    monkeypatch.setattr("brainscore.web.jobs.run_pair", lambda *args: 1 / 0)  # the task itself breaks
+    dispatcher.start()
+    try:
+        (job,) = wait_for(url, [job_id])
+    finally:
+        dispatcher.stop()
+    assert job.status == "failed"
+    assert job.results[f"a-net|{BENCHMARK}"] == {
+        "status": "failed", "error": "the scoring task was lost: ZeroDivisionError: division by zero"}
+    (failure,) = Database(url).scores("a-net", include_failed=True)
+    assert failure.comment == "the scoring task was lost: ZeroDivisionError: division by zero"
+
+
+def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
+    """``--scheduler ADDR``: the dispatcher connects to that cluster (over TCP) and closes only its client."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address=":0") as cluster:
+        job_id = add_job(url, tmp_path, models=["a-net"])
+        dispatcher = dispatcher_with(url, tmp_path, None, tmp_path / "order.txt")
+        dispatcher.scheduler, dispatcher._own_client = cluster.scheduler_address, True
+        dispatcher.start()
+        try:
+            (job,) = wait_for(url, [job_id])
+        finally:
+            dispatcher.stop()
+        assert job.status == "done" and f"(Dask worker {next(iter(cluster.workers.values())).address})" in job.log
+        assert dispatcher.client is None and cluster.status.name == "running"

@@ -3,9 +3,10 @@
 Brain-Score keeps its leaderboard in PostgreSQL (``brainscore_core/submission/database_models.py``,
 peewee): references, a tree of benchmark types, versioned benchmark instances, models, submissions
 and scores. These tables follow it, with what the reference lacks: a confidence interval, the
-provenance (JSON) and its key on every score, and failed scores with their error. Users, passwords
-and API tokens are left to a later migration of the web layer (``submissions.owner`` and
-``models.owner`` are plain strings until then).
+provenance (JSON) and its key on every score, and failed scores with their error. The website's
+own tables (accounts, API tokens, log-in attempts and the submission queue, ``web_*``) live here
+too, so that one ``alembic upgrade head`` makes every table (migration ``0002``);
+``submissions.owner`` and ``models.owner`` hold the user name.
 
 The schema is created and upgraded by the Alembic migrations in ``brainscore/results/migrations``;
 never by ``metadata.create_all``.
@@ -17,7 +18,8 @@ import datetime as dt
 from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow"]
+__all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
+           "User", "ApiToken", "LoginAttempt", "Job"]
 
 
 class Base(DeclarativeBase):
@@ -132,3 +134,91 @@ class ScoreRow(Base):
 
     benchmark_instance: Mapped[BenchmarkInstance] = relationship()
     model: Mapped[Model] = relationship()
+
+
+# ------------------------------------------------------------------------------------ the website
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class User(Base):
+    """A website account: a unique user name and the argon2 hash of its password."""
+
+    __tablename__ = "web_users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(40), unique=True, index=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+
+
+class ApiToken(Base):
+    """An API token of a user (for ``brainscore submit``); only its sha256 is stored."""
+
+    __tablename__ = "web_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"), index=True)
+    token_sha256: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+
+
+class LoginAttempt(Base):
+    """One log-in attempt, kept for rate limiting."""
+
+    __tablename__ = "web_login_attempts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(200), index=True)
+    address: Mapped[str] = mapped_column(String(100), index=True)
+    success: Mapped[bool] = mapped_column(default=False)
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow, index=True)
+
+
+class Job(Base):
+    """One website submission (or one re-run of a failed benchmark) and its state.
+
+    ``status``: ``preparing`` -> ``queued`` -> ``running`` -> ``done`` | ``failed``. ``current`` is
+    the number of (model, benchmark) pairs started so far (``k`` of :attr:`total`), ``results``
+    maps ``"model|benchmark"`` to ``{"status": "done", "score": float}`` or ``{"status":
+    "failed", "error": str}``, ``log`` is everything the scoring processes printed.
+    ``submission_id`` is the row of :class:`Submission` its scores are recorded under.
+    """
+
+    __tablename__ = "web_jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner: Mapped[str] = mapped_column(String(40), index=True)
+    package: Mapped[str] = mapped_column(String(200), default="")
+    filename: Mapped[str] = mapped_column(String(300), default="")
+    models: Mapped[list] = mapped_column(JSON, default=list)
+    benchmarks: Mapped[list] = mapped_column(JSON, default=list)
+    requirements: Mapped[list] = mapped_column(JSON, default=list)
+    public: Mapped[bool] = mapped_column(default=True)
+    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
+    current: Mapped[int] = mapped_column(Integer, default=0)
+    results: Mapped[dict] = mapped_column(JSON, default=dict)
+    error: Mapped[str] = mapped_column(Text, default="")
+    log: Mapped[str] = mapped_column(Text, default="")
+    folder: Mapped[str] = mapped_column(String(500), default="")
+    rerun_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    submission_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+    started: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    finished: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The (model, benchmark) pairs of the job, in the order they run."""
+        return [(model, benchmark) for model in self.models for benchmark in self.benchmarks]
+
+    @property
+    def total(self) -> int:
+        """Number of (model, benchmark) runs."""
+        return len(self.models) * len(self.benchmarks)
+
+    def as_dict(self, place: int | None = None) -> dict:
+        """The JSON form of ``GET /api/submissions/{id}`` (``place``: its place in the queue, if queued)."""
+        return {"id": self.id, "owner": self.owner, "status": self.status, "place": place,
+                "models": self.models, "benchmarks": self.benchmarks, "public": self.public,
+                "progress": {"current": self.current, "total": self.total}, "results": self.results,
+                "requirements": self.requirements, "error": self.error, "log": self.log,
+                "rerun_of": self.rerun_of, "submission_id": self.submission_id,
+                "created": self.created.isoformat() if self.created else None,
+                "finished": self.finished.isoformat() if self.finished else None}

@@ -53,6 +53,24 @@ def _model_hashes(model: Any) -> tuple[str | None, str | None]:
     return found["weights_hash"], found["architecture_fingerprint"]
 
 
+def layer_selection_of(model: Any) -> dict[str, dict]:
+    """The layer selections ``model`` made while it was scored: region -> ``{"layer": the committed layer,
+    "scores": [[layer, score], ...]}`` with every candidate layer in depth order and its selection score (the
+    mean raw score on the region's selection benchmarks, :func:`brainscore.scoring.selection.layer_scorer`).
+
+    Empty for a model whose regions were all given by its ``region_layer_map`` (nothing was selected).
+    """
+    selected = getattr(model, "layer_scores", None) or {}
+    committed = getattr(model, "region_layer_map", None) or {}
+    order = list(getattr(model, "layers", None) or [])
+    curves = {}
+    for region, scores in selected.items():
+        layers = sorted(scores, key=lambda layer: order.index(layer) if layer in order else len(order))
+        curves[str(region)] = {"layer": committed.get(region),
+                               "scores": [[str(layer), float(scores[layer])] for layer in layers]}
+    return curves
+
+
 def formula_of(result: Score) -> str:
     """How ``result`` was normalised: ``r2_over_ceiling``, ``legacy`` ((r/c)²), ``raw_over_ceiling``,
     ``raw_over_ceiling_clipped``, ``r2`` (r², no ceiling) or ``raw`` (no ceiling)."""
@@ -101,7 +119,9 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
         reports it, e.g. the SEM over cross-validation splits), ``ci95`` (the bootstrap 95%
         percentile interval), ``ceiling_error``/``ceiling_ci95`` (the same for the ceiling),
         ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``,
-        ``layers`` (the committed region -> layer map, where the model has one), ``duration_s`` and
+        ``layers`` (the committed region -> layer map, where the model has one), ``layer_selection``
+        (every candidate layer's selection score, for regions whose layer was chosen automatically, see
+        :func:`layer_selection_of`; also in the provenance), ``duration_s`` and
         ``provenance`` (see :mod:`brainscore.scoring.provenance`).
 
     Raises
@@ -126,6 +146,9 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
     layers = getattr(model, "region_layer_map", None)
     if layers is not None:
         result.attrs["layers"] = dict(layers)
+    selection_curves = layer_selection_of(model)
+    if selection_curves:
+        result.attrs["layer_selection"] = selection_curves
     formula = formula_of(result)
     result.attrs["formula"] = formula
     _bootstrap.attach(result, interval)
@@ -148,5 +171,6 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
         bootstrap={"resamples": int(bootstrap), "seed": int(bootstrap_seed),
                    "unit": interval.unit if interval is not None else None,
                    "method": interval.method if interval is not None else None},
-        device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"])
+        device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
+        layer_selection=selection_curves or None)
     return result

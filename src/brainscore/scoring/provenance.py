@@ -23,8 +23,13 @@ compared for "same computation"). Its sections:
     Resamples, seed and resampled unit of the confidence interval.
 ``start``, ``end``, ``duration_s``
     UTC ISO timestamps and seconds (not part of the key).
+``layer_selection``
+    For each region whose layer was chosen automatically, every candidate layer's selection score
+    and the committed layer (what the model page plots). Not part of the key: it is an outcome of
+    the computation, whose committed layers the key holds in ``model``.
 
-:func:`provenance_key` hashes everything except timestamps, durations and host details, so two runs
+:func:`provenance_key` hashes everything except timestamps, durations, host details and the layer
+selection's curve, so two runs
 of the same computation share a key, and two scores with equal keys are equal.
 """
 from __future__ import annotations
@@ -41,8 +46,9 @@ from typing import Any
 __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_info", "host_info", "utc_now",
            "EXCLUDED_FROM_KEY"]
 
-EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host")
-"""Top-level provenance entries that do not name the computation (timestamps, durations, host)."""
+EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection")
+"""Top-level provenance entries that do not name the computation (timestamps, durations, host, and the layer
+selection's per-layer scores, an outcome whose committed layers the key holds)."""
 
 
 def jsonable(value: Any) -> Any:
@@ -157,7 +163,8 @@ def host_info() -> dict:
 
 def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling: dict | None = None,
             formula: str | None = None, bootstrap: dict | None = None, device: str | None = None,
-            start: str | None = None, end: str | None = None, duration_s: float | None = None) -> dict:
+            start: str | None = None, end: str | None = None, duration_s: float | None = None,
+            layer_selection: dict | None = None) -> dict:
     """Assemble a provenance dict (see the module docstring for the sections).
 
     Parameters
@@ -178,6 +185,8 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         Compute device (``"cpu"``, ``"cuda:0"``).
     start, end : str, optional
         UTC ISO timestamps; ``duration_s`` seconds.
+    layer_selection : dict, optional
+        Region -> ``{"layer", "scores": [[layer, score], ...]}`` (recorded only when given).
 
     Returns
     -------
@@ -188,4 +197,5 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         "code": code_info(), "environment": environment_info(device), "host": host_info(),
         "model": model, "benchmark": benchmark, "metric": metric, "ceiling": ceiling, "formula": formula,
         "bootstrap": bootstrap, "start": start, "end": end, "duration_s": duration_s,
+        **({"layer_selection": layer_selection} if layer_selection else {}),
     })

@@ -3,8 +3,9 @@
 Passwords are hashed with argon2 through :mod:`pwdlib` (the recommended hasher of the argon2
 RFC 9106 profile); API tokens are random 32-byte strings stored only as their sha256. Log-in
 attempts are recorded so that repeated failures for one user name or one client address are
-refused for a while (:func:`login_allowed`). The tables live in the same database as the results
-(``--db URL``) and are created on start-up.
+refused for a while (:func:`login_allowed`). The tables (:class:`~brainscore.results.schema.User`,
+``ApiToken``, ``LoginAttempt``) live in the results database (``--db URL``) and are made by its
+Alembic migrations (revision ``0002``), like every other table.
 """
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ import secrets
 from datetime import datetime, timedelta, timezone
 
 from pwdlib import PasswordHash
-from sqlalchemy import DateTime, ForeignKey, Integer, String, create_engine, func, select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
+
+from brainscore.results import Database
+from brainscore.results.schema import ApiToken, LoginAttempt, User
 
 PASSWORD_HASH = PasswordHash.recommended()
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
@@ -30,41 +34,6 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-class Base(DeclarativeBase):
-    """Declarative base of the web's own tables (accounts and the submission queue)."""
-
-
-class User(Base):
-    """An account: a unique user name and the argon2 hash of its password."""
-
-    __tablename__ = "web_users"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    username: Mapped[str] = mapped_column(String(40), unique=True, index=True)
-    password_hash: Mapped[str] = mapped_column(String(200))
-    created: Mapped[datetime] = mapped_column(DateTime, default=_now)
-
-
-class ApiToken(Base):
-    """An API token of a user (for ``brainscore submit``); only its sha256 is stored."""
-
-    __tablename__ = "web_tokens"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"), index=True)
-    token_sha256: Mapped[str] = mapped_column(String(64), unique=True, index=True)
-    created: Mapped[datetime] = mapped_column(DateTime, default=_now)
-
-
-class LoginAttempt(Base):
-    """One log-in attempt, kept for rate limiting."""
-
-    __tablename__ = "web_login_attempts"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    username: Mapped[str] = mapped_column(String(200), index=True)
-    address: Mapped[str] = mapped_column(String(100), index=True)
-    success: Mapped[bool] = mapped_column(default=False)
-    at: Mapped[datetime] = mapped_column(DateTime, default=_now, index=True)
-
-
 class AccountError(ValueError):
     """A registration or log-in that cannot proceed; the message says why."""
 
@@ -74,11 +43,9 @@ class RateLimited(AccountError):
 
 
 def engine_for(url: str) -> Engine:
-    """An engine on ``url`` with the web tables created (SQLite connections usable across threads)."""
-    kwargs = {"connect_args": {"check_same_thread": False, "timeout": 30}} if url.startswith("sqlite") else {}
-    engine = create_engine(url, **kwargs)
-    Base.metadata.create_all(engine)
-    return engine
+    """The engine of the results database at ``url``, its schema (web tables included) upgraded to the newest
+    migration (:class:`~brainscore.results.Database` raises ``DatabaseError`` if it cannot be opened)."""
+    return Database(url).engine
 
 
 def register(engine: Engine, username: str, password: str) -> User:

@@ -2,8 +2,9 @@
 model submission with live status and logs, and the same data as JSON under ``/api/...``.
 
 Pages are rendered on the server with Jinja2 (a few lines of plain JavaScript poll a submission's
-status and fold the leaderboard's tree). Scoring never runs here: submissions are queued for
-:class:`brainscore.web.jobs.Worker`, which runs each in a separate, limited process.
+status and fold the leaderboard's tree). Scoring never runs here: submissions are queued in the
+database and handed by :class:`brainscore.web.jobs.Dispatcher` to a Dask cluster, whose tasks run
+each (model, benchmark) pair in a separate, limited process.
 
 Security: the session is a signed (itsdangerous), HttpOnly, SameSite=Lax cookie; every form and
 every session-authenticated API POST carries a CSRF token bound to the session; log-ins are rate
@@ -34,7 +35,7 @@ from brainscore.leaderboard import tree
 from brainscore.web import accounts, checks, plots
 from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.results import Database
-from brainscore.web.jobs import Job, Worker, place_in_queue, write_entry_point
+from brainscore.web.jobs import Dispatcher, Job, place_in_queue, write_entry_point
 
 HERE = Path(__file__).parent
 
@@ -96,7 +97,8 @@ def columns() -> list[dict]:
 
 
 def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs: tuple = (),
-               start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None) -> FastAPI:
+               start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
+               workers: int | None = None, scheduler: str | None = None, dask_client=None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -109,19 +111,27 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     weights_dirs : tuple of Path
         Server folders that submitted plugin code may reference by absolute path.
     start_worker : bool
-        Start the submission worker thread on start-up (tests of pages alone may skip it).
+        Start the submission dispatcher (and its Dask cluster) on start-up (tests of pages alone may skip it).
     memory_limit, wall_limit : int, optional
         Per-child limits in bytes and seconds (default :data:`~brainscore.web.jobs.MEMORY_LIMIT_BYTES`,
         :data:`~brainscore.web.jobs.WALL_LIMIT_S`).
+    workers : int, optional
+        Worker processes of the Dask LocalCluster started for the submissions (default: one per core,
+        at most one per 4 GiB of memory).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://host:8786``) to use instead; its workers must see
+        the database and the submissions folder.
+    dask_client : distributed.Client, optional
+        A client to use as is (tests).
     """
     home = _home()
     store = Database(db_url)
     url = str(getattr(store, "url", None) or db_url)
-    engine = accounts.engine_for(url)
+    engine = store.engine  # the web tables are in the results database (migration 0002)
     root = Path(root or home / "submissions")
     root.mkdir(parents=True, exist_ok=True)
     limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit)) if v}
-    worker = Worker(engine, store, url, root, **limits)
+    worker = Dispatcher(engine, store, url, root, workers=workers, scheduler=scheduler, client=dask_client, **limits)
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["fmt"] = _fmt
     templates.env.filters["colour"] = _colour
@@ -190,6 +200,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     def board(user) -> list[dict]:
         return [r for r in leaderboard_records(store) if visible(r["model"], user)]
+
+    def view(job: Job) -> dict:
+        """A job as JSON: its state, its place in the queue, and why the cluster cannot be reached (if so)."""
+        return {**job.as_dict(place_in_queue(engine, job)), "cluster_problem": worker.problem}
 
     def job_for(job_id: int, user) -> Job:
         with Session(engine, expire_on_commit=False) as session:
@@ -375,7 +389,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             return RedirectResponse("/login", status_code=303)
         with Session(engine) as session:
             jobs = session.scalars(select(Job).where(Job.owner == user.username).order_by(Job.id.desc())).all()
-            rows = [j.as_dict(place_in_queue(engine, j)) for j in jobs]
+            rows = [view(j) for j in jobs]
         return render(request, "submissions.html", jobs=rows)
 
     @app.get("/submissions/{job_id}", response_class=HTMLResponse)
@@ -384,7 +398,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         if user is None:
             return RedirectResponse("/login", status_code=303)
         job = job_for(job_id, user)
-        return render(request, "submission.html", job=job.as_dict(place_in_queue(engine, job)))
+        return render(request, "submission.html", job=view(job))
 
     @app.post("/submissions/{job_id}/rerun")
     def rerun_form(request: Request, job_id: int, benchmark: str = Form(...), csrf_token: str | None = Form(None)):
@@ -482,19 +496,19 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             job = queue(user, data, file.filename or "upload.zip", [b.strip() for b in benchmarks.split(",")], public)
         except checks.SubmissionRejected as rejected:
             return JSONResponse({"status": "rejected", "problems": rejected.problems}, status_code=400)
-        return JSONResponse(job.as_dict(place_in_queue(engine, job)), status_code=201)
+        return JSONResponse(view(job), status_code=201)
 
     @app.get("/api/submissions/{job_id}")
     def api_submission(request: Request, job_id: int):
         user = api_user(request, csrf_needed=False)
         job = job_for(job_id, user)
-        return job.as_dict(place_in_queue(engine, job))
+        return view(job)
 
     @app.post("/api/submissions/{job_id}/rerun")
     def api_rerun(request: Request, job_id: int, benchmark: str = Form(...)):
         user = api_user(request, csrf_needed=True)
         new = rerun(job_for(job_id, user), benchmark, user)
-        return JSONResponse(new.as_dict(place_in_queue(engine, new)), status_code=201)
+        return JSONResponse(view(new), status_code=201)
 
     # ---------------------------------------------------------------- plots
     @app.get("/plots/benchmarks/{identifier}.svg")
@@ -505,18 +519,35 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
     def selection_curves(model: str) -> dict[str, dict]:
-        """Region -> {"layer", "scores"} from the ``<model>.<region>-selection.json`` files of its plugin."""
+        """Region -> {"layer", "scores", "source"}: every candidate layer's selection score and the committed layer.
+
+        From the newest recorded score whose provenance holds the region's layer selection (any model whose
+        layer was chosen automatically, :func:`brainscore.scoring.job.layer_selection_of`); else from the
+        ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``.
+        """
+        curves = {}
+        for record in store.scores(model_identifier=model):  # oldest first: the newest wins
+            provenance = record.provenance if isinstance(record.provenance, dict) else {}
+            for region, curve in (provenance.get("layer_selection") or {}).items():
+                try:
+                    curves[region] = {"layer": curve.get("layer"),
+                                      "source": f"recorded with its score on {record.benchmark}",
+                                      "scores": {str(layer): float(value) for layer, value in curve["scores"]}}
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # not a selection record: no curve rather than a wrong one
         folders = [Path(p) for p in builtin_model_plugins.__path__]
         job = latest_job_of(model)
         if job is not None and job.folder:
             folders.append(Path(job.folder) / "site")
-        curves = {}
         for folder in folders:
             for path in sorted(folder.glob(f"*/region_layer_map/{glob.escape(model)}.*-selection.json")):
                 region = path.name[len(model) + 1:-len("-selection.json")]
+                if region in curves:
+                    continue
                 try:
                     data = json.loads(path.read_text())
-                    curves[region] = {"layer": data.get("layer"), "scores": {str(k): float(v) for k, v in data["scores"].items()}}
+                    curves[region] = {"layer": data.get("layer"), "source": "the plugin's selection record",
+                                      "scores": {str(k): float(v) for k, v in data["scores"].items()}}
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # not a selection record: no curve rather than a wrong one
         return curves

@@ -1,24 +1,39 @@
-"""The submission queue: one worker thread that runs each submission's scoring in child processes.
+"""The submission queue: submissions are scored on a Dask cluster, each pair in a sandboxed child process.
 
-State lives in the database (:class:`Job`), so the status pages read it from there: ``queued``
-(with its place), ``running`` (benchmark k of n), ``done``, ``failed`` (with the log), or
-``rejected`` (its checks failed, with the reasons). Each (model, benchmark) pair runs as its own
-OS process (:mod:`brainscore.web.child`) with
+State lives in the database (:class:`~brainscore.results.schema.Job`), so the pages read it from
+there: ``queued`` (with its place), ``running`` (benchmark k of n), ``done``, ``failed`` (with the
+log), or ``rejected`` (its checks failed, with the reasons).
+
+The :class:`Dispatcher` (a thread of the web server) hands the (model, benchmark) pairs of queued
+submissions to a Dask cluster: by default a :class:`distributed.LocalCluster` of worker
+*processes* that ``brainscore serve`` starts (``--workers N``), or an existing scheduler
+(``--scheduler ADDR``, :func:`brainscore.runner.clusters.connect`). It is fair, first come first
+served: a submission's pairs form a chain (its next pair is handed over when the previous one
+ends), at most as many submissions are in flight as the cluster has worker threads, the oldest
+queued submission goes first, and each task carries the Dask priority ``-job id`` (older first).
+
+Each Dask task is :func:`run_pair`, which runs one pair as its own OS process
+(:mod:`brainscore.web.child`) with
 
 - its own working directory under the submission's folder,
 - the submission's plugin importable only there (``PYTHONPATH`` plus a ``brainscore.plugins``
   entry point in a ``.dist-info`` folder next to it),
-- a memory limit (``RLIMIT_AS``) and a CPU-time limit (``RLIMIT_CPU``) set in the child, and a
-  wall-clock limit enforced by the worker,
+- a memory limit (``RLIMIT_AS``) and a CPU-time limit (``RLIMIT_CPU``), set by ``prlimit`` (or
+  in the child before it executes, where ``prlimit`` is missing), and a wall-clock limit enforced
+  by the task,
 - no network: started under ``unshare --net`` (a fresh network namespace without interfaces) when
-  the server may do so (root, ``unshare`` present); otherwise :data:`NETWORK_ISOLATION` says so
+  the worker may do so (root, ``unshare`` present); otherwise :func:`network_isolation` is empty
   and ``BRAINSCORE_OFFLINE=1`` is all that keeps the data store from downloading.
 
-Everything the child prints is appended to the job's log; a child that fails, is killed or runs
-out of time is recorded as a failure of that benchmark in the results database, with its log.
+Everything the child prints is appended by the task to the job's log in the database as it comes;
+a child that fails, is killed or runs out of time is recorded as a failure of that benchmark in the
+results database, with its log. Neither the web process nor the Dask workers import torch or run
+a model: only the child does. A server restart queues the jobs it left running again; the pairs
+they had finished are kept.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import resource
@@ -28,79 +43,68 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import JSON, DateTime, Integer, String, Text, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
-from brainscore.web.accounts import Base
+from brainscore.results import Database
+from brainscore.results.schema import Job
+
+__all__ = ["Job", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
+           "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
 WALL_LIMIT_S = 3600
 MAX_LOG_CHARS = 2_000_000
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
+_CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_CACHE",
+              "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def _network_isolation() -> list[str]:
+@functools.lru_cache(maxsize=None)
+def network_isolation() -> tuple[str, ...]:
+    """The command prefix that cuts a child off the network (``unshare --net``), empty where this process
+    may not create a network namespace (not root, or no ``unshare``): then the child runs offline only."""
     unshare = shutil.which("unshare")
     if unshare and os.geteuid() == 0:
         try:
             if subprocess.run([unshare, "--net", "true"], capture_output=True, timeout=10).returncode == 0:
-                return [unshare, "--net"]
+                return (unshare, "--net")
         except (OSError, subprocess.TimeoutExpired):
             pass
-    return []
+    return ()
 
 
-NETWORK_ISOLATION = _network_isolation()
-"""The command prefix that cuts a child off the network (empty where unavailable: offline env only)."""
+@dataclass(frozen=True)
+class Limits:
+    """Limits of one scoring child: address space in bytes, CPU time and wall-clock time in seconds."""
 
+    memory: int = MEMORY_LIMIT_BYTES
+    cpu: int = CPU_LIMIT_S
+    wall: int = WALL_LIMIT_S
 
-class Job(Base):
-    """One submission (or one re-run of a failed benchmark) and its state."""
+    def prefix(self) -> list[str]:
+        """``prlimit --as=... --cpu=... --`` (empty where ``prlimit`` is missing: :meth:`preexec` sets them)."""
+        prlimit = shutil.which("prlimit")
+        return [prlimit, f"--as={self.memory}", f"--cpu={self.cpu}", "--"] if prlimit else []
 
-    __tablename__ = "web_jobs"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    owner: Mapped[str] = mapped_column(String(40), index=True)
-    package: Mapped[str] = mapped_column(String(200), default="")
-    filename: Mapped[str] = mapped_column(String(300), default="")
-    models: Mapped[list] = mapped_column(JSON, default=list)
-    benchmarks: Mapped[list] = mapped_column(JSON, default=list)
-    requirements: Mapped[list] = mapped_column(JSON, default=list)
-    public: Mapped[bool] = mapped_column(default=True)
-    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
-    current: Mapped[int] = mapped_column(Integer, default=0)
-    results: Mapped[dict] = mapped_column(JSON, default=dict)  # "model|benchmark" -> {"status", "score"|"error"}
-    error: Mapped[str] = mapped_column(Text, default="")
-    log: Mapped[str] = mapped_column(Text, default="")
-    folder: Mapped[str] = mapped_column(String(500), default="")
-    rerun_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    submission_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the results database's submission
-    created: Mapped[datetime] = mapped_column(DateTime, default=_now)
-    started: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
-    finished: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    def preexec(self):
+        """A ``preexec_fn`` that sets the limits in the child (only used without ``prlimit``)."""
+        memory, cpu = self.memory, self.cpu
 
-    @property
-    def total(self) -> int:
-        """Number of (model, benchmark) runs."""
-        return len(self.models) * len(self.benchmarks)
-
-    def as_dict(self, place: int | None = None) -> dict:
-        """The JSON form of ``GET /api/submissions/{id}``."""
-        return {"id": self.id, "owner": self.owner, "status": self.status, "place": place,
-                "models": self.models, "benchmarks": self.benchmarks, "public": self.public,
-                "progress": {"current": self.current, "total": self.total}, "results": self.results,
-                "requirements": self.requirements, "error": self.error, "log": self.log,
-                "rerun_of": self.rerun_of, "submission_id": self.submission_id,
-                "created": self.created.isoformat() if self.created else None,
-                "finished": self.finished.isoformat() if self.finished else None}
+        def apply():  # between fork and exec: C calls only
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        return apply
 
 
 def place_in_queue(engine: Engine, job: Job) -> int | None:
@@ -121,168 +125,317 @@ def write_entry_point(site: Path, package: str, job_id: int) -> None:
     (info / "entry_points.txt").write_text(f"[brainscore.plugins]\nsubmission = {package}\n")
 
 
-class Worker:
-    """One thread that runs queued jobs, one child process at a time.
+def child_command(model: str, benchmark: str, db_url: str, submission_id: int | None) -> list[str]:
+    """The scoring child's command line (``submission_id``: the results database's submission of the score)."""
+    link = ["--submission", str(submission_id)] if submission_id is not None else []
+    return [sys.executable, "-m", "brainscore.web.child", "--model", model, "--benchmark", benchmark,
+            "--db", db_url] + link
+
+
+# ------------------------------------------------------------------------------ the job's rows
+@functools.lru_cache(maxsize=8)
+def _database(db_url: str) -> Database:
+    return Database(db_url)  # one per process and URL (a Dask worker runs many tasks)
+
+
+def update_job(engine: Engine, job_id: int, log_append: str = "", **fields) -> None:
+    """Set ``fields`` of job ``job_id`` and append ``log_append`` to its log (the log is capped at
+    :data:`MAX_LOG_CHARS`, keeping its head and its tail)."""
+    with Session(engine) as session:
+        job = session.get(Job, job_id)
+        for key, value in fields.items():
+            setattr(job, key, value)
+        if log_append:
+            log = (job.log or "") + log_append
+            if len(log) > MAX_LOG_CHARS:  # keep the head (what ran) and the tail (how it ended)
+                log = log[:10_000] + "\n[... log truncated ...]\n" + log[-(MAX_LOG_CHARS - 10_000):]
+            job.log = log
+        session.commit()
+
+
+def _set_result(engine: Engine, job_id: int, key: str, result: dict) -> None:
+    with Session(engine) as session:
+        job = session.get(Job, job_id)
+        job.results = {**(job.results or {}), key: result}
+        session.commit()
+
+
+def _log_of(engine: Engine, job_id: int) -> str:
+    with Session(engine) as session:
+        return session.get(Job, job_id).log or ""
+
+
+def record_pair_failure(store: Database, job_id: int, submission_id: int | None, model: str, benchmark: str,
+                        error: str) -> dict:
+    """Record that ``model`` failed on ``benchmark`` in job ``job_id``: in the job's results and, with the
+    job's log, in the results database. Returns the job's result entry."""
+    result = {"status": "failed", "error": error}
+    _set_result(store.engine, job_id, f"{model}|{benchmark}", result)
+    store.record_failure(model, benchmark, error, log=_log_of(store.engine, job_id)[-20000:],
+                         submission_id=submission_id)
+    return result
+
+
+# ------------------------------------------------------------------------------ the Dask task
+def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limits: Limits = Limits(),
+             command: list[str] | None = None) -> dict:
+    """Score one (model, benchmark) pair of job ``job_id`` in a sandboxed child process: the Dask task.
+
+    Marks the job ``running`` at pair ``k``, runs the child (its working directory
+    ``<job folder>/run``, the plugin in ``<job folder>/site``, ``limits``, no network), appends what it
+    prints to the job's log as it comes, and records the outcome in the job's results (a failure also in
+    the results database, with the log; a score the child records itself).
+
+    Parameters
+    ----------
+    db_url : str
+        The results database (which holds the web tables).
+    job_id, k : int
+        The job and the 1-based index of the pair among its :attr:`~brainscore.results.schema.Job.pairs`.
+    limits : Limits
+    command : list of str, optional
+        The child's command (default :func:`child_command`); the network and limit prefixes are added.
+
+    Returns
+    -------
+    dict
+        ``{"status": "done", "score": float}`` or ``{"status": "failed", "error": str}``.
+    """
+    store = _database(db_url)
+    engine = store.engine
+    with Session(engine) as session:
+        job = session.get(Job, job_id)
+        folder, submission_id, total, started = Path(job.folder), job.submission_id, job.total, job.started
+    fields = {"status": "running", "current": k, "error": ""}
+    if started is None:
+        fields["started"] = _now()
+    update_job(engine, job_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}{_where()}\n", **fields)
+    if submission_id is not None:
+        store.update_submission(submission_id, status="running")
+    site, workdir = folder / "site", folder / "run"
+    workdir.mkdir(parents=True, exist_ok=True)
+    env = {name: value for name, value in os.environ.items() if name in _CHILD_ENV}
+    env.update(BRAINSCORE_OFFLINE="1", PYTHONUNBUFFERED="1",
+               PYTHONPATH=os.pathsep.join([str(site), str(_PACKAGE_ROOT)]))
+    argv = command or child_command(model, benchmark, db_url, submission_id)
+    ok, error, value = _run_child(engine, job_id, list(network_isolation()) + limits.prefix() + argv, env, workdir,
+                                  limits)
+    if ok:
+        result = {"status": "done", "score": value}
+        _set_result(engine, job_id, f"{model}|{benchmark}", result)
+        return result
+    return record_pair_failure(store, job_id, submission_id, model, benchmark, error)
+
+
+def _where() -> str:
+    """`` (Dask worker ADDRESS)`` inside a Dask task, else empty."""
+    try:
+        from distributed import get_worker
+
+        return f" (Dask worker {get_worker().address})"
+    except (ImportError, ValueError):
+        return ""
+
+
+def _run_child(engine: Engine, job_id: int, argv: list[str], env: dict, workdir: Path,
+               limits: Limits) -> tuple[bool, str, float | None]:
+    preexec = None if argv[len(network_isolation())].endswith("prlimit") else limits.preexec()
+    process = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", start_new_session=True, preexec_fn=preexec)
+
+    def kill_group():  # the child and anything it started (its own session)
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(limits.wall, kill_group)
+    timer.start()
+    value, pending, flushed = None, [], time.monotonic()
+    try:
+        for line in process.stdout:
+            pending.append(line)
+            if time.monotonic() - flushed > 0.5:  # one write per half second, not per line
+                update_job(engine, job_id, log_append="".join(pending))
+                pending, flushed = [], time.monotonic()
+            if line.startswith("{"):
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                if event.get("event") == "done":
+                    value = event.get("score")
+        code = process.wait()
+    finally:
+        timer.cancel()
+        if pending:
+            update_job(engine, job_id, log_append="".join(pending))
+    if code == 0 and value is not None:
+        return True, "", value
+    if code < 0:
+        reason = {9: f"killed (time limit of {limits.wall} s or memory)",
+                  24: f"CPU-time limit of {limits.cpu} s exceeded"}.get(-code, f"killed by signal {-code}")
+    else:
+        reason = f"exited with code {code}"
+    tail = [line for line in _log_of(engine, job_id).splitlines() if line.strip()][-1:] or [""]
+    return False, f"{reason}: {tail[0][:300]}", None
+
+
+# ------------------------------------------------------------------------------ the dispatcher
+class Dispatcher:
+    """The web server's thread that hands queued submissions to a Dask cluster, first come first served.
 
     Parameters
     ----------
     engine : Engine
-        The web tables.
+        The results database's engine (the web tables are there).
     store : Database
-        The results database (scores and failures are recorded there).
+        The results database (failures and submissions are recorded there).
     db_url : str
-        Passed to the child, which records its score.
+        Passed to the tasks, which open the database in their worker process.
     root : Path
         Folder of the submissions (``root/<job id>/site`` holds the plugin, ``root/<job id>/run`` is
-        the child's working directory).
+        the child's working directory); an existing cluster's workers must see the same paths.
+    memory_limit, cpu_limit, wall_limit : int
+        Per-child limits (bytes, seconds, seconds).
+    workers : int, optional
+        Worker processes of the LocalCluster it starts (default
+        :func:`brainscore.runner.clusters.default_workers`).
+    scheduler : str, optional
+        Address of an existing Dask scheduler to use instead (``tcp://host:8786``).
+    client : distributed.Client, optional
+        A client to use as is (tests); the dispatcher then neither starts nor closes a cluster.
     """
 
-    def __init__(self, engine: Engine, store, db_url: str, root: Path, memory_limit: int = MEMORY_LIMIT_BYTES,
-                 cpu_limit: int = CPU_LIMIT_S, wall_limit: int = WALL_LIMIT_S):
+    def __init__(self, engine: Engine, store: Database, db_url: str, root: Path,
+                 memory_limit: int = MEMORY_LIMIT_BYTES, cpu_limit: int = CPU_LIMIT_S, wall_limit: int = WALL_LIMIT_S,
+                 workers: int | None = None, scheduler: str | None = None, client=None):
         self.engine, self.store, self.db_url, self.root = engine, store, db_url, Path(root)
-        self.memory_limit, self.cpu_limit, self.wall_limit = memory_limit, cpu_limit, wall_limit
+        self.limits = Limits(memory=memory_limit, cpu=cpu_limit, wall=wall_limit)
+        self.workers, self.scheduler = workers, scheduler
+        self.client, self._own_client, self.cluster = client, client is None, None
+        self.problem: str | None = None  # why no cluster could be reached (shown on the pages)
+        self._active: dict[int, tuple] = {}  # job id -> (future, k, model, benchmark)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        """Start the thread (jobs left ``running`` by a previous server are queued again)."""
+    def command(self, model: str, benchmark: str, submission_id: int | None) -> list[str] | None:
+        """The child's command for a pair (None: :func:`child_command`, built on the worker)."""
+        return None
+
+    def requeue_running(self) -> int:
+        """Queue again the jobs a previous server left ``running`` (their finished pairs are kept); returns how many."""
         with Session(self.engine) as session:
-            for job in session.scalars(select(Job).where(Job.status == "running")):
-                job.status, job.log = "queued", job.log + "\n[server restarted; queued again]\n"
+            jobs = session.scalars(select(Job).where(Job.status == "running")).all()
+            for job in jobs:
+                job.status, job.log = "queued", (job.log or "") + "\n[server restarted; queued again]\n"
             session.commit()
+            return len(jobs)
+
+    def start(self) -> None:
+        """Queue again what a previous server left running, then start the thread (which connects to Dask)."""
+        self.requeue_running()
         self._thread = threading.Thread(target=self._loop, name="brainscore-submissions", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
-        """Ask the thread to finish after the current child."""
+        """Stop handing out work and close the cluster this dispatcher started (running children are killed with it)."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=30)
 
     def notify(self) -> None:
         """A job was queued."""
         self._wake.set()
 
+    # ---- the thread
+    def _connect(self) -> None:
+        from brainscore.runner import clusters
+
+        if self.client is None:
+            self.client, self.cluster = clusters.connect(scheduler=self.scheduler, workers=self.workers)
+        self.problem = None
+
     def _loop(self) -> None:
         while not self._stop.is_set():
-            with Session(self.engine) as session:
-                job_id = session.scalar(select(Job.id).where(Job.status == "queued").order_by(Job.id).limit(1))
-            if job_id is None:
-                self._wake.wait(timeout=2)
-                self._wake.clear()
-                continue
             try:
-                self.run(job_id)
-            except Exception as error:  # never let the queue die silently
-                self._update(job_id, status="failed", error=f"internal error: {error!r}", finished=_now())
+                if self.client is None:
+                    self._connect()
+                self._collect()
+                self._dispatch()
+            except Exception as error:  # never let the queue die silently: show it and try again
+                self.problem = f"the scoring cluster is not available: {type(error).__name__}: {error}"
+                print(f"brainscore serve: {self.problem}", file=sys.stderr, flush=True)
+                self._wake.wait(timeout=10)
+            self._wake.wait(timeout=0.5)
+            self._wake.clear()
+        self._close()
 
-    def _update(self, job_id: int, log_append: str = "", **fields) -> None:
+    def _close(self) -> None:
+        if self._own_client and self.client is not None:
+            try:
+                self.client.close()
+            finally:
+                if self.cluster is not None:
+                    self.cluster.close()
+            self.client = self.cluster = None
+
+    def capacity(self) -> int:
+        """Submissions in flight at once: the cluster's worker threads (at least 1)."""
+        if self.client is None:
+            return 1
+        workers = self.client.scheduler_info().get("workers", {})
+        return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+    def _dispatch(self) -> None:
+        """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`."""
+        capacity = self.capacity()
         with Session(self.engine) as session:
-            job = session.get(Job, job_id)
-            for key, value in fields.items():
-                setattr(job, key, value)
-            if log_append:
-                log = (job.log or "") + log_append
-                if len(log) > MAX_LOG_CHARS:  # keep the head (what ran) and the tail (how it ended)
-                    log = log[:10_000] + "\n[... log truncated ...]\n" + log[-(MAX_LOG_CHARS - 10_000):]
-                job.log = log
-            session.commit()
+            jobs = [(job.id, job.pairs, dict(job.results or {}), job.submission_id) for job in session.scalars(
+                select(Job).where(Job.status.in_(("queued", "running"))).order_by(Job.id))]
+        for job_id, pairs, results, submission_id in jobs:
+            if len(self._active) >= capacity:
+                return
+            if job_id in self._active:
+                continue
+            remaining = [(k, m, b) for k, (m, b) in enumerate(pairs, start=1) if f"{m}|{b}" not in results]
+            if not remaining:
+                self._finish(job_id)
+                continue
+            k, model, benchmark = remaining[0]
+            future = self.client.submit(run_pair, self.db_url, job_id, k, model, benchmark, self.limits,
+                                        self.command(model, benchmark, submission_id),
+                                        key=f"web-job-{job_id}-{k}-{time.time_ns()}", priority=-job_id,
+                                        pure=False, retries=0)
+            self._active[job_id] = (future, k, model, benchmark)
 
-    def _limits(self):
-        memory, cpu = self.memory_limit, self.cpu_limit
-
-        def apply():  # runs in the child between fork and exec: C calls only, no locks taken
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-        return apply
-
-    def command(self, model: str, benchmark: str, submission_id: int | None) -> list[str]:
-        """The child's command line (``submission_id``: the results database's submission the score belongs to)."""
-        link = ["--submission", str(submission_id)] if submission_id is not None else []
-        return NETWORK_ISOLATION + [sys.executable, "-m", "brainscore.web.child", "--model", model,
-                                    "--benchmark", benchmark, "--db", self.db_url] + link
-
-    def run(self, job_id: int) -> None:
-        """Run every (model, benchmark) of a job in its own child; record failures with their logs."""
-        with Session(self.engine) as session:
-            job = session.get(Job, job_id)
-            models, benchmarks, folder = list(job.models), list(job.benchmarks), Path(job.folder)
-            results, submission_id = dict(job.results or {}), job.submission_id
-        self._update(job_id, status="running", started=_now(), current=0)
-        if submission_id is not None:
-            self.store.update_submission(submission_id, status="running")
-        site, workdir = folder / "site", folder / "run"
-        workdir.mkdir(parents=True, exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "BRAINSCORE_HOME",
-                                                              "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_CACHE",
-                                                              "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-        env["BRAINSCORE_OFFLINE"] = "1"
-        env["PYTHONPATH"] = os.pathsep.join([str(site), str(_PACKAGE_ROOT)])
-        env["PYTHONUNBUFFERED"] = "1"
-        pairs = [(m, b) for m in models for b in benchmarks]
-        failed = False
-        for k, (model, benchmark) in enumerate(pairs, start=1):
-            self._update(job_id, current=k, log_append=f"\n=== [{k}/{len(pairs)}] {model} on {benchmark}\n")
-            ok, error, value = self._run_child(job_id, submission_id, model, benchmark, env, workdir)
-            key = f"{model}|{benchmark}"
-            if ok:
-                results[key] = {"status": "done", "score": value}
-            else:
-                failed = True
-                results[key] = {"status": "failed", "error": error}
+    def _collect(self) -> None:
+        """Take in the pairs that ended; a task that Dask lost (a worker died) is a failure of that pair."""
+        for job_id, (future, k, model, benchmark) in list(self._active.items()):
+            if future.status == "pending":
+                continue
+            del self._active[job_id]
+            if future.status != "finished":
+                try:
+                    error = future.exception(timeout=5)
+                except Exception as lost:  # cancelled, or the scheduler is gone
+                    error = lost
                 with Session(self.engine) as session:
-                    log = session.get(Job, job_id).log
-                self.store.record_failure(model, benchmark, error, log=log[-20000:], submission_id=submission_id)
-            self._update(job_id, results=dict(results))
-        self._update(job_id, status="failed" if failed else "done", finished=_now(),
-                     error="one or more benchmarks failed; see the log" if failed else "")
+                    submission_id = session.get(Job, job_id).submission_id
+                message = f"the scoring task was lost: {type(error).__name__}: {error}"
+                update_job(self.engine, job_id, log_append=f"\n[{message}]\n")
+                record_pair_failure(self.store, job_id, submission_id, model, benchmark, message)
+            self._wake.set()  # its next pair, or the next job
+
+    def _finish(self, job_id: int) -> None:
+        with Session(self.engine) as session:
+            job = session.get(Job, job_id)
+            failed = any(r.get("status") == "failed" for r in (job.results or {}).values())
+            submission_id = job.submission_id
+        update_job(self.engine, job_id, status="failed" if failed else "done", finished=_now(),
+                   error="one or more benchmarks failed; see the log" if failed else "")
         if submission_id is not None:
             self.store.update_submission(submission_id, status="failed" if failed else "done",
-                                         log_append=self._log(job_id))
-
-    def _run_child(self, job_id, submission_id, model, benchmark, env, workdir) -> tuple[bool, str, float | None]:
-        process = subprocess.Popen(self.command(model, benchmark, submission_id), cwd=workdir, env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   start_new_session=True, preexec_fn=self._limits())
-        def kill_group():  # the child and anything it started (its own session)
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(self.wall_limit, kill_group)
-        timer.start()
-        value, pending, flushed = None, [], time.monotonic()
-        try:
-            for line in process.stdout:
-                pending.append(line)
-                if time.monotonic() - flushed > 0.5:  # one write per half second, not per line
-                    self._update(job_id, log_append="".join(pending))
-                    pending, flushed = [], time.monotonic()
-                if line.startswith("{"):
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
-                    if event.get("event") == "done":
-                        value = event.get("score")
-            code = process.wait()
-        finally:
-            timer.cancel()
-            if pending:
-                self._update(job_id, log_append="".join(pending))
-        if code == 0 and value is not None:
-            return True, "", value
-        if code < 0:
-            reason = {9: "killed (time limit of %d s or memory)" % self.wall_limit,
-                      24: "CPU-time limit of %d s exceeded" % self.cpu_limit}.get(-code, f"killed by signal {-code}")
-        else:
-            reason = f"exited with code {code}"
-        tail = [line for line in self._log(job_id).splitlines() if line.strip()][-1:] or [""]
-        return False, f"{reason}: {tail[0][:300]}", None
-
-    def _log(self, job_id: int) -> str:
-        with Session(self.engine) as session:
-            return session.get(Job, job_id).log
+                                         log_append=_log_of(self.engine, job_id))

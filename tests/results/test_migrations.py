@@ -1,0 +1,65 @@
+"""The Alembic migrations make every table of the ORM (results and website), on SQLite and PostgreSQL, and a
+database whose website tables the old ``create_all`` code made still opens, with its rows."""
+from __future__ import annotations
+
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.orm import Session
+
+from brainscore.results import Database
+from brainscore.results.database import MIGRATIONS
+from brainscore.results.schema import ApiToken, Base, Job, LoginAttempt, User
+
+WEB_TABLES = [User.__table__, ApiToken.__table__, LoginAttempt.__table__, Job.__table__]
+
+
+def differences(engine) -> list:
+    """What alembic's autogenerate finds between the database and the ORM's metadata (empty: none)."""
+    with engine.connect() as connection:
+        return compare_metadata(MigrationContext.configure(connection), Base.metadata)
+
+
+def upgrade(engine, revision: str) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+
+
+def test_the_migrations_make_exactly_the_orm_tables(db_url):
+    db = Database(db_url)
+    assert {"web_users", "web_tokens", "web_login_attempts", "web_jobs"} <= set(inspect(db.engine).get_table_names())
+    assert differences(db.engine) == []
+
+
+def test_a_database_made_by_the_old_create_all_opens_and_keeps_its_rows(db_url):
+    engine = create_engine(db_url)
+    upgrade(engine, "0001")  # what Database() made before revision 0002 ...
+    Base.metadata.create_all(engine, tables=WEB_TABLES)  # ... and what the website then made with create_all
+    with Session(engine) as session:
+        session.add(User(username="alice", password_hash="argon2-hash"))
+        session.add(Job(owner="alice", models=["m"], benchmarks=["b"], status="done"))
+        session.commit()
+    engine.dispose()
+    db = Database(db_url)
+    with db.engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+        assert connection.execute(text("SELECT username FROM web_users")).scalars().all() == ["alice"]
+        assert connection.execute(text("SELECT status FROM web_jobs")).scalars().all() == ["done"]
+    assert differences(db.engine) == []
+
+
+def test_downgrade_removes_the_web_tables_only(db_url):
+    db = Database(db_url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with db.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0001")
+    tables = set(inspect(db.engine).get_table_names())
+    assert not tables & {"web_users", "web_tokens", "web_login_attempts", "web_jobs"}
+    assert {"scores", "models", "submissions"} <= tables
