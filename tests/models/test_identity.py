@@ -214,6 +214,17 @@ def test_the_installed_torch_build_is_read_without_importing_torch():
     assert cpu == expected
 
 
+def run_twice(script: str, home, timeout: int) -> list[dict]:
+    """The JSON last lines of ``script`` run in two new Python processes, one after the other, on ``home``."""
+    env = {**os.environ, "BRAINSCORE_HOME": str(home)}
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=timeout, env=env)
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return runs
+
+
 def test_a_cached_extraction_in_a_new_process_does_not_import_torch(plugin, tmp_path):
     module, weights, _ = plugin
     make_stimuli(tmp_path / "images", 6)
@@ -233,12 +244,7 @@ def test_a_cached_extraction_in_a_new_process_does_not_import_torch(plugin, tmp_
         print(json.dumps({{"sha256": hashlib.sha256(values.tobytes()).hexdigest(), "torch": "torch" in sys.modules,
                           "passes": extractor.forward_passes}}))
     """)
-    env = {**os.environ, "BRAINSCORE_HOME": str(tmp_path / "home")}
-    runs = []
-    for _ in range(2):
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
-        assert out.returncode == 0, out.stderr
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    runs = run_twice(script, tmp_path / "home", timeout=300)
     assert runs[0]["torch"] and runs[0]["passes"] > 0
     assert not runs[1]["torch"] and runs[1]["passes"] == 0
     assert runs[1]["sha256"] == runs[0]["sha256"]
@@ -255,12 +261,7 @@ def test_the_cached_quick_start_does_not_import_torch_and_gives_the_same_score(t
                           "model": score.attrs["provenance"]["model"], "host": score.attrs["provenance"]["host"],
                           "torch": "torch" in sys.modules}))
     """)
-    env = {**os.environ, "BRAINSCORE_HOME": str(tmp_path / "home")}
-    runs = []
-    for _ in range(2):
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=1800, env=env)
-        assert out.returncode == 0, out.stderr
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    runs = run_twice(script, tmp_path / "home", timeout=1800)
     assert runs[0]["torch"] and not runs[1]["torch"]
     assert runs[1]["score"] == runs[0]["score"] and runs[1]["error"] == runs[0]["error"]
     assert runs[1]["model"] == runs[0]["model"] and runs[1]["host"]["threads"] == runs[0]["host"]["threads"]
