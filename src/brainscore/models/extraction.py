@@ -497,8 +497,7 @@ class ActivationsExtractor:
             _, stored = self._identity_state or (None, None)
             if stored is not None and stored != built:
                 self._identity_disagreed = True
-                if key_before is not None:
-                    _identity.discard_identity(recipe, key_before)
+                _identity.discard_identity(recipe, self._identity_state[0])
                 warnings.warn(f"model {self.identifier!r}: the stored identity {_identity.describe(stored)} differs "
                               f"from the network built now {_identity.describe(built)}; it is discarded and the "
                               f"activations are keyed on the built network", CacheWarning, stacklevel=2)
