@@ -192,6 +192,17 @@ def test_an_identity_that_disagrees_with_the_built_network_is_discarded(plugin, 
     assert identity.cached_identity(recipe)[1] is None  # the bad entry is gone
 
 
+def test_a_package_defining_the_network_is_hashed_by_its_sources_without_importing_it(plugin, tmp_path):
+    sys.modules.pop("tinyplug.net", None)
+    sys.modules.pop("tinyplug", None)
+    before = identity.package_sources_hash("tinyplug")
+    assert "tinyplug" not in sys.modules
+    (tmp_path / "tinyplug" / "layers.py").write_text("X = 1\n")
+    added = identity.package_sources_hash("tinyplug")
+    (tmp_path / "tinyplug" / "layers.py").write_text("X = 2\n")
+    assert len({before, added, identity.package_sources_hash("tinyplug")}) == 3
+
+
 def test_no_identity_without_a_weights_file_or_with_non_json_arguments(plugin):
     module, weights, _ = plugin
     recipe = module.recipe(weights)

@@ -486,7 +486,7 @@ class ActivationsExtractor:
         A network built from a recipe is compared with the recipe's stored identity: a difference
         discards the entry (warned) and every key is then taken from the built network.
         """
-        if self._model is None:
+        if self._model is None and self._recipe is not None:
             recipe = self._recipe
             key_before = _identity.identity_key(recipe)
             model = recipe.build()

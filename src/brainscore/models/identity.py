@@ -41,8 +41,8 @@ from typing import Any, Callable, Sequence
 
 from brainscore.caching import Cache, code_hash, content_key
 
-__all__ = ["NetworkRecipe", "NetworkIdentity", "network_identity", "cached_identity", "store_identity",
-           "cpu_only_torch"]
+__all__ = ["NetworkRecipe", "NetworkIdentity", "network_identity", "identity_key", "cached_identity", "store_identity",
+           "discard_identity", "package_sources_hash", "cpu_only_torch", "describe"]
 
 _NAMESPACE = "model_identity"
 
