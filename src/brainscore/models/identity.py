@@ -69,6 +69,10 @@ class NetworkIdentity:
     modules: tuple[str, ...]
 
 
+def _no_files() -> tuple:
+    return ()
+
+
 @dataclass(frozen=True)
 class NetworkRecipe:
     """What builds a network, described without torch (see the module notes).
@@ -100,7 +104,7 @@ class NetworkRecipe:
     code: Sequence[Any]
     packages: Sequence[str] = ()
     libraries: Sequence[str] = ()
-    files: Callable[[], Sequence[Path]] = field(default=lambda: ())
+    files: Callable[[], Sequence[Path]] = field(default_factory=lambda: _no_files)
     weights_hash: str | None = None
 
 

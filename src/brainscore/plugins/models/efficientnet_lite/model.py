@@ -84,6 +84,10 @@ def _weights_file(identifier: str) -> Path:
     return Path(getattr(module, cls).get_model_file_path())
 
 
+def _weights_files(identifier: str) -> list[Path]:
+    return [_weights_file(identifier)]
+
+
 def weights_path(identifier: str) -> Path:
     """The verified ``.pth`` file of ``identifier`` (sha256 checked once, then remembered)."""
     return verify(_weights_file(identifier), _check(identifier)[2], what=f"weights of {identifier}")
@@ -110,7 +114,7 @@ def recipe(identifier: str) -> NetworkRecipe:
     return NetworkRecipe(build=functools.partial(get_model, identifier), arguments={"identifier": identifier},
                          code=[__name__], packages=["efficientnet_lite_pytorch"],
                          libraries=["efficientnet-lite-pytorch", package.replace("_", "-")],
-                         files=lambda: [_weights_file(identifier)], weights_hash=sha256)
+                         files=functools.partial(_weights_files, identifier), weights_hash=sha256)
 
 
 def preprocessing(identifier: str, normalisation: str = "imagenet") -> Preprocessing:
