@@ -9,6 +9,7 @@ a library's version, or the thread count (which changes the activations' key).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -277,3 +278,36 @@ def test_the_cached_quick_start_does_not_import_torch_and_gives_the_same_score(t
     assert runs[1]["score"] == runs[0]["score"] and runs[1]["error"] == runs[0]["error"]
     assert runs[1]["model"] == runs[0]["model"] and runs[1]["host"]["threads"] == runs[0]["host"]["threads"]
     assert runs[0]["model"]["weights_sha256"] == "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db"
+
+
+def test_a_torchvision_network_from_a_weights_file_is_not_built_when_its_activations_are_cached(tmp_path):
+    if importlib.util.find_spec("torchvision") is None:
+        pytest.skip("torchvision is not installed (python -m pip install -e \".[zoo]\")")
+    import torch
+
+    import brainscore
+    from brainscore.models._torchvision import import_torchvision
+
+    torchvision = import_torchvision()
+    from brainscore.data import file_sha256
+
+    torch.manual_seed(0)
+    path = tmp_path / "my-resnet18.pth"
+    torch.save(torchvision.models.resnet18().state_dict(), path)
+    sha256 = file_sha256(path)
+    stimuli = make_stimuli(tmp_path / "images", 4, size=32)
+
+    def features():
+        model = brainscore.load_model("torchvision:resnet18", weights_path=path, weights_sha256=sha256,
+                                      region_layer_map={"IT": "layer4.1"}, device="cpu")
+        model.start_recording("IT", [(70, 170)])
+        return np.asarray(model.look_at(stimuli).values), model.activations_model
+
+    first, built = features()
+    again, cached = features()
+    assert built._model is not None and built.forward_passes > 0
+    assert cached._model is None and cached.forward_passes == 0 and cached.weights_hash == sha256
+    assert cached.architecture_fingerprint == built.architecture_fingerprint
+    np.testing.assert_array_equal(again, first)
+    with pytest.raises(brainscore.HashMismatchError):  # the file is still checked when the model is loaded
+        brainscore.load_model("torchvision:resnet18", weights_path=path, weights_sha256="0" * 64)
