@@ -106,9 +106,12 @@ def worker(args) -> dict:
     """One measurement in this process; prints a JSON line."""
     from brainscore.plugins.models.efficientnet_lite import model as lite  # before torch: sets THP
 
+    import os
+
     import torch
 
     torch.set_num_threads(args.threads)
+    os.environ["BRAINSCORE_TORCH_THREADS"] = str(args.threads)  # the extractor runs the network with it
     from brainscore.models.extraction import ActivationsExtractor
     from brainscore.models.preprocessing import Preprocessing
 

@@ -79,3 +79,17 @@ def test_cli_set_is_read_by_a_fresh_python_session(xdg, tmp_path, shared_data):
             "print(len(s), s.get_stimulus(s['stimulus_id'].iloc[0]).is_file())")
     loaded = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert loaded.stdout.split() == ["92", "True"], loaded.stderr
+
+
+def test_torch_threads_default_is_the_usable_cores_and_the_setting_wins(xdg, monkeypatch):
+    monkeypatch.delenv("BRAINSCORE_TORCH_THREADS", raising=False)
+    assert config.torch_threads() == len(os.sched_getaffinity(0))
+    path = config.set_value("torch_threads", "3")
+    assert "torch_threads = 3" in path.read_text() and config.torch_threads() == 3
+    assert config.get("torch_threads") == (3, str(path))
+    monkeypatch.setenv("BRAINSCORE_TORCH_THREADS", "1")
+    assert config.torch_threads() == 1
+    for bad in ("0", "two", "1.5", "-2"):
+        monkeypatch.setenv("BRAINSCORE_TORCH_THREADS", bad)
+        with pytest.raises(ValidationError, match="torch_threads must be a whole number >= 1"):
+            config.torch_threads()

@@ -28,6 +28,11 @@ torchvision_weights, BRAINSCORE_TORCHVISION_WEIGHTS
     Folder holding torchvision's ImageNet weight files under their official names.
 timm_weights, BRAINSCORE_TIMM_WEIGHTS
     Folder holding timm weight files as ``<architecture>.safetensors``.
+torch_threads, BRAINSCORE_TORCH_THREADS
+    CPU threads PyTorch runs networks with (default: the cores this process may use,
+    ``len(os.sched_getaffinity(0))``). PyTorch's kernels split sums across threads, so activations
+    differ in their last bits between thread counts: the count is part of every activation cache
+    key, and the extractor sets it (``torch.set_num_threads``) before running a network on the CPU.
 """
 from __future__ import annotations
 
@@ -47,7 +52,7 @@ class Setting:
     key: str
     env: str
     help: str
-    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment) or "bool"
+    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment), "bool" or "int"
 
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
@@ -58,6 +63,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("torchvision_weights", "BRAINSCORE_TORCHVISION_WEIGHTS",
             "folder of torchvision ImageNet weight files under their official names"),
     Setting("timm_weights", "BRAINSCORE_TIMM_WEIGHTS", "folder of timm weight files, <architecture>.safetensors"),
+    Setting("torch_threads", "BRAINSCORE_TORCH_THREADS",
+            "CPU threads torch runs networks with (default: the usable cores); part of activation cache keys", "int"),
 )}
 
 
@@ -99,6 +106,8 @@ def read_file(path: Path | None = None) -> dict[str, Any]:
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     return json.dumps(str(value))  # a TOML basic string: JSON's escapes are TOML's
@@ -124,6 +133,14 @@ def _parse(setting: Setting, value: Any) -> Any:
         if text in ("0", "false", "no", "off", ""):
             return False
         raise ValidationError(f"{setting.key} must be true or false, got {value!r}")
+    if setting.kind == "int":
+        try:
+            number = int(str(value).strip()) if not isinstance(value, bool) else None
+        except ValueError:
+            number = None
+        if number is None or number < 1:
+            raise ValidationError(f"{setting.key} must be a whole number >= 1, got {value!r}")
+        return number
     if setting.kind == "paths":
         items = value if isinstance(value, list) else str(value).split(os.pathsep)
         return [str(Path(str(p).strip()).expanduser()) for p in items if str(p).strip()]
@@ -135,8 +152,8 @@ def _parse(setting: Setting, value: Any) -> Any:
 def get(key: str) -> tuple[Any, str]:
     """The value of setting ``key`` and where it came from (``"environment"``, the file's path, or ``"default"``).
 
-    The value is parsed to the setting's kind: a path string, a list of path strings, or a bool;
-    None when the setting is not set anywhere.
+    The value is parsed to the setting's kind: a path string, a list of path strings, a bool or an
+    int; None when the setting is not set anywhere.
 
     Raises
     ------
@@ -209,6 +226,28 @@ def path_setting(key: str) -> Path | None:
     """A folder setting (e.g. ``torchvision_weights``) as a Path, or None when unset."""
     value, _ = get(key)
     return Path(value) if value else None
+
+
+def torch_threads() -> int:
+    """CPU threads PyTorch runs networks with (setting ``torch_threads``; default the usable cores).
+
+    The default is ``len(os.sched_getaffinity(0))`` (the cores this process may run on, which a
+    container or ``taskset`` may limit below ``os.cpu_count()``), ``os.cpu_count()`` where the
+    platform has no affinity. Read without importing torch, so cache keys that contain it are known
+    before a network is built.
+
+    Raises
+    ------
+    ValidationError
+        If the setting is not a whole number >= 1.
+    """
+    value, _ = get("torch_threads")
+    if value is not None:
+        return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
 
 
 def package_version() -> str:

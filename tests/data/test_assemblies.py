@@ -53,3 +53,35 @@ def test_validate_names_missing_coordinate():
                         coords={"stimulus_id": ("presentation", ["a", "b"])})
     with pytest.raises(ValidationError, match="neuroid_id"):
         a.validate()
+
+
+def test_dask_is_imported_only_when_used_and_dask_arrays_still_work(tmp_path):
+    """Assemblies and netCDF files need no dask; once dask is imported, xarray sees its arrays as before."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    write_netcdf(NeuroidAssembly(np.arange(6.0).reshape(3, 2), dims=("presentation", "neuroid"), coords={
+        "stimulus_id": ("presentation", ["a", "b", "c"]), "neuroid_id": ("neuroid", ["n0", "n1"])}), tmp_path / "a.nc")
+    script = textwrap.dedent(f"""
+        import json, sys
+        import numpy as np
+        from brainscore.data import NeuroidAssembly, read_netcdf
+        a = NeuroidAssembly(np.arange(6.0).reshape(3, 2), dims=("presentation", "neuroid"),
+                            coords={{"stimulus_id": ("presentation", ["a", "b", "c"]), "neuroid_id": ("neuroid", ["n0", "n1"])}})
+        back = read_netcdf({str(tmp_path / "a.nc")!r})  # writing a file asks dask for its scheduler; reading does not
+        before = "dask" in sys.modules
+        import dask.array as da
+        import xarray as xr
+        from xarray.namedarray.utils import is_duck_dask_array
+        lazy = xr.DataArray(da.ones((4, 3), chunks=2), dims=("x", "y"))
+        print(json.dumps({{"dask_before": before, "equal": bool((back.values == a.values).all()),
+                          "chunks": [list(c) for c in lazy.chunks], "is_dask": is_duck_dask_array(lazy.data),
+                          "numpy_is_dask": is_duck_dask_array(np.ones(2)), "sum": float((lazy * 2).sum().compute())}}))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+        "dask_before": False, "equal": True, "chunks": [[2, 2], [2, 1]], "is_dask": True, "numpy_is_dask": False,
+        "sum": 24.0}

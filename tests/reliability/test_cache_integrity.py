@@ -81,17 +81,20 @@ def test_relu_swapped_for_tanh_is_recomputed(stimuli, home):
     assert tanh.forward_passes > 0 and len(activation_files(home)) == 2
 
 
-def test_thread_count_is_part_of_the_key(stimuli):
-    extractor = ActivationsExtractor(net(torch.nn.ReLU()), "n", PRE, device="cpu")
+def test_thread_count_is_part_of_the_key(stimuli, monkeypatch):
+    """The setting torch_threads is the count in the key and the count the network runs with (then restored)."""
+    seen = []
+    network = net(torch.nn.ReLU())
+    network[0].register_forward_hook(lambda *_: seen.append(torch.get_num_threads()))
+    extractor = ActivationsExtractor(network, "n", PRE, device="cpu")
     threads = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        one = extractor.numerics()
-        torch.set_num_threads(2)
-        two = extractor.numerics()
-    finally:
-        torch.set_num_threads(threads)
+    monkeypatch.setenv("BRAINSCORE_TORCH_THREADS", "1")
+    one = extractor.numerics()
+    extractor.extract(stimuli, ["1"])
+    monkeypatch.setenv("BRAINSCORE_TORCH_THREADS", "2")
+    two = extractor.numerics()
     assert one["threads"] == 1 and two["threads"] == 2
+    assert set(seen) == {1} and torch.get_num_threads() == threads
     assert extractor._key("s", "3", {}, "arch", one) != extractor._key("s", "3", {}, "arch", two)
 
 

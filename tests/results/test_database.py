@@ -131,3 +131,36 @@ def test_default_location(tmp_path, monkeypatch):
     assert (tmp_path / "home" / "results.sqlite").is_file()
     monkeypatch.setenv("BRAINSCORE_DB_URL", f"sqlite:///{tmp_path / 'elsewhere.sqlite'}")
     assert Database().scores() == [] and (tmp_path / "elsewhere.sqlite").is_file()
+
+
+def test_migration_heads_read_from_the_scripts_are_alembics():
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from brainscore.results.database import MIGRATIONS, _migration_heads
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0001"}
+
+
+def test_opening_a_current_database_does_not_import_alembic(tmp_path):
+    """The first open migrates (Alembic); a later process sees the current revision without Alembic."""
+    import json
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    script = ("import json, sys; from brainscore.results import Database; db = Database(%r); "
+              "print(json.dumps({'alembic': 'alembic' in sys.modules, 'scores': len(db.scores())}))" % url)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert runs == [{"alembic": True, "scores": 0}, {"alembic": False, "scores": 0}]
+    with Database(url).engine.connect() as connection:  # an older revision is upgraded by Alembic again
+        connection.execute(text("UPDATE alembic_version SET version_num = 'older'"))
+        connection.commit()
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "older" in out.stderr  # Alembic, not the quick check, handles it (and knows no 'older')

@@ -527,7 +527,9 @@ def pytorch_commitment(identifier: str, model, layers: Sequence[str], preprocess
     Parameters
     ----------
     identifier : str
-    model : torch.nn.Module
+    model : torch.nn.Module or NetworkRecipe
+        The network, or a :class:`~brainscore.models.identity.NetworkRecipe` that builds it only
+        when an activation is not cached.
     layers : sequence of str
         Candidate layers in depth order.
     preprocessing : Preprocessing, optional

@@ -22,9 +22,14 @@ the model's *name*. Here:
 - **thread count**: PyTorch's CPU kernels split sums across threads, so the same network gives
   activations that differ in the last bits with 1 and with 2 threads (up to 5e-5 on
   EfficientNet-Lite0; scores move by ~3e-8). Rather than force one thread (several times slower),
-  the key includes ``torch.get_num_threads()`` on the CPU: a cache shared by machines with other
-  thread counts keeps one entry per count, and every entry is exactly what a fresh run with that
-  count computes;
+  the network runs on the CPU with the setting ``torch_threads`` (:func:`brainscore.config.torch_threads`,
+  default the usable cores; set with ``torch.set_num_threads`` for the forward passes and restored
+  after) and the key includes that count: a cache shared by machines with other thread counts
+  keeps one entry per count, and every entry is exactly what a fresh run with that count computes;
+- **no network for cached activations**: given a :class:`~brainscore.models.identity.NetworkRecipe`
+  instead of a built network, the extractor keys activations on the recipe's stored identity
+  (weights hash, fingerprint, dtypes; :mod:`brainscore.models.identity`) and builds the network
+  (importing torch) only when a layer is missing, checking it against that identity first;
 - rows of a cached file are in sorted ``stimulus_id`` order (the order of
   :meth:`StimulusSet.content_hash`), so stimulus sets with the same content in another row order
   share the file;
@@ -51,11 +56,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from brainscore import caching
-from brainscore.caching import Cache, content_key, locked_entry, verified
+from brainscore import caching, config
+from brainscore.caching import Cache, CacheWarning, content_key, locked_entry, verified
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
+from brainscore.models import identity as _identity
 from brainscore.models.preprocessing import Preprocessing
 
 #: Images per forward pass on the CPU, measured fastest for EfficientNet-Lite0 on the 2-core machine
@@ -416,14 +422,17 @@ class ActivationsExtractor:
 
     Parameters
     ----------
-    model : torch.nn.Module
-        Any network taking a float batch ``(N, 3, S, S)``.
+    model : torch.nn.Module or NetworkRecipe
+        Any network taking a float batch ``(N, 3, S, S)``, or a
+        :class:`~brainscore.models.identity.NetworkRecipe` that builds it when a layer is missing
+        from the cache (its stored identity keys the cache until then).
     identifier : str
         The model's name (goes into the ``model`` coordinate; *not* into cache keys).
     preprocessing : Preprocessing, optional
         How files become inputs (default: the reference's, ImageNet normalisation at 224 px).
     weights_hash : str, optional
-        sha256 of the weights file. Default: :func:`state_dict_hash` of the model's weights.
+        sha256 of the weights file. Default: the recipe's declared hash, else :func:`state_dict_hash`
+        of the model's weights.
     batch_size : int, optional
         Images per forward pass (default :data:`DEFAULT_BATCH_SIZE` on the CPU, measured on the
         2-core machine, and :data:`DEFAULT_GPU_BATCH_SIZE` on a GPU).
@@ -447,30 +456,104 @@ class ActivationsExtractor:
     def __init__(self, model, identifier: str, preprocessing: Preprocessing | None = None,
                  weights_hash: str | None = None, batch_size: int | None = None, device=None,
                  progress: bool = True, prefetch: bool = True, background_writes: bool = True):
-        import torch
-
         if batch_size is not None and batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-        self.model = model
+        self._recipe = model if isinstance(model, _identity.NetworkRecipe) else None
+        self._model = None if self._recipe is not None else model
+        self._identity_state: tuple[str | None, _identity.NetworkIdentity | None] | None = None
+        self._identity_disagreed = False
         self.identifier = identifier
         self.preprocessing = preprocessing or Preprocessing()
-        self.device = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
+        self._device_spec = device
+        self._device = None
         if batch_size is None:
-            batch_size = DEFAULT_GPU_BATCH_SIZE if self.device.type == "cuda" else DEFAULT_BATCH_SIZE
+            batch_size = DEFAULT_GPU_BATCH_SIZE if self.device_type == "cuda" else DEFAULT_BATCH_SIZE
         self.batch_size = int(batch_size)
         self.progress = progress
         self.prefetch = prefetch
         self.background_writes = background_writes
-        self._weights_hash = weights_hash
+        self._weights_hash = weights_hash or (self._recipe.weights_hash if self._recipe is not None else None)
         self._fingerprint: tuple[tuple, str] | None = None
         self._moved = False
         self.forward_passes = 0  # batches run through the network (for tests and reports)
         self.visual_degrees: float | None = None  # set by a ModelCommitment for microsaccades
 
+    # ---- the network, built on demand ---------------------------------------------------------
+    @property
+    def model(self):
+        """The ``torch.nn.Module``; built from the recipe on first use (imports torch).
+
+        A network built from a recipe is compared with the recipe's stored identity: a difference
+        discards the entry (warned) and every key is then taken from the built network.
+        """
+        if self._model is None and self._recipe is not None:
+            recipe = self._recipe
+            key_before = _identity.identity_key(recipe)
+            model = recipe.build()
+            built = _identity.network_identity(model, self._weights_hash or state_dict_hash(model))
+            self._model = model
+            if self._weights_hash is None:
+                self._weights_hash = built.weights_hash
+            _, stored = self._identity_state or (None, None)
+            if stored is not None and stored != built:
+                self._identity_disagreed = True
+                _identity.discard_identity(recipe, self._identity_state[0])
+                warnings.warn(f"model {self.identifier!r}: the stored identity {_identity.describe(stored)} differs "
+                              f"from the network built now {_identity.describe(built)}; it is discarded and the "
+                              f"activations are keyed on the built network", CacheWarning, stacklevel=2)
+            elif key_before is not None and key_before == _identity.identity_key(recipe) and caching.enabled():
+                _identity.store_identity(recipe, key_before, built)
+        return self._model
+
+    @model.setter
+    def model(self, value) -> None:
+        self._model = value
+        self._moved = False
+        self._fingerprint = None
+
+    def _stored_identity(self) -> "_identity.NetworkIdentity | None":
+        """The recipe's stored identity while the network is not built (None: build it to know)."""
+        if self._model is not None or self._recipe is None or not caching.enabled():
+            return None
+        if self._identity_state is None:
+            # the numerics of a GPU (its name, TF32 flags) need torch: only the CPU is keyed without it
+            self._identity_state = (_identity.cached_identity(self._recipe) if self.device_type == "cpu"
+                                    else (None, None))
+        return self._identity_state[1]
+
+    @property
+    def device_type(self) -> str:
+        """``"cpu"`` or ``"cuda"``; known without importing torch for ``device="cpu"`` or a CPU-only torch."""
+        if self._device is not None:
+            return self._device.type
+        if self._device_spec == "cpu" or (self._device_spec is None and _identity.cpu_only_torch()):
+            return "cpu"
+        return self.device.type
+
+    @property
+    def device(self):
+        """The ``torch.device`` the network runs on (default ``cuda`` when available, else ``cpu``)."""
+        if self._device is None:
+            import torch
+
+            spec = self._device_spec
+            self._device = torch.device(spec if spec is not None else ("cuda" if torch.cuda.is_available() else "cpu"))
+        return self._device
+
+    @property
+    def device_label(self) -> str:
+        """The device as text (``"cpu"``, ``"cuda"``, ``"cuda:1"``), without torch where it is the CPU."""
+        if self._device is None and self._device_spec in (None, "cpu") and self.device_type == "cpu":
+            return "cpu"
+        return str(self.device)
+
     @property
     def weights_hash(self) -> str:
-        """sha256 identifying the weights (declared, or computed once from the state dict)."""
+        """sha256 identifying the weights (declared, stored for the recipe, or computed once from the state dict)."""
         if self._weights_hash is None:
+            stored = self._stored_identity()
+            if stored is not None:
+                return stored.weights_hash
             self._weights_hash = state_dict_hash(self.model)
         return self._weights_hash
 
@@ -486,6 +569,9 @@ class ActivationsExtractor:
         """
         from brainscore.models.fingerprint import architecture_fingerprint
 
+        stored = self._stored_identity()
+        if stored is not None:
+            return stored.architecture
         structure = tuple((name, id(module), type(module)) for name, module in self.model.named_modules())
         if self._fingerprint is None or self._fingerprint[0] != structure:
             self.model.eval()
@@ -498,21 +584,29 @@ class ActivationsExtractor:
 
     def layers(self) -> list[str]:
         """Names of every named sub-module (candidates for ``layers``), plus ``"logits"``."""
+        stored = self._stored_identity()
+        if stored is not None:
+            return list(stored.modules) + [LOGITS]
         return [name for name, _ in self.model.named_modules() if name] + [LOGITS]
 
     # ---- cache keys ---------------------------------------------------------------------------
     def numerics(self) -> dict:
         """What decides the floating-point result besides the inputs: device, parameter dtypes, CPU threads.
 
-        On the CPU the thread count is part of it (see the module notes); on a GPU the device name.
+        On the CPU the thread count the network runs with (the setting ``torch_threads``, see the
+        module notes); on a GPU the device name and TF32 flags.
         """
-        import torch
+        stored = self._stored_identity()
+        if stored is not None:
+            dtypes = list(stored.dtypes)
+        else:
+            dtypes = sorted({str(p.dtype) for p in self.model.parameters()} | {str(b.dtype) for b in self.model.buffers()})
+        values: dict[str, Any] = {"device": self.device_type, "dtypes": dtypes}
+        if self.device_type == "cpu":
+            values["threads"] = config.torch_threads()
+        elif self.device_type == "cuda":
+            import torch
 
-        dtypes = sorted({str(p.dtype) for p in self.model.parameters()} | {str(b.dtype) for b in self.model.buffers()})
-        values: dict[str, Any] = {"device": self.device.type, "dtypes": dtypes}
-        if self.device.type == "cpu":
-            values["threads"] = torch.get_num_threads()
-        elif self.device.type == "cuda":
             values["device_name"] = torch.cuda.get_device_name(self.device)
             values["tf32"] = [torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32]
         return values
@@ -573,8 +667,11 @@ class ActivationsExtractor:
         layers = list(dict.fromkeys(layers))
         if not layers:
             raise ValidationError("no layers given to extract activations from; pass e.g. layers=['logits']")
+        stored = self._stored_identity()
         for layer in layers:
-            get_module(self.model, layer)  # fail early on a typo
+            if stored is None or (layer != LOGITS and layer not in stored.modules):
+                get_module(self.model, layer)  # fail early on a typo
+                stored = self._stored_identity()
         stimuli.validate()
         ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
         trials = int(number_of_trials) if require_variance else 1
@@ -600,6 +697,12 @@ class ActivationsExtractor:
                 if not use_cache:
                     path = Path(tempfile.mkdtemp(prefix="brainscore-activations-")) / f"{len(missing)}.npy"
                 missing[layer] = path
+        if missing and stored is not None:
+            self.model  # noqa: B018 - build it now, checked against the identity the keys above came from
+            if self._identity_disagreed:  # every key above may be wrong: start again on the built network
+                self._identity_disagreed = False
+                return self.extract(stimuli, layers, number_of_trials=number_of_trials,
+                                    require_variance=require_variance, visual_degrees=visual_degrees)
         with contextlib.ExitStack() as locks:
             if missing and use_cache:
                 # one lock per entry, taken in a fixed order (no deadlock between processes); a process
@@ -646,7 +749,23 @@ class ActivationsExtractor:
 
     def _run(self, paths: Sequence[Path], targets: Mapping[str, Path], shifts: np.ndarray, trials: int,
              checksum: bool = True) -> None:
-        """Run the network over ``paths`` (unique files once) and stream each target layer to its file."""
+        """Run the network over ``paths`` (unique files once) and stream each target layer to its file.
+
+        On the CPU with :func:`brainscore.config.torch_threads` threads (the count in the keys),
+        restoring torch's thread count afterwards.
+        """
+        import torch
+
+        if self.device.type != "cpu":
+            return self._forward(paths, targets, shifts, trials, checksum)
+        before = torch.get_num_threads()
+        torch.set_num_threads(config.torch_threads())
+        try:
+            return self._forward(paths, targets, shifts, trials, checksum)
+        finally:
+            torch.set_num_threads(before)
+
+    def _forward(self, paths, targets, shifts, trials, checksum) -> None:
         import torch
         from tqdm.auto import tqdm
 

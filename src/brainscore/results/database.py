@@ -13,7 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -154,6 +156,35 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
+_REVISION = re.compile(r"^(revision|down_revision)\s*(?::[^=\n]*)?=\s*(.+?)\s*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=1)
+def _migration_heads() -> frozenset[str] | None:
+    """Head revisions of the migration scripts, read from their ``revision``/``down_revision`` lines.
+
+    None when a script cannot be read so (then Alembic decides). Heads are the revisions no other
+    script names as its ``down_revision``.
+    """
+    import ast
+
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for script in sorted((MIGRATIONS / "versions").glob("*.py")):
+        found = dict(_REVISION.findall(script.read_text(encoding="utf-8")))
+        try:
+            revision, down = ast.literal_eval(found["revision"]), ast.literal_eval(found["down_revision"])
+        except (KeyError, ValueError, SyntaxError):
+            return None
+        if not isinstance(revision, str):
+            return None
+        revisions.add(revision)
+        for parent in (down if isinstance(down, (tuple, list)) else [down]):
+            if parent is not None:
+                parents.add(str(parent))
+    return frozenset(revisions - parents) or None
+
+
 class Database:
     """The results database at ``url``; its schema is created or upgraded (Alembic) on open.
 
@@ -205,7 +236,24 @@ class Database:
         return f"<Database {self._shown_url}>"
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest migration (a no-op when it is current)."""
+        """Bring the schema to the newest migration (a no-op when it is current).
+
+        A database already at the newest revision is recognised by reading its ``alembic_version``
+        table against the revisions declared in the migration files, without importing Alembic
+        (0.3 s of every ``brainscore score``); anything else goes through Alembic.
+        """
+        heads = _migration_heads()
+        if heads is not None:
+            from sqlalchemy import text
+            from sqlalchemy.exc import SQLAlchemyError
+
+            try:
+                with self.engine.connect() as connection:
+                    current = {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
+                if current == heads:
+                    return
+            except SQLAlchemyError:  # no version table yet, or cannot connect: Alembic says which
+                pass
         from alembic import command
         from alembic.config import Config
         from alembic.runtime.migration import MigrationContext

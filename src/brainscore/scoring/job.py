@@ -86,6 +86,9 @@ def formula_of(result: Score) -> str:
 
 def _device(model: Any) -> str:
     for holder in (model, getattr(model, "activations_model", None)):
+        label = getattr(holder, "device_label", None) if holder is not None else None
+        if isinstance(label, str):  # known without importing torch
+            return label
         device = getattr(holder, "device", None) if holder is not None else None
         if device is not None and not callable(device):
             return str(device)

@@ -37,7 +37,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
 import platform
 import subprocess
 from pathlib import Path
@@ -152,13 +151,14 @@ def environment_info(device: str | None = None) -> dict:
 
 
 def host_info() -> dict:
-    """Host name, platform and the number of threads torch uses (or the CPU count)."""
-    try:
-        import torch
-        threads = torch.get_num_threads()
-    except ImportError:
-        threads = os.cpu_count()
-    return {"hostname": platform.node(), "platform": platform.platform(), "threads": threads}
+    """Host name, platform and the CPU threads networks run with (the setting ``torch_threads``).
+
+    The thread count is :func:`brainscore.config.torch_threads`, the count the extractor runs
+    torch with and keys activations on; read without importing torch.
+    """
+    from brainscore import config
+
+    return {"hostname": platform.node(), "platform": platform.platform(), "threads": config.torch_threads()}
 
 
 def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling: dict | None = None,

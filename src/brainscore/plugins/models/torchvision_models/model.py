@@ -19,10 +19,13 @@ torchvision is part of the model zoo: ``python -m pip install -e ".[zoo]"``.
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
 from pathlib import Path
 
 from brainscore.errors import DataNotFoundError, ValidationError
 from brainscore.models.commitment import ModelCommitment, pytorch_commitment
+from brainscore.models.identity import NetworkRecipe
 from brainscore.models.preprocessing import Preprocessing
 from brainscore.models.weights import check_weights_file, find_weights, resnet_layers, seeded
 
@@ -120,6 +123,47 @@ def get_model(architecture: str, weights_path=None, weights_sha256: str | None =
     return model.eval(), sha256
 
 
+def _build(architecture: str, path: Path, sha256: str):
+    return get_model(architecture, path, sha256)[0]
+
+
+def _listed(path: Path) -> list[Path]:
+    return [path]
+
+
+def recipe(architecture: str, weights_path=None, weights_sha256: str | None = None) -> NetworkRecipe | None:
+    """What builds the ImageNet-trained ``torchvision:<architecture>``, described without torch, or None.
+
+    For a weights file given by ``weights_path`` or found in the ``torchvision_weights`` folder,
+    the file is checked now (as :func:`get_model` does: its sha256 against ``weights_sha256`` or
+    the official name's prefix), and the network is built only when an activation is not cached
+    (:mod:`brainscore.models.identity`). None when the file is elsewhere (the torch-hub cache,
+    which needs torch to find) or torchvision is not installed: the caller builds the network.
+
+    Raises
+    ------
+    DataNotFoundError, HashMismatchError, ValidationError
+        As :func:`brainscore.models.weights.check_weights_file` for a file that is given or found.
+    """
+    from brainscore import config
+
+    filename = _entry(architecture)[0]
+    if importlib.util.find_spec("torchvision") is None:
+        return None
+    if weights_path is not None:
+        path, official = Path(weights_path).expanduser(), None
+    else:
+        folder = config.path_setting(SETTING)
+        path, official = (Path(folder).expanduser() / filename if folder else None), filename
+        if path is None or not path.is_file():
+            return None
+    sha256 = check_weights_file(path, weights_sha256, official_name=official)
+    return NetworkRecipe(build=functools.partial(_build, architecture, path, sha256),
+                         arguments={"architecture": architecture, "weights": str(path.resolve()), "sha256": sha256},
+                         code=[__name__], libraries=["torchvision"], files=functools.partial(_listed, path),
+                         weights_hash=sha256)
+
+
 def commitment(architecture: str, region_layer_map: dict | None = None, weights_path=None,
                weights_sha256: str | None = None, pretrained: bool = True, **kwargs) -> ModelCommitment:
     """The brain model ``torchvision:<architecture>`` (trained) or ``torchvision:<architecture>-untrained``.
@@ -130,7 +174,11 @@ def commitment(architecture: str, region_layer_map: dict | None = None, weights_
         If ``pretrained`` and no weights file is found (see :func:`missing_weights_message`).
     """
     identifier = f"torchvision:{architecture}" + ("" if pretrained else "-untrained")
-    model, sha256 = get_model(architecture, weights_path, weights_sha256, pretrained)
+    model = recipe(architecture, weights_path, weights_sha256) if pretrained else None
+    if model is None:  # untrained, in the torch-hub cache, or missing: build now (errors as ever)
+        model, sha256 = get_model(architecture, weights_path, weights_sha256, pretrained)
+    else:
+        sha256 = model.weights_hash
     kwargs.setdefault("visual_degrees", VISUAL_DEGREES)
     return pytorch_commitment(identifier, model, kwargs.pop("layers", layers(architecture)),
                               preprocessing=Preprocessing("imagenet", 224), weights_hash=sha256,
