@@ -141,7 +141,7 @@ def test_migration_heads_read_from_the_scripts_are_alembics():
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0001"}
+    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0002"}
 
 
 def test_opening_a_current_database_does_not_import_alembic(tmp_path):
