@@ -11,6 +11,7 @@ import http.server
 import json
 import os
 import socket
+import sys
 import threading
 import zipfile
 from pathlib import Path
@@ -226,6 +227,7 @@ def isolated_registrations() -> Iterator[None]:
 
     saved = {name: dict(r._factories) for name, r in registry.REGISTRIES.items()}
     declared = {k: list(v) for k, v in store._DECLARED.items()}
+    imported = set(registry._discovery._imported)
     try:
         yield
     finally:
@@ -234,3 +236,9 @@ def isolated_registrations() -> Iterator[None]:
             r._factories.update(saved[name])
         store._DECLARED.clear()
         store._DECLARED.update(declared)
+        # plugins first imported in the block lost their registrations above: forget the import too,
+        # so that the next test that needs one imports it again (and it registers again)
+        for module in registry._discovery._imported - imported:
+            registry._discovery._imported.discard(module)
+            for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+                del sys.modules[name]
