@@ -178,11 +178,17 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
     return {"ok": True, "duration_s": time.perf_counter() - start, "note": "the benchmark never called look_at"}
 
 
-def compute_ceiling(benchmark: str) -> dict[str, Any]:
-    """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure."""
+def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]:
+    """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure.
+
+    ``device``: the run's ``--device``, where the scores' ceilings are computed too (None: numpy).
+    """
+    from brainscore.metrics.device import computing_on
+
     start = time.perf_counter()
     try:
-        ceiling = registry.load_benchmark(benchmark).ceiling
+        with computing_on(resolve_device(device)):
+            ceiling = registry.load_benchmark(benchmark).ceiling
         return {"ok": True, "ceiling": float(ceiling), "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
         return _failure(error)
