@@ -98,6 +98,19 @@ def test_pairs_already_recorded_are_skipped_and_rerun_forces_them(worker_environ
     assert len(records.path.read_text().splitlines()) == 3
 
 
+def run_on_two_workers(pairs):
+    """``pairs`` run on a LocalCluster of 2 worker processes (which import the test plugin)."""
+    from distributed import Client
+
+    cluster = clusters.local_cluster(2, preload=["runner_helpers"])
+    client = Client(cluster)
+    try:
+        return runner.run(pairs, client, progress=False)
+    finally:
+        client.close()
+        cluster.close()
+
+
 @pytest.mark.slow  # every benchmark but the V1 gratings, twice from an empty cache (150,528 features per image)
 def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(worker_environment, monkeypatch):
     """pixels on the 16 benchmarks of the photographs and V4 images: a Dask run equals sequential scoring bit for bit.
@@ -105,17 +118,9 @@ def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(worker_envi
     The Marques 2020 V1 benchmarks are left out here only for CI time (pixels' V1 recording is a 5.5 GB activation
     file). EfficientNet-Lite0: :func:`test_efficientnet_lite0_run_equals_brainscore_score_bit_for_bit`.
     """
-    from distributed import Client
-
     benchmarks = [b for b in brainscore.list_benchmarks() if not b.startswith("Marques2020")]
     pairs = runner.pairs("pixels", ",".join(benchmarks))
-    cluster = clusters.local_cluster(2, preload=["runner_helpers"])
-    client = Client(cluster)
-    try:
-        results = runner.run(pairs, client, progress=False)
-    finally:
-        client.close()
-        cluster.close()
+    results = run_on_two_workers(pairs)
     assert len(results) == len(pairs) == 16
     expected = sequential(worker_environment, monkeypatch, pairs)
     assert table(results) == table(expected)  # bit for bit (float.hex)
@@ -139,16 +144,8 @@ def test_efficientnet_lite0_run_equals_brainscore_score_bit_for_bit(worker_envir
     import subprocess
     import sys
 
-    from distributed import Client
-
     pairs = runner.pairs("efficientnet-lite0", ",".join(LITE0_BENCHMARKS))
-    cluster = clusters.local_cluster(2)
-    client = Client(cluster)
-    try:
-        results = runner.run(pairs, client, progress=False)
-    finally:
-        client.close()
-        cluster.close()
+    results = run_on_two_workers(pairs)
     env = {**os.environ, "BRAINSCORE_HOME": str(worker_environment / "score-home")}
     env.pop("BRAINSCORE_TORCH_THREADS", None)  # what a user's shell has: the default, every usable core
     for result, benchmark in zip(results, LITE0_BENCHMARKS):
