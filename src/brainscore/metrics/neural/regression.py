@@ -89,7 +89,7 @@ MIN_STIMULI = 3
 
 
 def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
-    """The assembly's values as floats, checked: non-empty, finite, numeric.
+    """The assembly's values as floats, row-major (C order), checked: non-empty, finite, numeric.
 
     Raises
     ------
@@ -105,6 +105,9 @@ def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
         raise ValidationError(f"{name} holds values of dtype {values.dtype}; responses must be real numbers")
     if not np.issubdtype(values.dtype, np.floating):
         values = values.astype(np.float64)
+    # row-major whatever the assembly's layout: BLAS sums in an order that depends on it (a freshly packaged
+    # assembly is a transposed view, the same data loaded from the cache is not: scores differed at 1e-13)
+    values = np.ascontiguousarray(values)
     if not np.isfinite(values).all():
         nan, inf = int(np.isnan(values).sum()), int(np.isinf(values).sum())
         raise ValidationError(f"{name} contains {nan} NaN and {inf} infinite values (of {values.size}); drop or "
