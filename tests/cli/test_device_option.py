@@ -1,4 +1,4 @@
-"""``--device`` on the command line: the metric and ceiling follow the model's device; cuda without a GPU stops at once."""
+"""``--device`` on the command line: metric and ceiling follow the model's device; cuda without a GPU stops at once."""
 import json
 
 import pytest

@@ -2,7 +2,7 @@
 
 - default: :class:`distributed.LocalCluster` of worker *processes* (one task at a time each, so a
   worker that dies takes one task with it). Each worker computes with the numerics of a lone
-  process (:func:`worker_environment`): torch uses :func:`torch_threads` threads and BLAS its own
+  process (:func:`worker_environment`): torch uses the ``torch_threads`` setting's threads and BLAS its own
   default, so a run's scores equal ``brainscore score``'s bit for bit (float sums are ordered by
   the thread count). Workers may then run more threads than there are cores; OpenMP threads wait
   passively (``OMP_WAIT_POLICY=PASSIVE``), so they sleep rather than spin while another worker
@@ -16,13 +16,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Sequence
 
+from brainscore import config
 from brainscore.errors import ValidationError
 
 JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
 #: The environment variable of the torch thread count (the ``torch_threads`` setting of brainscore.config).
-TORCH_THREADS = "BRAINSCORE_TORCH_THREADS"
+TORCH_THREADS = config.SETTINGS["torch_threads"].env
 #: Thread counts of the BLAS and OpenMP libraries, which Dask sets to 1 in every worker by default.
 BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
@@ -33,41 +35,18 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def torch_threads() -> int:
-    """The torch (intra-op) thread count of scoring: ``$BRAINSCORE_TORCH_THREADS``, else the usable cores.
-
-    The same value as brainscore.config's ``torch_threads`` setting, read here directly so that every
-    process of a run (this one and its workers) agrees on it.
-
-    Raises
-    ------
-    ValidationError
-        If the variable is set to anything but a positive integer.
-    """
-    value = os.environ.get(TORCH_THREADS, "").strip()
-    if not value:
-        return _cores()
-    try:
-        threads = int(value)
-    except ValueError:
-        threads = 0
-    if threads < 1:
-        raise ValidationError(f"{TORCH_THREADS}={value!r} is not a thread count; set a positive integer, e.g. "
-                              f"{TORCH_THREADS}={_cores()}, or unset it to use every usable core")
-    return threads
-
-
 def apply_torch_threads() -> int:
-    """Make this process's torch compute with :func:`torch_threads` threads (a no-op when it already does).
+    """Make this process's torch, if imported, compute with ``torch_threads`` threads; returns that count.
 
-    Called by every stage before a model or a metric runs, so a Dask worker (whose task runs in a
-    thread of its own) computes as a lone ``brainscore score`` process: float32 convolutions sum in
-    an order that depends on the thread count. Returns the thread count.
+    The setting :func:`brainscore.config.torch_threads` (``BRAINSCORE_TORCH_THREADS``, default the
+    usable cores), which extraction also applies before every forward pass. Called by the stages
+    before a model runs, so a Dask worker (whose task runs in a thread of its own) computes as a lone
+    ``brainscore score`` process: float32 convolutions sum in an order that depends on the thread
+    count. Imports nothing: a score served from the cache needs no torch.
     """
-    import torch
-
-    threads = torch_threads()
-    if torch.get_num_threads() != threads:
+    threads = config.torch_threads()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
     return threads
 
@@ -75,7 +54,8 @@ def apply_torch_threads() -> int:
 def worker_environment() -> dict[str, str | None]:
     """The environment a LocalCluster's worker processes start with: the numerics of a lone process.
 
-    - ``BRAINSCORE_TORCH_THREADS``: :func:`torch_threads` of this process (its explicit value wins);
+    - ``BRAINSCORE_TORCH_THREADS``: this process's :func:`brainscore.config.torch_threads`, so
+      every worker runs torch with the same count whatever its own configuration;
     - ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``: this process's values where
       set, else unset (None), so BLAS uses its own default as in a lone process (Dask's default of 1
       would order the metric's float sums differently);
@@ -83,7 +63,7 @@ def worker_environment() -> dict[str, str | None]:
       threads sleep at barriers instead of spinning.
     """
     env: dict[str, str | None] = {name: os.environ.get(name) for name in BLAS_THREADS}
-    env[TORCH_THREADS] = str(torch_threads())
+    env[TORCH_THREADS] = str(config.torch_threads())
     env["OMP_WAIT_POLICY"] = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")
     return env
 
