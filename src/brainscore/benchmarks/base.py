@@ -5,6 +5,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
 from brainscore.caching import Cache, content_key
+from brainscore.metrics.device import current as metric_device
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
 from brainscore.progress import stage
@@ -80,22 +81,30 @@ class BenchmarkBase(Benchmark):
         self._ceiling_key = ceiling_key
         self._ceiling_identity = ceiling_identity or (callable_identity(ceiling_func) if ceiling_func else None)
         self._ceiling_code = [c for c in (ceiling_func, *ceiling_code) if c is not None]
-        self._ceiling: Score | None = None
+        self._ceilings: dict[str | None, Score] = {}  # per metric device (None: numpy)
 
     @property
     def ceiling(self) -> Score:
-        """The ceiling, computed once and cached on disk by content (identifier, version, data)."""
-        if self._ceiling is None:
+        """The ceiling, computed once and cached on disk by content (identifier, version, data).
+
+        Inside :func:`brainscore.metrics.device.computing_on` a device, the ceiling is computed there
+        and cached under a key of its own (equal to the numpy value to rounding, not bit for bit).
+        """
+        device = metric_device()
+        if device not in self._ceilings:
             if self._ceiling_func is None:
-                self._ceiling = Score.of(1.0, error=0.0, note="no ceiling: scores are not normalised")
+                ceiling = Score.of(1.0, error=0.0, note="no ceiling: scores are not normalised")
             else:
                 extra = self._ceiling_key() if self._ceiling_key else {}
+                if device is not None:  # absent on the numpy path: its keys are unchanged
+                    extra = {**extra, "metric_device": device}
                 key = content_key(kind="ceiling", benchmark=self.identifier, version=self.version,
                                   ceiling=self._ceiling_identity, **extra)
                 # keyed on the code of the ceiling function's module and what it imports
                 with stage(f"ceiling of {self.identifier}"):  # silent when cached
-                    self._ceiling = Cache("ceilings", code=self._ceiling_code).get_or_compute(key, self._ceiling_func)
-        return self._ceiling
+                    ceiling = Cache("ceilings", code=self._ceiling_code).get_or_compute(key, self._ceiling_func)
+            self._ceilings[device] = ceiling
+        return self._ceilings[device]
 
 
 def callable_identity(fn: Callable[..., Any]) -> str:

@@ -23,7 +23,8 @@ def add_parser(subparsers) -> None:
                        help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml")
     parser.add_argument("--workers", type=int, default=None,
                         help="worker processes (local) or jobs (--cluster); default: sized to the machine")
-    parser.add_argument("--device", default=None, help="torch device of the models, e.g. cuda (one model per GPU)")
+    parser.add_argument("--device", default=None, help="torch device of the models and of the metrics and ceilings, "
+                                                        "e.g. cuda (one model per GPU); default: numpy metrics")
     parser.add_argument("--json", action="store_true", help="print one JSON object per pair as it finishes "
                                                             "(the table goes to stderr)")
     parser.add_argument("--rerun", action="store_true", help="score pairs already recorded again")
@@ -39,7 +40,9 @@ def run(args) -> int:
 
     for module in args.preload:
         importlib.import_module(module)
-    kwargs = {"device": args.device} if args.device else {}
+    from brainscore.metrics.device import check_device
+
+    kwargs = {"device": check_device(args.device)} if args.device else {}  # no GPU for cuda: a clear error now
     pairs = runner.pairs(args.models, args.benchmarks, **kwargs)
     gpus = 0
     if args.device and args.device.startswith("cuda"):

@@ -27,6 +27,9 @@ def add_parser(subparsers) -> None:
                                                            "identifiers and patterns, e.g. 'Cowley2026*,Mur2013-rdm'")
     parser.add_argument("--layer", default=None,
                         help="commit the benchmark's region to this layer instead of the model's map")
+    parser.add_argument("--device", default=None,
+                        help="torch device of the model and of the metric and ceiling, e.g. cuda or cpu (torch on the "
+                             "CPU); default: the model's own device and numpy for the metric")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                         help="bootstrap resamples for error and ci95 (default 1000, seed 0; 0 skips them)")
     parser.add_argument("--db", default=None, metavar="URL",
@@ -35,6 +38,15 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--no-record", action="store_true", help="do not record the score in the results database")
     parser.add_argument("--json", action="store_true", help="print one JSON object (with the provenance)")
     parser.set_defaults(func=run)
+
+
+def _device_kwargs(args) -> dict:
+    """``{"device": ...}`` for ``--device`` (checked: ``cuda`` without a GPU is a clear error), else empty."""
+    if args.device is None:
+        return {}
+    from brainscore.metrics.device import check_device
+
+    return {"device": check_device(args.device)}
 
 
 def _several(spec: str) -> bool:
@@ -48,7 +60,7 @@ def run_grid(args) -> int:
 
     if args.layer:
         raise SystemExit("error: --layer applies to one benchmark; name a single --benchmark with it")
-    pairs = runner.pairs(args.model, args.benchmark)
+    pairs = runner.pairs(args.model, args.benchmark, **_device_kwargs(args))
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
     records = None
     if not args.no_record:  # every score and failure is recorded, as for a single pair
@@ -126,7 +138,7 @@ def run(args) -> int:
     from brainscore import api
     from brainscore.runner.stages import summarise
 
-    kwargs = {}
+    kwargs = _device_kwargs(args)
     if args.layer:
         benchmark = api.load_benchmark(args.benchmark)
         region = getattr(benchmark, "region", None)

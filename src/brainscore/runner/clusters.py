@@ -1,7 +1,12 @@
 """The Dask cluster a run uses: a LocalCluster sized to the machine, an existing scheduler, or a batch system.
 
-- default: :class:`distributed.LocalCluster` of worker *processes* (one thread each, so a worker
-  that dies takes one task with it; torch and BLAS in each get an equal share of the cores);
+- default: :class:`distributed.LocalCluster` of worker *processes* (one task at a time each, so a
+  worker that dies takes one task with it). Each worker computes with the numerics of a lone
+  process (:func:`worker_environment`): torch uses the ``torch_threads`` setting's threads and BLAS its own
+  default, so a run's scores equal ``brainscore score``'s bit for bit (float sums are ordered by
+  the thread count). Workers may then run more threads than there are cores; OpenMP threads wait
+  passively (``OMP_WAIT_POLICY=PASSIVE``), so they sleep rather than spin while another worker
+  computes;
 - ``scheduler="tcp://host:8786"``: an existing cluster; its workers must share ``$BRAINSCORE_HOME``
   and the data mirror with this process;
 - ``cluster="slurm" | "pbs" | "sge"``: a dask-jobqueue cluster configured entirely by the user's
@@ -11,26 +16,72 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Sequence
 
+from brainscore import config
 from brainscore.errors import ValidationError
 
 JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
+#: The environment variable of the torch thread count (the ``torch_threads`` setting of brainscore.config).
+TORCH_THREADS = config.SETTINGS["torch_threads"].env
+#: Thread counts of the BLAS and OpenMP libraries, which Dask sets to 1 in every worker by default.
+BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
 WORKER_MEMORY_GIB = 4
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def apply_torch_threads() -> int:
+    """Make this process's torch, if imported, compute with ``torch_threads`` threads; returns that count.
+
+    The setting :func:`brainscore.config.torch_threads` (``BRAINSCORE_TORCH_THREADS``, default the
+    usable cores), which extraction also applies before every forward pass. Called by the stages
+    before a model runs, so a Dask worker (whose task runs in a thread of its own) computes as a lone
+    ``brainscore score`` process: float32 convolutions sum in an order that depends on the thread
+    count. Imports nothing: a score served from the cache needs no torch.
+    """
+    threads = config.torch_threads()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    return threads
+
+
+def worker_environment() -> dict[str, str | None]:
+    """The environment a LocalCluster's worker processes start with: the numerics of a lone process.
+
+    - ``BRAINSCORE_TORCH_THREADS``: this process's :func:`brainscore.config.torch_threads`, so
+      every worker runs torch with the same count whatever its own configuration;
+    - ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``: this process's values where
+      set, else unset (None), so BLAS uses its own default as in a lone process (Dask's default of 1
+      would order the metric's float sums differently);
+    - ``OMP_WAIT_POLICY=PASSIVE`` unless set: with more threads than cores over all workers, OpenMP
+      threads sleep at barriers instead of spinning.
+    """
+    env: dict[str, str | None] = {name: os.environ.get(name) for name in BLAS_THREADS}
+    env[TORCH_THREADS] = str(config.torch_threads())
+    env["OMP_WAIT_POLICY"] = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")
+    return env
 
 
 def default_workers() -> int:
     """Worker processes for this machine: one per core, at most one per :data:`WORKER_MEMORY_GIB` GiB of memory."""
     import psutil
 
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = _cores()
     by_memory = int(psutil.virtual_memory().total / (WORKER_MEMORY_GIB << 30))
     return max(1, min(cores, by_memory))
 
 
 def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[str] = (), **kwargs):
-    """A LocalCluster of ``workers`` processes (one thread each) with the cores shared among them.
+    """A LocalCluster of ``workers`` processes (one task at a time each) computing as a lone process does.
+
+    Every worker starts with :func:`worker_environment`: torch and BLAS use as many threads as in a
+    lone ``brainscore score`` process, so scores are bit-identical to it.
 
     Parameters
     ----------
@@ -48,10 +99,7 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     n = int(workers) if workers else (gpus or default_workers())
     if n < 1:
         raise ValidationError(f"--workers must be at least 1, got {n}")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = max(1, cores // n)
-    # torch and BLAS in each worker get its share of the cores (Dask's default is 1)
-    env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads)}
+    env = worker_environment()  # None unsets Dask's default of 1 BLAS thread
     import dask
 
     with dask.config.set({"distributed.nanny.pre-spawn-environ": {**dask.config.get(

@@ -257,7 +257,8 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
                         for b in selection_data.get(region, ())]
                 select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
                                                       *warm, name=(pair.model, region), model=True, priority=20)
-        ceiling = {b: submit("ceiling", stages.compute_ceiling, b, name=(b,)) for b in benchmarks}
+        devices = {pair.benchmark: pair.kwargs.get("device") for pair, _ in reversed(todo)}  # the metrics' device
+        ceiling = {b: submit("ceiling", stages.compute_ceiling, b, devices[b], name=(b,)) for b in benchmarks}
         stimuli = {b: (known[b] or describe[b].result())["stimuli"] for b in benchmarks}
         activations: dict[tuple, Any] = {}
         scores = {}

@@ -15,6 +15,9 @@ once, in parallel, and the final score is bit-identical to a sequential ``brains
 - :func:`compute_ceiling` per benchmark (not per model), cached under ``ceilings``;
 - :func:`score_pair` per (model, benchmark): the job itself.
 
+Every stage that runs a model first sets torch's thread count
+(:func:`brainscore.runner.clusters.apply_torch_threads`), so a worker computes as a lone process.
+
 Large arrays never travel between processes: workers share ``$BRAINSCORE_HOME`` (a shared
 filesystem on a cluster) and pass only small summaries. Each function catches the errors of the
 work it runs and returns them (a failed warm-up is retried by the job, which then reports it), so a
@@ -30,6 +33,7 @@ from typing import Any
 
 from brainscore import registry
 from brainscore.caching import Cache
+from brainscore.runner.clusters import apply_torch_threads
 from brainscore.scoring import job, selection
 
 
@@ -80,6 +84,7 @@ def resolve_device(device: str | None) -> str | None:
 
 
 def _model(model: str, model_kwargs: dict[str, Any]):
+    apply_torch_threads()
     kwargs = dict(model_kwargs)
     if "device" in kwargs:
         kwargs["device"] = resolve_device(kwargs["device"])
@@ -173,11 +178,17 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
     return {"ok": True, "duration_s": time.perf_counter() - start, "note": "the benchmark never called look_at"}
 
 
-def compute_ceiling(benchmark: str) -> dict[str, Any]:
-    """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure."""
+def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]:
+    """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure.
+
+    ``device``: the run's ``--device``, where the scores' ceilings are computed too (None: numpy).
+    """
+    from brainscore.metrics.device import computing_on
+
     start = time.perf_counter()
     try:
-        ceiling = registry.load_benchmark(benchmark).ceiling
+        with computing_on(resolve_device(device)):
+            ceiling = registry.load_benchmark(benchmark).ceiling
         return {"ok": True, "ceiling": float(ceiling), "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
         return _failure(error)
@@ -236,6 +247,7 @@ def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstre
         Score itself (to be recorded with its provenance), None on failure.
     """
     try:
+        apply_torch_threads()
         kwargs = dict(model_kwargs)
         if "device" in kwargs:
             kwargs["device"] = resolve_device(kwargs["device"])

@@ -7,6 +7,7 @@ from typing import Any
 from brainscore import registry
 from brainscore.caching import check_home
 from brainscore.data import store
+from brainscore.metrics.device import check_device, computing_on
 from brainscore.metrics.score import Score
 from brainscore.progress import stage
 from brainscore.scoring import bootstrap as _bootstrap
@@ -95,6 +96,14 @@ def _device(model: Any) -> str:
     return "cpu"
 
 
+def _commit_layer(model: Any, benchmark: Any) -> None:
+    """Commit the benchmark's region to a layer now (running layer selection, on numpy, if needed)."""
+    region = getattr(benchmark, "region", None)
+    layer_for = getattr(model, "layer_for", None)
+    if region is not None and layer_for is not None:
+        layer_for(region)
+
+
 def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = DEFAULT_RESAMPLES,
           bootstrap_seed: int = DEFAULT_SEED, **model_kwargs) -> Score:
     """Score a model on a benchmark: the main job.
@@ -111,7 +120,10 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
     bootstrap_seed : int
         Seed of the resampling (recorded in the provenance).
     **model_kwargs
-        Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``.
+        Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``. A ``device``
+        (e.g. ``"cuda"``) puts the model there and the benchmark's metric and ceiling too
+        (:mod:`brainscore.metrics.device`: torch on that device, results back as numpy); without
+        it they compute with numpy. Layer selection, and the bootstrap, stay on numpy.
 
     Returns
     -------
@@ -133,16 +145,24 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
         If the model or the benchmark is not registered.
     ValueError
         If ``bootstrap`` is negative.
+    ValidationError
+        If ``device`` names no torch device, or a CUDA device on a machine where torch sees no GPU.
     """
     if int(bootstrap) < 0:
         raise ValueError(f"bootstrap must be a number of resamples >= 0 (0 skips the interval), got {bootstrap}")
     start, started = _provenance.utc_now(), time.perf_counter()
     check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
+    device = model_kwargs.get("device")
+    check_device(device)  # no GPU for "cuda": a clear error now, not deep in torch
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, **model_kwargs)
     with store.recording_files() as data_files, stage(f"scoring {model_identifier} on {benchmark_identifier}"):
-        result = benchmark(model)
-        interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap), seed=bootstrap_seed)
+        if device is not None:
+            _commit_layer(model, benchmark)  # layer selection on numpy: its cached choice holds for every device
+        with computing_on(device):
+            result = benchmark(model)
+            interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap),
+                                                      seed=bootstrap_seed)
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     result.attrs["benchmark_version"] = getattr(benchmark, "version", None)

@@ -31,6 +31,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
+from brainscore.metrics.device import resolve as resolve_device
 from brainscore.metrics.kernels._namespace import namespace_of_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns, pearsonr_columns_nan, spearman_brown
 from brainscore.metrics.score import Score
@@ -121,7 +122,8 @@ class InternalConsistency(Ceiling):
     random_state : int
         Seed of the ShuffleSplit (the reference's 1).
     device : str, optional
-        Torch device for the dense products (e.g. ``"cuda"``); default numpy.
+        Torch device for the dense products (e.g. ``"cuda"``), in float64; default: the device of the
+        enclosing :func:`brainscore.metrics.device.computing_on`, else numpy. The bootstrap stays on numpy.
 
     References
     ----------
@@ -191,7 +193,7 @@ class InternalConsistency(Ceiling):
         unique, halves = self.halves(repetitions)
         repetition_codes = np.searchsorted(unique, repetitions)
         consistency = split_half_consistency(values, stimulus_codes, repetition_codes, len(stimuli), halves,
-                                             xp_device=self.device)
+                                             xp_device=resolve_device(self.device))
         return consistency, stimuli
 
     def __call__(self, assembly: DataAssembly) -> Score:

@@ -14,7 +14,9 @@ import numpy as np
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
+from brainscore.metrics.device import resolve as resolve_device
 from brainscore.metrics.kernels import similarity as kernels
+from brainscore.metrics.kernels._namespace import namespace, on_device
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import _sorted_unique_order
 from brainscore.metrics.similarity.rdm import RDM_DIMS, _check_diagonal, _rdm_array
@@ -37,6 +39,9 @@ class RSANoiseCeiling(Ceiling):
     neuroid_dim, comparison_coord : str
     dtype : dtype
         Precision of the RDMs computed from responses (float64 default).
+    device : str, optional
+        Torch device of the Spearman comparisons (e.g. ``"cuda"``), in float64; default: the device
+        of the enclosing :func:`brainscore.metrics.device.computing_on`, else numpy.
 
     Input (``__call__``)
     --------------------
@@ -62,11 +67,12 @@ class RSANoiseCeiling(Ceiling):
     """
 
     def __init__(self, subject_coord: str = "subject", neuroid_dim: str = "neuroid",
-                 comparison_coord: str = "stimulus_id", dtype: Any = np.float64):
+                 comparison_coord: str = "stimulus_id", dtype: Any = np.float64, device: str | None = None):
         self.subject_coord = subject_coord
         self.neuroid_dim = neuroid_dim
         self.comparison_coord = comparison_coord
         self.dtype = dtype
+        self.device = device
 
     def subject_rdms(self, data) -> tuple[np.ndarray, np.ndarray]:
         """(subjects, RDM stack of shape (n_subjects, n, n)) from any accepted input, stimuli sorted."""
@@ -105,11 +111,13 @@ class RSANoiseCeiling(Ceiling):
     def __call__(self, data) -> Score:
         subjects, stack = self.subject_rdms(data)
         n = stack.shape[0]
-        triangles = np.stack([kernels.upper_triangle(matrix) for matrix in stack])
-        total = triangles.sum(axis=0)
+        stack = on_device(stack, resolve_device(self.device))
+        xp = namespace(stack)
+        triangles = xp.stack([kernels.upper_triangle(stack[i]) for i in range(n)])
+        total = xp.sum(triangles, axis=0)
         mean_all = total / n
-        upper = np.array([kernels.spearman(t, mean_all) for t in triangles])
-        lower = np.array([kernels.spearman(t, (total - t) / (n - 1)) for t in triangles])
+        upper = np.array([kernels.spearman(triangles[i], mean_all) for i in range(n)])
+        lower = np.array([kernels.spearman(triangles[i], (total - triangles[i]) / (n - 1)) for i in range(n)])
         raw = DataAssembly(upper, dims=("subject",), coords={"subject": subjects})
         raw_lower = DataAssembly(lower, dims=("subject",), coords={"subject": subjects})
         return Score.of(upper.mean(), error=upper.std() / math.sqrt(n), raw=raw,

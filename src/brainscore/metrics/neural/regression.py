@@ -26,6 +26,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly, align_presentations
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
+from brainscore.metrics.device import resolve as resolve_device
 from brainscore.metrics.kernels import regression as kernels
 from brainscore.metrics.kernels._namespace import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
@@ -88,7 +89,7 @@ MIN_STIMULI = 3
 
 
 def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
-    """The assembly's values as floats, checked: non-empty, finite, numeric.
+    """The assembly's values as floats, row-major (C order), checked: non-empty, finite, numeric.
 
     Raises
     ------
@@ -104,6 +105,9 @@ def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
         raise ValidationError(f"{name} holds values of dtype {values.dtype}; responses must be real numbers")
     if not np.issubdtype(values.dtype, np.floating):
         values = values.astype(np.float64)
+    # row-major whatever the assembly's layout: BLAS sums in an order that depends on it (a freshly packaged
+    # assembly is a transposed view, the same data loaded from the cache is not: scores differed at 1e-13)
+    values = np.ascontiguousarray(values)
     if not np.isfinite(values).all():
         nan, inf = int(np.isnan(values).sum()), int(np.isinf(values).sum())
         raise ValidationError(f"{name} contains {nan} NaN and {inf} infinite values (of {values.size}); drop or "
@@ -212,7 +216,9 @@ class CrossRegressedCorrelation(Metric):
     identifier : str, optional
         Registered name, recorded in the score.
     device : str, optional
-        ``"cuda"`` (or any torch device) to run the numerics with torch there; default numpy.
+        ``"cuda"`` (or any torch device) to run the numerics with torch there (the arrays keep the
+        dtypes of the numpy path; results come back as numpy); default: the device of the enclosing
+        :func:`brainscore.metrics.device.computing_on`, else numpy.
 
     Examples
     --------
@@ -258,7 +264,8 @@ class CrossRegressedCorrelation(Metric):
         target = _presentation_by_neuroid(target, "target")
         source, target = align_presentations(source, target)
         folds = _folds(target, self.split_config)
-        X, Y = _values(source, "source", self.device), _values(target, "target", self.device)
+        device = resolve_device(self.device)
+        X, Y = _values(source, "source", device), _values(target, "target", device)
         predicted, names = target, ("source", "target")
         if self.reverse:
             X, Y, predicted, names = Y, X, source, ("target", "source")
@@ -351,8 +358,9 @@ class TrainTestSplitCorrelation(Metric):
                 raise AlignmentError(f"{s_name} vs {t_name}: {error}") from None
             pairs.append((source, target))
         (s_tr, t_tr), (s_te, t_te) = pairs
-        X_tr, Y_tr = _values(s_tr, "source_train", self.device), _values(t_tr, "target_train", self.device)
-        X_te, Y_te = _values(s_te, "source_test", self.device), _values(t_te, "target_test", self.device)
+        device = resolve_device(self.device)
+        X_tr, Y_tr = _values(s_tr, "source_train", device), _values(t_tr, "target_train", device)
+        X_te, Y_te = _values(s_te, "source_test", device), _values(t_te, "target_test", device)
         predicted, fitted = t_te, t_tr
         if self.reverse:
             X_tr, Y_tr, X_te, Y_te, predicted, fitted = Y_tr, X_tr, Y_te, X_te, s_te, s_tr
@@ -425,7 +433,8 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         n, T = target.sizes["presentation"], target.sizes["time_bin"]
         X = _values(source, "source", None).reshape(n * T, -1)       # sample = (presentation, time bin)
         Y = _values(target, "target", None).reshape(n * T, -1)
-        X, Y = on_device(X, self.device), on_device(Y, self.device)
+        device = resolve_device(self.device)
+        X, Y = on_device(X, device), on_device(Y, device)
         stacked = [((train[:, None] * T + np.arange(T)).ravel(), (test[:, None] * T + np.arange(T)).ravel())
                    for train, test in folds]
         _check_design(X, Y, "source", "target", target, min(len(train) for train, _ in stacked), self.regression,

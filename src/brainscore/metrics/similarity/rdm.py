@@ -25,7 +25,9 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
+from brainscore.metrics.device import resolve as resolve_device
 from brainscore.metrics.kernels import similarity as kernels
+from brainscore.metrics.kernels._namespace import on_device, to_numpy
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
                                                 _responses, _sorted_unique_order, _test_only_splits)
@@ -41,11 +43,12 @@ def _is_rdm(assembly: Any) -> bool:
 
 
 def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
-               for_ranking: bool = False) -> tuple[np.ndarray, np.ndarray]:
+               for_ranking: bool = False, device: str | None = None) -> tuple[np.ndarray, Any]:
     """(sorted ids, RDM) from responses or from a precomputed RDM assembly (whose diagonal is checked).
 
     With ``for_ranking``, an RDM computed from responses is returned as ``-r`` (= RDM - 1): the same
-    ranks as ``1 - r``, more precise in float32. Only for Spearman comparisons.
+    ranks as ``1 - r``, more precise in float32. Only for Spearman comparisons. With a torch
+    ``device``, the RDM is a tensor there (computed there from responses); None: numpy.
     """
     if _is_rdm(assembly):
         if comparison_coord not in assembly.coords:
@@ -62,7 +65,7 @@ def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
                                   f"dissimilarities off its diagonal; recompute it from responses that vary across "
                                   f"neuroids (a constant response pattern gives NaN)")
         _check_diagonal(matrix)
-        return ids[order], matrix
+        return ids[order], on_device(matrix, device)
     ids, values = _responses(assembly, neuroid_dim, comparison_coord)
     constant = np.flatnonzero(np.ptp(values, axis=1) == 0) if values.shape[1] > 1 else np.arange(len(ids))
     if len(constant):
@@ -71,9 +74,10 @@ def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
             f"their correlation distance to any other stimulus is undefined (0/0) and the RDM would hold NaN; "
             f"use a layer or neuroid selection whose responses vary across neuroids"
             + (" (an RDM needs at least 2 neuroids)" if values.shape[1] < 2 else ""))
+    values = on_device(values, device)
     if for_ranking:
         matrix = kernels.correlation_matrix(values, dtype=dtype)
-        np.negative(matrix, out=matrix)
+        matrix *= -1  # -r in place (the same IEEE values as np.negative)
         return ids, matrix
     return ids, kernels.correlation_rdm(values, dtype=dtype)
 
@@ -88,7 +92,7 @@ def _check_diagonal(matrix: np.ndarray) -> None:
 
 
 def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
-        dtype: Any = np.float64) -> DataAssembly:
+        dtype: Any = np.float64, device: str | None = None) -> DataAssembly:
     """The correlation-distance RDM of an assembly, as a labelled assembly.
 
     Parameters
@@ -100,6 +104,9 @@ def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulu
         Dim of the neuroids; coordinate that identifies stimuli (rows are sorted by it).
     dtype : dtype
         Precision of the product (float32 is faster and close to 1e-7).
+    device : str, optional
+        Torch device of the product (e.g. ``"cuda"``); default: the device of the enclosing
+        :func:`brainscore.metrics.device.computing_on`, else numpy. The RDM comes back as numpy.
 
     Returns
     -------
@@ -112,7 +119,8 @@ def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulu
     (stimulus_dim,) = assembly[comparison_coord].dims
     ids = np.asarray(assembly[comparison_coord].values)
     order = _sorted_unique_order(ids, comparison_coord)
-    _, matrix = _rdm_array(assembly, neuroid_dim, comparison_coord, dtype)
+    _, matrix = _rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=resolve_device(device))
+    matrix = to_numpy(matrix)
     coords = {}
     for name, coord in assembly.coords.items():
         if coord.dims == (stimulus_dim,) and name != stimulus_dim:
@@ -153,16 +161,19 @@ def stack_rdms(rdms: Sequence[np.ndarray] | np.ndarray, stimulus_ids: Sequence, 
 
 
 # ---- RDM metrics --------------------------------------------------------------------------------
-def _rdm_pair(assembly1, assembly2, neuroid_dim: str, comparison_coord: str, dtype) -> tuple:
+def _rdm_pair(assembly1, assembly2, neuroid_dim: str, comparison_coord: str, dtype,
+              device: str | None = None) -> tuple:
     """Both RDMs sorted by ``comparison_coord``, ready for ranking: ``(sorted ids, rdm1, rdm2)``.
+
+    The RDMs are tensors on the torch ``device`` if given (None: numpy).
 
     Raises
     ------
     AlignmentError
         If the two hold different stimuli.
     """
-    ids1, rdm1 = _rdm_array(assembly1, neuroid_dim, comparison_coord, dtype, for_ranking=True)
-    ids2, rdm2 = _rdm_array(assembly2, neuroid_dim, comparison_coord, dtype, for_ranking=True)
+    ids1, rdm1 = _rdm_array(assembly1, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
+    ids2, rdm2 = _rdm_array(assembly2, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
     _check_same_stimuli(ids1, ids2, comparison_coord)
     return ids1, rdm1, rdm2
 
@@ -181,6 +192,10 @@ class RDMMetric(Metric):
         Coordinate that identifies a stimulus; both assemblies must hold the same values, once each.
     dtype : dtype
         Precision of the RDM products (float32 default: twice as fast, ~1e-7 from float64).
+    device : str, optional
+        Torch device of the RDMs and the Spearman comparison (e.g. ``"cuda"``), in ``dtype`` as on
+        numpy; default: the device of the enclosing :func:`brainscore.metrics.device.computing_on`,
+        else numpy.
 
     Returns (``__call__``)
     ----------------------
@@ -194,14 +209,17 @@ class RDMMetric(Metric):
         in every neuroid (its correlation distance is 0/0), or an RDM with NaN; never a NaN score.
     """
 
-    def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32):
+    def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32,
+                 device: str | None = None):
         self.neuroid_dim = neuroid_dim
         self.comparison_coord = comparison_coord
         self.dtype = dtype
+        self.device = device
 
     def __call__(self, assembly1, assembly2) -> Score:
         """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data); responses or RDM assemblies."""
-        ids1, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype)
+        ids1, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype,
+                                     resolve_device(self.device))
         rho = kernels.rdm_spearman(rdm1, rdm2)
         return Score.of(rho, n_stimuli=len(ids1))
 
@@ -211,8 +229,9 @@ class RDMCrossValidated(_CrossValidated):
 
     Parameters
     ----------
-    neuroid_dim, comparison_coord, dtype
-        As :class:`RDMMetric`.
+    neuroid_dim, comparison_coord, dtype, device
+        As :class:`RDMMetric` (on a device, the RDM products run there and the ranks of each split
+        on the host).
     splits : int
         Number of splits (10).
     test_size : float
@@ -233,19 +252,21 @@ class RDMCrossValidated(_CrossValidated):
 
     def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32,
                  splits: int = 10, test_size: float = 0.9, stratification_coord: str | None = AUTO,
-                 random_state: int = 1, kfold: bool = False):
+                 random_state: int = 1, kfold: bool = False, device: str | None = None):
         super().__init__(splits, test_size, stratification_coord, random_state, kfold)
         self.neuroid_dim = neuroid_dim
         self.comparison_coord = comparison_coord
         self.dtype = dtype
+        self.device = device
 
     def __call__(self, assembly1, assembly2) -> Score:
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
-        ids2, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype)
+        ids2, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype,
+                                     resolve_device(self.device))
         config = self._config(self.comparison_coord, assembly2)
         masks = _test_only_splits(ids2, assembly2, config, assembly1)
-        ranks1 = kernels.SubsetRanks(kernels.upper_triangle(rdm1))
-        ranks2 = kernels.SubsetRanks(kernels.upper_triangle(rdm2))
+        ranks1 = kernels.SubsetRanks(to_numpy(kernels.upper_triangle(rdm1)))  # one sort, then ranks per split
+        ranks2 = kernels.SubsetRanks(to_numpy(kernels.upper_triangle(rdm2)))
         values = [kernels.subset_spearman(ranks1, ranks2, kernels.upper_triangle(np.outer(mask, mask)))
                   for mask in masks]
         return _aggregate_splits(values, n_stimuli=len(ids2), stratification_coord=config.stratification_coord)
