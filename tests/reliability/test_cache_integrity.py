@@ -189,6 +189,24 @@ def test_a_truncated_netcdf_entry_is_rebuilt(home):
     assert calls == [1, 1]
 
 
+def test_a_freshly_built_assembly_is_what_later_runs_read(home):
+    """The first run gets the entry as read back (row-major), not the builder's transposed view."""
+    from brainscore.data.io import cached_assembly
+
+    cache, key = Cache("packaged-test"), content_key(case="layout")
+    values = np.arange(12.0).reshape(4, 3).T  # a Fortran-ordered view, as packaging code can make
+
+    def build():
+        return NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                               coords={"stimulus_id": ("presentation", list("abc")), "neuroid_id": ("neuroid", list("wxyz"))})
+
+    first = cached_assembly(cache, key, NeuroidAssembly, build)
+    later = cached_assembly(cache, key, NeuroidAssembly, build)
+    assert first.values.flags["C_CONTIGUOUS"] and later.values.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(first.values, values)
+    assert first.values.dtype == later.values.dtype and first.coords["stimulus_id"].dtype == later.coords["stimulus_id"].dtype
+
+
 def test_a_damaged_screen_image_is_converted_again(images92, home):
     from brainscore.benchmarks.screen import place_on_screen
 

@@ -122,6 +122,20 @@ def cached_assembly(cache: Any, key: str, cls: type, build: Callable[[], Any]) -
 
     A second process asking for the same entry waits for the first and reads its file; an entry
     that fails verification is reported, deleted and built again (see :mod:`brainscore.caching`).
+    A freshly built assembly is returned as read back from its entry, so the first run sees exactly
+    what every later run reads (memory layout and coordinate dtypes included: a transposed array
+    summed in another order moved a PLS score by 1e-13 between a first and a cached run).
     """
-    return cache.read_or_write(key, "nc", lambda path: read_netcdf(path, cls), build,
-                               lambda assembly, path: write_netcdf(assembly, path, compress=False))
+    built = []
+
+    def build_and_note():
+        built.append(build())
+        return built[-1]
+
+    reader = lambda path: read_netcdf(path, cls)  # noqa: E731
+    value = cache.read_or_write(key, "nc", reader, build_and_note,
+                                lambda assembly, path: write_netcdf(assembly, path, compress=False))
+    if built:  # built here: hand out what later runs will read
+        stored = cache.read(key, "nc", reader)
+        return value if stored is None else stored
+    return value
