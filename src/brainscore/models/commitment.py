@@ -26,11 +26,15 @@ rotation-invariant metrics (PLS, ridge, RDM, CKA) see the same information as th
 """
 from __future__ import annotations
 
+import contextlib
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from brainscore.caching import Cache, content_key
+from brainscore import caching
+from brainscore.caching import Cache, content_key, locked_entry, verified
 from brainscore.data.assemblies import BehavioralAssembly, NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
@@ -40,6 +44,9 @@ from brainscore.models.interface import BrainModel, Task
 
 #: Principal components kept per layer during layer selection (the reference's LayerPCA).
 SELECTION_PCA_COMPONENTS = 1000
+#: Bytes of unreduced layer features a layer-selection pass holds in memory; the rest of its layers
+#: wait for their PCA in unlinked temporary files under the cache (page cache permitting, in memory too).
+SELECTION_MEMORY_BYTES = 1 << 30
 #: Time bin recorded when ``start_recording`` is given none (ms), as the reference.
 DEFAULT_TIME_BINS = ((70, 170),)
 _PCA_VERSION = "gram-eigh/1"
@@ -173,11 +180,96 @@ class LayerCandidates:
         ``presentation x neuroid`` in the row order of ``stimuli``, with the stimulus-set columns on
         presentation and ``neuroid_id``, ``layer``, ``neuroid_num`` on neuroid (plus ``pca_component``
         when reduced).
+
+        With an extractor that can stream (:meth:`ActivationsExtractor.stream`), the unreduced layers
+        are never written to the activations cache: each layer's batches are held (in memory, or in
+        an unlinked temporary file under the cache when large) only until its PCA is fitted, and
+        what is cached is the selection's result per layer (the PCA scores, or the features of a
+        layer small enough to keep), keyed by the content key of the activations it comes from.
         """
         extractor = self._commitment.activations_model
-        features = extractor.extract(stimuli, self.layers, number_of_trials=number_of_trials)
-        return {layer: self._reduced(features[layer], stimuli) for layer in self.layers}
+        if not hasattr(extractor, "stream"):
+            features = extractor.extract(stimuli, self.layers, number_of_trials=number_of_trials)
+            return {layer: self._reduced(features[layer], stimuli) for layer in self.layers}
+        return self._streamed(extractor, stimuli)
 
+    # ---- the streamed pass --------------------------------------------------------------------
+    def _selection_entry(self, activations: Path) -> str:
+        """Cache key of a layer's selection features, from the name (full content key) of its activations file."""
+        return content_key(kind="selection-features", activations=activations.stem,
+                           n_components=self.n_components, method=_PCA_VERSION)
+
+    def _streamed(self, extractor, stimuli: StimulusSet) -> dict[str, NeuroidAssembly]:
+        paths = extractor.cache_paths(stimuli, self.layers)
+        cache = Cache("activations_pca")
+        entries: dict[str, dict] = {}
+        for layer in self.layers:
+            entry = cache.load(self._selection_entry(paths[layer]))
+            if entry is not None:
+                entries[layer] = entry
+        missing = [layer for layer in self.layers if layer not in entries]
+        if missing:
+            with contextlib.ExitStack() as locks:
+                if caching.enabled():  # the locks of the activation entries, in extract's order
+                    for path in sorted(paths[layer] for layer in missing):
+                        locks.enter_context(locked_entry(path))
+                for layer in list(missing):  # another process may have finished them meanwhile
+                    entry = cache.load(self._selection_entry(paths[layer]))
+                    if entry is not None:
+                        entries[layer] = entry
+                        missing.remove(layer)
+                if missing:
+                    entries.update(self._compute_entries(extractor, stimuli, missing, paths, cache))
+        ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
+        return {layer: self._package(entries[layer], layer, ids, extractor, stimuli) for layer in self.layers}
+
+    def _compute_entries(self, extractor, stimuli: StimulusSet, layers: Sequence[str], paths: Mapping[str, Path],
+                         cache: Cache) -> dict[str, dict]:
+        """One pass for ``layers`` (those already in the activations cache are read from there); entries cached."""
+        stored = [layer for layer in layers if caching.enabled() and verified(paths[layer])]
+        sinks: dict[str, _RowSink] = {}
+        folder = Path(cache.root) if caching.enabled() else Path(tempfile.gettempdir())
+        budget = _MemoryBudget(SELECTION_MEMORY_BYTES)
+        streamed = [layer for layer in layers if layer not in stored]
+        entries: dict[str, dict] = {}
+        try:
+            if streamed:
+                def factory(layer):
+                    def make(rows):
+                        sinks[layer] = _RowSink(rows, folder, budget)
+                        return sinks[layer]
+                    return make
+                extractor.stream(stimuli, {layer: factory(layer) for layer in streamed})
+            for layer in layers:
+                if layer in stored:
+                    matrix = np.load(paths[layer], mmap_mode="r")
+                else:
+                    matrix = sinks.pop(layer).values
+                entries[layer] = self._entry(matrix)
+                del matrix
+                cache.save(self._selection_entry(paths[layer]), entries[layer])
+        finally:
+            for sink in sinks.values():
+                sink.close()
+        return entries
+
+    def _entry(self, values: np.ndarray) -> dict:
+        """What is cached for one layer: its PCA scores when it has more features than components, else its values."""
+        matrix = values.reshape(values.shape[0], -1)
+        if matrix.shape[1] > self.n_components:
+            return {"scores": gram_pca(matrix, self.n_components)}
+        return {"values": np.array(values, dtype=np.float32)}
+
+    def _package(self, entry: dict, layer: str, ids: np.ndarray, extractor, stimuli: StimulusSet) -> NeuroidAssembly:
+        model_id = self._commitment.identifier
+        if "values" in entry:
+            features = LayerFeatures(layer, None, ids, visual_degrees=getattr(extractor, "visual_degrees", None),
+                                     image_size=extractor.preprocessing.image_size, in_memory=entry["values"])
+            return features.assembly(stimuli, model_id)
+        features = LayerFeatures(layer, None, ids, in_memory=entry["scores"])
+        return self._package_scores(entry["scores"], features, stimuli)
+
+    # ---- from the activations cache (an extractor that cannot stream) -------------------------------
     def _reduced(self, features: LayerFeatures, stimuli: StimulusSet) -> NeuroidAssembly:
         model_id = self._commitment.identifier
         if features.n_features <= self.n_components:
@@ -189,6 +281,11 @@ class LayerCandidates:
             scores = cache.get_or_compute(key, lambda: gram_pca(features.matrix(), self.n_components))
         else:
             scores = gram_pca(features.matrix(), self.n_components)
+        return self._package_scores(scores, features, stimuli)
+
+    def _package_scores(self, scores: np.ndarray, features: LayerFeatures, stimuli: StimulusSet) -> NeuroidAssembly:
+        """PCA scores (rows in ``features``' order) as a ``presentation x neuroid`` assembly in ``stimuli``'s order."""
+        model_id = self._commitment.identifier
         rows = features.rows_for(stimuli["stimulus_id"].astype(str).to_numpy())
         k = scores.shape[1]
         num = np.arange(k)
@@ -201,6 +298,75 @@ class LayerCandidates:
         }
         return package_features(scores[rows], stimuli, neuroid_coords, features.trials, features.shifts,
                                 features.visual_degrees, features.image_size)
+
+
+class _MemoryBudget:
+    """Bytes a streamed selection pass may hold in memory; larger layers go to temporary files."""
+
+    def __init__(self, available: int):
+        self.available = int(available)
+
+    def take(self, nbytes: int) -> bool:
+        if nbytes > self.available:
+            return False
+        self.available -= nbytes
+        return True
+
+
+class _RowSink:
+    """One layer's rows during a streamed pass (:meth:`ActivationsExtractor.stream`'s sink protocol).
+
+    Held in memory while the pass's :class:`_MemoryBudget` allows, else in an unlinked temporary
+    file under ``folder`` (a memory map: the kernel may keep it in the page cache, and nothing is
+    left behind if the process dies). Not a cache entry: it lives only until its PCA is fitted.
+    """
+
+    def __init__(self, rows: int, folder: Path, budget: _MemoryBudget):
+        self.rows, self.folder, self.budget = int(rows), Path(folder), budget
+        self.values: np.ndarray | None = None
+        self.written = 0
+        self._files: list = []
+
+    def _allocate(self, shape: tuple[int, ...]) -> np.ndarray:
+        nbytes = 4 * int(np.prod(shape))
+        if self.budget.take(nbytes):
+            return np.empty(shape, dtype=np.float32)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        file = tempfile.TemporaryFile(dir=self.folder, prefix=".selection-rows-")
+        self._files.append(file)
+        return np.memmap(file, dtype=np.float32, mode="w+", shape=shape)
+
+    def append(self, batch: np.ndarray) -> None:
+        if self.values is None:
+            self.values = self._allocate((self.rows, *batch.shape[1:]))
+        elif tuple(batch.shape[1:]) != self.values.shape[1:]:
+            raise BrainScoreError(f"layer output changed shape between batches: {self.values.shape[1:]} then "
+                                  f"{tuple(batch.shape[1:])}; images must all be preprocessed to one size")
+        if self.written + len(batch) > self.rows:
+            raise BrainScoreError(f"a streamed layer got more than the {self.rows} rows announced")
+        self.values[self.written:self.written + len(batch)] = batch
+        self.written += len(batch)
+
+    def commit(self) -> None:
+        if self.written != self.rows:
+            raise BrainScoreError(f"a streamed layer got {self.written} rows, expected {self.rows}")
+
+    def expand_rows(self, first_of: np.ndarray, trials: int) -> None:
+        """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids)."""
+        rows = (np.asarray(first_of)[:, None] * trials + np.arange(trials)[None, :]).ravel()
+        expanded = self._allocate((len(rows), *self.values.shape[1:]))
+        for start in range(0, len(rows), 256):
+            expanded[start:start + 256] = self.values[rows[start:start + 256]]
+        self.values, self.rows = expanded, len(rows)
+
+    def abort(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.values = None
+        for file in self._files:
+            file.close()
+        self._files.clear()
 
 
 def _scorer_identity(scorer: Callable) -> dict[str, Any]:
