@@ -87,12 +87,12 @@ def instrument(timers: Timers) -> None:
     timers.wrap(extraction._NpyWriter, "append", "write unreduced layers (writer thread)")
     timers.wrap(extraction._NpyWriter, "commit", "write unreduced layers (writer thread)")
     timers.wrap(extraction, "_expand_rows", "write unreduced layers (duplicate images)")
-    timers.wrap(commitment, "gram_pca", "PCA (read layers back, Gram, eigh)")
-    for name in ("GramStream", "_GramStream"):   # the streamed PCA, where it exists
-        cls = getattr(commitment, name, None)
-        if cls is not None:
-            timers.wrap(cls, "update", "PCA: Gram update per batch (in forward passes)")
-            timers.wrap(cls, "scores", "PCA: eigh and scores")
+    import scipy.linalg
+
+    timers.wrap(commitment, "gram_pca", "PCA (read the layer, Gram matrix, eigh)")
+    timers.wrap(scipy.linalg, "eigh", "of which eigh")           # gram_pca imports it at each call
+    if hasattr(commitment, "_RowSink"):
+        timers.wrap(commitment._RowSink, "append", "hold unreduced rows in memory or a temporary file (writer thread)")
 
     original_features = selection.selection_features
 

@@ -61,24 +61,12 @@ def _small(extract_only: bool = False) -> ModelCommitment:
                            layer_scorer=selection.layer_scorer)
 
 
-def previous_gram_pca(features, n_components=1000, block_bytes=64 << 20):
-    """The previous implementation's PCA (the top k eigenpairs by scipy's subset driver), for comparison."""
-    from scipy.linalg import eigh
+GRAM_PCA = commitment_module.gram_pca
 
-    n, p = features.shape
-    k = int(min(n_components, n, p))
-    gram = np.zeros((n, n), dtype=np.float64)
-    step = max(1, block_bytes // max(1, n * 4))
-    for start in range(0, p, step):
-        block = np.asarray(features[:, start:start + step], dtype=np.float32)
-        block = block - block.mean(axis=0, dtype=np.float64).astype(np.float32)
-        gram += block @ block.T
-    values, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
-    values, vectors = values[::-1], vectors[:, ::-1]
-    scores = vectors * np.sqrt(np.clip(values, 0, None))
-    flip = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
-    flip[flip == 0] = 1
-    return (scores * flip).astype(np.float32)
+
+def previous_gram_pca(features, n_components=1000):
+    """The previous implementation's PCA: only the top k eigenpairs, by scipy's subset driver."""
+    return GRAM_PCA(features, n_components, eigensolver="subset")
 
 
 def test_selection_on_the_real_v4_sessions_equals_the_previous_implementation(monkeypatch, tmp_path):
@@ -147,9 +135,11 @@ def test_gram_pca_agrees_with_the_subset_eigensolver(tmp_path):
     rng = np.random.default_rng(3)
     x = (rng.standard_normal((60, 400)) @ rng.standard_normal((400, 400))).astype(np.float32)
     for k in (60, 45, 10):
-        ours, theirs = commitment_module.gram_pca(x, k), previous_gram_pca(x, k)
+        ours, theirs = GRAM_PCA(x, k), previous_gram_pca(x, k)
         assert ours.shape == theirs.shape == (60, k)
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=2e-5 * np.abs(theirs).max())
+    with pytest.raises(ValueError, match="eigensolver must be 'all' or 'subset'"):
+        GRAM_PCA(x, 5, eigensolver="lanczos")
 
 
 def test_files_shown_under_several_ids_and_any_row_order(stimuli, monkeypatch, tmp_path):

@@ -60,7 +60,7 @@ _PCA_VERSION = "gram-eigh/2"  # 2: all eigenpairs (syevd), then the top k
 # PCA from the Gram matrix
 # ------------------------------------------------------------------------------------------------
 def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
-             block_bytes: int = 64 << 20) -> np.ndarray:
+             block_bytes: int = 64 << 20, eigensolver: str = "all") -> np.ndarray:
     """Principal-component scores of the rows of ``features``, from the Gram matrix of the centred data.
 
     Equals ``sklearn.decomposition.PCA(k, svd_solver="full").fit_transform(features)`` up to the
@@ -75,6 +75,10 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
     n_components : int
     block_bytes : int
         Size of the column blocks read at a time.
+    eigensolver : {"all", "subset"}
+        ``"all"``: every eigenpair by divide and conquer (LAPACK syevd), then the top k; with k
+        close to n, as in layer selection (1000 of ~1100 stimuli), 2-4x faster on the 2-core
+        machine than ``"subset"``: only the top k (syevr; the method before). They agree to rounding.
 
     Returns
     -------
@@ -90,10 +94,12 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
         block = np.asarray(features[:, start:start + step], dtype=np.float32)
         block = block - block.mean(axis=0, dtype=np.float64).astype(np.float32)
         gram += block @ block.T
-    # every eigenpair by divide and conquer (LAPACK syevd), then the top k: with k close to n, as in
-    # layer selection (1000 of ~1100 stimuli), 2-4x faster than the subset driver (syevr) on the
-    # 2-core machine; the two agree to rounding (tests/scoring/test_selection.py)
-    values, vectors = eigh(gram, driver="evd")
+    if eigensolver == "all":
+        values, vectors = eigh(gram, driver="evd")
+    elif eigensolver == "subset":
+        values, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
+    else:
+        raise ValueError(f"eigensolver must be 'all' or 'subset', got {eigensolver!r}")
     values, vectors = values[::-1][:k], vectors[:, ::-1][:, :k]
     scores = vectors * np.sqrt(np.clip(values, 0, None))
     flip = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
