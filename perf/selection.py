@@ -48,8 +48,11 @@ class Timers:
         self._lock = threading.Lock()
         self._local = threading.local()
 
-    def wrap(self, owner, name: str, label: str) -> bool:
-        """Time every call of ``owner.name`` under ``label`` (outermost call only); False if it does not exist."""
+    def wrap(self, owner, name: str, label: str, inside: str | None = None) -> bool:
+        """Time every call of ``owner.name`` under ``label`` (outermost call only); False if it does not exist.
+
+        With ``inside``, only calls made while a call timed under that label runs (in this thread).
+        """
         original = getattr(owner, name, None)
         if original is None:
             return False
@@ -57,6 +60,8 @@ class Timers:
 
         @functools.wraps(original)
         def timed(*args, **kwargs):
+            if inside is not None and not getattr(timers._local, inside, 0):
+                return original(*args, **kwargs)
             depth = getattr(timers._local, label, 0)
             setattr(timers._local, label, depth + 1)
             start = time.perf_counter()
@@ -89,8 +94,9 @@ def instrument(timers: Timers) -> None:
     timers.wrap(extraction, "_expand_rows", "write unreduced layers (duplicate images)")
     import scipy.linalg
 
-    timers.wrap(commitment, "gram_pca", "PCA (read the layer, Gram matrix, eigh)")
-    timers.wrap(scipy.linalg, "eigh", "of which eigh")           # gram_pca imports it at each call
+    pca = "PCA (read the layer, Gram matrix, eigh)"
+    timers.wrap(commitment, "gram_pca", pca)
+    timers.wrap(scipy.linalg, "eigh", "PCA: of which eigh", inside=pca)   # gram_pca imports it at each call
     if hasattr(commitment, "_RowSink"):
         timers.wrap(commitment._RowSink, "append", "hold unreduced rows in memory or a temporary file (writer thread)")
 
