@@ -736,6 +736,47 @@ class ActivationsExtractor:
                 result[layer] = features
         return {layer: result[layer] for layer in layers}
 
+    def cache_paths(self, stimuli: StimulusSet, layers: Sequence[str]) -> dict[str, Path]:
+        """The cache file that holds, or would hold, each layer's features on ``stimuli`` (one trial).
+
+        The same paths :meth:`extract` uses (their names are the full content keys); nothing is
+        computed or read. A caller that reduces features without storing them (layer selection)
+        keys its own entries on these names.
+        """
+        stimuli_hash = stimuli.content_hash()
+        cache = Cache(_CACHE_NAMESPACE)
+        architecture, numerics = self.architecture_fingerprint, self.numerics()
+        return {layer: cache.path(self._key(stimuli_hash, layer, {}, architecture, numerics), "npy")
+                for layer in layers}
+
+    def stream(self, stimuli: StimulusSet, sinks: Mapping[str, Any]) -> None:
+        """One forward pass over ``stimuli`` handing each layer's batches to a sink; nothing is cached.
+
+        Parameters
+        ----------
+        stimuli : StimulusSet
+            With unique ``stimulus_id`` and existing files. Rows reach the sinks in sorted
+            ``stimulus_id`` order (the order of :meth:`extract`'s files); identical files are run once.
+        sinks : dict of str to callable
+            Per layer (as in :meth:`extract`), a factory ``rows -> sink`` called before the first
+            batch with the number of rows to come (one per distinct file). A sink has
+            ``append(batch)`` (float32, ``(b, *unit_shape)``), ``commit()`` (all rows given),
+            ``abort()`` (the pass failed) and ``expand_rows(first_of, trials)``, called after
+            ``commit`` only when files repeat: row ``i`` of the result is row ``first_of[i]``.
+
+        Raises
+        ------
+        ValidationError
+            For an unknown layer, duplicate stimulus ids or missing files.
+        """
+        if not sinks:
+            raise ValidationError("no layers given to stream; pass e.g. {'logits': factory}")
+        for layer in sinks:
+            get_module(self.model, layer)
+        stimuli.validate()
+        ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
+        self._run([stimuli.get_stimulus(i) for i in ids], dict(sinks), np.zeros((1, 2)), 1, checksum=False)
+
     # ---- the forward passes -------------------------------------------------------------------
     def _prepare(self):
         import torch
@@ -747,12 +788,13 @@ class ActivationsExtractor:
             self._moved = True
         self.model.eval()
 
-    def _run(self, paths: Sequence[Path], targets: Mapping[str, Path], shifts: np.ndarray, trials: int,
+    def _run(self, paths: Sequence[Path], targets: Mapping[str, Any], shifts: np.ndarray, trials: int,
              checksum: bool = True) -> None:
-        """Run the network over ``paths`` (unique files once) and stream each target layer to its file.
+        """Run the network over ``paths`` (unique files once) and stream each target layer to its file or sink.
 
-        On the CPU with :func:`brainscore.config.torch_threads` threads (the count in the keys),
-        restoring torch's thread count afterwards.
+        A target is a file path, or a sink factory ``rows -> sink`` (see :meth:`stream`). On the CPU
+        with :func:`brainscore.config.torch_threads` threads (the count in the keys), restoring
+        torch's thread count afterwards.
         """
         import torch
 
@@ -778,7 +820,8 @@ class ActivationsExtractor:
         unique_paths = list(unique)
         duplicates = len(unique_paths) != len(paths)
         rows = len(unique_paths) * trials
-        writers = {layer: (_NpyWriter(target.with_suffix(".unique.npy"), rows, checksum=False) if duplicates
+        writers = {layer: (target(rows) if callable(target)  # a sink factory (see :meth:`stream`)
+                           else _NpyWriter(target.with_suffix(".unique.npy"), rows, checksum=False) if duplicates
                            else _NpyWriter(target, rows, checksum=checksum))
                    for layer, target in targets.items()}
         outputs: dict[str, Any] = {}
@@ -878,7 +921,10 @@ class ActivationsExtractor:
                 writer_pool.shutdown(wait=True, cancel_futures=True)
         if duplicates:
             for layer, target in targets.items():
-                _expand_rows(writers[layer].target, target, first_of, trials, checksum)
+                if callable(target):
+                    writers[layer].expand_rows(first_of, trials)
+                else:
+                    _expand_rows(writers[layer].target, target, first_of, trials, checksum)
 
 
 def _expand_rows(unique_file: Path, target: Path, first_of: np.ndarray, trials: int, checksum: bool = True) -> None:
