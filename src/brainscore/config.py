@@ -242,11 +242,14 @@ def torch_threads() -> int:
         If the setting is not a whole number >= 1.
     """
     value, _ = get("torch_threads")
-    if value is not None:
-        return int(value)
+    return int(value) if value is not None else usable_cores()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: ``len(os.sched_getaffinity(0))``, else ``os.cpu_count()`` (macOS, Windows)."""
     try:
         return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
+    except AttributeError:
         return os.cpu_count() or 1
 
 

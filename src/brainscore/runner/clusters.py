@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Sequence
 
 from brainscore import config
@@ -29,26 +28,6 @@ TORCH_THREADS = config.SETTINGS["torch_threads"].env
 BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
 WORKER_MEMORY_GIB = 4
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def apply_torch_threads() -> int:
-    """Make this process's torch, if imported, compute with ``torch_threads`` threads; returns that count.
-
-    The setting :func:`brainscore.config.torch_threads` (``BRAINSCORE_TORCH_THREADS``, default the
-    usable cores), which extraction also applies before every forward pass. Called by the stages
-    before a model runs, so a Dask worker (whose task runs in a thread of its own) computes as a lone
-    ``brainscore score`` process: float32 convolutions sum in an order that depends on the thread
-    count. Imports nothing: a score served from the cache needs no torch.
-    """
-    threads = config.torch_threads()
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
-    return threads
 
 
 def worker_environment() -> dict[str, str | None]:
@@ -72,7 +51,7 @@ def default_workers() -> int:
     """Worker processes for this machine: one per core, at most one per :data:`WORKER_MEMORY_GIB` GiB of memory."""
     import psutil
 
-    cores = _cores()
+    cores = config.usable_cores()
     by_memory = int(psutil.virtual_memory().total / (WORKER_MEMORY_GIB << 30))
     return max(1, min(cores, by_memory))
 

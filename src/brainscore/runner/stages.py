@@ -15,9 +15,6 @@ once, in parallel, and the final score is bit-identical to a sequential ``brains
 - :func:`compute_ceiling` per benchmark (not per model), cached under ``ceilings``;
 - :func:`score_pair` per (model, benchmark): the job itself.
 
-Every stage that runs a model first sets torch's thread count
-(:func:`brainscore.runner.clusters.apply_torch_threads`), so a worker computes as a lone process.
-
 Large arrays never travel between processes: workers share ``$BRAINSCORE_HOME`` (a shared
 filesystem on a cluster) and pass only small summaries. Each function catches the errors of the
 work it runs and returns them (a failed warm-up is retried by the job, which then reports it), so a
@@ -33,7 +30,6 @@ from typing import Any
 
 from brainscore import registry
 from brainscore.caching import Cache
-from brainscore.runner.clusters import apply_torch_threads
 from brainscore.scoring import job, selection
 
 
@@ -84,7 +80,6 @@ def resolve_device(device: str | None) -> str | None:
 
 
 def _model(model: str, model_kwargs: dict[str, Any]):
-    apply_torch_threads()
     kwargs = dict(model_kwargs)
     if "device" in kwargs:
         kwargs["device"] = resolve_device(kwargs["device"])
@@ -247,7 +242,6 @@ def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstre
         Score itself (to be recorded with its provenance), None on failure.
     """
     try:
-        apply_torch_threads()
         kwargs = dict(model_kwargs)
         if "device" in kwargs:
             kwargs["device"] = resolve_device(kwargs["device"])
