@@ -682,15 +682,11 @@ class ActivationsExtractor:
                     "extent_degrees": MICROSACCADE_EXTENT_DEGREES}
         else:
             shifts, plan = np.zeros((1, 2)), {}
-        stimuli_hash = stimuli.content_hash()
         size = self.preprocessing.image_size
-        cache = Cache(_CACHE_NAMESPACE)
         use_cache = caching.enabled()
-        architecture, numerics = self.architecture_fingerprint, self.numerics()
         result: dict[str, LayerFeatures] = {}
         missing: dict[str, Path] = {}
-        for layer in layers:
-            path = cache.path(self._key(stimuli_hash, layer, plan, architecture, numerics), "npy")
+        for layer, path in self._cache_paths(stimuli.content_hash(), layers, plan).items():
             if use_cache and verified(path):
                 result[layer] = LayerFeatures(layer, path, ids, trials, shifts, degrees, size)
             else:
@@ -743,10 +739,12 @@ class ActivationsExtractor:
         computed or read. A caller that reduces features without storing them (layer selection)
         keys its own entries on these names.
         """
-        stimuli_hash = stimuli.content_hash()
+        return self._cache_paths(stimuli.content_hash(), layers, {})
+
+    def _cache_paths(self, stimuli_hash: str, layers: Sequence[str], plan: dict) -> dict[str, Path]:
         cache = Cache(_CACHE_NAMESPACE)
         architecture, numerics = self.architecture_fingerprint, self.numerics()
-        return {layer: cache.path(self._key(stimuli_hash, layer, {}, architecture, numerics), "npy")
+        return {layer: cache.path(self._key(stimuli_hash, layer, plan, architecture, numerics), "npy")
                 for layer in layers}
 
     def stream(self, stimuli: StimulusSet, sinks: Mapping[str, Any]) -> None:
