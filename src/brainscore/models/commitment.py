@@ -317,15 +317,10 @@ class LayerCandidates:
 
 
 def _available_memory() -> int:
-    """Bytes of memory available to a new allocation (Linux ``MemAvailable``), or 1 GiB where that is unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 1 << 30
+    """Bytes of memory available to a new allocation (``psutil.virtual_memory().available``)."""
+    import psutil
+
+    return int(psutil.virtual_memory().available)
 
 
 class _MemoryBudget:

@@ -105,8 +105,8 @@ def _values(assembly: DataAssembly, name: str, device: str | None) -> Any:
         raise ValidationError(f"{name} holds values of dtype {values.dtype}; responses must be real numbers")
     if not np.issubdtype(values.dtype, np.floating):
         values = values.astype(np.float64)
-    # row-major whatever the assembly's layout: BLAS sums in an order that depends on it (a freshly packaged
-    # assembly is a transposed view, the same data loaded from the cache is not: scores differed at 1e-13)
+    # row-major whatever the assembly's layout: BLAS sums in an order that depends on it, so the same data
+    # in a transposed view (as a builder may hand it out) and row-major gave scores 1e-13 apart
     values = np.ascontiguousarray(values)
     if not np.isfinite(values).all():
         nan, inf = int(np.isnan(values).sum()), int(np.isinf(values).sum())
