@@ -134,10 +134,6 @@ def child_command(model: str, benchmark: str, db_url: str, submission_id: int | 
 
 # ------------------------------------------------------------------------------ the job's rows
 @functools.lru_cache(maxsize=8)
-def _database(db_url: str) -> Database:
-    return Database(db_url)  # one per process and URL (a Dask worker runs many tasks)
-
-
 def update_job(engine: Engine, job_id: int, log_append: str = "", **fields) -> None:
     """Set ``fields`` of job ``job_id`` and append ``log_append`` to its log (the log is capped at
     :data:`MAX_LOG_CHARS`, keeping its head and its tail)."""
@@ -201,7 +197,7 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
     dict
         ``{"status": "done", "score": float}`` or ``{"status": "failed", "error": str}``.
     """
-    store = _database(db_url)
+    store = Database(db_url)  # opened per task: a Dask worker runs tasks in threads of its own
     engine = store.engine
     with Session(engine) as session:
         job = session.get(Job, job_id)
