@@ -184,7 +184,7 @@ def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
-                      dashboard_address=":0") as cluster:
+                      dashboard_address="127.0.0.1:0") as cluster:
         job_id = add_job(url, tmp_path, models=["a-net"])
         dispatcher = dispatcher_with(url, tmp_path, None, tmp_path / "order.txt")
         dispatcher.scheduler, dispatcher._own_client = cluster.scheduler_address, True
