@@ -96,7 +96,7 @@ def client():
     """A Dask cluster of one single-threaded worker (threads of this process, so the test's command is seen)."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
             Client(cluster) as client:
         yield client
 
