@@ -80,3 +80,59 @@ def test_an_existing_scheduler_gets_the_preloaded_plugin_and_runs_the_grid(tmp_p
 def test_scheduler_and_cluster_together_are_refused():
     with pytest.raises(ValidationError, match="either --scheduler or --cluster"):
         clusters.connect(scheduler="tcp://127.0.0.1:1", cluster="slurm")
+
+
+def test_on_the_cpu_one_worker_runs_every_forward_pass_and_the_others_compute_metrics(tmp_path, monkeypatch):
+    """Worker 0 alone holds MODEL; selection and activations tasks ask for it, scores and ceilings do not."""
+    import os
+    from pathlib import Path
+
+    from distributed import Client, get_task_stream
+
+    from brainscore import runner
+
+    tests = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    import runner_helpers  # noqa: F401
+
+    cluster = clusters.local_cluster(2, preload=["runner_helpers"])
+    try:
+        client = Client(cluster)
+        try:
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+            holders = {info["name"] for info in workers.values() if (info.get("resources") or {}).get("MODEL")}
+            assert holders == {0} and len(workers) == 2
+            assert clusters.model_resources(client) == {"MODEL": 1}
+            with get_task_stream(client) as stream:
+                results = runner.run(runner.pairs("tiny-seeded", "Kriegeskorte2008.IT-rdm,Cowley2026.210325.V4-pls,"
+                                                                 "Geirhos2021edge-top1"), client, progress=False)
+            model_worker = next(address for address, info in workers.items() if info["name"] == 0)
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+    assert [r["status"] for r in results] == ["done"] * 3, [r.get("log") for r in results]
+    ran_on: dict[str, set] = {}
+    for task in stream.data:
+        ran_on.setdefault(task["key"][0], set()).add(task["worker"])
+    # the V4 layer is chosen (tiny-seeded has no map): 3 selection passes, 1 choice, 3 activations tasks
+    assert ran_on["brainscore-select"] == ran_on["brainscore-activations"] == {model_worker}
+    assert {"brainscore-score", "brainscore-ceiling"} <= set(ran_on)
+
+
+def test_a_gpu_cluster_gives_every_worker_one_gpu_and_no_model_slot():
+    from distributed import Client
+
+    cluster = clusters.local_cluster(2, gpus=2)
+    try:
+        client = Client(cluster)
+        try:
+            resources = sorted(tuple(sorted((info.get("resources") or {}).items()))
+                               for info in client.scheduler_info(n_workers=-1)["workers"].values())
+            assert resources == [(("GPU", 1),), (("GPU", 1),)]
+            assert clusters.model_resources(client) is None
+        finally:
+            client.close()
+    finally:
+        cluster.close()

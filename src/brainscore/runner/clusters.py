@@ -6,7 +6,8 @@
   default, so a run's scores equal ``brainscore score``'s bit for bit (float sums are ordered by
   the thread count). Workers may then run more threads than there are cores; OpenMP threads wait
   passively (``OMP_WAIT_POLICY=PASSIVE``), so they sleep rather than spin while another worker
-  computes;
+  computes. On the CPU one worker holds the resource ``MODEL``, which every task that runs a network
+  asks for: forward passes run one at a time with all cores, metrics beside them;
 - ``scheduler="tcp://host:8786"``: an existing cluster; its workers must share ``$BRAINSCORE_HOME``
   and the data mirror with this process;
 - ``cluster="slurm" | "pbs" | "sge"``: a dask-jobqueue cluster configured entirely by the user's
@@ -26,6 +27,8 @@ JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
 TORCH_THREADS = config.SETTINGS["torch_threads"].env
 #: Thread counts of the BLAS and OpenMP libraries, which Dask sets to 1 in every worker by default.
 BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+#: The resource that the one worker of a machine that runs networks holds (see :func:`local_cluster`).
+MODEL = "MODEL"
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
 WORKER_MEMORY_GIB = 4
 
@@ -60,18 +63,28 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     """A LocalCluster of ``workers`` processes (one task at a time each) computing as a lone process does.
 
     Every worker starts with :func:`worker_environment`: torch and BLAS use as many threads as in a
-    lone ``brainscore score`` process, so scores are bit-identical to it.
+    lone ``brainscore score`` process, so scores are bit-identical to it. On the CPU, worker 0 alone
+    holds the resource :data:`MODEL` (one slot): the tasks of a run that run a network ask for it, so
+    forward passes run one at a time with every core (:func:`model_resources`), while the other
+    workers compute metrics and ceilings. Two forward passes side by side on the same cores take
+    longer together than one after the other, and hold two networks' activations in memory.
 
     Parameters
     ----------
     workers : int, optional
         Default :func:`default_workers` (with ``gpus``, one worker per GPU).
     gpus : int
-        Give each worker the resource ``GPU=1`` (tasks that run a model ask for it: one model per GPU).
+        Give each worker the resource ``GPU=1`` instead (tasks that run a model ask for it: one
+        model per GPU).
     preload : sequence of str
         Modules every worker imports when it starts (e.g. a model plugin that is not installed).
     **kwargs
         Passed to :class:`distributed.LocalCluster` (e.g. ``dashboard_address``).
+
+    Raises
+    ------
+    ValidationError
+        If ``workers`` is below 1.
     """
     from distributed import LocalCluster
 
@@ -81,12 +94,36 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     env = worker_environment()  # None unsets Dask's default of 1 BLAS thread
     import dask
 
+    # the nannies read the environment when they are made: the workers are started inside this block
     with dask.config.set({"distributed.nanny.pre-spawn-environ": {**dask.config.get(
             "distributed.nanny.pre-spawn-environ", {}), **env}}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               resources={"GPU": 1} if gpus else None, preload=list(preload),
+        cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, preload=list(preload),
                                dashboard_address=kwargs.pop("dashboard_address", None), **kwargs)
+        try:
+            template = cluster.new_spec
+            for number in range(n):  # named 0, 1, ... (resolve_device picks GPU <number mod GPUs>)
+                resources = {"GPU": 1} if gpus else ({MODEL: 1} if number == 0 else None)
+                cluster.worker_spec[number] = {"cls": template["cls"],
+                                               "options": {**template["options"], "resources": resources}}
+            cluster.scale(n)
+            cluster.wait_for_workers(n)
+        except BaseException:
+            cluster.close()
+            raise
     return cluster
+
+
+def model_resources(client) -> dict[str, int] | None:
+    """The resources a task that runs a network should ask for on ``client``'s cluster, or None.
+
+    ``{"MODEL": 1}`` when a worker advertises :data:`MODEL` (worker 0 of :func:`local_cluster` on
+    the CPU; on a cluster of your own, start one worker per machine with ``--resources MODEL=1``
+    for the same effect), so that forward passes run one at a time there; None otherwise.
+    """
+    workers = client.scheduler_info(n_workers=-1).get("workers", {})
+    if any((info.get("resources") or {}).get(MODEL) for info in workers.values()):
+        return {MODEL: 1}
+    return None
 
 
 def jobqueue_cluster(name: str, workers: int = 1, gpus: bool = False, **kwargs):

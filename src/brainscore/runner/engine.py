@@ -23,8 +23,8 @@ from collections import Counter
 from typing import Any, Callable, Iterable, Sequence
 
 from brainscore import registry
+from brainscore.runner import clusters, stages
 from brainscore.runner import records as records_module
-from brainscore.runner import stages
 from brainscore.runner.grid import Pair
 from brainscore.scoring import selection
 
@@ -217,7 +217,9 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     progress : bool
         Show per-stage progress on ``stream`` (default stderr).
     gpu : bool
-        Tasks that run a model ask for the worker resource ``GPU=1`` (one model per GPU).
+        Tasks that run a model ask for the worker resource ``GPU=1`` (one model per GPU). Otherwise
+        the tasks that run a forward pass (layer selection, activations) ask for ``MODEL=1`` when a
+        worker holds it (:func:`brainscore.runner.clusters.model_resources`): one at a time there.
     stats : dict, optional
         Filled with the task-seconds each stage took (``{"select": 95.1, ...}``; needs ``progress``).
 
@@ -233,11 +235,14 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
         return _in_order(results, pairs)
     run_id = uuid.uuid4().hex[:8]
     resources = {"GPU": 1} if gpu else None
+    forward = resources or clusters.model_resources(client)
     display = Progress(client, stream) if progress else None
 
     def submit(stage: str, fn, *args, name: tuple = (), model: bool = False, priority: int = 0):
+        # ``model``: runs a forward pass (on a GPU, every task that holds the model does)
+        needs = forward if model else (resources if stage == "score" else None)
         future = client.submit(fn, *args, key=(f"brainscore-{stage}", run_id, *map(str, name)), retries=RETRIES,
-                               resources=resources if model else None, priority=priority, pure=False)
+                               resources=needs, priority=priority, pure=False)
         if display:
             display.track(stage, future)
         return future
@@ -270,8 +275,7 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
                 activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
                                             pair.kwargs, *upstream, name=group, model=True, priority=10)
             future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.kwargs,
-                            ceiling[pair.benchmark], activations[group], name=(pair.model, pair.benchmark),
-                            model=True)
+                            ceiling[pair.benchmark], activations[group], name=(pair.model, pair.benchmark))
             scores[future.key] = (future, pair, key)
         for future in as_completed([f for f, _, _ in scores.values()]):
             _, pair, key = scores[future.key]
