@@ -163,7 +163,7 @@ def forward_floor(model_identifier: str, files: list[Path]) -> float:
     return time.perf_counter() - start
 
 
-def _timed(command: list[str], home: Path) -> tuple[float, int, str]:
+def _timed(command: list[str], home: Path) -> tuple[float, int, str, str]:
     import os
     import subprocess
 
@@ -174,17 +174,29 @@ def _timed(command: list[str], home: Path) -> tuple[float, int, str]:
 
 
 def _scores(stdout: str) -> dict[tuple[str, str], tuple]:
-    """(model, benchmark) -> (score, raw, ceiling, error) from JSON lines."""
+    """(model, benchmark) -> (status, score, raw, ceiling, error) from JSON lines."""
     out = {}
     for line in stdout.splitlines():
         if line.startswith("{"):
             item = json.loads(line)
-            out[(item["model"], item["benchmark"])] = tuple(item.get(k) for k in ("score", "raw", "ceiling", "error"))
+            out[(item["model"], item["benchmark"])] = tuple(item.get(k) for k in ("status", "score", "raw", "ceiling", "error"))
     return out
 
 
-def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> str:
-    """The (a) floor, (b) run, (c) sequential score table (markdown) for ``models`` on the benchmarks of ``benchmarks_spec``."""
+def _hex(values: tuple) -> tuple:
+    return tuple(float.hex(v) if isinstance(v, float) else v for v in values)
+
+
+def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*",
+          pairs_out: Path | None = None) -> str:
+    """The (a) floor, (b) run, (c) sequential score table (markdown) for ``models`` on the benchmarks of ``benchmarks_spec``.
+
+    Each entry of ``models`` is one row: a model, or several comma-separated (``efficientnet-lite0,pixels``),
+    which (b) runs as one grid (``brainscore run --models efficientnet-lite0,pixels``) and (a) and (c) take
+    one model after the other. Every pair's (score, raw, ceiling, error) from (b) is compared with (c)'s
+    bit for bit; the pairs that differ are printed, and with ``pairs_out`` every pair's numbers are
+    written there as JSON.
+    """
     import tempfile
 
     import brainscore.models.extraction  # noqa: F401 - before torch: its threading settings (see there)
@@ -193,34 +205,51 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*") -> st
     benchmarks = expand(benchmarks_spec, "benchmark")
     files = distinct_images(benchmarks)
     rows = ["| model | images | (a) bare forward pass (s) | (b) `brainscore run`, 2 workers (s) | of which layer "
-            "selection (task-s) | (c) sequential `brainscore score` (s) | (b)/(a) | (c)/(b) |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for model in models:
-        floor = forward_floor(model, files)
-        print(f"{model}: (a) {floor:.0f} s over {len(files)} images", file=sys.stderr, flush=True)
+            "selection (task-s) | (c) sequential `brainscore score` (s) | (b)/(a) | (c)/(b) | pairs identical |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    compared = []
+    for spec in models:
+        group = [m.strip() for m in spec.split(",") if m.strip()]
+        floor = 0.0
+        for model in group:
+            seconds = forward_floor(model, files)
+            print(f"{model}: (a) {seconds:.0f} s over {len(files)} images", file=sys.stderr, flush=True)
+            floor += seconds
         with tempfile.TemporaryDirectory() as home:
-            run_s, run_rc, run_err, run_out = _timed([sys.executable, "-m", "brainscore", "run", "--models", model,
-                                             "--benchmarks", benchmarks_spec, "--workers", str(workers), "--json",
-                                             "--no-progress"], Path(home))
+            run_s, run_rc, run_err, run_out = _timed([sys.executable, "-m", "brainscore", "run", "--models", spec,
+                                                      "--benchmarks", benchmarks_spec, "--workers", str(workers),
+                                                      "--json", "--no-progress"], Path(home))
         stats = {}
         for line in run_err.splitlines():
             if line.startswith("task-seconds per stage: "):
                 stats = {part.rsplit(" ", 1)[0]: float(part.rsplit(" ", 1)[1])
                          for part in line.split(": ", 1)[1].split(", ")}
-        print(f"{model}: (b) {run_s:.0f} s (exit {run_rc}) {stats}", file=sys.stderr, flush=True)
+        print(f"{spec}: (b) {run_s:.0f} s (exit {run_rc}) task-seconds {stats}", file=sys.stderr, flush=True)
         sequential, alone = 0.0, {}
         with tempfile.TemporaryDirectory() as home:
-            for benchmark in benchmarks:
-                seconds, _, _, out = _timed([sys.executable, "-m", "brainscore", "score", "--model", model,
-                                             "--benchmark", benchmark, "--json"], Path(home))
-                sequential += seconds
-                alone.update(_scores(out))
+            for model in group:
+                for benchmark in benchmarks:
+                    seconds, _, _, out = _timed([sys.executable, "-m", "brainscore", "score", "--model", model,
+                                                 "--benchmark", benchmark, "--json"], Path(home))
+                    sequential += seconds
+                    found = _scores(out)
+                    alone.update(found or {(model, benchmark): ("failed", None, None, None, None)})
         grid = _scores(run_out)
-        same = sum(grid.get(pair) == values for pair, values in alone.items())
-        print(f"{model}: (c) {sequential:.0f} s; (b) and (c) give identical numbers on {same} of {len(alone)} "
-              f"pairs scored by (c) ({len(grid)} by (b))", file=sys.stderr, flush=True)
-        rows.append(f"| `{model}` | {len(files)} | {floor:.0f} | {run_s:.0f} | {stats.get('select', 0):.0f} | "
-                    f"{sequential:.0f} | {run_s / floor:.2f} | {sequential / run_s:.2f} |")
+        same = 0
+        for pair, values in alone.items():
+            ran = grid.get(pair)
+            identical = ran is not None and _hex(ran) == _hex(values)
+            same += identical
+            compared.append({"model": pair[0], "benchmark": pair[1], "run": ran, "score": values,
+                             "identical": identical})
+            if not identical:
+                print(f"  differs: {pair}: run {ran} score {values}", file=sys.stderr, flush=True)
+        print(f"{spec}: (c) {sequential:.0f} s; (b) and (c) give identical numbers on {same} of {len(alone)} "
+              f"pairs ({len(grid)} in (b))", file=sys.stderr, flush=True)
+        rows.append(f"| `{spec}` | {len(files)} | {floor:.0f} | {run_s:.0f} | {stats.get('select', 0):.0f} | "
+                    f"{sequential:.0f} | {run_s / floor:.2f} | {sequential / run_s:.2f} | {same} of {len(alone)} |")
+    if pairs_out is not None:
+        pairs_out.write_text(json.dumps(compared, indent=1))
     return "\n".join(rows) + "\n"
 
 
@@ -229,15 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", action="store_true", help="time the floor, `brainscore run` and sequential "
                                                              "`brainscore score` on every benchmark")
     parser.add_argument("--speed-model", action="append", default=None,
-                        help="model for --speed (repeatable; default efficientnet-lite0 and torchvision:resnet18-untrained)")
+                        help="model for --speed, or several comma-separated run as one grid (repeatable; default "
+                             "efficientnet-lite0 and torchvision:resnet18-untrained)")
     parser.add_argument("--model", default=None, help="also score this model on every benchmark")
     parser.add_argument("--benchmark", default=None, help="shell-style pattern of benchmark identifiers (with "
                                                           "--speed: identifiers and patterns, comma-separated)")
-    parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
+    parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here (with --speed: every "
+                                                                 "pair's numbers from (b) and (c))")
     args = parser.parse_args(argv)
     if args.speed:
         print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
-                    benchmarks_spec=args.benchmark or "*"))
+                    benchmarks_spec=args.benchmark or "*", pairs_out=args.json))
         return 0
     rows = []
     for identifier in brainscore.list_benchmarks(args.benchmark):
