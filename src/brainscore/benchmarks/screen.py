@@ -100,14 +100,23 @@ def _complete(folder: Path, names: dict) -> bool:
     return False
 
 
+#: How placed PNG images are written (lossless at any level; level 1 is the fastest that still compresses).
+PNG_OPTIONS = {"compress_level": 1}
+
+
 def _write_folder(stimulus_set: StimulusSet, folder: Path, names: dict, ratio: float) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     for stale in folder.parent.glob(f".partial-{folder.name}-*"):  # left by a killed process (we hold the lock)
         shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".partial-{folder.name}-"))
     try:
-        for sid, name in names.items():
-            _convert(stimulus_set.get_stimulus(sid), tmp / name, ratio)
+        # PIL releases the GIL while it decodes, pastes and encodes: one thread per usable core
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=max(1, min(config.usable_cores(), len(names)))) as pool:
+            for _ in pool.map(lambda item: _convert(stimulus_set.get_stimulus(item[0]), tmp / item[1], ratio),
+                              names.items()):
+                pass
         write_manifest(tmp)
         shutil.rmtree(folder, ignore_errors=True)
         os.rename(tmp, folder)
@@ -133,4 +142,6 @@ def _convert(source: Path, target: Path, ratio: float) -> None:
         new_w, new_h = round(width * ratio), round(height * ratio)
         left, top = (width - new_w) // 2, (height - new_h) // 2
         result = image.crop((left, top, left + new_w, top + new_h))
-    result.save(target)
+    # PIL's defaults, as the reference saves (a JPEG is re-encoded at quality 75), except that a PNG is
+    # compressed at level 1 instead of 6: lossless either way, the same pixels, 3-4x faster to write
+    result.save(target, **PNG_OPTIONS) if target.suffix.lower() == ".png" else result.save(target)

@@ -1,0 +1,76 @@
+"""Placing stimuli on the model's screen: the reference's pixels (Schrimpf et al. 2020), written in parallel.
+
+The reference pastes an image centred on a grey (128, 128, 128) canvas of round(ratio * size) when the
+model sees more degrees than the experiment showed, and centre-crops otherwise, with no resampling;
+then saves with PIL's defaults. Ours writes PNG at compression level 1 (lossless, so the same pixels)
+and converts on several threads; the pixels must be exactly the reference's.
+"""
+import numpy as np
+import pytest
+from PIL import Image
+
+from brainscore.benchmarks import screen
+from brainscore.data.stimuli import StimulusSet
+
+
+def reference_placement(path, ratio):
+    """The reference's conversion of one file (REFERENCE_FACTS: benchmark_helpers/screen.py), saved with PIL defaults."""
+    image = Image.open(path).convert("RGB")
+    width, height = image.size
+    new_w, new_h = round(width * ratio), round(height * ratio)
+    if ratio >= 1:
+        canvas = Image.new("RGB", (new_w, new_h), (128, 128, 128))
+        canvas.paste(image, ((new_w - width) // 2, (new_h - height) // 2))
+        return canvas
+    left, top = (width - new_w) // 2, (height - new_h) // 2
+    return image.crop((left, top, left + new_w, top + new_h))
+
+
+@pytest.fixture
+def mixed_stimuli(tmp_path):
+    """12 random images of odd sizes, half PNG, half JPEG."""
+    rng = np.random.default_rng(3)
+    folder = tmp_path / "images"
+    folder.mkdir()
+    rows = []
+    for i in range(12):
+        size = (37 + 2 * i, 29 + i)
+        path = folder / f"img{i:02d}.{'png' if i % 2 else 'jpg'}"
+        Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)).save(path)
+        rows.append({"stimulus_id": f"s{i:02d}", "stimulus_path": str(path)})
+    return StimulusSet({"stimulus_id": [r["stimulus_id"] for r in rows],
+                        "stimulus_path": [r["stimulus_path"] for r in rows]}, identifier="mixed")
+
+
+@pytest.mark.parametrize("target, source", [(8, 4), (4, 10)])  # padded to 2x; cropped to 0.4x
+def test_placed_images_have_the_reference_pixels_png_and_jpeg(mixed_stimuli, tmp_path, monkeypatch, target, source):
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    placed = screen.place_on_screen(mixed_stimuli, target, source)
+    assert placed.identifier == f"mixed--target{target:.2f}--source{source:.2f}"
+    for sid in mixed_stimuli["stimulus_id"]:
+        original = mixed_stimuli.get_stimulus(sid)
+        ours = placed.get_stimulus(sid)
+        assert ours.suffix == original.suffix
+        expected = reference_placement(original, target / source)
+        if ours.suffix == ".jpg":  # the reference's lossy re-encode at PIL's default quality, exactly
+            expected_file = tmp_path / f"expected-{sid}.jpg"
+            expected.save(expected_file)
+            assert ours.read_bytes() == expected_file.read_bytes()
+        else:
+            with Image.open(ours) as image:
+                assert image.size == expected.size
+                np.testing.assert_array_equal(np.asarray(image.convert("RGB")), np.asarray(expected))
+
+
+def test_png_is_written_at_the_fast_lossless_level(mixed_stimuli, tmp_path, monkeypatch):
+    """Level 1 differs from PIL's default level 6 in bytes only (and decodes to the same pixels)."""
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    assert screen.PNG_OPTIONS == {"compress_level": 1}
+    placed = screen.place_on_screen(mixed_stimuli, 8, 4)
+    sid = "s01"  # a PNG
+    default = tmp_path / "default.png"
+    reference_placement(mixed_stimuli.get_stimulus(sid), 2).save(default)
+    ours = placed.get_stimulus(sid)
+    assert ours.read_bytes() != default.read_bytes()
+    with Image.open(ours) as a, Image.open(default) as b:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
