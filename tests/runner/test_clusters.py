@@ -82,8 +82,17 @@ def test_scheduler_and_cluster_together_are_refused():
         clusters.connect(scheduler="tcp://127.0.0.1:1", cluster="slurm")
 
 
+def _thread_priorities(dask_worker) -> set:
+    import os
+
+    return {os.getpriority(os.PRIO_PROCESS, int(tid)) for tid in os.listdir("/proc/self/task")}
+
+
 def test_on_the_cpu_one_worker_runs_every_forward_pass_and_the_others_compute_metrics(tmp_path, monkeypatch):
-    """Worker 0 alone holds MODEL; selection and activations tasks ask for it, scores and ceilings do not."""
+    """Worker 0 alone holds MODEL; selection and activations tasks ask for it, scores and ceilings do not.
+
+    The other worker computes at a lower priority, so that a metric does not stall the forward pass.
+    """
     import os
     from pathlib import Path
 
@@ -104,6 +113,11 @@ def test_on_the_cpu_one_worker_runs_every_forward_pass_and_the_others_compute_me
             holders = {info["name"] for info in workers.values() if (info.get("resources") or {}).get("MODEL")}
             assert holders == {0} and len(workers) == 2
             assert clusters.model_resources(client) == {"MODEL": 1}
+            # the metric worker yields the cores to the forward pass: every thread 10 nice levels lower
+            priorities = client.run(_thread_priorities)
+            by_name = {workers[address]["name"]: levels for address, levels in priorities.items()}
+            base = os.getpriority(os.PRIO_PROCESS, 0)
+            assert by_name == {0: {base}, 1: {min(19, base + clusters.METRIC_NICENESS)}}
             with get_task_stream(client) as stream:
                 results = runner.run(runner.pairs("tiny-seeded", "Kriegeskorte2008.IT-rdm,Cowley2026.210325.V4-pls,"
                                                                  "Geirhos2021edge-top1"), client, progress=False)

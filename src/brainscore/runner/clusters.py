@@ -29,6 +29,8 @@ TORCH_THREADS = config.SETTINGS["torch_threads"].env
 BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: The resource that the one worker of a machine that runs networks holds (see :func:`local_cluster`).
 MODEL = "MODEL"
+#: How much lower the scheduling priority of a local CPU cluster's metric workers is (:func:`yield_to_model`).
+METRIC_NICENESS = 10
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
 WORKER_MEMORY_GIB = 4
 
@@ -59,15 +61,17 @@ def default_workers() -> int:
     return max(1, min(cores, by_memory))
 
 
-def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[str] = (), **kwargs):
+def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[str] = (), model_slot: bool = True,
+                  **kwargs):
     """A LocalCluster of ``workers`` processes (one task at a time each) computing as a lone process does.
 
     Every worker starts with :func:`worker_environment`: torch and BLAS use as many threads as in a
     lone ``brainscore score`` process, so scores are bit-identical to it. On the CPU, worker 0 alone
     holds the resource :data:`MODEL` (one slot): the tasks of a run that run a network ask for it, so
     forward passes run one at a time with every core (:func:`model_resources`), while the other
-    workers compute metrics and ceilings. Two forward passes side by side on the same cores take
-    longer together than one after the other, and hold two networks' activations in memory.
+    workers compute metrics and ceilings at a lower priority (:func:`yield_to_model`). Two forward
+    passes side by side on the same cores take longer together than one after the other, and hold
+    two networks' activations in memory.
 
     Parameters
     ----------
@@ -78,6 +82,9 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
         model per GPU).
     preload : sequence of str
         Modules every worker imports when it starts (e.g. a model plugin that is not installed).
+    model_slot : bool
+        On the CPU, give worker 0 :data:`MODEL` and lower the others' priority (False: all workers
+        alike, e.g. for the website's queue, whose tasks run whole jobs in child processes).
     **kwargs
         Passed to :class:`distributed.LocalCluster` (e.g. ``dashboard_address``).
 
@@ -97,20 +104,51 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     # the nannies read the environment when they are made: the workers are started inside this block
     with dask.config.set({"distributed.nanny.pre-spawn-environ": {**dask.config.get(
             "distributed.nanny.pre-spawn-environ", {}), **env}}):
-        cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, preload=list(preload),
+        # on the CPU every worker but the one that runs networks computes at a lower priority (dask_setup)
+        slot = model_slot and not gpus
+        hooks = [__name__] if slot and n > 1 else []
+        cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, preload=hooks + list(preload),
                                dashboard_address=kwargs.pop("dashboard_address", None), **kwargs)
         try:
             template = cluster.new_spec
             for number in range(n):  # named 0, 1, ... (resolve_device picks GPU <number mod GPUs>)
-                resources = {"GPU": 1} if gpus else ({MODEL: 1} if number == 0 else None)
+                resources = {"GPU": 1} if gpus else ({MODEL: 1} if slot and number == 0 else None)
                 cluster.worker_spec[number] = {"cls": template["cls"],
                                                "options": {**template["options"], "resources": resources}}
-            cluster.scale(n)
+            cluster.sync(cluster._correct_state)  # starts them, raising if one cannot start (scale would not)
             cluster.wait_for_workers(n)
         except BaseException:
             cluster.close()
             raise
     return cluster
+
+
+def dask_setup(worker) -> None:
+    """Dask preload hook (``brainscore.runner.clusters``) of a local CPU cluster's workers: see :func:`yield_to_model`."""
+    resources = getattr(getattr(worker, "state", None), "total_resources", None) or {}
+    if MODEL not in resources and "GPU" not in resources:
+        yield_to_model()
+
+
+def yield_to_model(niceness: int = METRIC_NICENESS) -> None:
+    """Lower the scheduling priority of every thread of this process (Linux ``nice``) by ``niceness``.
+
+    Run in the workers of a local CPU cluster that do not hold :data:`MODEL`: the forward pass runs
+    torch on every core, and an OpenMP parallel region waits for its slowest thread, so a metric
+    computing beside it at the same priority stalls the whole pass. At a lower priority the metric
+    runs on what the pass leaves idle, and at full speed when no pass runs. Threads made later
+    (BLAS, torch) inherit the priority of the thread that makes them. Scheduling only: no number
+    changes. Does nothing where threads cannot be listed or reniced.
+    """
+    import contextlib
+
+    tasks = "/proc/self/task"
+    if not os.path.isdir(tasks):
+        return
+    for tid in os.listdir(tasks):
+        with contextlib.suppress(OSError, ValueError):
+            current = os.getpriority(os.PRIO_PROCESS, int(tid))
+            os.setpriority(os.PRIO_PROCESS, int(tid), min(19, current + niceness))
 
 
 def model_resources(client) -> dict[str, int] | None:
@@ -153,10 +191,10 @@ def jobqueue_cluster(name: str, workers: int = 1, gpus: bool = False, **kwargs):
 
 
 def connect(scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
-            gpus: int = 0, preload: Sequence[str] = ()):
+            gpus: int = 0, preload: Sequence[str] = (), model_slot: bool = True):
     """A ``(client, cluster)`` pair for a run (``cluster`` None when connecting to an existing scheduler).
 
-    Close both when done (the client first).
+    ``model_slot`` is passed to :func:`local_cluster`. Close both when done (the client first).
     """
     from distributed import Client
 
@@ -168,7 +206,7 @@ def connect(scheduler: str | None = None, cluster: str | None = None, workers: i
             client.register_plugin(_preload_plugin(module))
         return client, None
     made = (jobqueue_cluster(cluster, workers or 1, gpus=bool(gpus)) if cluster
-            else local_cluster(workers, gpus=gpus, preload=preload))
+            else local_cluster(workers, gpus=gpus, preload=preload, model_slot=model_slot))
     return Client(made), made
 
 

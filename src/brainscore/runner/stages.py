@@ -89,7 +89,7 @@ def _model(model: str, model_kwargs: dict[str, Any]):
 def _describe_key(benchmark: str, version: Any) -> str:
     from brainscore.caching import content_key
 
-    return content_key(kind="runner-describe", benchmark=benchmark, version=version)
+    return content_key(kind="runner-describe", benchmark=benchmark, version=version, layout=2)
 
 
 def described(benchmark: str, version: Any) -> dict[str, Any] | None:
@@ -106,15 +106,20 @@ def describe(benchmark: str) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``region`` (str or None), ``version``, ``stimuli`` (the stimulus set's identifier and a hash of
-        its sorted ids), ``ok``; on an error ``ok`` is False with ``failure`` and ``log``.
+        ``region`` (str or None), ``version``, ``stimuli`` (what the model is shown: the stimulus set's
+        identifier, a hash of its sorted ids and the degrees it is placed at, None where it is shown
+        as the files are), ``ok``; on an error ``ok`` is False with ``failure`` and ``log``.
     """
     try:
         instance = registry.load_benchmark(benchmark)
         version = getattr(instance, "version", None)
         stimuli = instance.stimulus_set
         ids = "\0".join(sorted(map(str, stimuli["stimulus_id"])))
-        identity = f"{getattr(stimuli, 'identifier', '?')}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}"
+        # benchmarks on one stimulus set share activations only if they place it alike on the model's
+        # screen (Hermann 2020 shows the cue-conflict images unplaced, Geirhos 2021 at 3 degrees;
+        # Kiani 2007 shows Kriegeskorte's 92 images at 7 degrees, Kriegeskorte 2008 at 2.9)
+        shown = f"@{getattr(instance, 'visual_degrees', None)}deg"
+        identity = f"{getattr(stimuli, 'identifier', '?')}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}{shown}"
         result = {"ok": True, "region": getattr(instance, "region", None), "version": version, "stimuli": identity}
         Cache("runner").save(_describe_key(benchmark, version), result)
         return result

@@ -351,7 +351,9 @@ class Dispatcher:
         from brainscore.runner import clusters
 
         if self.client is None:
-            self.client, self.cluster = clusters.connect(scheduler=self.scheduler, workers=self.workers)
+            # every submission alike: no worker set apart for forward passes (each task is a whole job)
+            self.client, self.cluster = clusters.connect(scheduler=self.scheduler, workers=self.workers,
+                                                         model_slot=False)
         self.problem = None
 
     def _loop(self) -> None:
