@@ -88,6 +88,12 @@ def _thread_priorities(dask_worker) -> set:
     return {os.getpriority(os.PRIO_PROCESS, int(tid)) for tid in os.listdir("/proc/self/task")}
 
 
+def _malloc_trim(dask_worker):
+    import os
+
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_")
+
+
 def test_on_the_cpu_one_worker_runs_every_forward_pass_and_the_others_compute_metrics(tmp_path, monkeypatch):
     """Worker 0 alone holds MODEL; selection and activations tasks ask for it, scores and ceilings do not.
 
@@ -118,6 +124,9 @@ def test_on_the_cpu_one_worker_runs_every_forward_pass_and_the_others_compute_me
             by_name = {workers[address]["name"]: levels for address, levels in priorities.items()}
             base = os.getpriority(os.PRIO_PROCESS, 0)
             assert by_name == {0: {base}, 1: {min(19, base + clusters.METRIC_NICENESS)}}
+            # nor Dask's MALLOC_TRIM_THRESHOLD_=65536, which made every forward pass page-fault its tensors anew
+            trims = set(client.run(_malloc_trim).values())
+            assert trims == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
             with get_task_stream(client) as stream:
                 results = runner.run(runner.pairs("tiny-seeded", "Kriegeskorte2008.IT-rdm,Cowley2026.210325.V4-pls,"
                                                                  "Geirhos2021edge-top1"), client, progress=False)
