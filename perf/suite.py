@@ -193,7 +193,7 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*",
 
     Each entry of ``models`` is one row: a model, or several comma-separated (``efficientnet-lite0,pixels``),
     which (b) runs as one grid (``brainscore run --models efficientnet-lite0,pixels``) and (a) and (c) take
-    one model after the other. Every pair's (score, raw, ceiling, error) from (b) is compared with (c)'s
+    one model after the other. Every pair's (status, score, raw, ceiling, error) from (b) is compared with (c)'s
     bit for bit; the pairs that differ are printed, and with ``pairs_out`` every pair's numbers are
     written there as JSON.
     """

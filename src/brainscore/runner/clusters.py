@@ -130,8 +130,7 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
 
 def dask_setup(worker) -> None:
     """Dask preload hook (``brainscore.runner.clusters``) of a local CPU cluster's workers: see :func:`yield_to_model`."""
-    resources = getattr(getattr(worker, "state", None), "total_resources", None) or {}
-    if MODEL not in resources and "GPU" not in resources:
+    if MODEL not in (getattr(getattr(worker, "state", None), "total_resources", None) or {}):
         yield_to_model()
 
 

@@ -235,12 +235,10 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
         return _in_order(results, pairs)
     run_id = uuid.uuid4().hex[:8]
     resources = {"GPU": 1} if gpu else None
-    forward = resources or clusters.model_resources(client)
+    forward = resources or clusters.model_resources(client)  # what a task that runs a forward pass asks for
     display = Progress(client, stream) if progress else None
 
-    def submit(stage: str, fn, *args, name: tuple = (), model: bool = False, priority: int = 0):
-        # ``model``: runs a forward pass (on a GPU, every task that holds the model does)
-        needs = forward if model else (resources if stage == "score" else None)
+    def submit(stage: str, fn, *args, name: tuple = (), needs: dict | None = None, priority: int = 0):
         future = client.submit(fn, *args, key=(f"brainscore-{stage}", run_id, *map(str, name)), retries=RETRIES,
                                resources=needs, priority=priority, pure=False)
         if display:
@@ -258,10 +256,10 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
             region = info[pair.benchmark]["region"]
             if region is not None and (pair.model, region) not in select:
                 warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.kwargs,
-                               name=(pair.model, region, b), model=True, priority=20)
+                               name=(pair.model, region, b), needs=forward, priority=20)
                         for b in selection_data.get(region, ())]
                 select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
-                                                      *warm, name=(pair.model, region), model=True, priority=20)
+                                                      *warm, name=(pair.model, region), needs=forward, priority=20)
         devices = {pair.benchmark: pair.kwargs.get("device") for pair, _ in reversed(todo)}  # the metrics' device
         ceiling = {b: submit("ceiling", stages.compute_ceiling, b, devices[b], name=(b,)) for b in benchmarks}
         stimuli = {b: (known[b] or describe[b].result())["stimuli"] for b in benchmarks}
@@ -273,9 +271,10 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
             if group not in activations:
                 upstream = [select[(pair.model, region)]] if region is not None else []
                 activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
-                                            pair.kwargs, *upstream, name=group, model=True, priority=10)
+                                            pair.kwargs, *upstream, name=group, needs=forward, priority=10)
             future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.kwargs,
-                            ceiling[pair.benchmark], activations[group], name=(pair.model, pair.benchmark))
+                            ceiling[pair.benchmark], activations[group], name=(pair.model, pair.benchmark),
+                            needs=resources)  # on a GPU the score holds the model too
             scores[future.key] = (future, pair, key)
         for future in as_completed([f for f, _, _ in scores.values()]):
             _, pair, key = scores[future.key]
