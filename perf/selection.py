@@ -83,15 +83,16 @@ def instrument(timers: Timers) -> None:
     from brainscore import registry
     from brainscore.metrics.neural import regression
     from brainscore.models import commitment, extraction
+    from brainscore.models.extraction import core as extraction_core
     from brainscore.scoring import selection
 
     load = "load benchmarks, place images on screen"
     timers.wrap(registry, "load_benchmark", load)
     timers.wrap(selection, "place_on_screen", load)
     timers.wrap(extraction.ActivationsExtractor, "_run", "forward passes (incl. per-batch work)")
-    timers.wrap(extraction._NpyWriter, "append", "write unreduced layers (writer thread)")
-    timers.wrap(extraction._NpyWriter, "commit", "write unreduced layers (writer thread)")
-    timers.wrap(extraction, "_expand_rows", "write unreduced layers (duplicate images)")
+    timers.wrap(extraction_core.NpyWriter, "append", "write unreduced layers (writer thread)")
+    timers.wrap(extraction_core.NpyWriter, "commit", "write unreduced layers (writer thread)")
+    timers.wrap(extraction_core, "expand_rows", "write unreduced layers (duplicate images)")
     import scipy.linalg
 
     pca = "PCA (read the layer, Gram matrix, eigh)"

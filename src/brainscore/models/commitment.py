@@ -42,7 +42,7 @@ from brainscore.data.assemblies import BehavioralAssembly, NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
 from brainscore.models import readouts
-from brainscore.models.extraction import LOGITS, LayerFeatures, package_features
+from brainscore.models.extraction.core import LOGITS, LayerFeatures, package_features
 from brainscore.models.interface import BrainModel, Task
 
 #: Principal components kept per layer during layer selection (the reference's LayerPCA).
