@@ -15,8 +15,8 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
 from brainscore.metrics.device import resolve as resolve_device
-from brainscore.metrics.kernels import similarity as kernels
-from brainscore.metrics.kernels._namespace import namespace, on_device
+from brainscore.metrics.kernels import rdm as kernels
+from brainscore.metrics.kernels.backend import namespace, on_device
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import _sorted_unique_order
 from brainscore.metrics.similarity.rdm import RDM_DIMS, _check_diagonal, _rdm_array

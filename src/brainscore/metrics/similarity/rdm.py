@@ -26,8 +26,8 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.device import resolve as resolve_device
-from brainscore.metrics.kernels import similarity as kernels
-from brainscore.metrics.kernels._namespace import on_device, to_numpy
+from brainscore.metrics.kernels import rdm as kernels
+from brainscore.metrics.kernels.backend import on_device, to_numpy
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
                                                 _responses, _sorted_unique_order, _test_only_splits)
@@ -76,7 +76,7 @@ def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
             + (" (an RDM needs at least 2 neuroids)" if values.shape[1] < 2 else ""))
     values = on_device(values, device)
     if for_ranking:
-        matrix = kernels.correlation_matrix(values, dtype=dtype)
+        matrix = kernels.stimulus_correlation_matrix(values, dtype=dtype)
         matrix *= -1  # -r in place (the same IEEE values as np.negative)
         return ids, matrix
     return ids, kernels.correlation_rdm(values, dtype=dtype)
