@@ -44,6 +44,14 @@ def test_discovery_parses_without_importing(tmp_path, monkeypatch):
     assert "brainscore.plugins.metrics.toy" not in sys.modules
 
 
+
+def test_declaring_plugin_names_the_module_from_the_static_scan_without_importing_it():
+    assert registry.declaring_plugin("benchmark", "Cowley2026.210325.V4-pls") == "brainscore.plugins.benchmarks.cowley2026"
+    assert registry.declaring_plugin("metric", "pls") == "brainscore.plugins.metrics.regression_correlation"
+    assert registry.declaring_plugin("model", "no-such-model") is None
+    with pytest.raises(ValueError, match="unknown kind 'models'"):
+        registry.declaring_plugin("models", "pixels")
+
 def test_duplicate_registration_by_another_factory_is_refused():
     reg = registry.Registry("metric")
     reg.register("x", lambda: 1)

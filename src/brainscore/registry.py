@@ -371,6 +371,23 @@ def tree_nodes() -> dict[str, str]:
     return {**_discovery.index().tree_nodes, **_tree_nodes}
 
 
+def declaring_plugin(kind: str, identifier: str) -> str | None:
+    """The module of the built-in plugin that declares ``identifier`` of ``kind`` literally, or None.
+
+    From the static scan of the plugin folders (no plugin is imported): None for identifiers
+    registered at run time, by entry-point plugins or outside a plugin. Used to key cached results
+    on the code of the plugin that defines a model or benchmark.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not one of :data:`KINDS`.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+    return _discovery.index().modules[kind].get(identifier)
+
+
 def load_dataset(identifier: str) -> Any:
     """The assembly registered as ``identifier`` (e.g. ``"Cowley2026.210325"``).
 
