@@ -216,9 +216,9 @@ class Registry:
 
 def _qualname(fn: Callable[..., Any]) -> str:
     """Module, qualified name and source line: equal for the same definition re-imported."""
-    code = getattr(fn, "__code__", None)
-    where = f":{code.co_firstlineno}" if code is not None else ""
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}{where}"
+    from brainscore.caching.code import callable_identity  # only on a clash: keeps start-up free of numpy
+
+    return callable_identity(fn)
 
 
 class _Discovery:
