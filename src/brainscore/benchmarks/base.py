@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
 from brainscore import device as _device
-from brainscore.caching import Cache, content_key
+from brainscore.caching import Cache, callable_identity, content_key
 from brainscore.metrics.device import computing_on
 from brainscore.metrics.device import current as metric_device
 from brainscore.metrics.score import Score
@@ -153,11 +153,3 @@ def takes_device(method: Callable[..., Any]) -> Callable[..., Any]:
             return method(self, *args, **kwargs)
 
     return on_device
-
-
-def callable_identity(fn: Callable[..., Any]) -> str:
-    """Module, qualified name and first line of ``fn`` (or its repr for callable objects)."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return f"{type(fn).__module__}.{type(fn).__qualname__}:{fn!r}"
-    return f"{fn.__module__}.{fn.__qualname__}:{code.co_firstlineno}"
