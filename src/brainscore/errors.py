@@ -47,3 +47,8 @@ class MissingDependencyError(BrainScoreError, ImportError):
 
 class PluginImportError(BrainScoreError, ImportError):
     """A plugin module failed to import; raised when one of its identifiers is asked for."""
+
+
+class PluginConflictError(BrainScoreError, ValueError):
+    """Two plugins declare one identifier (e.g. a plugin folder re-using a built-in model's name); the
+    message names both."""
