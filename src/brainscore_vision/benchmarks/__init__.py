@@ -1,0 +1,85 @@
+"""``Benchmark``, ``BenchmarkBase`` and ``ceil_score``: the reference's benchmark base, on ``brainscore``'s.
+
+``BenchmarkBase(identifier=..., version=..., ceiling_func=..., parent=..., bibtex=...)`` is
+:class:`brainscore.benchmarks.base.BenchmarkBase` taking the reference's keywords (``version`` 1,
+``parent`` and ``bibtex`` empty when left out); subclasses implement ``__call__(candidate) -> Score``.
+``ceiling_func`` takes no argument (the reference's convention) and may return a plain number
+(``lambda: 1``), which becomes a :class:`~brainscore.metrics.score.Score`. The ceiling is computed
+once and cached on disk by content (identifier, version, the ceiling function's code), as
+``brainscore``'s benchmarks are.
+
+``ceil_score(score, ceiling)`` is :func:`brainscore.metrics.normalisation.ceil_score`
+(``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``).
+"""
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any, Callable
+
+import numpy as np
+
+from brainscore.benchmarks import base as _base
+from brainscore.benchmarks.base import Benchmark, callable_identity
+from brainscore.metrics.normalisation import ceil_score
+from brainscore.metrics.score import Score
+
+__all__ = ["Benchmark", "BenchmarkBase", "ceil_score", "as_score"]
+
+
+def as_score(value: Any) -> Score:
+    """``value`` as a :class:`Score`: a Score unchanged, a number (or 0-d array) wrapped.
+
+    Raises
+    ------
+    TypeError
+        For anything else (a ceiling must be a number).
+    """
+    if isinstance(value, Score):
+        return value
+    if hasattr(value, "dims") and hasattr(value, "values"):  # another DataArray: keep dims, coords and attrs
+        score = Score(value)
+        return score
+    if isinstance(value, (Number, np.number, np.ndarray)) and not isinstance(value, bool):
+        return Score(np.asarray(value, dtype=float))
+    raise TypeError(f"a ceiling must be a number or a Score, got {type(value).__name__}: {value!r}")
+
+
+class NoArgumentCeiling:
+    """A reference-style ceiling function ``func()`` as ``brainscore``'s ``ceiling(assembly)`` (the argument unused).
+
+    Its repr and ``func`` attribute name the wrapped function, so ``brainscore``'s ceiling cache keys
+    and code hashes follow the plugin's function, not this wrapper.
+    """
+
+    def __init__(self, func: Callable[[], Any]):
+        self.func = func
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Score:
+        """``func()`` as a Score; arguments, when a plugin calls it with some, are passed on."""
+        return as_score(self.func(*args, **kwargs))
+
+    def __repr__(self) -> str:
+        return f"NoArgumentCeiling({callable_identity(self.func)})"
+
+
+class BenchmarkBase(_base.BenchmarkBase):
+    """The reference's ``BenchmarkBase``: identifier, version, ceiling function, parent and bibtex.
+
+    Parameters
+    ----------
+    identifier : str
+    ceiling_func : callable () -> Score or number, or None
+        Computes the ceiling (no argument); None: ceiling 1 (scores are not normalised).
+    version : int
+        Default 1.
+    parent : str
+        Leaderboard node (``V1``, ``V2``, ``V4``, ``IT``, ``behavior``, ...).
+    bibtex : str
+    """
+
+    def __init__(self, identifier: str, ceiling_func: Callable[[], Any] | None = None, version: int = 1,
+                 parent: str = "", bibtex: str = "", **kwargs: Any):
+        wrapped = NoArgumentCeiling(ceiling_func) if ceiling_func is not None else None
+        super().__init__(identifier=identifier, version=version, ceiling_func=wrapped, parent=parent, bibtex=bibtex,
+                         ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
+                         **kwargs)
