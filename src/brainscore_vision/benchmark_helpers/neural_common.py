@@ -20,7 +20,6 @@ A ``LazyLoad`` given as an assembly stays unloaded until a model is scored.
 """
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -30,7 +29,7 @@ from brainscore.benchmarks import train_test as _train_test
 from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
 
-from brainscore_vision.benchmarks import NoArgumentCeiling
+from brainscore_vision.benchmarks import NoArgumentCeiling, _required_positional
 from brainscore_vision.utils import LazyLoad, unwrap
 
 __all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "average_repetition", "explained_variance",
@@ -44,13 +43,7 @@ def _ceiling(ceiling_func: Callable | None) -> Callable | None:
     """A ceiling function as ``brainscore`` calls it (``f(assembly)``): no-argument functions are wrapped."""
     if ceiling_func is None:
         return None
-    try:
-        parameters = inspect.signature(ceiling_func).parameters.values()
-        required = [p for p in parameters if p.default is p.empty
-                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):  # a builtin or C callable: take it as reference-style
-        required = []
-    return ceiling_func if required else NoArgumentCeiling(ceiling_func)
+    return ceiling_func if _required_positional(ceiling_func) else NoArgumentCeiling(ceiling_func)
 
 
 def _region(assembly: Any, parent: str | None, region: str | None) -> str:

@@ -13,6 +13,7 @@ once and cached on disk by content (identifier, version, the ceiling function's 
 """
 from __future__ import annotations
 
+import inspect
 from numbers import Number
 from typing import Any, Callable
 
@@ -44,6 +45,15 @@ def as_score(value: Any) -> Score:
     raise TypeError(f"a ceiling must be a number or a Score, got {type(value).__name__}: {value!r}")
 
 
+def _required_positional(func: Callable[..., Any]) -> int:
+    """How many positional parameters without a default ``func`` has (0 when its signature is unknown)."""
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return 0
+    return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
 class NoArgumentCeiling:
     """A reference-style ceiling function ``func()`` as ``brainscore``'s ``ceiling(assembly)`` (the argument unused).
 
@@ -53,10 +63,12 @@ class NoArgumentCeiling:
 
     def __init__(self, func: Callable[[], Any]):
         self.func = func
+        self._takes_arguments = _required_positional(func) > 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Score:
-        """``func()`` as a Score; arguments, when a plugin calls it with some, are passed on."""
-        return as_score(self.func(*args, **kwargs))
+        """``func()`` as a Score; a function that needs arguments (a plugin calling its own
+        ``self._ceiling_func(assembly)``) gets those given."""
+        return as_score(self.func(*args, **kwargs) if self._takes_arguments else self.func())
 
     def __repr__(self) -> str:
         return f"NoArgumentCeiling({callable_identity(self.func)})"
