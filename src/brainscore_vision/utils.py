@@ -22,6 +22,9 @@ _UNSET = object()
 class LazyLoad:
     """Proxy for ``load_fn()``: attribute access, indexing, ``len``, iteration and calls go to the content.
 
+    ``isinstance(lazy, cls)`` answers for the content (loading it), so ``brainscore``'s metrics and
+    ceilings, which check what they are given, accept a ``LazyLoad`` of an assembly.
+
     Parameters
     ----------
     load_fn : callable () -> object
@@ -52,6 +55,10 @@ class LazyLoad:
     def load(self) -> Any:
         """The content (a zero-argument function, for ``brainscore``'s lazy sources)."""
         return self.content
+
+    @property
+    def __class__(self):  # noqa: D105 - isinstance(lazy, DataAssembly) sees the content's class (loads it)
+        return type(self.content)
 
     @property
     def loaded(self) -> bool:

@@ -58,7 +58,7 @@ def _region(assembly: Any, parent: str | None, region: str | None) -> str:
     """
     if region is not None:
         return str(region)
-    if isinstance(assembly, DataAssembly) and "region" in assembly.coords:
+    if not isinstance(assembly, LazyLoad) and isinstance(assembly, DataAssembly) and "region" in assembly.coords:
         regions = np.unique(np.asarray(assembly["region"].values).astype(str))
         if len(regions) != 1:
             raise ValueError(f"the assembly holds neuroids of several regions {list(regions)}: select one "

@@ -28,7 +28,7 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 
 from brainscore_vision.benchmark_helpers.neural_common import _REGIONS, _ceiling, _region
-from brainscore_vision.utils import unwrap
+from brainscore_vision.utils import LazyLoad, unwrap
 
 __all__ = ["PropertiesBenchmark"]
 
@@ -90,7 +90,8 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
                  version: int = 1, visual_degrees: float = 8, number_of_trials: int = 1,
                  stimulus_set: Any = None, region: str | None = None):
         if region is None:  # the data's region, else a parent that is a region, else V1 (Marques et al.'s)
-            has_region = isinstance(assembly, DataAssembly) and "region" in assembly.coords
+            has_region = (not isinstance(assembly, LazyLoad) and isinstance(assembly, DataAssembly)
+                          and "region" in assembly.coords)
             region = _region(assembly, None, None) if has_region else (parent if parent in _REGIONS else "V1")
         self.model_identifier: str | None = None
         super().__init__(identifier=identifier, version=version, assembly=unwrap(assembly),

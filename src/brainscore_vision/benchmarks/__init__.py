@@ -95,3 +95,13 @@ class BenchmarkBase(_base.BenchmarkBase):
         super().__init__(identifier=identifier, version=version, ceiling_func=wrapped, parent=parent, bibtex=bibtex,
                          ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
                          **kwargs)
+
+    def __call__(self, candidate: Any) -> Score:
+        """Run the experiment on ``candidate``: subclasses implement it (as in the reference, not abstract).
+
+        Raises
+        ------
+        NotImplementedError
+            Always, here.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement __call__(candidate)")

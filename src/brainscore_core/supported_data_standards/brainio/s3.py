@@ -180,7 +180,8 @@ def load_assembly_from_s3(identifier: str, version_id: str | None = None, sha1: 
         E.g. ``lambda: load_stimulus_set('X')``; its columns are merged onto ``presentation`` by
         ``stimulus_id`` and it is kept in ``assembly.attrs['stimulus_set']`` (``assembly.stimulus_set``).
     merge_stimulus_set_meta : bool
-        False: attach the stimulus set without merging its columns.
+        False: keep the stimulus set in ``attrs['stimulus_set']`` without merging its columns (for
+        assemblies without presentations, e.g. a ``PropertiesAssembly`` measured with those stimuli).
 
     Returns
     -------
@@ -200,9 +201,9 @@ def load_assembly_from_s3(identifier: str, version_id: str | None = None, sha1: 
     path, sha256 = locate_by_sha1(_names(filename_prefix, identifier, ".nc"), sha1, bucket)
     _record(path, sha256)
     stimulus_set = stimulus_set_loader() if stimulus_set_loader is not None else None
-    assembly = load_packaged_assembly(path, stimulus_set=stimulus_set if merge_stimulus_set_meta else None,
-                                      cls=ASSEMBLY_CLASSES[name])
-    if stimulus_set is not None and not merge_stimulus_set_meta:
-        from brainscore.data.assemblies import attach_stimulus_set
-        assembly = attach_stimulus_set(assembly, stimulus_set)
+    merge = stimulus_set is not None and merge_stimulus_set_meta
+    assembly = load_packaged_assembly(path, stimulus_set=stimulus_set if merge else None, cls=ASSEMBLY_CLASSES[name])
+    if stimulus_set is not None and not merge:  # kept, not merged (e.g. properties measured with these stimuli)
+        assembly.attrs["stimulus_set"] = stimulus_set
+        assembly.attrs["stimulus_set_identifier"] = getattr(stimulus_set, "identifier", None)
     return as_reference_class(assembly)
