@@ -236,6 +236,11 @@ class Registry:
             If the identifier is empty or already registered by a different factory.
         """
         if isinstance(identifier, str) and identifier:
+            if _discovery.same_plugin(self.kind, identifier, module):
+                # the declaring folder imported under another name (e.g. by pytest running its test.py): the same
+                # code registering again, not a second plugin
+                self._factories[identifier] = factory
+                return factory
             _discovery.check_conflict(self.kind, identifier, module)
         return self.register(identifier, factory)
 
@@ -363,6 +368,20 @@ class _Discovery:
         if module.startswith("brainscore.plugins."):
             return _PLUGIN_ROOT.joinpath(*module.split(".")[2:])
         return None
+
+    def same_plugin(self, kind: str, identifier: str, module: str | None) -> bool:
+        """Whether ``module`` (imported, e.g. ``compat_smallnet`` or ``compat_smallnet.model``) lives in the folder of
+        the plugin folder that declares ``identifier``, under another module name."""
+        index = self.index()
+        declared = index.modules[kind].get(identifier)
+        folder = index.folders.get(declared) if declared is not None else None
+        if folder is None or module is None or module == declared or (kind, identifier) in index.conflicts:
+            return False
+        file = getattr(sys.modules.get(module), "__file__", None)
+        try:
+            return file is not None and Path(file).resolve().is_relative_to(folder.resolve())
+        except OSError:
+            return False
 
     def check_conflict(self, kind: str, identifier: str, module: str | None = None) -> None:
         """Raise :class:`PluginConflictError` if two plugins declare ``identifier`` (or, with ``module``, if a

@@ -202,8 +202,12 @@ def load_benchmark(identifier: str) -> Any:
 
 
 def load_dataset(identifier: str) -> Any:
-    """The assembly registered as ``identifier`` (:func:`brainscore.registry.load_dataset`)."""
-    return _registry.load_dataset(identifier)
+    """The assembly registered as ``identifier`` (:func:`brainscore.registry.load_dataset`), as the reference's
+    assembly class of the same name (a subclass of brainscore's, so ``assembly.mean(dim='repetition')``
+    averages repetitions as the reference's does; everything else is brainscore's)."""
+    from brainscore_core.supported_data_standards.brainio.assemblies import as_reference_class
+
+    return as_reference_class(_registry.load_dataset(identifier))
 
 
 def load_stimulus_set(identifier: str) -> Any:
