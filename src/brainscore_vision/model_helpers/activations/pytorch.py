@@ -98,7 +98,8 @@ class FunctionPreprocessing:
 
     def key(self) -> dict:
         """Cache-key fields: the function's name and code, and its bound arguments."""
-        target = getattr(function := self.function, "func", function)
+        function = self.function
+        target = getattr(function, "func", function)  # a functools.partial: the function it binds
         return {"function": f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', '?')}",
                 "code": code_hash(target), "args": repr(getattr(function, "args", ())),
                 "keywords": repr(sorted((getattr(function, "keywords", None) or {}).items())),
