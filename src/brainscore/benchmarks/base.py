@@ -4,7 +4,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from brainscore.caching import Cache, content_key
+from brainscore.caching import Cache, callable_identity, content_key
 from brainscore.metrics.device import current as metric_device
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
@@ -107,9 +107,3 @@ class BenchmarkBase(Benchmark):
         return self._ceilings[device]
 
 
-def callable_identity(fn: Callable[..., Any]) -> str:
-    """Module, qualified name and first line of ``fn`` (or its repr for callable objects)."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return f"{type(fn).__module__}.{type(fn).__qualname__}:{fn!r}"
-    return f"{fn.__module__}.{fn.__qualname__}:{code.co_firstlineno}"

@@ -14,8 +14,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, callable_identity
+from brainscore.benchmarks.base import BenchmarkBase
 from brainscore.benchmarks.screen import place_on_screen
+from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError

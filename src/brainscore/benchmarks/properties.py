@@ -21,9 +21,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, callable_identity
+from brainscore.benchmarks.base import BenchmarkBase
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
+from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.metrics.score import Score

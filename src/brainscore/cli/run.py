@@ -23,7 +23,7 @@ def add_parser(subparsers) -> None:
                                                                          "tcp://host:8786")
     where.add_argument("--cluster", choices=["slurm", "pbs", "sge"], default=None,
                        help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml")
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=_worker_count, default=None,
                         help="worker processes (local) or jobs (--cluster); default: sized to the machine")
     parser.add_argument("--device", default=None, help="torch device of the models and of the metrics and ceilings, "
                                                         "e.g. cuda (one model per GPU); default: numpy metrics")
@@ -35,6 +35,20 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
     add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
+
+
+def _worker_count(text: str) -> int:
+    """``--workers``: a whole number of at least 1 (0 is an error, never "the default")."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}; leave --workers out for a count sized "
+                                         f"to the machine")
+    return value
 
 
 def run(args) -> int:

@@ -135,6 +135,9 @@ def _refuse_non_finite(result, model: str, benchmark: str) -> None:
 
 
 def run(args) -> int:
+    if args.layer is not None and not args.layer.strip():
+        raise SystemExit("error: --layer is empty; name a layer of the model (`brainscore layers MODEL` lists them), "
+                         "or leave --layer out to use the model's own map")
     if _several(args.model) or _several(args.benchmark):
         return run_grid(args)
     from brainscore import api

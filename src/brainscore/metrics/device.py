@@ -2,7 +2,7 @@
 
 A metric or ceiling that has a ``device`` parameter computes with numpy when it is None (the
 default, the tested reference path) and with the torch namespace of
-:mod:`brainscore.metrics.kernels._namespace` on that device otherwise: its arrays go to the
+:mod:`brainscore.metrics.kernels.backend` on that device otherwise: its arrays go to the
 kernels as tensors on the device, in the dtypes the numpy path uses (float64 wherever it computes
 in float64, e.g. every eigendecomposition; a float32 RDM stays float32), and results come back as
 numpy. Torch on the CPU equals numpy to rounding (~1e-12 relative in float64, tested on real data).
@@ -23,7 +23,7 @@ import contextlib
 from contextvars import ContextVar
 from typing import Iterator
 
-from brainscore.metrics.kernels._namespace import check_device
+from brainscore.metrics.kernels.backend import check_device
 
 __all__ = ["computing_on", "current", "resolve", "check_device"]
 

@@ -37,7 +37,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from brainscore import caching
-from brainscore.caching import Cache, content_key, locked_entry, verified
+from brainscore.caching import Cache, callable_identity, content_key, locked_entry, verified
 from brainscore.data.assemblies import BehavioralAssembly, NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
@@ -411,8 +411,7 @@ class _RowSink:
 def _scorer_identity(scorer: Callable) -> dict[str, Any]:
     identifier = getattr(scorer, "identifier", None)
     if identifier is None:
-        target = getattr(scorer, "func", scorer)
-        identifier = f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', type(target).__name__)}"
+        identifier = callable_identity(getattr(scorer, "func", scorer), line=False)  # a partial: its function
     return {"identifier": str(identifier), "version": str(getattr(scorer, "version", ""))}
 
 

@@ -41,8 +41,8 @@ def _code(model: str, benchmark: str) -> str:
     and the plugins that declare the model and the benchmark (never a version bumped by hand)."""
     from brainscore import registry
 
-    declared = registry._discovery.index().modules
-    plugins = [module for module in (declared["model"].get(model), declared["benchmark"].get(benchmark)) if module]
+    plugins = [module for module in (registry.declaring_plugin("model", model),
+                                     registry.declaring_plugin("benchmark", benchmark)) if module]
     return code_hash("brainscore.scoring.job", "brainscore.benchmarks.neural", "brainscore.benchmarks.rsa",
                      "brainscore.benchmarks.behavioral", "brainscore.benchmarks.properties",
                      "brainscore.models.commitment", *plugins)

@@ -1,8 +1,8 @@
 """The one array-backend mechanism of the kernels: array-api-compat, plus the operations it lacks.
 
-Every kernel (:mod:`.correlation`, :mod:`.regression`, :mod:`.similarity` and the split-half kernel of
-:mod:`brainscore.metrics.ceilings.internal_consistency`) is written once against the Python Array API
-standard. It asks :func:`namespace` for the namespace of its inputs, which is what
+Every kernel (:mod:`.correlation`, :mod:`.regression` and its solvers, :mod:`.rdm`, :mod:`.cka` and the
+split-half kernel of :mod:`brainscore.metrics.ceilings.internal_consistency`) is written once against
+the Python Array API standard. It asks :func:`namespace` for the namespace of its inputs, which is what
 ``array_api_compat.array_namespace`` returns (``array_api_compat.numpy`` or ``array_api_compat.torch``,
 the wrappers scikit-learn and SciPy use), and :func:`device` for where they live; new arrays are made
 with ``xp.zeros(..., dtype=xp.float64, device=dev)`` and so on, so a kernel given CUDA tensors runs
@@ -24,7 +24,8 @@ checks that no kernel module grows its own backend check):
   arrays) or ``torch.triu_indices``.
 - :func:`clip_`, :func:`fill_diagonal_`: in-place clip and diagonal fill (the standard only has
   out-of-place ``clip``; an ``n x n`` copy of a 3200-stimulus matrix is 82 MB).
-- :func:`as_row_major`: ``asarray`` that makes numpy arrays C-contiguous.
+- :func:`as_row_major`: ``asarray`` that makes numpy arrays C-contiguous; :func:`as_float`,
+  :func:`as_float64`: floating copies or views of the RDM and CKA kernels' inputs; :func:`check_2d`.
 - :func:`to_numpy`, :func:`on_device`, :func:`dtype_of`: conversions at the boundary;
   :func:`check_device`: a device name checked (a CUDA device without a GPU is a clear error).
 
@@ -49,7 +50,7 @@ from brainscore.errors import ValidationError
 
 __all__ = ["Array", "namespace", "device", "namespace_of_device", "check_device", "to_numpy", "on_device", "dtype_of",
            "take_block", "top_eigenvector", "cholesky_solve", "single_threaded", "sort_keys",
-           "upper_triangle", "clip_", "fill_diagonal_", "as_row_major"]
+           "upper_triangle", "clip_", "fill_diagonal_", "as_row_major", "as_float", "as_float64", "check_2d"]
 
 Array = Any  # numpy.ndarray or torch.Tensor (any array array-api-compat knows)
 
@@ -296,3 +297,24 @@ def as_row_major(xp: ModuleType, a: Array, dtype: Any = None, copy: bool | None 
     if is_numpy_namespace(xp):
         return np.array(a, dtype=dtype, order="C", copy=copy)
     return xp.asarray(a, dtype=dtype, copy=copy, device=device(a))
+
+
+def check_2d(name: str, a: Array) -> None:
+    """Raise ValueError unless ``a`` is 2-D (``(n_stimuli, n_features)``); ``name`` names it in the message."""
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_stimuli, n_features), got shape {tuple(a.shape)}")
+
+
+def as_float(a: Array, dtype: Any | None, copy: bool) -> Array:
+    """``a`` as a floating array of ``dtype`` (default: keep float32/float64, else float64), row-major on numpy."""
+    xp = namespace(a)
+    dtype = dtype_of(xp, dtype)
+    if dtype is None:
+        dtype = a.dtype if a.dtype in (xp.float32, xp.float64) else xp.float64
+    return as_row_major(xp, a, dtype=dtype, copy=True if copy else None)
+
+
+def as_float64(a: Array) -> Array:
+    """``a`` as float64 of its own library and device (no copy when it already is)."""
+    xp = namespace(a)
+    return xp.astype(a, xp.float64, copy=False)
