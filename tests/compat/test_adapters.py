@@ -132,7 +132,7 @@ def test_benchmark_base_number_ceiling_and_defaults():
 
 def test_train_test_equals_native(repetitions):
     """TrainTestNeuralBenchmark (Papale2025 pattern, no-argument ceiling) against brainscore's class."""
-    from brainscore.benchmarks.train_test import TrainTestNeuralBenchmark as Native
+    from brainscore.benchmarks.fixed_split import TrainTestNeuralBenchmark as Native
 
     ids = np.unique(repetitions["stimulus_id"].values)
     test_ids = set(ids[::4])
@@ -158,7 +158,7 @@ def test_train_test_equals_native(repetitions):
 
 
 def test_filter_reliable_neuroids(repetitions):
-    from brainscore.benchmarks.train_test import split_half_reliability
+    from brainscore.benchmarks.fixed_split import split_half_reliability
 
     reliability = split_half_reliability(repetitions).values
     kept = filter_reliable_neuroids(repetitions, 0.3)

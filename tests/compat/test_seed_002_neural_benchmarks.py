@@ -272,7 +272,7 @@ def test_papale2025_train_test(papale_splits):
     result = benchmark(cowley_pixels())
 
     # brainscore's own TrainTestNeuralBenchmark on the same reliable neuroids
-    from brainscore.benchmarks.train_test import TrainTestNeuralBenchmark as Native
+    from brainscore.benchmarks.fixed_split import TrainTestNeuralBenchmark as Native
     train, test = (load_assembly('V4', part, average_repetitions=False) for part in ('train', 'test'))
     assert 0 < test.sizes['neuroid'] <= 50 and test.sizes['neuroid'] == train.sizes['neuroid']
     native_benchmark = Native(identifier='Seed002Papale-native.V4-ridgecv', version=2, train_assembly=train,

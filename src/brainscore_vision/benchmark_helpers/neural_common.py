@@ -1,5 +1,5 @@
 """Neural benchmarks with the reference's signatures, on :mod:`brainscore.benchmarks.neural` and
-:mod:`brainscore.benchmarks.train_test`.
+:mod:`brainscore.benchmarks.fixed_split`.
 
 - :class:`NeuralBenchmark` (``identifier, assembly, similarity_metric, visual_degrees,
   number_of_trials, ceiling_func, parent, bibtex, version, timebins``) is
@@ -8,13 +8,13 @@
   is the assembly's ``region`` coordinate (else ``parent``), the time bins default to the assembly's
   (else ``[(70, 170)]``). ``__call__`` is ``brainscore``'s: start_recording, place_on_screen,
   look_at, a single time bin squeezed, ``metric(features, assembly)``, ``explained_variance``.
-- :class:`TrainTestNeuralBenchmark` is :class:`brainscore.benchmarks.train_test.TrainTestNeuralBenchmark`
+- :class:`TrainTestNeuralBenchmark` is :class:`brainscore.benchmarks.fixed_split.TrainTestNeuralBenchmark`
   with the same conventions (``train_assembly``, ``test_assembly``, a ``*_split`` metric).
 - :func:`explained_variance` is :func:`brainscore.metrics.normalisation.explained_variance`
   (``r² / ceiling``, the reference since 2026-01-13); :func:`average_repetition` is
   :func:`brainscore.data.assemblies.average_repetition`.
 - :func:`filter_reliable_neuroids` keeps the neuroids whose split-half reliability
-  (:func:`brainscore.benchmarks.train_test.split_half_reliability`) or stored coordinate reaches a threshold.
+  (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`) or stored coordinate reaches a threshold.
 
 A ``LazyLoad`` given as an assembly stays unloaded until a model is scored.
 """
@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from brainscore.benchmarks import neural as _neural
-from brainscore.benchmarks import train_test as _train_test
+from brainscore.benchmarks import fixed_split as _train_test
 from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
 
@@ -172,7 +172,7 @@ def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: floa
     reliability_coord : str, optional
         A neuroid coordinate holding each neuroid's reliability (as the reference's packaged data
         do). If absent or None, the split-half reliability over repetitions is computed
-        (:func:`brainscore.benchmarks.train_test.split_half_reliability`).
+        (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`).
 
     Raises
     ------

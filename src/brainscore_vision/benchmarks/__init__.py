@@ -20,7 +20,8 @@ from typing import Any, Callable
 import numpy as np
 
 from brainscore.benchmarks import base as _base
-from brainscore.benchmarks.base import Benchmark, callable_identity
+from brainscore.benchmarks.base import Benchmark
+from brainscore.caching import callable_identity
 from brainscore.metrics.normalisation import ceil_score
 from brainscore.metrics.score import Score
 
