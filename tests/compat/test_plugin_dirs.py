@@ -244,3 +244,30 @@ def test_a_worker_process_finds_plugin_folder_modules_by_name(tmp_path):
     code = f"import brainscore.registry, importlib; print(importlib.import_module('{module}.model').IMPORTED)"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_a_metrics_plugin_folder_registers_metrics_and_ceilings_by_the_reference_names(tmp_path, use_dirs):
+    import brainscore_vision
+
+    write(tmp_path / "metrics" / "halves" / "__init__.py", """
+        from brainscore_vision import metric_registry
+        from .metric import Halves
+
+        metric_registry['compat-halves'] = Halves
+        """)
+    write(tmp_path / "metrics" / "halves" / "metric.py", """
+        class Halves:
+            def __init__(self, factor=0.5):
+                self.factor = factor
+
+            def __call__(self, value):
+                return value * self.factor
+        """)
+    use_dirs(tmp_path)
+    assert "compat-halves" in brainscore_vision.metric_registry
+    assert brainscore_vision.load_metric("compat-halves")(3) == 1.5
+    assert brainscore_vision.load_metric("compat-halves", factor=2)(3) == 6
+    # the reference registers ceilings among its metrics: load_ceiling finds them there too
+    assert brainscore_vision.load_ceiling("compat-halves")(4) == 2
+    with pytest.raises(UnknownIdentifierError, match="compat-no-such-ceiling"):
+        brainscore_vision.load_ceiling("compat-no-such-ceiling")
