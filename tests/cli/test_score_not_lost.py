@@ -93,7 +93,7 @@ def test_the_text_output_shows_the_score_and_where_it_is_kept(home, tmp_path, ca
     out = capsys.readouterr()
     kept, = journal.pending()
     assert code == 2 and out.out.startswith(f"score {PIXELS:.4f}") and f"NOT recorded: kept in {kept}" in out.out
-    assert out.err.startswith("error: the score was computed but not recorded")
+    assert "error: the score was computed but not recorded: the SQLite file" in out.err
 
 
 @pytest.mark.parametrize("kind", ["file", "below a file"])
