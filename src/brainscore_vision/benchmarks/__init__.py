@@ -9,7 +9,9 @@ once and cached on disk by content (identifier, version, the ceiling function's 
 ``brainscore``'s benchmarks are.
 
 ``ceil_score(score, ceiling)`` is :func:`brainscore.metrics.normalisation.ceil_score`
-(``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``).
+(``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``);
+``bound_score(score)`` is :func:`brainscore.metrics.normalisation.bound_score` (clipped to [0, 1];
+unlike the reference, a new Score is returned and the input is left unchanged).
 """
 from __future__ import annotations
 
@@ -22,10 +24,10 @@ import numpy as np
 from brainscore.benchmarks import base as _base
 from brainscore.benchmarks.base import Benchmark
 from brainscore.caching import callable_identity
-from brainscore.metrics.normalisation import ceil_score
+from brainscore.metrics.normalisation import bound_score, ceil_score
 from brainscore.metrics.score import Score
 
-__all__ = ["Benchmark", "BenchmarkBase", "ceil_score", "as_score"]
+__all__ = ["Benchmark", "BenchmarkBase", "ceil_score", "bound_score", "as_score"]
 
 
 def as_score(value: Any) -> Score:
