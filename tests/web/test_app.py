@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from brainscore.metrics.score import Score
 from brainscore.web import create_app
 from brainscore.leaderboard.aggregate import leaderboard_records
-from brainscore.web.jobs import Job
+from brainscore.web.queue import SubmissionTask
 from web_helpers import plugin_zip, traversal_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
@@ -40,14 +40,14 @@ def user(app, name: str) -> TestClient:
     return client
 
 
-def queued_job(app, owner="alice", results=None) -> int:
+def queued_task(app, owner="alice", results=None) -> int:
     with Session(app.state.engine) as session:
-        job = Job(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
+        task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
                   status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "error": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
-        session.add(job)
+        session.add(task)
         session.commit()
-        return job.id
+        return task.id
 
 
 def test_leaderboard_shows_public_models_only_to_others(app):
@@ -165,18 +165,18 @@ def test_form_upload_redirects_to_the_status_page(app):
 
 def test_submission_status_and_rerun_are_owner_only(app):
     alice, bob = user(app, "alice"), user(app, "bob")
-    job_id = queued_job(app)
-    assert bob.get(f"/api/submissions/{job_id}").status_code == 404
-    assert bob.get(f"/submissions/{job_id}").status_code == 404
-    assert bob.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(bob)}).status_code == 404
-    assert alice.get(f"/submissions/{job_id}").text.count("Traceback: boom") == 1
-    assert alice.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK}).status_code == 403  # no CSRF
-    response = alice.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(alice)},
+    task_id = queued_task(app)
+    assert bob.get(f"/api/submissions/{task_id}").status_code == 404
+    assert bob.get(f"/submissions/{task_id}").status_code == 404
+    assert bob.post(f"/submissions/{task_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(bob)}).status_code == 404
+    assert alice.get(f"/submissions/{task_id}").text.count("Traceback: boom") == 1
+    assert alice.post(f"/submissions/{task_id}/rerun", data={"benchmark": BENCHMARK}).status_code == 403  # no CSRF
+    response = alice.post(f"/submissions/{task_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(alice)},
                           follow_redirects=False)
     assert response.status_code == 303
     new = alice.get(response.headers["location"].replace("/submissions/", "/api/submissions/")).json()
-    assert new["status"] == "queued" and new["rerun_of"] == job_id and new["benchmarks"] == [BENCHMARK]
-    done = queued_job(app, results={f"secret-net|{BENCHMARK}": {"status": "done", "score": 0.5}})
+    assert new["status"] == "queued" and new["rerun_of"] == task_id and new["benchmarks"] == [BENCHMARK]
+    done = queued_task(app, results={f"secret-net|{BENCHMARK}": {"status": "done", "score": 0.5}})
     assert alice.post(f"/api/submissions/{done}/rerun", data={"benchmark": BENCHMARK},
                       headers={"X-CSRF-Token": csrf(alice)}).status_code == 400
 

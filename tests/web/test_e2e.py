@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from brainscore.web.checks import extract
-from brainscore.web.jobs import write_entry_point
+from brainscore.web.queue import write_entry_point
 from web_helpers import plugin_zip, symlink_zip, traversal_zip, zip_bomb
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -89,7 +89,6 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         With every problem found (size, bomb ratio, entry count, absolute or ``..`` paths, symlinks
         or device files, missing files, colliding identifiers, disallowed requirements).
     """
-    problems: list[str] = []
     if len(data) > MAX_ZIP_BYTES:
         raise SubmissionRejected([f"the zip has {len(data) / 2**20:.1f} MB; the limit is {MAX_ZIP_BYTES // 2**20} MB"])
     try:
@@ -99,6 +98,29 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         raise SubmissionRejected([f"the file is not a readable zip ({error})"]) from error
     if len(infos) > MAX_ENTRIES:
         raise SubmissionRejected([f"the zip has {len(infos)} entries; the limit is {MAX_ENTRIES}"])
+    problems = _entry_problems(infos)
+    if problems:
+        raise SubmissionRejected(problems)
+    files = {i.filename: i for i in infos if not i.is_dir()}
+    package = _package_of(files, problems)
+    identifiers = _registered_models(archive, files, weights_dirs, problems)
+    if not identifiers:
+        problems.append(f"{package}/__init__.py registers no model: add register_model(\"my-model\") to it")
+    taken = taken or {}
+    for identifier in identifiers:
+        if identifier in builtin:
+            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
+        elif taken.get(identifier) not in (None, owner):
+            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+    requirements = _requirements(archive, files.get(f"{package}/requirements.txt"), allowed, problems)
+    if problems:
+        raise SubmissionRejected(problems)
+    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos))
+
+
+def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
+    """Problems of the zip's directory: total size, bomb ratios, absolute or ``..`` paths, links, device files."""
+    problems: list[str] = []
     total = sum(i.file_size for i in infos)
     compressed = sum(i.compress_size for i in infos)
     if total > MAX_UNCOMPRESSED_BYTES:
@@ -122,10 +144,11 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                 and info.file_size > 1024 * 1024 and not any("zip bomb" in p for p in problems)):
             problems.append(f"{name!r} unpacks to {info.file_size / info.compress_size:.0f} times its compressed "
                             f"size (a zip bomb?); the limit is {MAX_RATIO:.0f}")
-    if problems:
-        raise SubmissionRejected(problems)
+    return problems
 
-    files = {i.filename: i for i in infos if not i.is_dir()}
+
+def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> str:
+    """The one plugin folder at the zip's root (adds to ``problems``; raises SubmissionRejected when there is none)."""
     tops = {PurePosixPath(n).parts[0] for n in files}
     if len(tops) != 1 or all(len(PurePosixPath(n).parts) == 1 for n in files):
         raise SubmissionRejected([
@@ -140,7 +163,13 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     if init not in files:
         raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
+    return package
 
+
+def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], weights_dirs: tuple,
+                       problems: list[str]) -> list[str]:
+    """The identifiers the plugin's sources pass to ``register_model`` (parsed, never run); adds to ``problems``
+    for unparsable sources, absolute paths outside ``weights_dirs``, non-literal identifiers, other registrations."""
     identifiers: list[str] = []
     for name, info in files.items():
         if not name.endswith(".py"):
@@ -166,37 +195,33 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                     identifiers.append(first.value)
                 else:
                     problems.append(f"{name} line {node.lineno}: register_model needs a literal identifier string")
-            elif called.startswith("register_") and called != "register_model":
+            elif called.startswith("register_"):
                 problems.append(f"{name} line {node.lineno}: a model submission may only call register_model, "
                                 f"not {called}")
-    if not identifiers:
-        problems.append(f"{init} registers no model: add register_model(\"my-model\") to it")
-    taken = taken or {}
-    for identifier in identifiers:
-        if identifier in builtin:
-            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
-        elif taken.get(identifier) not in (None, owner):
-            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+    return identifiers
 
+
+def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowed: frozenset,
+                  problems: list[str]) -> list[str]:
+    """The requirements.txt lines (``info``: its entry, None without one); adds to ``problems`` for lines that are
+    not requirements and packages not in ``allowed``."""
     requirements: list[str] = []
-    req_name = f"{package}/requirements.txt"
-    if req_name in files:
-        for line in archive.read(files[req_name]).decode("utf-8", "replace").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            try:
-                requirement = Requirement(line)
-            except InvalidRequirement:
-                problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
-                continue
-            requirements.append(str(requirement))
-            if _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
-                problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
-                                f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
-    if problems:
-        raise SubmissionRejected(problems)
-    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), total)
+    if info is None:
+        return requirements
+    for line in archive.read(info).decode("utf-8", "replace").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
+            continue
+        requirements.append(str(requirement))
+        if _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
+            problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
+                            f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
+    return requirements
 
 
 def _under(path: str, folder: Path) -> bool:

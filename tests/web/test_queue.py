@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from brainscore.results import Database
 from brainscore.web import accounts
-from brainscore.web.jobs import Dispatcher, Job, Limits, network_isolation, place_in_queue, run_pair
+from brainscore.web.queue import Dispatcher, SubmissionTask, Limits, network_isolation, place_in_queue, run_pair
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 OTHER = "Kriegeskorte2008.IT-rdm"
@@ -22,54 +22,54 @@ def url(tmp_path):
     return f"sqlite:///{tmp_path / 'results.sqlite'}"
 
 
-def add_job(url, tmp_path, benchmarks=(BENCHMARK,), models=("fake-net",), status="queued", results=None) -> int:
+def add_task(url, tmp_path, benchmarks=(BENCHMARK,), models=("fake-net",), status="queued", results=None) -> int:
     with Session(accounts.engine_for(url)) as session:
-        job = Job(owner="alice", models=list(models), benchmarks=list(benchmarks), folder=str(tmp_path / "job"),
+        task = SubmissionTask(owner="alice", models=list(models), benchmarks=list(benchmarks), folder=str(tmp_path / "task"),
                   status=status, results=results or {})
-        session.add(job)
+        session.add(task)
         session.commit()
-        return job.id
+        return task.id
 
 
-def get_job(url, job_id) -> Job:
+def get_task(url, task_id) -> SubmissionTask:
     with Session(accounts.engine_for(url), expire_on_commit=False) as session:
-        return session.get(Job, job_id)
+        return session.get(SubmissionTask, task_id)
 
 
-def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60)) -> Job:
-    job_id = add_job(url, tmp_path)
-    run_pair(url, job_id, 1, "fake-net", BENCHMARK, limits, [sys.executable, "-c", code])
-    return get_job(url, job_id)
+def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60)) -> SubmissionTask:
+    task_id = add_task(url, tmp_path)
+    run_pair(url, task_id, 1, "fake-net", BENCHMARK, limits, [sys.executable, "-c", code])
+    return get_task(url, task_id)
 
 
 def test_a_failing_child_is_recorded_with_its_log(url, tmp_path):
-    job = run_with(url, tmp_path, "print('loading the model'); raise SystemExit('weights missing')")
-    assert job.status == "running" and job.current == 1  # the dispatcher closes the job when its pairs are done
-    assert job.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "error": "exited with code 1: weights missing"}
-    assert "=== [1/1] fake-net on Cowley2026.210325.V4-pls\nloading the model\nweights missing\n" in job.log
+    task = run_with(url, tmp_path, "print('loading the model'); raise SystemExit('weights missing')")
+    assert task.status == "running" and task.current == 1  # the dispatcher closes the task when its pairs are done
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "error": "exited with code 1: weights missing"}
+    assert "=== [1/1] fake-net on Cowley2026.210325.V4-pls\nloading the model\nweights missing\n" in task.log
     (failure,) = Database(url).scores("fake-net", include_failed=True)
     assert failure.status == "failed" and failure.comment == "exited with code 1: weights missing"
     assert "weights missing" in failure.log
 
 
 def test_a_done_event_is_a_success(url, tmp_path):
-    job = run_with(url, tmp_path, "import json; print(json.dumps({'event': 'done', 'score': 0.42}))")
-    assert job.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 0.42}
+    task = run_with(url, tmp_path, "import json; print(json.dumps({'event': 'done', 'score': 0.42}))")
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 0.42}
 
 
 def test_memory_limit_applies_to_the_child(url, tmp_path):
-    job = run_with(url, tmp_path, "x = bytearray(3 * 1024**3)")
-    assert job.results[f"fake-net|{BENCHMARK}"]["status"] == "failed" and "MemoryError" in job.log
+    task = run_with(url, tmp_path, "x = bytearray(3 * 1024**3)")
+    assert task.results[f"fake-net|{BENCHMARK}"]["status"] == "failed" and "MemoryError" in task.log
 
 
 def test_wall_clock_limit_kills_the_child(url, tmp_path):
-    job = run_with(url, tmp_path, "import time; time.sleep(30)", Limits(wall=1))
-    assert job.results[f"fake-net|{BENCHMARK}"]["error"].startswith("killed (time limit of 1 s")
+    task = run_with(url, tmp_path, "import time; time.sleep(30)", Limits(wall=1))
+    assert task.results[f"fake-net|{BENCHMARK}"]["error"].startswith("killed (time limit of 1 s")
 
 
 def test_the_child_runs_in_its_own_working_directory(url, tmp_path):
-    job = run_with(url, tmp_path, "import os, json; print(os.getcwd()); print(json.dumps({'event': 'done', 'score': 1.0}))")
-    assert f"\n{tmp_path / 'job' / 'run'}\n" in job.log
+    task = run_with(url, tmp_path, "import os, json; print(os.getcwd()); print(json.dumps({'event': 'done', 'score': 1.0}))")
+    assert f"\n{tmp_path / 'task' / 'run'}\n" in task.log
 
 
 @pytest.mark.skipif(not network_isolation(), reason="network namespaces need root and unshare (children then run offline only)")
@@ -78,17 +78,17 @@ def test_children_have_no_network(url, tmp_path):
     server.bind(("127.0.0.1", 0))
     server.listen()
     port = server.getsockname()[1]
-    job = run_with(url, tmp_path, f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)")
+    task = run_with(url, tmp_path, f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)")
     server.close()
-    assert "ConnectionRefusedError" in job.log or "Network is unreachable" in job.log
+    assert "ConnectionRefusedError" in task.log or "Network is unreachable" in task.log
 
 
 def test_place_in_queue(url, tmp_path):
     engine = accounts.engine_for(url)
-    first, second = add_job(url, tmp_path), add_job(url, tmp_path)
-    assert place_in_queue(engine, get_job(url, first)) == 1
-    assert place_in_queue(engine, get_job(url, second)) == 2
-    assert place_in_queue(engine, get_job(url, add_job(url, tmp_path, status="running"))) is None
+    first, second = add_task(url, tmp_path), add_task(url, tmp_path)
+    assert place_in_queue(engine, get_task(url, first)) == 1
+    assert place_in_queue(engine, get_task(url, second)) == 2
+    assert place_in_queue(engine, get_task(url, add_task(url, tmp_path, status="running"))) is None
 
 
 @pytest.fixture
@@ -114,22 +114,22 @@ def dispatcher_with(url, tmp_path, client, order_file, fail=()) -> Dispatcher:
     return dispatcher
 
 
-def wait_for(url, job_ids, timeout=60):
+def wait_for(url, task_ids, timeout=60):
     import time
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        jobs = [get_job(url, i) for i in job_ids]
-        if all(job.status in ("done", "failed") for job in jobs):
-            return jobs
+        tasks = [get_task(url, i) for i in task_ids]
+        if all(task.status in ("done", "failed") for task in tasks):
+            return tasks
         time.sleep(0.2)
-    pytest.fail(f"jobs did not end: {[(j.id, j.status, j.log) for j in jobs]}")
+    pytest.fail(f"tasks did not end: {[(j.id, j.status, j.log) for j in tasks]}")
 
 
 def test_submissions_run_on_dask_first_come_first_served(url, tmp_path, client):
     order = tmp_path / "order.txt"
-    first = add_job(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER])
-    second = add_job(url, tmp_path, models=["b-net"], benchmarks=[BENCHMARK])
+    first = add_task(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER])
+    second = add_task(url, tmp_path, models=["b-net"], benchmarks=[BENCHMARK])
     dispatcher = dispatcher_with(url, tmp_path, client, order, fail=(OTHER,))
     dispatcher.start()
     try:
@@ -147,33 +147,33 @@ def test_submissions_run_on_dask_first_come_first_served(url, tmp_path, client):
     assert done_first.started is not None and done_first.finished >= done_first.started
 
 
-def test_a_restart_queues_running_jobs_again_and_keeps_their_finished_pairs(url, tmp_path, client):
+def test_a_restart_queues_running_tasks_again_and_keeps_their_finished_pairs(url, tmp_path, client):
     order = tmp_path / "order.txt"
     kept = {f"a-net|{BENCHMARK}": {"status": "done", "score": 0.25}}
-    job_id = add_job(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER], status="running", results=kept)
+    task_id = add_task(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER], status="running", results=kept)
     dispatcher = dispatcher_with(url, tmp_path, client, order)
     assert dispatcher.requeue_running() == 1
-    assert get_job(url, job_id).status == "queued" and "[server restarted; queued again]" in get_job(url, job_id).log
+    assert get_task(url, task_id).status == "queued" and "[server restarted; queued again]" in get_task(url, task_id).log
     dispatcher.start()
     try:
-        (job,) = wait_for(url, [job_id])
+        (task,) = wait_for(url, [task_id])
     finally:
         dispatcher.stop()
     assert order.read_text().splitlines() == [f"a-net|{OTHER}"]  # only the pair it had not finished
-    assert job.status == "done" and job.results == {**kept, f"a-net|{OTHER}": {"status": "done", "score": 0.5}}
+    assert task.status == "done" and task.results == {**kept, f"a-net|{OTHER}": {"status": "done", "score": 0.5}}
 
 
 def test_a_lost_task_is_a_visible_failure(url, tmp_path, client, monkeypatch):
-    job_id = add_job(url, tmp_path, models=["a-net"])
+    task_id = add_task(url, tmp_path, models=["a-net"])
     dispatcher = dispatcher_with(url, tmp_path, client, tmp_path / "order.txt")
-    monkeypatch.setattr("brainscore.web.jobs.run_pair", lambda *args: 1 / 0)  # the task itself breaks
+    monkeypatch.setattr("brainscore.web.queue.run_pair", lambda *args: 1 / 0)  # the task itself breaks
     dispatcher.start()
     try:
-        (job,) = wait_for(url, [job_id])
+        (task,) = wait_for(url, [task_id])
     finally:
         dispatcher.stop()
-    assert job.status == "failed"
-    assert job.results[f"a-net|{BENCHMARK}"] == {
+    assert task.status == "failed"
+    assert task.results[f"a-net|{BENCHMARK}"] == {
         "status": "failed", "error": "the scoring task was lost: ZeroDivisionError: division by zero"}
     (failure,) = Database(url).scores("a-net", include_failed=True)
     assert failure.comment == "the scoring task was lost: ZeroDivisionError: division by zero"
@@ -185,13 +185,13 @@ def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
                       dashboard_address="127.0.0.1:0") as cluster:
-        job_id = add_job(url, tmp_path, models=["a-net"])
+        task_id = add_task(url, tmp_path, models=["a-net"])
         dispatcher = dispatcher_with(url, tmp_path, None, tmp_path / "order.txt")
         dispatcher.scheduler, dispatcher._own_client = cluster.scheduler_address, True
         dispatcher.start()
         try:
-            (job,) = wait_for(url, [job_id])
+            (task,) = wait_for(url, [task_id])
         finally:
             dispatcher.stop()
-        assert job.status == "done" and f"(Dask worker {next(iter(cluster.workers.values())).address})" in job.log
+        assert task.status == "done" and f"(Dask worker {next(iter(cluster.workers.values())).address})" in task.log
         assert dispatcher.client is None and cluster.status.name == "running"
