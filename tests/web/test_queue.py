@@ -195,3 +195,38 @@ def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
             dispatcher.stop()
         assert task.status == "done" and f"(Dask worker {next(iter(cluster.workers.values())).address})" in task.log
         assert dispatcher.client is None and cluster.status.name == "running"
+
+
+def test_the_child_finds_the_settings_under_xdg_config_home(url, tmp_path, monkeypatch):
+    """Issue 25 #1: a server whose data mirror is set in ``$XDG_CONFIG_HOME/brainscore/config.toml`` scored its
+    submissions without it (the child's environment dropped XDG_CONFIG_HOME: "mirrors searched: none set")."""
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (tmp_path / "xdg" / "brainscore").mkdir(parents=True)
+    (tmp_path / "xdg" / "brainscore" / "config.toml").write_text(f'data_mirror = "{mirror}"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("BRAINSCORE_DATA_MIRROR", raising=False)
+    code = ("import json; from brainscore import config; "
+            "print(json.dumps({'event': 'done', 'score': float(len(config.data_mirrors()))})); "
+            "print('mirrors:', *config.data_mirrors())")
+    task = run_with(url, tmp_path, code)
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 1.0}
+    assert f"mirrors: {mirror}\n" in task.log
+
+
+def test_a_long_failure_message_is_kept_whole(url, tmp_path):
+    """Issue 25 #2: the failure shown on the submission page was the child's last line cut at 300 characters,
+    mid-word (``...and run `brainscor``)."""
+    message = ("DataNotFoundError: data file x.nc was not found and BRAINSCORE_OFFLINE=1 forbids downloads. " * 4
+               + "Put the file at <mirror>/x.nc and run `brainscore config set data_mirror <mirror>`")
+    task = run_with(url, tmp_path, f"raise SystemExit({message!r})")
+    assert len(message) > 300
+    assert task.results[f"fake-net|{BENCHMARK}"]["error"] == f"exited with code 1: {message}"
+
+
+def test_shorten_cuts_between_words():
+    from brainscore.web.queue import shorten
+
+    assert shorten("short enough", 100) == "short enough"
+    assert shorten("alpha beta gamma delta", 15) == "alpha beta …"
+    assert shorten("x" * 40, 10) == "xxxxxxxx …"

@@ -62,6 +62,8 @@ MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
 WALL_LIMIT_S = 3600
 MAX_LOG_CHARS = 2_000_000
+MAX_FAILURE_CHARS = 4000
+"""Longest failure message kept in a pair's result (the whole log is kept apart)."""
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
 _CHILD_ENV = ("PATH", "HOME", "LANG", "XDG_CONFIG_HOME", "BRAINSCORE_CACHE",
               "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -278,7 +280,17 @@ def _run_child(engine: Engine, task_id: int, argv: list[str], env: dict, workdir
     else:
         reason = f"exited with code {code}"
     tail = [line for line in _log_of(engine, task_id).splitlines() if line.strip()][-1:] or [""]
-    return False, f"{reason}: {tail[0][:300]}", None
+    return False, f"{reason}: {shorten(tail[0].strip(), MAX_FAILURE_CHARS)}", None
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else cut at the last word boundary before ``limit`` with
+    `` …`` appended (a failure message is never cut inside a word)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 2]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + " …"
 
 
 # ------------------------------------------------------------------------------ the dispatcher

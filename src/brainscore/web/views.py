@@ -5,6 +5,7 @@ dictionaries; the API (:mod:`brainscore.web.routes.api`) returns them as they ar
 from __future__ import annotations
 
 import glob
+import re
 import json
 import math
 from pathlib import Path
@@ -119,7 +120,31 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
             "ceiling": ceilings[-1] if ceilings else None, "ceiling_error": ceiling_error,
             "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
             "metric": prov.get("metric"), "ceiling_method": (prov.get("ceiling") or {}).get("method"),
+            "formula": prov.get("formula"), "formula_text": FORMULAS.get(prov.get("formula")),
             "ranking": ranking}
+
+
+FORMULAS = {
+    "r2_over_ceiling": "score = r² / ceiling: the share of the data's explainable variance the model explains "
+                       "(r: the metric's raw correlation)",
+    "legacy": "score = (r / ceiling)²: the raw correlation over the ceiling, squared (the reference before 2026)",
+    "raw_over_ceiling": "score = raw / ceiling: the metric's raw value over the data's own consistency",
+    "raw_over_ceiling_clipped": "score = raw / ceiling, clipped to [0, 1]",
+    "r2": "score = r² (no ceiling)",
+    "raw": "score = the metric's raw value (no ceiling)",
+}
+"""Each normalisation formula (:func:`brainscore.scoring.job.formula_of`) in words, for the benchmark page."""
+
+
+def summary(thing) -> str | None:
+    """The first sentence of the docstring of ``thing`` (a function, or an object's class), or None."""
+    import inspect
+
+    doc = inspect.getdoc(thing if inspect.isroutine(thing) or inspect.isclass(thing) else type(thing))
+    if not doc:
+        return None
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "")
 
 
 def selection_curves(site: Site, model: str) -> dict[str, dict]:
@@ -171,12 +196,19 @@ def benchmark_info(identifier: str) -> dict:
     if identifier not in _INFO:
         declared = registry.benchmarks.metadata(identifier)
         info = {"parent": declared.get("parent"), "selection_for": declared.get("selection_for"),
-                "version": None, "bibtex": "", "kind": None, "region": None, "data": None}
+                "version": None, "bibtex": "", "kind": None, "region": None, "data": None,
+                "metric_name": None, "metric_summary": None, "ceiling_summary": None}
         try:
             benchmark = registry.load_benchmark(identifier)
             info.update(version=getattr(benchmark, "version", None), bibtex=getattr(benchmark, "bibtex", "") or "",
                         kind=type(benchmark).__name__, region=getattr(benchmark, "region", None),
                         parent=getattr(benchmark, "parent", None) or info["parent"])
+            metric = getattr(benchmark, "metric", None)
+            ceilings = [getattr(benchmark, name, None) for name in ("_ceiling_callable", "_noise_ceiling")]
+            ceilings += list(getattr(benchmark, "_ceiling_code", None) or [])
+            info.update(metric_name=type(metric).__name__ if metric is not None else None,
+                        metric_summary=summary(metric) if metric is not None else None,
+                        ceiling_summary=next((summary(c) for c in ceilings if c is not None and summary(c)), None))
             for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier", "stimulus_set_identifier"):
                 if getattr(benchmark, attribute, None):
                     info["data"] = getattr(benchmark, attribute)

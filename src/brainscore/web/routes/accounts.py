@@ -1,7 +1,7 @@
 """Accounts: register, log in and out, the account page and its API tokens."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from brainscore.web import accounts
@@ -68,7 +68,13 @@ def account_page(request: Request):
     site = site_of(request)
     if site.current_user(request) is None:
         return RedirectResponse("/login", status_code=303)
-    return site.render(request, "account.html")
+    return _account(site, request)
+
+
+def _account(site, request: Request, status_code: int = 200, **context):
+    user = site.current_user(request)
+    return site.render(request, "account.html", status_code=status_code, tokens=accounts.tokens_of(site.engine, user),
+                       **context)
 
 
 @router.post("/account/tokens", response_class=HTMLResponse)
@@ -77,4 +83,17 @@ def new_token(request: Request, csrf_token: str | None = Form(None)):
     check_csrf(request, csrf_token)
     site = site_of(request)
     user = site.logged_in(request)
-    return site.render(request, "account.html", token=accounts.create_token(site.engine, user))
+    return _account(site, request, token=accounts.create_token(site.engine, user))
+
+
+@router.post("/account/tokens/{token_id}/revoke")
+def revoke_token(request: Request, token_id: int, csrf_token: str | None = Form(None)):
+    """Revoke one of the user's API tokens and show the account page again (404 if it is not theirs)."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    user = site.logged_in(request)
+    try:
+        accounts.revoke_token(site.engine, user, token_id)
+    except accounts.AccountError as error:
+        raise HTTPException(404, str(error)) from error
+    return RedirectResponse("/account", status_code=303)

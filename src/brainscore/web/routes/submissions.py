@@ -3,6 +3,8 @@ live status page, and re-running a failed benchmark. :func:`enqueue` and :func:`
 """
 from __future__ import annotations
 
+import difflib
+
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy import select
@@ -27,6 +29,22 @@ class _Owners:
         return self.site.owner_of(identifier) or default
 
 
+def benchmark_problem(identifier: str) -> str | None:
+    """Why ``identifier`` cannot be chosen for a submission (None if it can): it is unknown (with the closest
+    leaderboard benchmarks) or serves layer selection only (it is not on the leaderboard)."""
+    leaderboard = tree.benchmark_parents()
+    if identifier in leaderboard:
+        return None
+    selection = tree.benchmark_parents(include_selection=True)
+    if identifier in selection or identifier in registry.benchmarks.list():
+        serves = registry.benchmarks.metadata(identifier).get("selection_for")
+        return (f"{identifier!r} serves layer selection only{f' (of {serves})' if serves else ''} and is not on the "
+                f"leaderboard; choose leaderboard benchmarks (GET /api/benchmarks lists the {len(leaderboard)})")
+    close = difflib.get_close_matches(identifier, sorted(leaderboard), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown benchmark {identifier!r}{hint} (GET /api/benchmarks lists the {len(leaderboard)})"
+
+
 def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] | None,
             public: bool) -> SubmissionTask:
     """Check an uploaded zip, unpack it and queue it as a new submission task of ``user``.
@@ -38,11 +56,10 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     SubmissionRejected
         With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds).
     """
-    known = tree.benchmark_parents()
-    chosen = [b for b in (benchmarks or []) if b] or sorted(known)
-    unknown = [b for b in chosen if b not in registry.benchmarks.list()]
-    if unknown:
-        raise checks.SubmissionRejected([f"unknown benchmark {b!r}; see GET /api/benchmarks" for b in unknown])
+    chosen = [b for b in (benchmarks or []) if b] or sorted(tree.benchmark_parents())
+    problems = [benchmark_problem(b) for b in chosen]
+    if any(problems):
+        raise checks.SubmissionRejected([p for p in problems if p])
     builtin = set(registry.models.list())
     checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
                                builtin=builtin - {i for i in builtin if site.owner_of(i)})
