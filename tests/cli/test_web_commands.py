@@ -10,7 +10,8 @@ from pathlib import Path
 
 import brainscore
 from brainscore.cli import main
-from brainscore.results import Database
+from brainscore.results import Database, record
+from brainscore.scoring.outcome import Outcome
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
@@ -54,8 +55,9 @@ def test_leaderboard_table_names_the_database_and_keeps_long_model_names(tmp_pat
     db = Database(url)
     models = ["efficientnet-lite0-with-a-rather-long-identifier", "resnet18-untrained-and-another-long-name"]
     for i, model in enumerate(models):
-        db.record_score(brainscore.Score.of(0.3 + 0.1 * i, model_identifier=model, benchmark_identifier="Mur2013-rdm",
-                                            benchmark_version=1, raw=brainscore.Score.of(0.3)))
+        record(Outcome.from_score(brainscore.Score.of(0.3 + 0.1 * i, model_identifier=model,
+                                                      benchmark_identifier="Mur2013-rdm", benchmark_version=1,
+                                                      raw=brainscore.Score.of(0.3))), db)
     for columns in ("80", "200"):
         out = subprocess.run([sys.executable, "-m", "brainscore", "leaderboard", "--db", url],  # piped
                              env={**ENV, "COLUMNS": columns}, capture_output=True, text=True, timeout=120,

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from brainscore import registry
 from brainscore.leaderboard import tree
-from brainscore.web import checks
+from brainscore.web import checks, environments
 from brainscore.web.queue import SubmissionTask, write_entry_point
 from brainscore.web.site import Site, check_csrf, site_of
 
@@ -62,7 +62,8 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         raise checks.SubmissionRejected([p for p in problems if p])
     builtin = set(registry.models.list())
     checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
-                               builtin=builtin - {i for i in builtin if site.owner_of(i)})
+                               builtin=builtin - {i for i in builtin if site.owner_of(i)}, allowed=None)
+    environments.prepare(checked.requirements, site.root / "environments")  # before the network-less child
     with Session(site.engine, expire_on_commit=False) as session:
         task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
                               models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
@@ -71,14 +72,15 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         session.commit()
         folder = site.root / str(task.id)
         checks.extract(data, folder / "site")
-        write_entry_point(folder / "site", checked.package, task.id)
+        if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
+            write_entry_point(folder / "site", checked.package, task.id)
         task.folder, task.status = str(folder), "queued"
         task.submission_id = site.store.create_submission(
             user.username, checked.identifiers, chosen, status="queued",
             meta={"web_job": task.id, "public": public, "package": checked.package,
                   "requirements": checked.requirements, "filename": filename[:300]})
         task.log = (f"submission {task.id} by {user.username}: {filename}\npackage {checked.package}, models "
-                    f"{', '.join(checked.identifiers)}\nrequirements (never installed): "
+                    f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
                     f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
         session.commit()
     for identifier in checked.identifiers:
