@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, select
+from sqlalchemy import create_engine, event, func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -570,6 +570,17 @@ class Database:
             for node, parent in parents.items():
                 row = self._type_row(session, node, parent=parent, order=order.get(node))
                 row.engineering = node in engineering
+
+    def results_version(self) -> tuple[int, int]:
+        """``(largest score row id, number of score rows)``: changes whenever a score or failure is recorded.
+
+        One indexed query; what is computed from the scores (the leaderboard) is cached under it and
+        recomputed only when it changes, in every process that reads the database (score rows are
+        only ever added).
+        """
+        with self._session() as session:
+            largest, count = session.execute(select(func.max(ScoreRow.id), func.count(ScoreRow.id))).one()
+            return int(largest or 0), int(count or 0)
 
     def benchmark_versions(self) -> dict[str, int]:
         """Benchmark -> the newest version recorded."""

@@ -1,0 +1,95 @@
+"""What is computed from the recorded scores, computed once per change of the results, not per request.
+
+The website shows the leaderboard to every visitor; at the reference's scale (about 700 models x 23
+benchmarks, 16,100 scores) aggregating it takes about a second. :class:`ResultsCache` keeps each
+computed value with the :meth:`~brainscore.results.Database.results_version` it was computed at
+(the largest score row id and the number of rows: one indexed query) and computes it again only
+when that changed: a score or failure recorded by any process (a scoring child, ``brainscore
+score``, another web worker) invalidates it at the next request, with no message between processes.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Iterable
+
+from brainscore.leaderboard.aggregate import Tree, leaderboard_records
+from brainscore.results import Database
+
+__all__ = ["ResultsCache"]
+
+
+class ResultsCache:
+    """Values computed from a results database, each kept until a score is recorded.
+
+    Parameters
+    ----------
+    db : Database
+    benchmarks : str or list of str, optional
+        Patterns restricting the leaderboard's leaves (see :func:`leaderboard_records`).
+    tree : Tree, optional
+        Default: the tree the registered plugins declare.
+
+    Notes
+    -----
+    Thread-safe: concurrent requests for a value being computed wait for that one computation
+    (never N copies of it at once). Values are shared between callers: do not modify them.
+
+    Examples
+    --------
+    >>> cache = ResultsCache(Database("sqlite://"))
+    >>> cache.records()
+    []
+    """
+
+    def __init__(self, db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None):
+        self.db, self.benchmarks, self.tree = db, benchmarks, tree
+        self._values: dict[Any, tuple[tuple[int, int], Any]] = {}
+        self._locks: dict[Any, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self.computed = 0  # how many values were computed (tests and perf check that requests reuse them)
+
+    def version(self) -> tuple[int, int]:
+        """The results database's current :meth:`~brainscore.results.Database.results_version`."""
+        return self.db.results_version()
+
+    def get(self, name: Any, compute: Callable[[], Any], version: tuple[int, int] | None = None) -> Any:
+        """``compute()``, computed once per results version under ``name`` (any hashable).
+
+        Parameters
+        ----------
+        name : hashable
+            What the value is, e.g. ``("benchmark", "Kiani2007.IT-rdm")``.
+        compute : callable
+            Computes the value from the database.
+        version : tuple, optional
+            The version already read in this request (saves one query).
+        """
+        version = self.version() if version is None else version
+        kept = self._values.get(name)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        with lock:
+            kept = self._values.get(name)
+            if kept is not None and kept[0] == version:
+                return kept[1]  # computed by the request this one waited for
+            value = compute()
+            self._values[name] = (version, value)
+            self.computed += 1
+            return value
+
+    def records(self, version: tuple[int, int] | None = None) -> list[dict]:
+        """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
+        return self.get("leaderboard", lambda: leaderboard_records(self.db, self.benchmarks, self.tree), version)
+
+    def aggregates_of(self, model: str, version: tuple[int, int] | None = None) -> dict | None:
+        """The leaderboard entry of ``model`` (``{"model", "scores", "missing"}``), or None if it has no score."""
+        version = self.version() if version is None else version
+        by_model = self.get("by_model", lambda: {e["model"]: e for e in self.records(version)}, version)
+        return by_model.get(model)
+
+    def invalidate(self) -> None:
+        """Drop every value (the next request computes them again)."""
+        with self._guard:
+            self._values.clear()

@@ -1,0 +1,67 @@
+"""The leaderboard is computed once per change of the results, and every recorded score changes it."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from brainscore.leaderboard.aggregate import build_tree, leaderboard_records
+from brainscore.leaderboard.cache import ResultsCache
+from brainscore.metrics.score import Score
+from brainscore.results import Database
+
+INNER = {"neural_vision": "average_vision", "V4": "neural_vision", "IT": "neural_vision"}
+LEAVES = {"v4a": "V4", "v4b": "V4", "ita": "IT"}
+
+
+def _record(db, model, benchmark, value):
+    db.record_score(Score.of(value, model_identifier=model, benchmark_identifier=benchmark, benchmark_version=1,
+                             raw=Score.of(value)))
+
+
+@pytest.fixture
+def url(tmp_path):
+    return f"sqlite:///{tmp_path / 'r.sqlite'}"
+
+
+def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
+    tree = build_tree(LEAVES, INNER)
+    db = Database(url)
+    _record(db, "m", "v4a", 0.4)
+    cache = ResultsCache(db, tree=tree)
+    first = cache.records()
+    assert first == leaderboard_records(db, tree=tree)
+    assert first[0]["scores"]["average_vision"] == pytest.approx(0.4 / 2 / 2)
+    for _ in range(5):
+        assert cache.records() is first and cache.aggregates_of("m") is first[0]
+    assert cache.computed == 2  # the records and their index by model, once each
+    other_process = Database(url)  # a scoring child, `brainscore score`, another web worker
+    _record(other_process, "m", "ita", 0.6)
+    _record(other_process, "n", "v4b", 0.2)
+    second = cache.records()
+    assert second is not first and [e["model"] for e in second] == ["m", "n"]
+    assert second[0]["scores"]["average_vision"] == pytest.approx((0.4 / 2 + 0.6) / 2)  # V4 0.2, IT 0.6
+    assert cache.aggregates_of("n")["scores"]["V4"] == pytest.approx(0.1)
+    other_process.record_failure("n", "v4b", "boom", provenance={"benchmark": {"version": 1}})  # a failure too
+    assert cache.aggregates_of("n")["scores"]["V4"] is None
+    assert db.results_version() == (4, 4)
+
+
+def test_concurrent_requests_share_one_computation(url):
+    db = Database(url)
+    _record(db, "m", "v4a", 0.4)
+    cache = ResultsCache(db, tree=build_tree(LEAVES, INNER))
+    started, calls = threading.Event(), []
+
+    def slow():
+        calls.append(1)
+        started.wait(2)
+        return ["value"]
+
+    threads = [threading.Thread(target=cache.get, args=("slow", slow)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    started.set()
+    for thread in threads:
+        thread.join()
+    assert calls == [1] and cache.get("slow", slow) == ["value"]
