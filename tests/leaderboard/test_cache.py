@@ -44,7 +44,7 @@ def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
     assert cache.aggregates_of("n")["scores"]["V4"] == pytest.approx(0.1)
     other_process.record_failure("n", "v4b", "boom", provenance={"benchmark": {"version": 1}})  # a failure too
     assert cache.aggregates_of("n")["scores"]["V4"] is None
-    assert db.results_version() == (4, 4)
+    assert db.results_version() == 4
 
 
 def test_concurrent_requests_share_one_computation(url):
@@ -65,3 +65,12 @@ def test_concurrent_requests_share_one_computation(url):
     for thread in threads:
         thread.join()
     assert calls == [1] and cache.get("slow", slow) == ["value"]
+
+
+def test_least_recently_used_values_are_dropped_beyond_the_bound(url):
+    cache = ResultsCache(Database(url), tree=build_tree(LEAVES, INNER), max_values=2)
+    cache.get("a", lambda: 1)
+    cache.get("b", lambda: 2)
+    cache.get("a", lambda: -1)  # a used again: b is now the oldest
+    cache.get("c", lambda: 3)
+    assert cache.get("a", lambda: -1) == 1 and cache.get("b", lambda: 20) == 20 and cache.computed == 4

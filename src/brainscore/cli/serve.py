@@ -1,5 +1,18 @@
-"""``brainscore serve``: the website (leaderboard, model and benchmark pages, submissions)."""
+"""``brainscore serve``: the website (leaderboard, model and benchmark pages, submissions).
+
+With ``--web-workers N`` (N > 1) the pages are served by N uvicorn worker processes sharing the port,
+while this process runs the one submission dispatcher (its Dask cluster): two dispatchers would hand
+the same queued submission out twice. The workers find queued submissions through the database (the
+dispatcher polls it twice a second), so nothing else passes between the processes; what each worker
+caches from the results (the leaderboard) is checked against the database's results version on
+every request.
+"""
 from __future__ import annotations
+
+import json
+import os
+
+_CONFIG_VARIABLE = "BRAINSCORE_WEB_WORKER_CONFIG"
 
 
 def add_parser(subparsers) -> None:
@@ -21,7 +34,43 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--scheduler", default=None,
                         help="use an existing Dask scheduler (tcp://host:8786) instead of starting workers; its "
                              "workers must see the database and BRAINSCORE_HOME/submissions")
+    parser.add_argument("--web-workers", type=_at_least_one, default=1, metavar="N",
+                        help="processes serving the pages (uvicorn workers; default 1); the submission queue runs "
+                             "in this process")
+    parser.add_argument("--no-scoring", action="store_true",
+                        help="queue submissions without scoring them (no Dask cluster): pages and queue only")
     parser.set_defaults(func=run)
+
+
+def _at_least_one(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _app_arguments(args) -> dict:
+    return {"db_url": args.db, "weights_dirs": [str(d) for d in args.weights_dir],
+            "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
+            "workers": args.workers, "scheduler": args.scheduler}
+
+
+def web_worker_app():
+    """The application of one uvicorn worker process of ``--web-workers``: pages only, no dispatcher.
+
+    uvicorn imports this factory in each worker; the arguments come from the serving process through
+    ``$BRAINSCORE_WEB_WORKER_CONFIG`` (JSON).
+    """
+    from brainscore.web import create_app
+
+    arguments = json.loads(os.environ[_CONFIG_VARIABLE])
+    arguments["weights_dirs"] = tuple(arguments["weights_dirs"])
+    return create_app(**arguments, start_worker=False)
 
 
 def run(args) -> int:
@@ -29,9 +78,23 @@ def run(args) -> int:
 
     from brainscore.web import create_app
 
-    app = create_app(db_url=args.db, weights_dirs=tuple(args.weights_dir),
-                     memory_limit=int(args.memory_limit_gb * 1024**3), wall_limit=args.time_limit_s,
-                     workers=args.workers, scheduler=args.scheduler)
-    print(f"brainscore website on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    arguments = _app_arguments(args)
+    print(f"brainscore website on http://{args.host}:{args.port}/"
+          + (f" ({args.web_workers} worker processes)" if args.web_workers > 1 else ""), flush=True)
+    if args.web_workers == 1:
+        app = create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])},
+                         start_worker=not args.no_scoring)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        return 0
+    # this process: the one dispatcher (and the schema upgraded once, before the workers open the database)
+    app = create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])}, start_worker=False)
+    dispatcher = app.state.worker
+    if not args.no_scoring:
+        dispatcher.start()
+    os.environ[_CONFIG_VARIABLE] = json.dumps(arguments)
+    try:
+        uvicorn.run("brainscore.cli.serve:web_worker_app", factory=True, host=args.host, port=args.port,
+                    workers=args.web_workers, log_level="warning")
+    finally:
+        dispatcher.stop()
     return 0

@@ -3,13 +3,13 @@
 The website shows the leaderboard to every visitor; at the reference's scale (about 700 models x 23
 benchmarks, 16,100 scores) aggregating it takes about a second. :class:`ResultsCache` keeps each
 computed value with the :meth:`~brainscore.results.Database.results_version` it was computed at
-(the largest score row id and the number of rows: one indexed query) and computes it again only
-when that changed: a score or failure recorded by any process (a scoring child, ``brainscore
+(the largest score row id: one index lookup) and computes it again only when that changed: a score or failure recorded by any process (a scoring child, ``brainscore
 score``, another web worker) invalidates it at the next request, with no message between processes.
 """
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
 from brainscore.leaderboard.aggregate import Tree, leaderboard_records
@@ -28,6 +28,9 @@ class ResultsCache:
         Patterns restricting the leaderboard's leaves (see :func:`leaderboard_records`).
     tree : Tree, optional
         Default: the tree the registered plugins declare.
+    max_values : int
+        Most values kept (names used least recently are dropped first): rendered pages of every
+        sort order, say, stay bounded.
 
     Notes
     -----
@@ -41,18 +44,20 @@ class ResultsCache:
     []
     """
 
-    def __init__(self, db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None):
+    def __init__(self, db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None,
+                 max_values: int = 256):
         self.db, self.benchmarks, self.tree = db, benchmarks, tree
-        self._values: dict[Any, tuple[tuple[int, int], Any]] = {}
+        self.max_values = max_values
+        self._values: OrderedDict[Any, tuple[int, Any]] = OrderedDict()  # least recently used first
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
         self.computed = 0  # how many values were computed (tests and perf check that requests reuse them)
 
-    def version(self) -> tuple[int, int]:
+    def version(self) -> int:
         """The results database's current :meth:`~brainscore.results.Database.results_version`."""
         return self.db.results_version()
 
-    def get(self, name: Any, compute: Callable[[], Any], version: tuple[int, int] | None = None) -> Any:
+    def get(self, name: Any, compute: Callable[[], Any], version: int | None = None) -> Any:
         """``compute()``, computed once per results version under ``name`` (any hashable).
 
         Parameters
@@ -61,12 +66,13 @@ class ResultsCache:
             What the value is, e.g. ``("benchmark", "Kiani2007.IT-rdm")``.
         compute : callable
             Computes the value from the database.
-        version : tuple, optional
+        version : int, optional
             The version already read in this request (saves one query).
         """
         version = self.version() if version is None else version
         kept = self._values.get(name)
         if kept is not None and kept[0] == version:
+            self._touch(name)
             return kept[1]
         with self._guard:
             lock = self._locks.setdefault(name, threading.Lock())
@@ -75,15 +81,25 @@ class ResultsCache:
             if kept is not None and kept[0] == version:
                 return kept[1]  # computed by the request this one waited for
             value = compute()
-            self._values[name] = (version, value)
+            with self._guard:
+                self._values[name] = (version, value)
+                self._values.move_to_end(name)
+                while len(self._values) > self.max_values:
+                    dropped, _ = self._values.popitem(last=False)
+                    self._locks.pop(dropped, None)
             self.computed += 1
             return value
 
-    def records(self, version: tuple[int, int] | None = None) -> list[dict]:
+    def _touch(self, name: Any) -> None:
+        with self._guard:
+            if name in self._values:
+                self._values.move_to_end(name)
+
+    def records(self, version: int | None = None) -> list[dict]:
         """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
         return self.get("leaderboard", lambda: leaderboard_records(self.db, self.benchmarks, self.tree), version)
 
-    def aggregates_of(self, model: str, version: tuple[int, int] | None = None) -> dict | None:
+    def aggregates_of(self, model: str, version: int | None = None) -> dict | None:
         """The leaderboard entry of ``model`` (``{"model", "scores", "missing"}``), or None if it has no score."""
         version = self.version() if version is None else version
         by_model = self.get("by_model", lambda: {e["model"]: e for e in self.records(version)}, version)

@@ -571,16 +571,21 @@ class Database:
                 row = self._type_row(session, node, parent=parent, order=order.get(node))
                 row.engineering = node in engineering
 
-    def results_version(self) -> tuple[int, int]:
-        """``(largest score row id, number of score rows)``: changes whenever a score or failure is recorded.
+    def results_version(self) -> int:
+        """The largest score row id: it changes whenever a score or failure is recorded (0 when there is none).
 
-        One indexed query; what is computed from the scores (the leaderboard) is cached under it and
-        recomputed only when it changes, in every process that reads the database (score rows are
-        only ever added).
+        One lookup in the primary key's index. Score rows are only ever added (never updated or
+        deleted), so what is computed from the scores (the leaderboard) is cached under this number
+        and computed again only when it changes, in every process that reads the database.
         """
         with self._session() as session:
-            largest, count = session.execute(select(func.max(ScoreRow.id), func.count(ScoreRow.id))).one()
-            return int(largest or 0), int(count or 0)
+            return int(session.execute(select(func.max(ScoreRow.id))).scalar() or 0)
+
+    def private_models(self) -> dict[str, str | None]:
+        """Identifier -> owner of every model that is not public (one query; the website hides these)."""
+        with self._session() as session:
+            return {identifier: owner for identifier, owner in
+                    session.execute(select(Model.identifier, Model.owner).where(Model.public.is_(False)))}
 
     def benchmark_versions(self) -> dict[str, int]:
         """Benchmark -> the newest version recorded."""

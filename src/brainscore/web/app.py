@@ -13,6 +13,7 @@ limited per user name and per client address (:mod:`brainscore.web.accounts`).
 from __future__ import annotations
 
 import glob
+import gzip
 import html
 import json
 import math
@@ -26,6 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
 import brainscore.plugins.models as builtin_model_plugins
@@ -33,11 +35,13 @@ from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
 from brainscore.web import accounts, checks, plots
-from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web.jobs import Dispatcher, Job, place_in_queue, write_entry_point
 
 HERE = Path(__file__).parent
+PAGE_SIZE = 100
+"""Leaderboard rows per page: a page a browser lays out at once (all 704 models were 6.2 MB of HTML)."""
 
 
 def _home() -> Path:
@@ -126,6 +130,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     """
     home = _home()
     store = Database(db_url)
+    results = ResultsCache(store, max_values=4096)  # leaderboard and anonymous pages, once per change of the scores
     url = str(getattr(store, "url", None) or db_url)
     engine = store.engine  # the web tables are in the results database (migration 0002)
     root = Path(root or home / "submissions")
@@ -147,10 +152,11 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         worker.stop()
 
     app = FastAPI(title="brainscore", lifespan=lifespan)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)  # pages and JSON compressed for clients that accept it
     app.add_middleware(SessionMiddleware, secret_key=_secret(home), session_cookie="brainscore_session",
                        same_site="lax", https_only=False, max_age=14 * 24 * 3600)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    app.state.store, app.state.engine, app.state.worker = store, engine, worker
+    app.state.store, app.state.engine, app.state.worker, app.state.results = store, engine, worker, results
 
     # ---------------------------------------------------------------- helpers
     def current_user(request: Request):
@@ -198,8 +204,26 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             return True
         return user is not None and getattr(model, "owner", None) == user.username
 
+    def hidden_from(user) -> set[str]:
+        """The private models ``user`` may not see (one query for all models)."""
+        return {m for m, owner in store.private_models().items() if user is None or owner != user.username}
+
+    def shared(request: Request, name, build, media_type: str) -> Response:
+        """A response every reader with the same ``name`` gets: built and gzipped once per change of the results.
+
+        ``build(version)`` returns the body (bytes). Clients that accept gzip get the stored bytes as
+        they are (the GZip middleware leaves a response with a Content-Encoding alone).
+        """
+        version = results.version()
+        body = results.get(name, lambda: gzip.compress(build(version), 6), version)
+        headers = {"Vary": "Accept-Encoding"}
+        if "gzip" in request.headers.get("accept-encoding", "").lower():
+            return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
+        return Response(gzip.decompress(body), media_type=media_type, headers=headers)
+
     def board(user) -> list[dict]:
-        return [r for r in leaderboard_records(store) if visible(r["model"], user)]
+        hidden = hidden_from(user)
+        return [r for r in results.records() if r["model"] not in hidden]
 
     def view(job: Job) -> dict:
         """A job as JSON: its state, its place in the queue, and why the cluster cannot be reached (if so)."""
@@ -279,8 +303,16 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     # ---------------------------------------------------------------- pages
     @app.get("/", response_class=HTMLResponse)
-    def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1):
+    def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1, page: int = 1):
         user = current_user(request)
+        if user is None and not q:  # anonymous visitors all see the same pages: rendered once per change
+            hidden = frozenset(hidden_from(None))
+            return shared(request, ("leaderboard page", hidden, sort, bool(desc), page),
+                          lambda version: leaderboard_html(request, None, sort, q, desc, page).body, "text/html")
+        return leaderboard_html(request, user, sort, q, desc, page)
+
+    def leaderboard_html(request: Request, user, sort: str, q: str, desc: int, page: int):
+        """The leaderboard page (a response; its ``body`` is the HTML)."""
         records = board(user)
         if q:
             records = [r for r in records if q.lower() in r["model"].lower()]
@@ -293,18 +325,28 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         # subtrees without any score start folded (a click unfolds them)
         empty = {c["node"] for c in cols if not c["leaf"]
                  and all(r["scores"].get(c["node"]) is None for r in records)}
-        return render(request, "leaderboard.html", records=records, columns=cols, sort=sort, q=q, desc=desc,
-                      folded=empty)
+        pages = max(1, math.ceil(len(records) / PAGE_SIZE))
+        page = min(max(1, page), pages)
+        offset = (page - 1) * PAGE_SIZE
+        return render(request, "leaderboard.html", records=records[offset:offset + PAGE_SIZE], total=len(records),
+                      offset=offset, page=page, pages=pages, columns=cols, sort=sort, q=q, desc=desc, folded=empty)
 
     @app.get("/models/{identifier}", response_class=HTMLResponse)
     def model_page(request: Request, identifier: str):
         user = current_user(request)
-        data = model_json(identifier, user)
-        return render(request, "model.html", **data)
+        if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
+            return shared(request, ("model page", frozenset(hidden_from(None)), identifier),
+                          lambda version: render(request, "model.html", **model_json(identifier, None)).body,
+                          "text/html")
+        return render(request, "model.html", **model_json(identifier, user))
 
     @app.get("/benchmarks/{identifier}", response_class=HTMLResponse)
     def benchmark_page(request: Request, identifier: str):
         user = current_user(request)
+        if user is None:
+            return shared(request, ("benchmark page", frozenset(hidden_from(None)), identifier),
+                          lambda version: render(request, "benchmark.html", **benchmark_json(identifier, None)).body,
+                          "text/html")
         return render(request, "benchmark.html", **benchmark_json(identifier, user))
 
     @app.get("/register", response_class=HTMLResponse)
@@ -412,7 +454,9 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # ---------------------------------------------------------------- JSON
     @app.get("/api/leaderboard")
     def api_leaderboard(request: Request):
-        return board(current_user(request) or _token_user(request))
+        hidden = frozenset(hidden_from(current_user(request) or _token_user(request)))
+        return shared(request, ("api leaderboard", hidden), lambda version: _json_bytes(
+            [r for r in results.records(version) if r["model"] not in hidden]), "application/json")
 
     def _token_user(request: Request):
         header = request.headers.get("authorization", "")
@@ -445,7 +489,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         submission = None
         if job is not None and is_owner:
             submission = {"id": job.id, "status": job.status, "results": job.results}
-        aggregates = next((rec for rec in leaderboard_records(store) if rec["model"] == identifier), None)
+        aggregates = results.aggregates_of(identifier)
         return {"model": identifier, "owner": owner, "is_owner": is_owner,
                 "public": getattr(store.model(identifier), "public", True) if store.model(identifier) else True,
                 "scores": rows, "submission": submission, "aggregates": aggregates,
@@ -453,15 +497,21 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     @app.get("/api/models/{identifier}")
     def api_model(request: Request, identifier: str):
-        return model_json(identifier, current_user(request) or _token_user(request))
+        user = current_user(request) or _token_user(request)
+        if user is None:
+            return shared(request, ("api model", frozenset(hidden_from(None)), identifier),
+                          lambda version: _json_bytes(model_json(identifier, None)), "application/json")
+        return model_json(identifier, user)
 
     def benchmark_json(identifier: str, user) -> dict:
         parents = tree.benchmark_parents(include_selection=True)
         if identifier not in parents and identifier not in registry.benchmarks.list():
             raise HTTPException(404, f"no benchmark {identifier!r}")
         info = _benchmark_info(identifier)
-        latest = {r.model: r for r in store.scores(benchmark_identifier=identifier)}  # oldest first
-        records = [r for r in latest.values() if visible(r.model, user)]
+        latest = results.get(("benchmark", identifier),  # oldest first: the latest of each model
+                             lambda: {r.model: r for r in store.scores(benchmark_identifier=identifier)})
+        hidden = hidden_from(user)
+        records = [r for r in latest.values() if r.model not in hidden]
         ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
                            "ci95": list(r.ci95) if r.ci95 else None} for r in records),
                          key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
@@ -483,7 +533,11 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     @app.get("/api/benchmarks/{identifier}")
     def api_benchmark(request: Request, identifier: str):
-        return benchmark_json(identifier, current_user(request) or _token_user(request))
+        user = current_user(request) or _token_user(request)
+        if user is None:
+            return shared(request, ("api benchmark", frozenset(hidden_from(None)), identifier),
+                          lambda version: _json_bytes(benchmark_json(identifier, None)), "application/json")
+        return benchmark_json(identifier, user)
 
     @app.post("/api/submissions")
     async def api_submit(request: Request, file: UploadFile | None = File(None), benchmarks: str = Form(""),
@@ -514,8 +568,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     @app.get("/plots/benchmarks/{identifier}.svg")
     def benchmark_plot(request: Request, identifier: str, highlight: str | None = None):
         user = current_user(request)
-        latest = {r.model: r.score for r in store.scores(benchmark_identifier=identifier)}  # oldest first
-        scores = {m: v for m, v in latest.items() if v is not None and visible(m, user)}
+        latest = results.get(("benchmark", identifier),  # oldest first: the latest of each model
+                             lambda: {r.model: r for r in store.scores(benchmark_identifier=identifier)})
+        hidden = hidden_from(user)
+        scores = {m: r.score for m, r in latest.items() if r.score is not None and m not in hidden}
         return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
     def selection_curves(model: str) -> dict[str, dict]:
@@ -571,6 +627,13 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                             f"<p><a href='/'>leaderboard</a></p></main>", status_code=error.status_code)
 
     return app
+
+
+def _json_bytes(value) -> bytes:
+    """``value`` as FastAPI would send it (its JSON encoder), as bytes."""
+    from fastapi.encoders import jsonable_encoder
+
+    return json.dumps(jsonable_encoder(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 def _later(a, b) -> bool:
