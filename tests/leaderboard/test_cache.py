@@ -34,7 +34,7 @@ def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
     assert first[0]["scores"]["average_vision"] == pytest.approx(0.4 / 2 / 2)
     for _ in range(5):
         assert cache.records() is first and cache.aggregates_of("m") is first[0]
-    assert cache.computed == 2  # the records and their index by model, once each
+    assert cache.computed == 3  # the scores read, the records and their index by model: once each
     other_process = Database(url)  # a scoring child, `brainscore score`, another web worker
     _record(other_process, "m", "ita", 0.6)
     _record(other_process, "n", "v4b", 0.2)
@@ -74,3 +74,22 @@ def test_least_recently_used_values_are_dropped_beyond_the_bound(url):
     cache.get("a", lambda: -1)  # a used again: b is now the oldest
     cache.get("c", lambda: 3)
     assert cache.get("a", lambda: -1) == 1 and cache.get("b", lambda: 20) == 20 and cache.computed == 4
+
+
+def test_scores_of_a_model_or_benchmark_are_the_databases(url):
+    db = Database(url)
+    _record(db, "m", "v4a", 0.4)
+    _record(db, "n", "v4a", 0.3)
+    db.record_failure("m", "ita", "boom", provenance={"benchmark": {"version": 1}})
+    cache = ResultsCache(db, tree=build_tree(LEAVES, INNER))
+    for kwargs in ({"model": "m"}, {"model": "m", "include_failed": True}, {"benchmark": "v4a"},
+                   {"benchmark": "ita", "include_failed": True}, {"model": "nobody"}):
+        db_kwargs = {("model_identifier" if k == "model" else "benchmark_identifier" if k == "benchmark" else k): v
+                     for k, v in kwargs.items()}
+        assert cache.scores_of(**kwargs) == db.scores(**db_kwargs), kwargs
+    assert [r.status for r in cache.scores_of(model="m", include_failed=True)] == ["done", "failed"]
+    computed = cache.computed
+    cache.scores_of(model="n")
+    assert cache.computed == computed  # grouped once
+    with pytest.raises(ValueError, match="either a model or a benchmark"):
+        cache.scores_of()

@@ -197,7 +197,7 @@ def _open(db: Database | str | None) -> Database:
 
 
 def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
-                        tree: Tree | None = None) -> list[dict]:
+                        tree: Tree | None = None, scores: Iterable[ScoreRecord] | None = None) -> list[dict]:
     """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count}}``.
 
     One entry per model with any recorded score or failure, sorted by ``average_vision`` (highest
@@ -213,6 +213,8 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         Shell-style patterns: only matching benchmarks are leaves (e.g. ``"Cowley*"``).
     tree : Tree, optional
         Default: the tree the registered plugins declare.
+    scores : iterable of ScoreRecord, optional
+        ``db.scores(include_failed=True)`` already read (oldest first); read here when not given.
 
     Raises
     ------
@@ -227,7 +229,7 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
             latest[benchmark] = max(version, latest[benchmark] or version)
     chosen: dict[tuple[str, str], ScoreRecord] = {}
     models: set[str] = set()
-    for record in db.scores(include_failed=True):  # oldest first: later rows replace earlier ones
+    for record in (db.scores(include_failed=True) if scores is None else scores):  # oldest first: later rows win
         models.add(record.model)
         if record.benchmark in tree.leaves and record.benchmark_version == latest[record.benchmark]:
             chosen[record.model, record.benchmark] = record

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
 from brainscore.leaderboard.aggregate import Tree, leaderboard_records
-from brainscore.results import Database
+from brainscore.results import Database, ScoreRecord
 
 __all__ = ["ResultsCache"]
 
@@ -95,9 +95,38 @@ class ResultsCache:
             if name in self._values:
                 self._values.move_to_end(name)
 
+    def scores(self, version: int | None = None) -> list[ScoreRecord]:
+        """Every recorded score and failure (``db.scores(include_failed=True)``, oldest first), read once."""
+        return self.get("scores", lambda: self.db.scores(include_failed=True), version)
+
+    def scores_of(self, model: str | None = None, benchmark: str | None = None, include_failed: bool = False,
+                  version: int | None = None) -> list[ScoreRecord]:
+        """The records of one model or one benchmark, as ``db.scores(model, benchmark, include_failed)`` returns them.
+
+        Raises
+        ------
+        ValueError
+            If neither or both of ``model`` and ``benchmark`` are given.
+        """
+        if (model is None) == (benchmark is None):
+            raise ValueError("give either a model or a benchmark")
+        version = self.version() if version is None else version
+        field, key = ("model", model) if model is not None else ("benchmark", benchmark)
+
+        def group() -> dict[str, list[ScoreRecord]]:
+            grouped: dict[str, list[ScoreRecord]] = {}
+            for record in self.scores(version):
+                grouped.setdefault(getattr(record, field), []).append(record)
+            return grouped
+
+        found = self.get(f"scores by {field}", group, version).get(key, [])
+        return found if include_failed else [r for r in found if r.status == "done"]
+
     def records(self, version: int | None = None) -> list[dict]:
         """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
-        return self.get("leaderboard", lambda: leaderboard_records(self.db, self.benchmarks, self.tree), version)
+        version = self.version() if version is None else version
+        return self.get("leaderboard", lambda: leaderboard_records(self.db, self.benchmarks, self.tree,
+                                                                   scores=self.scores(version)), version)
 
     def aggregates_of(self, model: str, version: int | None = None) -> dict | None:
         """The leaderboard entry of ``model`` (``{"model", "scores", "missing"}``), or None if it has no score."""
