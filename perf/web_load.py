@@ -67,7 +67,9 @@ def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
 
     from brainscore.leaderboard import tree
     from brainscore.metrics.score import Score
+    from brainscore.scoring.outcome import Outcome
     from brainscore.results import Database
+    from brainscore.results.records import record
     from brainscore.results.schema import BenchmarkInstance, Model, ScoreRow
     from brainscore.web import accounts
 
@@ -80,7 +82,7 @@ def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
         score = Score.of(rng.random(), model_identifier=models[0], benchmark_identifier=benchmark,
                          raw=Score.of(rng.random()), ceiling=Score.of(0.8), benchmark_version=1)
         score.attrs["provenance"] = provenance(models[0], benchmark, 0)
-        db.record_score(score)
+        record(Outcome.from_score(score), db)
     with Session(db.engine) as session:
         instances = {i.benchmark_type_id: i.id for i in session.query(BenchmarkInstance)}
         session.execute(insert(Model), [{"identifier": m, "public": True} for m in models[1:]])

@@ -9,14 +9,20 @@ from brainscore.leaderboard.aggregate import build_tree, leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.metrics.score import Score
 from brainscore.results import Database
+from brainscore.results.records import record
+from brainscore.scoring.outcome import Outcome
 
 INNER = {"neural_vision": "average_vision", "V4": "neural_vision", "IT": "neural_vision"}
 LEAVES = {"v4a": "V4", "v4b": "V4", "ita": "IT"}
 
 
 def _record(db, model, benchmark, value):
-    db.record_score(Score.of(value, model_identifier=model, benchmark_identifier=benchmark, benchmark_version=1,
-                             raw=Score.of(value)))
+    record(Outcome.from_score(Score.of(value, model_identifier=model, benchmark_identifier=benchmark,
+                                       benchmark_version=1, raw=Score.of(value))), db)
+
+
+def _fail(db, model, benchmark):
+    record(Outcome.from_failure(model, benchmark, "boom", provenance={"benchmark": {"version": 1}}), db)
 
 
 @pytest.fixture
@@ -42,7 +48,7 @@ def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
     assert second is not first and [e["model"] for e in second] == ["m", "n"]
     assert second[0]["scores"]["average_vision"] == pytest.approx((0.4 / 2 + 0.6) / 2)  # V4 0.2, IT 0.6
     assert cache.aggregates_of("n")["scores"]["V4"] == pytest.approx(0.1)
-    other_process.record_failure("n", "v4b", "boom", provenance={"benchmark": {"version": 1}})  # a failure too
+    _fail(other_process, "n", "v4b")  # a failure too
     assert cache.aggregates_of("n")["scores"]["V4"] is None
     assert db.results_version() == 4
 
@@ -80,7 +86,7 @@ def test_scores_of_a_model_or_benchmark_are_the_databases(url):
     db = Database(url)
     _record(db, "m", "v4a", 0.4)
     _record(db, "n", "v4a", 0.3)
-    db.record_failure("m", "ita", "boom", provenance={"benchmark": {"version": 1}})
+    _fail(db, "m", "ita")
     cache = ResultsCache(db, tree=build_tree(LEAVES, INNER))
     for kwargs in ({"model": "m"}, {"model": "m", "include_failed": True}, {"benchmark": "v4a"},
                    {"benchmark": "ita", "include_failed": True}, {"model": "nobody"}):

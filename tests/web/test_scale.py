@@ -17,15 +17,17 @@ from fastapi.testclient import TestClient
 
 from brainscore.metrics.score import Score
 from brainscore.results import Database
+from brainscore.results.records import record
+from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
-from brainscore.web.app import PAGE_SIZE
+from brainscore.web.routes.pages import PAGE_SIZE
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 
 
 def _record(db: Database, model: str, value: float) -> None:
-    db.record_score(Score.of(value, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                             benchmark_identifier=BENCHMARK))
+    record(Outcome.from_score(Score.of(value, raw=value * 0.8, ceiling=0.8, model_identifier=model,
+                                       benchmark_identifier=BENCHMARK)), db)
 
 
 @pytest.fixture

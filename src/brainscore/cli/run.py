@@ -1,6 +1,8 @@
 """``brainscore run --models M --benchmarks B``: a grid of models x benchmarks on Dask."""
 from __future__ import annotations
 
+from brainscore.cli import add_plugin_dir_argument
+
 import importlib
 import logging
 import sys
@@ -31,6 +33,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--preload", action="append", default=[], metavar="MODULE",
                         help="a module every worker (and this process) imports first, e.g. an uninstalled plugin")
     parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -54,12 +57,12 @@ def run(args) -> int:
 
     for module in args.preload:
         importlib.import_module(module)
-    from brainscore.metrics.device import check_device
+    from brainscore.device import is_cuda, resolve
 
-    kwargs = {"device": check_device(args.device)} if args.device else {}  # no GPU for cuda: a clear error now
-    pairs = runner.pairs(args.models, args.benchmarks, **kwargs)
+    device = resolve(args.device, option="--device")  # the one check: no GPU for cuda is a clear error now
+    pairs = runner.pairs(args.models, args.benchmarks, device=device)
     gpus = 0
-    if args.device and args.device.startswith("cuda"):
+    if is_cuda(device):
         import torch
 
         gpus = max(1, torch.cuda.device_count())

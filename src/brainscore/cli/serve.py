@@ -1,16 +1,20 @@
 """``brainscore serve``: the website (leaderboard, model and benchmark pages, submissions).
 
-With ``--web-workers N`` (N > 1) the pages are served by N uvicorn worker processes sharing the port,
-while this process runs the one submission dispatcher (its Dask cluster): two dispatchers would hand
-the same queued submission out twice. The workers find queued submissions through the database (the
-dispatcher polls it twice a second), so nothing else passes between the processes; what each worker
-caches from the results (the leaderboard) is checked against the database's results version on
-every request.
+With ``--web-workers N`` (N > 1) the pages are served by N uvicorn worker processes sharing the
+port, while this process runs the one submission dispatcher (its Dask cluster): two dispatchers
+would hand the same queued submission out twice. The workers find queued submissions through the
+database (the dispatcher polls it twice a second), so nothing else passes between the processes;
+what each worker caches from the results (the leaderboard) is checked against the database's
+results version on every request.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
+import socket
+
+from brainscore.errors import BrainScoreError
 
 _CONFIG_VARIABLE = "BRAINSCORE_WEB_WORKER_CONFIG"
 
@@ -79,28 +83,58 @@ def _warmed(app):
     return app
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``, bound before anything is announced.
+
+    Raises
+    ------
+    BrainScoreError
+        If the address cannot be bound (the port is taken, or the host is not an address of this machine).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise BrainScoreError(f"cannot resolve --host {host!r} ({error}); pass an address such as 127.0.0.1") from error
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as error:
+        sock.close()
+        hint = (f"another program listens on port {port}; choose another with --port"
+                if error.errno == errno.EADDRINUSE else "pass an address of this machine with --host")
+        raise BrainScoreError(f"cannot serve on {host}:{port}: {error.strerror}; {hint}") from error
+    sock.listen(2048)
+    return sock
+
+
 def run(args) -> int:
+    sock = bind(args.host, args.port)  # before the URL is printed: a busy port fails here, clearly
     import uvicorn
 
     from brainscore.web import create_app
 
     arguments = _app_arguments(args)
-    print(f"brainscore website on http://{args.host}:{args.port}/"
+    app = create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])},
+                     start_worker=args.web_workers == 1 and not args.no_scoring)
+    port = sock.getsockname()[1]
+    print(f"brainscore website on http://{args.host}:{port}/"
           + (f" ({args.web_workers} worker processes)" if args.web_workers > 1 else ""), flush=True)
     if args.web_workers == 1:
-        app = _warmed(create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])},
-                                 start_worker=not args.no_scoring))
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.Server(uvicorn.Config(_warmed(app), log_level="warning")).run(sockets=[sock])
         return 0
-    # this process: the one dispatcher (and the schema upgraded once, before the workers open the database)
-    app = create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])}, start_worker=False)
+    # this process: the one dispatcher (the schema was upgraded above, before the workers open the database)
+    from uvicorn.supervisors import Multiprocess
+
     dispatcher = app.state.worker
     if not args.no_scoring:
         dispatcher.start()
     os.environ[_CONFIG_VARIABLE] = json.dumps(arguments)
+    config = uvicorn.Config("brainscore.cli.serve:web_worker_app", factory=True, workers=args.web_workers,
+                            log_level="warning")
     try:
-        uvicorn.run("brainscore.cli.serve:web_worker_app", factory=True, host=args.host, port=args.port,
-                    workers=args.web_workers, log_level="warning")
+        Multiprocess(config, sockets=[sock]).run()  # what uvicorn.run does for workers, on the socket bound above
     finally:
         dispatcher.stop()
     return 0

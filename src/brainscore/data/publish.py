@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote
 
+from brainscore.caching import file_sha256
 from brainscore.data import remote
 from brainscore.data.packaging import ASSEMBLY_CLASSES, Packaged, PackagedAssembly, PackagedFile, PackagedStimulusSet
 from brainscore.data.store import Source
@@ -203,7 +204,7 @@ def _check_local(packaged_file: PackagedFile, when: str) -> None:
     """
     path = Path(packaged_file.path)
     try:
-        actual, size = remote.sha256_of(path), path.stat().st_size
+        actual, size = file_sha256(path), path.stat().st_size
     except OSError as error:
         raise HashMismatchError(f"packaged file {path} cannot be read ({error}); package the data again") from error
     if actual != packaged_file.sha256 or size != packaged_file.size:
@@ -323,7 +324,7 @@ class _Target:
                 fs = remote.s3_filesystem(self.public, self.endpoint_url)
                 with self._errors(f"read back {published.url}"):
                     fs.get_file(published.url.split("://", 1)[1], str(target))
-                remote_hash = remote.sha256_of(target)
+                remote_hash = file_sha256(target)
                 if remote_hash != published.sha256:
                     raise HashMismatchError(f"{published.url} was uploaded but reads back with sha256 {remote_hash}, "
                                             f"expected {published.sha256}: publish it again")

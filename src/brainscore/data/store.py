@@ -28,7 +28,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainscore import config
+from brainscore import caching, config
 from brainscore.caching.atomic import atomic_write_bytes, atomic_write_text  # noqa: F401 (re-exported)
 from brainscore.data import remote
 from brainscore.data.stimuli import file_sha256
@@ -122,7 +122,7 @@ def verify(path: Path, sha256: str, *, what: str = "file", force: bool = False) 
             verified = _load_verified()
             if verified.get(key) == sha256:
                 return path
-    actual = remote.sha256_of(path) if force else file_sha256(path)
+    actual = caching.file_sha256(path) if force else file_sha256(path)  # force: read the bytes again
     if actual != sha256:
         raise HashMismatchError(
             f"{what} {path} is corrupt or not the expected file: its sha256 is {actual}, expected {sha256}. "
@@ -219,7 +219,7 @@ def fetch(source: Source) -> Path:
     mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
     how = (f"Put the file at <mirror>/{source.path} and run `brainscore config set data_mirror <mirror>` "
            f"(or set BRAINSCORE_DATA_MIRROR=<mirror>) "
-           f"(mirrors searched: {mirrors})")
+           f"(mirrors searched: {mirrors}; settings read from the environment and {config.config_file()})")
     if source.url is None or config.offline():
         reason = "no URL is declared" if source.url is None else "BRAINSCORE_OFFLINE=1 forbids downloads"
         raise DataNotFoundError(f"data file {source.path} (sha256 {source.sha256}) was not found and {reason}. "

@@ -3,7 +3,7 @@
 Brain-Score keeps its leaderboard in PostgreSQL (``brainscore_core/submission/database_models.py``,
 peewee): references, a tree of benchmark types, versioned benchmark instances, models, submissions
 and scores. These tables follow it, with what the reference lacks: a confidence interval, the
-provenance (JSON) and its key on every score, and failed scores with their error. The website's
+provenance (JSON) and its key on every score, and failed scores with their failure message. The website's
 own tables (accounts, API tokens, log-in attempts and the submission queue, ``web_*``) live here
 too, so that one ``alembic upgrade head`` makes every table (migration ``0002``);
 ``submissions.owner`` and ``models.owner`` hold the user name.
@@ -19,7 +19,7 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Str
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
-           "User", "ApiToken", "LoginAttempt", "Job"]
+           "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
 
 
 class Base(DeclarativeBase):
@@ -109,8 +109,8 @@ class ScoreRow(Base):
     ``score_ceiled`` is the leaderboard value, ``score_raw`` the unceiled one; ``error`` the
     bootstrap standard error and ``ci95_low``/``ci95_high`` the bootstrap 95% interval of the ceiled
     score; ``provenance`` the JSON of ``score.attrs["provenance"]`` and ``provenance_key`` its key.
-    ``status`` is ``"done"`` or ``"failed"``; a failure keeps its error in ``comment`` and its
-    traceback/log in ``log``.
+    ``status`` is ``"done"`` or ``"failed"``; a failure keeps its message in ``failure`` (the
+    column was ``comment`` before migration ``0003``) and its traceback/log in ``log``.
     """
 
     __tablename__ = "scores"
@@ -129,7 +129,7 @@ class ScoreRow(Base):
     provenance_key: Mapped[str | None] = mapped_column(String(64), index=True)
     start_timestamp: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     end_timestamp: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-    comment: Mapped[str | None] = mapped_column(Text)
+    failure: Mapped[str | None] = mapped_column(Text)
     log: Mapped[str | None] = mapped_column(Text)
 
     benchmark_instance: Mapped[BenchmarkInstance] = relationship()
@@ -172,8 +172,10 @@ class LoginAttempt(Base):
     at: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow, index=True)
 
 
-class Job(Base):
-    """One website submission (or one re-run of a failed benchmark) and its state.
+class SubmissionTask(Base):
+    """One website submission (or one re-run of a failed benchmark) waiting in or going through the queue.
+
+    (Its table keeps its first name, ``web_jobs``; "job" is the scoring module's word.)
 
     ``status``: ``preparing`` -> ``queued`` -> ``running`` -> ``done`` | ``failed``. ``current`` is
     the number of (model, benchmark) pairs started so far (``k`` of :attr:`total`), ``results``
@@ -205,7 +207,7 @@ class Job(Base):
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
-        """The (model, benchmark) pairs of the job, in the order they run."""
+        """The (model, benchmark) pairs of the submission task, in the order they run."""
         return [(model, benchmark) for model in self.models for benchmark in self.benchmarks]
 
     @property

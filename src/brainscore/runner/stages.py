@@ -23,14 +23,15 @@ deterministic failure is not retried; a worker that dies is handled by Dask's re
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 import traceback
 from typing import Any
 
 from brainscore import registry
 from brainscore.caching import Cache
+from brainscore.device import for_worker
 from brainscore.scoring import job, selection
+from brainscore.scoring.outcome import Outcome
 
 
 class _Recorded(Exception):
@@ -56,34 +57,9 @@ def _failure(error: BaseException) -> dict[str, Any]:
             "log": "".join(traceback.format_exception(error))}
 
 
-def resolve_device(device: str | None) -> str | None:
-    """The torch device this process should use for ``device``: one GPU per Dask worker.
-
-    ``"cuda"`` on a worker of a machine with several GPUs becomes ``cuda:<worker number mod GPUs>``
-    (LocalCluster names its workers 0, 1, ...); elsewhere the device is returned unchanged (on a
-    cluster job, the scheduler's ``CUDA_VISIBLE_DEVICES`` already shows each worker one GPU).
-    """
-    if device != "cuda":
-        return device
-    try:
-        from distributed import get_worker
-
-        name = get_worker().name
-    except (ImportError, ValueError):
-        return device
-    import torch
-
-    count = torch.cuda.device_count()
-    if count > 1 and isinstance(name, int):
-        return f"cuda:{name % count}"
-    return device
-
-
-def _model(model: str, model_kwargs: dict[str, Any]):
-    kwargs = dict(model_kwargs)
-    if "device" in kwargs:
-        kwargs["device"] = resolve_device(kwargs["device"])
-    return job.load_model(model, **kwargs)
+def _model(model: str, model_kwargs: dict[str, Any], device: str | None):
+    """The model, on this worker's GPU for a run on ``"cuda"`` (:func:`brainscore.device.for_worker`)."""
+    return job.load_model(model, device=for_worker(device), **model_kwargs)
 
 
 def _describe_key(benchmark: str, version: Any) -> str:
@@ -127,16 +103,18 @@ def describe(benchmark: str) -> dict[str, Any]:
         return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
 
 
-def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any], *,
+                   device: str | None = None) -> dict[str, Any]:
     """Extract (and PCA-reduce) every candidate layer of ``model`` on one selection benchmark of ``region``.
 
     Does nothing when the model already commits ``region`` to a layer, has a layer scorer other than
     the default one, or has its selection cached. Run on several workers at once, the selection's
     forward passes are split between them; :func:`select_layer` then computes only the metric.
+    ``device``: the run's device (checked by :func:`brainscore.device.resolve`), where the model runs.
     """
     start = time.perf_counter()
     try:
-        instance = _model(model, model_kwargs)
+        instance = _model(model, model_kwargs, device)
         mapped = getattr(instance, "region_layer_map", None)
         if (mapped is None or region in mapped or getattr(instance, "layer_scorer", None) is not selection.layer_scorer
                 or instance.selection_cached(region)):
@@ -147,7 +125,8 @@ def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[s
         return _failure(error)
 
 
-def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
+def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstream: Any,
+                 device: str | None = None) -> dict[str, Any]:
     """Commit ``region`` of ``model`` to a layer (running layer selection if its map lacks the region).
 
     Returns ``{"ok": True, "layer": name}`` (``layer`` None for a model without layers), or a failure.
@@ -155,7 +134,7 @@ def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstrea
     """
     start = time.perf_counter()
     try:
-        instance = _model(model, model_kwargs)
+        instance = _model(model, model_kwargs, device)
         layer_for = getattr(instance, "layer_for", None)
         layer = layer_for(region) if layer_for is not None else None
         return {"ok": True, "layer": layer, "duration_s": time.perf_counter() - start}
@@ -163,14 +142,15 @@ def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstrea
         return _failure(error)
 
 
-def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
+def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
+                     device: str | None = None) -> dict[str, Any]:
     """Run ``benchmark``'s experiment on ``model`` up to the first ``look_at``, so its features are cached.
 
     ``upstream`` are the results this depends on (the layer selection), unused except as ordering.
     """
     start = time.perf_counter()
     try:
-        registry.load_benchmark(benchmark)(_FirstLook(_model(model, model_kwargs)))
+        registry.load_benchmark(benchmark)(_FirstLook(_model(model, model_kwargs, device)))
     except _Recorded:
         return {"ok": True, "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
@@ -181,77 +161,28 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
 def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]:
     """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure.
 
-    ``device``: the run's ``--device``, where the scores' ceilings are computed too (None: numpy).
+    ``device``: the run's device, where the scores' ceilings are computed too (None: numpy).
     """
-    from brainscore.metrics.device import computing_on
-
     start = time.perf_counter()
     try:
-        with computing_on(resolve_device(device)):
-            ceiling = registry.load_benchmark(benchmark).ceiling
+        ceiling = registry.load_benchmark(benchmark).ceiling_on(for_worker(device))
         return {"ok": True, "ceiling": float(ceiling), "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
         return _failure(error)
 
 
-def _number(value) -> float | None:
-    if value is None:
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(value) else value
-
-
-def summarise(result, model: str, benchmark: str) -> dict[str, Any]:
-    """The reported fields of a score: model, benchmark, status, score, raw, ceiling, error, ci95, layer(s), ...
-
-    ``error`` is the score's bootstrap standard error (not a failure; the reference's own error is
-    ``error_reference``); a failure has ``status`` ``"failed"`` and its message in ``failure``.
-    """
-    layers = result.attrs.get("layers") or {}
-    region = result.attrs.get("region")
-    layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
-    ci95 = result.attrs.get("ci95")
-    ceiling_ci95 = result.attrs.get("ceiling_ci95")
-    return {
-        "model": model, "benchmark": benchmark, "status": "done",
-        "score": _number(result), "raw": _number(result.attrs.get("raw")),
-        "ceiling": _number(result.attrs.get("ceiling")), "error": _number(result.attrs.get("error")),
-        "ci95": [float(v) for v in ci95] if ci95 is not None else None,
-        "ceiling_error": _number(result.attrs.get("ceiling_error")),
-        "ceiling_ci95": [float(v) for v in ceiling_ci95] if ceiling_ci95 is not None else None,
-        "error_reference": _number(result.attrs.get("error_reference")),
-        "formula": result.attrs.get("formula"),
-        "layer": layer, "layers": layers or None,
-        "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
-    }
-
-
-def failed(model: str, benchmark: str, failure: str, log: str = "") -> dict[str, Any]:
-    """The summary of a pair that failed (same fields as :func:`summarise`, values None)."""
-    return {"model": model, "benchmark": benchmark, "status": "failed", "score": None, "raw": None,
-            "ceiling": None, "error": None, "ci95": None, "ceiling_error": None, "ceiling_ci95": None,
-            "error_reference": None, "formula": None, "layer": None, "layers": None, "duration_s": None,
-            "failure": failure, "log": log}
-
-
-def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any) -> tuple[dict[str, Any], Any]:
-    """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score`.
+def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
+               device: str | None = None) -> Outcome:
+    """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score` (on ``device``, this worker's GPU of it).
 
     Returns
     -------
-    (dict, Score or None)
-        The summary (:func:`summarise`, or :func:`failed` with the traceback in ``log``) and the
-        Score itself (to be recorded with its provenance), None on failure.
+    Outcome
+        :meth:`Outcome.from_score` of the score (with its provenance, to be recorded), or
+        :meth:`Outcome.from_failure` with the traceback in ``log``.
     """
     try:
-        kwargs = dict(model_kwargs)
-        if "device" in kwargs:
-            kwargs["device"] = resolve_device(kwargs["device"])
-        result = job.score(model, benchmark, **kwargs)
+        return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), **model_kwargs), model,
+                                  benchmark)
     except Exception as error:  # noqa: BLE001
-        info = _failure(error)
-        return failed(model, benchmark, info["failure"], info["log"]), None
-    return summarise(result, model, benchmark), result
+        return Outcome.from_failure(model, benchmark, error)

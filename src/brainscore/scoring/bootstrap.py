@@ -12,7 +12,8 @@ For every score :func:`brainscore.score` returns:
     The bootstrap 95% percentile interval ``(2.5%, 97.5%)`` of the ceiled score (Efron &
     Tibshirani 1993, ch. 13).
 ``ceiling_error``, ``ceiling_ci95``
-    The same for the ceiling (0 and a point interval for a fixed ceiling).
+    The same for the ceiling (0 and a point interval for a fixed ceiling). ``attrs["ceiling"]`` (a copy of
+    the benchmark's ceiling) carries them as its ``error`` and ``ci95``, its own error as ``error_reference``.
 ``error_reference``
     The error the benchmark computed before the bootstrap, for comparison: for neural benchmarks
     the SEM over cross-validation splits propagated with the ceiling's SEM over its splits, the
@@ -39,7 +40,8 @@ BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out")
 """Attributes benchmarks attach for their ``bootstrap`` only; :func:`attach` removes them."""
 
 
-def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, seed: int = 0,
+                        device: str | None = None) -> BootstrapSamples | None:
     """The bootstrap distribution of ``result`` from ``benchmark.bootstrap``, or None where it has none.
 
     Parameters
@@ -51,6 +53,8 @@ def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, se
     resamples : int
         0 skips the bootstrap.
     seed : int
+    device : str, optional
+        The device ``result`` was computed on (its ceiling is read there); passed on only when given.
 
     Returns
     -------
@@ -59,7 +63,8 @@ def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, se
     method = getattr(benchmark, "bootstrap", None)
     if resamples <= 0 or method is None or getattr(result, "ndim", 0) != 0:
         return None
-    return method(result, resamples=resamples, seed=seed)
+    on = {} if device is None else {"device": device}
+    return method(result, resamples=resamples, seed=seed, **on)
 
 
 def _spread(samples: np.ndarray | None) -> tuple[float | None, tuple[float, float] | None]:
@@ -89,6 +94,14 @@ def attach(result: Score, samples: BootstrapSamples | None) -> Score:
         result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = 0.0, (value, value)
     else:
         result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = None, None
+    if result.attrs["ceiling_error"] is not None and getattr(ceiling, "ndim", 1) == 0 and hasattr(ceiling, "attrs"):
+        # ``score.attrs["ceiling"]`` prints and reports the same spread as the CLI: a copy (the benchmark keeps
+        # its cached ceiling) whose ``error`` is the bootstrap one, its own kept as ``error_reference``
+        ceiling = ceiling.copy()
+        ceiling.attrs["error_reference"] = ceiling.attrs.get("error")
+        ceiling.attrs["error"] = result.attrs["ceiling_error"]
+        ceiling.attrs["ci95"] = result.attrs["ceiling_ci95"]
+        result.attrs["ceiling"] = ceiling
     if samples is not None:
         result.attrs["bootstrap_unit"] = samples.unit
     # what the benchmarks kept only for the bootstrap (answers, model RDM, held-out predictions)

@@ -1,6 +1,6 @@
 """The scoring child process of a submission: ``python -m brainscore.web.child``.
 
-Run by :mod:`brainscore.web.jobs` in its own process (own working directory, memory and CPU-time
+Run by :mod:`brainscore.web.queue` in its own process (own working directory, memory and CPU-time
 limits, no network), never inside the web server. It scores one model on one benchmark, records
 the score in the results database and prints one JSON line (``{"event": "done", ...}``); anything
 else it prints, warnings and tracebacks included, is the submission's log. A failure exits non-zero
@@ -23,16 +23,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from brainscore import api
-    from brainscore.results import Database
+    from brainscore.results import record
+    from brainscore.scoring.outcome import Outcome
 
     print(json.dumps({"event": "running", "model": args.model, "benchmark": args.benchmark}), flush=True)
-    score = api.score(args.model, args.benchmark)
-    Database(args.db).record_score(score, submission_id=args.submission)
-    value = float(score)
-    print(json.dumps({"event": "done", "model": args.model, "benchmark": args.benchmark, "score": value,
-                      "raw": float(score.attrs.get("raw", float("nan"))),
-                      "ceiling": float(score.attrs.get("ceiling", float("nan"))),
-                      "layers": score.attrs.get("layers")}), flush=True)
+    outcome = Outcome.from_score(api.score(args.model, args.benchmark), args.model, args.benchmark)
+    record(outcome, args.db, submission_id=args.submission)
+    print(json.dumps({"event": "done", **outcome.summary()}), flush=True)
     return 0
 
 
