@@ -313,15 +313,15 @@ class Database:
         heads = _migration_heads()
         if heads is not None:
             from sqlalchemy import text
-            from sqlalchemy.exc import SQLAlchemyError
 
             try:
                 with self.engine.connect() as connection:
                     current = {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
                 if current == heads:
                     return
-            except SQLAlchemyError:  # no version table yet, or cannot connect: Alembic says which
-                pass
+            except SQLAlchemyError as error:  # no version table yet, or cannot connect: Alembic says which
+                if "locked" in str(error).lower():  # already waited BUSY_TIMEOUT_MS: not a second time in Alembic
+                    raise self._fail(error) from None
         from alembic import command
         from alembic.config import Config
         from alembic.runtime.migration import MigrationContext
