@@ -20,6 +20,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 RANKS = {
     "brainscore.errors": -1, "brainscore.config": 0, "brainscore.progress": 0,  # config raises errors
+    "brainscore.device": 0,  # the device argument, checked once: imports errors only
     "brainscore.caching": 1,
     "brainscore.data": 2,
     "brainscore.metrics": 3, "brainscore.models": 3,

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase
+from brainscore.benchmarks.base import BenchmarkBase, takes_device
 from brainscore.benchmarks.neural import record, squeeze_time_bin
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
@@ -156,6 +156,7 @@ class RSABenchmark(BenchmarkBase):
         return {"values": np.ascontiguousarray(rdms.values),
                 "stimulus_id": np.asarray(rdms["stimulus_id"].values).astype(str)}
 
+    @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the stimuli, build its RDM and score it against the measured RDMs.
 
@@ -196,6 +197,7 @@ class RSABenchmark(BenchmarkBase):
         score.attrs["model_rdm"] = model_rdm  # for the bootstrap over stimuli
         return score
 
+    @takes_device
     def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
         """The score on ``resamples`` bootstrap resamples of the stimuli (Nili et al. 2014's stimulus bootstrap).
 

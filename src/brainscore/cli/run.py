@@ -54,12 +54,12 @@ def run(args) -> int:
 
     for module in args.preload:
         importlib.import_module(module)
-    from brainscore.metrics.device import check_device
+    from brainscore.device import is_cuda, resolve
 
-    kwargs = {"device": check_device(args.device)} if args.device else {}  # no GPU for cuda: a clear error now
-    pairs = runner.pairs(args.models, args.benchmarks, **kwargs)
+    device = resolve(args.device, option="--device")  # the one check: no GPU for cuda is a clear error now
+    pairs = runner.pairs(args.models, args.benchmarks, device=device)
     gpus = 0
-    if args.device and args.device.startswith("cuda"):
+    if is_cuda(device):
         import torch
 
         gpus = max(1, torch.cuda.device_count())

@@ -116,7 +116,7 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
                                dashboard_address=kwargs.pop("dashboard_address", None), **kwargs)
         try:
             template = cluster.new_spec
-            for number in range(n):  # named 0, 1, ... (resolve_device picks GPU <number mod GPUs>)
+            for number in range(n):  # named 0, 1, ... (brainscore.device.for_worker picks GPU <number mod GPUs>)
                 resources = {"GPU": 1} if gpus else ({MODEL: 1} if slot and number == 0 else None)
                 cluster.worker_spec[number] = {"cls": template["cls"],
                                                "options": {**template["options"], "resources": resources}}

@@ -31,9 +31,9 @@ def run_key(model: str, benchmark: str, benchmark_version: Any, model_kwargs: di
         package = version("brainscore")
     except PackageNotFoundError:
         package = "unknown"
-    kwargs = {k: v for k, v in model_kwargs.items() if k != "device"}  # the device does not change the score
+    # the device (not a model argument: Pair.device) never changes the score, so it is not in the key
     return content_key(kind="run", model=model, benchmark=benchmark, benchmark_version=benchmark_version,
-                       model_kwargs=kwargs, package=package, code=_code(model, benchmark))
+                       model_kwargs=dict(model_kwargs), package=package, code=_code(model, benchmark))
 
 
 def _code(model: str, benchmark: str) -> str:

@@ -26,8 +26,8 @@ checks that no kernel module grows its own backend check):
   out-of-place ``clip``; an ``n x n`` copy of a 3200-stimulus matrix is 82 MB).
 - :func:`as_row_major`: ``asarray`` that makes numpy arrays C-contiguous; :func:`as_float`,
   :func:`as_float64`: floating copies or views of the RDM and CKA kernels' inputs; :func:`check_2d`.
-- :func:`to_numpy`, :func:`on_device`, :func:`dtype_of`: conversions at the boundary;
-  :func:`check_device`: a device name checked (a CUDA device without a GPU is a clear error).
+- :func:`to_numpy`, :func:`on_device`, :func:`dtype_of`: conversions at the boundary (device names
+  are checked once, where a job starts: :func:`brainscore.device.resolve`).
 
 Numerics: the same float64 decompositions run on every backend, so numpy and torch agree to
 rounding, which the tests check for every public kernel. The design follows himalaya (Dupré la Tour,
@@ -46,9 +46,7 @@ import array_api_compat
 import numpy as np
 from array_api_compat import is_numpy_array, is_numpy_namespace, is_torch_namespace
 
-from brainscore.errors import ValidationError
-
-__all__ = ["Array", "namespace", "device", "namespace_of_device", "check_device", "to_numpy", "on_device", "dtype_of",
+__all__ = ["Array", "namespace", "device", "namespace_of_device", "to_numpy", "on_device", "dtype_of",
            "take_block", "top_eigenvector", "cholesky_solve", "single_threaded", "sort_keys",
            "upper_triangle", "clip_", "fill_diagonal_", "as_row_major", "as_float", "as_float64", "check_2d"]
 
@@ -99,37 +97,6 @@ def namespace_of_device(device: Any | None) -> tuple[ModuleType, Any]:
         return _numpy_namespace(), "cpu"
     import torch
     return importlib.import_module("array_api_compat.torch"), torch.device(device)
-
-
-def check_device(device: str | None) -> str | None:
-    """``device`` as a torch device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``), checked; None stays None.
-
-    Raises
-    ------
-    ValidationError
-        If torch does not know the device name, or it names a CUDA device while torch sees no GPU
-        (no CUDA build, no driver, or ``CUDA_VISIBLE_DEVICES`` hides them all) or fewer GPUs than
-        its index.
-    """
-    if device is None:
-        return None
-    import torch
-
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ValidationError(f"--device {device!r} is not a torch device ({error}); use e.g. cpu, cuda or "
-                              f"cuda:0") from None
-    if parsed.type == "cuda":
-        if not torch.cuda.is_available():
-            build = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "built without CUDA"
-            raise ValidationError(f"--device {device}: torch {torch.__version__} ({build}) sees no CUDA GPU on this "
-                                  f"machine; run on a machine with a GPU, or leave out --device to compute on the "
-                                  f"CPU")
-        count = torch.cuda.device_count()
-        if parsed.index is not None and parsed.index >= count:
-            raise ValidationError(f"--device {device}: torch sees {count} CUDA GPU(s), numbered 0 to {count - 1}")
-    return str(device)
 
 
 def to_numpy(a: Any) -> np.ndarray:
