@@ -41,9 +41,18 @@ class ValidationError(BrainScoreError, ValueError):
 ZOO_INSTALL = 'python -m pip install -e ".[zoo]"'
 
 
+class HomeUnusableError(BrainScoreError, OSError):
+    """``$BRAINSCORE_HOME`` is a file, or a folder that cannot be created or written to."""
+
+
 class MissingDependencyError(BrainScoreError, ImportError):
     """An optional package is not installed. The message gives the one command that installs it."""
 
 
 class PluginImportError(BrainScoreError, ImportError):
     """A plugin module failed to import; raised when one of its identifiers is asked for."""
+
+
+class PluginConflictError(BrainScoreError, ValueError):
+    """Two plugins declare one identifier (e.g. a plugin folder re-using a built-in model's name); the
+    message names both."""

@@ -1,6 +1,8 @@
 """``brainscore layers --model M --benchmark B [--output plot.png]``: score every candidate layer."""
 from __future__ import annotations
 
+from brainscore.cli import add_plugin_dir_argument
+
 import json
 
 
@@ -17,6 +19,7 @@ def add_parser(subparsers) -> None:
                         help="score the PCA-reduced features layer selection sees (1000 components)")
     parser.add_argument("--output", default=None, help="write a score-vs-depth plot to this PNG file")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
 

@@ -32,7 +32,7 @@ import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
-from brainscore.web import accounts, checks, plots
+from brainscore.web import accounts, checks, environments, plots
 from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.results import Database
 from brainscore.web.jobs import Dispatcher, Job, place_in_queue, write_entry_point
@@ -233,7 +233,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
         builtin = set(registry.models.list())
         checked = checks.check_zip(data, taken=Owners(), owner=user.username, weights_dirs=weights_dirs,
-                                   builtin=builtin - {i for i in builtin if owner_of(i)})
+                                   builtin=builtin - {i for i in builtin if owner_of(i)}, allowed=None)
+        environments.prepare(checked.requirements, root / "environments")  # before the network-less child
         with Session(engine, expire_on_commit=False) as session:
             job = Job(owner=user.username, package=checked.package, filename=filename[:300], models=checked.identifiers,
                       benchmarks=chosen, requirements=checked.requirements, public=public, status="preparing")
@@ -241,14 +242,15 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
             session.commit()
             folder = root / str(job.id)
             checks.extract(data, folder / "site")
-            write_entry_point(folder / "site", checked.package, job.id)
+            if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
+                write_entry_point(folder / "site", checked.package, job.id)
             job.folder, job.status = str(folder), "queued"
             job.submission_id = store.create_submission(
                 user.username, checked.identifiers, chosen, status="queued",
                 meta={"web_job": job.id, "public": public, "package": checked.package,
                       "requirements": checked.requirements, "filename": filename[:300]})
             job.log = (f"submission {job.id} by {user.username}: {filename}\npackage {checked.package}, models "
-                       f"{', '.join(checked.identifiers)}\nrequirements (never installed): "
+                       f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
                        f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
             session.commit()
         for identifier in checked.identifiers:
@@ -437,7 +439,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                 continue
             rows.append({"benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
                          "ceiling": r.ceiling, "error": r.error, "ci95": list(r.ci95) if r.ci95 else None,
-                         "layers": r.layers, "provenance": r.provenance, "comment": r.comment,
+                         "layers": r.layers, "provenance": r.provenance, "failure": r.failure,
                          "benchmark_version": r.benchmark_version,
                          "log": r.log if (r.status == "failed" and is_owner) else None,
                          "end": r.end.isoformat() if getattr(r, "end", None) else None})

@@ -5,8 +5,14 @@ A submission is a zip of one Python package laid out like a built-in model plugi
     my_plugin/__init__.py            registers the model identifiers: register_model("my-model")
     my_plugin/model.py               the model code (any further modules)
     my_plugin/region_layer_map/*.json   optional committed layers
-    my_plugin/requirements.txt       optional; listed, never installed; only allowed packages
+    my_plugin/requirements.txt       optional; satisfied from the server's environment, else installed
+                                     (wheels only) into a virtual environment per requirements hash
     my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
+
+or a model plugin folder written for the reference Brain-Score (``my_plugin/__init__.py`` with
+``model_registry['my-model'] = lambda: ModelCommitment(...)``), as the folder itself or inside
+``models/`` (``models/my_plugin/...``, the reference's layout). Such a folder is scored as a plugin
+folder (:mod:`brainscore.registry`, ``BRAINSCORE_PLUGIN_DIRS``), see :func:`reference_plugin_dir`.
 
 :func:`check_zip` reads only the zip's directory and the plugin's Python sources (parsed, never
 executed) and returns every problem found, each saying exactly what is wrong; :func:`extract`
@@ -46,13 +52,57 @@ class SubmissionRejected(ValueError):
 
 @dataclass
 class CheckedPlugin:
-    """What a zip that passed its checks declares."""
+    """What a zip that passed its checks declares.
+
+    ``layout`` is ``"brainscore"`` (``register_model("x")``, made an entry point) or ``"reference"`` (the
+    reference Brain-Score's ``model_registry['x'] = ...``, scored as a plugin folder); ``root`` is the
+    plugin folder's path inside the zip (``my_plugin`` or ``models/my_plugin``).
+    """
 
     package: str
     identifiers: list[str]
     requirements: list[str] = field(default_factory=list)
     entries: int = 0
     uncompressed_bytes: int = 0
+    layout: str = "brainscore"
+    root: str = ""
+
+#: the reference's registries a plugin's code assigns to (``model_registry['x'] = ...``)
+REFERENCE_REGISTRIES = ("model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry",
+                        "metric_registry")
+#: requirements provided by brainscore itself (its adapters of the reference's packages)
+PROVIDED = frozenset({"brainscore", "brainscore-vision", "brainscore-core", "brainio"})
+
+
+def _reference_registration(node: ast.AST) -> tuple[str, ast.AST] | None:
+    """``(registry name, key node)`` of an assignment ``model_registry[key] = ...``, else None."""
+    if not isinstance(node, ast.Assign):
+        return None
+    for target in node.targets:
+        if isinstance(target, ast.Subscript):
+            holder = target.value
+            name = holder.id if isinstance(holder, ast.Name) else holder.attr if isinstance(holder, ast.Attribute) \
+                else None
+            if name in REFERENCE_REGISTRIES:
+                return name, target.slice
+    return None
+
+
+def reference_plugin_dir(site: Path) -> Path | None:
+    """The plugin folder to scan (``BRAINSCORE_PLUGIN_DIRS``) for a submission unpacked into ``site`` when it is
+    written for the reference Brain-Score (``site/models/`` or ``site/<plugin>/`` registering with
+    ``model_registry[...] = ...``); None for brainscore's own layout (an entry point)."""
+    site = Path(site)
+    if (site / "models").is_dir() and not (site / "models" / "__init__.py").is_file():
+        return site
+    for init in sorted(site.glob("*/__init__.py")):
+        try:
+            tree = ast.parse(init.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        if any(_reference_registration(node) for node in ast.walk(tree)):
+            return init.parent
+    return None
 
 
 def _normalise(name: str) -> str:
@@ -61,7 +111,7 @@ def _normalise(name: str) -> str:
 
 def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | None = None,
               builtin: set[str] | frozenset = frozenset(), weights_dirs: tuple[Path, ...] = (),
-              allowed: frozenset = ALLOWED_REQUIREMENTS) -> CheckedPlugin:
+              allowed: frozenset | None = ALLOWED_REQUIREMENTS) -> CheckedPlugin:
     """Check a plugin zip without unpacking it.
 
     Parameters
@@ -76,8 +126,9 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         Identifiers registered by the installed plugins (never overridable).
     weights_dirs : tuple of Path
         Folders on the server that plugin code may reference by absolute path (weights).
-    allowed : frozenset of str
-        Packages requirements.txt may name.
+    allowed : frozenset of str or None
+        Packages requirements.txt may name; None: any package (the server then satisfies them from
+        its environment or installs them, :mod:`brainscore.web.environments`).
 
     Returns
     -------
@@ -87,7 +138,8 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     ------
     SubmissionRejected
         With every problem found (size, bomb ratio, entry count, absolute or ``..`` paths, symlinks
-        or device files, missing files, colliding identifiers, disallowed requirements).
+        or device files, missing files, colliding identifiers, disallowed or URL requirements, a
+        reference plugin registering anything but models).
     """
     problems: list[str] = []
     if len(data) > MAX_ZIP_BYTES:
@@ -132,16 +184,25 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
             f"the zip must hold exactly one plugin folder (e.g. my_plugin/__init__.py); it holds "
             f"{', '.join(sorted(tops)) or 'nothing'} at its root"])
     package = tops.pop()
+    root = package
+    if package == "models" and "models/__init__.py" not in files:  # the reference's layout: models/<plugin>/
+        inner = {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 2}
+        if len(inner) != 1:
+            raise SubmissionRejected([f"the zip must hold exactly one model plugin folder under models/ (e.g. "
+                                      f"models/my_plugin/__init__.py); it holds {', '.join(sorted(inner)) or 'none'}"])
+        package = inner.pop()
+        root = f"models/{package}"
     if not package.isidentifier():
         problems.append(f"the plugin folder {package!r} is not a Python package name (letters, digits, '_')")
     elif importlib.util.find_spec(package) is not None:
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
-    init = f"{package}/__init__.py"
+    init = f"{root}/__init__.py"
     if init not in files:
         raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
 
     identifiers: list[str] = []
+    reference = False
     for name, info in files.items():
         if not name.endswith(".py"):
             continue
@@ -151,6 +212,19 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
             problems.append(f"{name} is not valid Python: {error}")
             continue
         for node in ast.walk(tree):
+            registration = _reference_registration(node)
+            if registration is not None:
+                reference = True
+                registry_name, key = registration
+                if registry_name != "model_registry":
+                    problems.append(f"{name} line {node.lineno}: a model submission may only register models "
+                                    f"(model_registry[...]), not {registry_name}[...]")
+                elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value:
+                    identifiers.append(key.value)
+                else:
+                    problems.append(f"{name} line {node.lineno}: model_registry[...] needs a literal identifier "
+                                    f"string, e.g. model_registry['my-model'] = ...")
+                continue
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/"):
                 if not any(_under(node.value, d) for d in weights_dirs):
                     allowed_dirs = ", ".join(str(d) for d in weights_dirs) or "none configured"
@@ -179,7 +253,7 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
             problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
 
     requirements: list[str] = []
-    req_name = f"{package}/requirements.txt"
+    req_name = f"{root}/requirements.txt"
     if req_name in files:
         for line in archive.read(files[req_name]).decode("utf-8", "replace").splitlines():
             line = line.split("#", 1)[0].strip()
@@ -190,13 +264,18 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
             except InvalidRequirement:
                 problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
                 continue
+            if requirement.url:
+                problems.append(f"requirements.txt: {line!r} installs from a URL; name a package from the index "
+                                f"(wheels only), e.g. {requirement.name}")
+                continue
             requirements.append(str(requirement))
-            if _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
+            if allowed is not None and _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
                 problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
                                 f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
     if problems:
         raise SubmissionRejected(problems)
-    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), total)
+    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), total,
+                         layout="reference" if reference else "brainscore", root=root)
 
 
 def _under(path: str, folder: Path) -> bool:

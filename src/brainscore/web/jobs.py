@@ -17,7 +17,10 @@ Each Dask task is :func:`run_pair`, which runs one pair as its own OS process
 
 - its own working directory under the submission's folder,
 - the submission's plugin importable only there (``PYTHONPATH`` plus a ``brainscore.plugins``
-  entry point in a ``.dist-info`` folder next to it),
+  entry point in a ``.dist-info`` folder next to it; a plugin folder written for the reference
+  Brain-Score is added to ``BRAINSCORE_PLUGIN_DIRS`` instead),
+- the interpreter of the environment its requirements need (the server's own, or the virtual
+  environment :mod:`brainscore.web.environments` prepared when the submission was queued),
 - a memory limit (``RLIMIT_AS``) and a CPU-time limit (``RLIMIT_CPU``), set by ``prlimit`` (or
   in the child before it executes, where ``prlimit`` is missing), and a wall-clock limit enforced
   by the task,
@@ -51,8 +54,12 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from brainscore.results import Database
+from brainscore.registry import plugin_dirs
+from brainscore.results import Database, record
 from brainscore.results.schema import Job
+from brainscore.scoring.outcome import Outcome
+from brainscore.web import environments
+from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
 __all__ = ["Job", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
            "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
@@ -63,7 +70,7 @@ WALL_LIMIT_S = 3600
 MAX_LOG_CHARS = 2_000_000
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
 _CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_CACHE",
-              "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+              "BRAINSCORE_PLUGIN_DIRS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _now() -> datetime:
@@ -167,8 +174,8 @@ def record_pair_failure(store: Database, job_id: int, submission_id: int | None,
     job's log, in the results database. Returns the job's result entry."""
     result = {"status": "failed", "error": error}
     _set_result(store.engine, job_id, f"{model}|{benchmark}", result)
-    store.record_failure(model, benchmark, error, log=_log_of(store.engine, job_id)[-20000:],
-                         submission_id=submission_id)
+    record(Outcome.from_failure(model, benchmark, error, log=_log_of(store.engine, job_id)[-20000:]), store,
+           submission_id=submission_id)
     return result
 
 
@@ -202,6 +209,7 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
     with Session(engine) as session:
         job = session.get(Job, job_id)
         folder, submission_id, total, started = Path(job.folder), job.submission_id, job.total, job.started
+        requirements = list(job.requirements or [])
     fields = {"status": "running", "current": k, "error": ""}
     if started is None:
         fields["started"] = _now()
@@ -213,7 +221,16 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
     env = {name: value for name, value in os.environ.items() if name in _CHILD_ENV}
     env.update(BRAINSCORE_OFFLINE="1", PYTHONUNBUFFERED="1",
                PYTHONPATH=os.pathsep.join([str(site), str(_PACKAGE_ROOT)]))
+    reference = reference_plugin_dir(site)  # a plugin folder written for the reference Brain-Score
+    folders = ([str(reference)] if reference is not None else []) + [str(p) for p in plugin_dirs()]
+    if folders:  # the server's plugin folders (its environment or its config file) and the submission's
+        env["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join(folders)
     argv = command or child_command(model, benchmark, db_url, submission_id)
+    if command is None:
+        try:  # the environment its requirements.txt needs, prepared when it was queued
+            argv[0] = environments.python_for(requirements, folder.parent / "environments")
+        except SubmissionRejected as missing:
+            return record_pair_failure(store, job_id, submission_id, model, benchmark, "; ".join(missing.problems))
     ok, error, value = _run_child(engine, job_id, list(network_isolation()) + limits.prefix() + argv, env, workdir,
                                   limits)
     if ok:
