@@ -11,7 +11,7 @@ import brainscore
 from brainscore import api, device, registry  # api bound to the real loaders before any test patches them
 from brainscore.errors import ValidationError
 from brainscore.metrics import device as metric_device
-from brainscore.metrics.kernels import similarity
+from brainscore.metrics.kernels import rdm as rdm_kernels
 
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
 
@@ -69,7 +69,7 @@ def test_a_grid_asked_for_cuda_fails_before_expanding_anything(monkeypatch):
 
 def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
     seen, factories = [], []
-    correlation_matrix = similarity.correlation_matrix
+    correlation_matrix = rdm_kernels.stimulus_correlation_matrix
     load = registry.models.load
 
     def recording(X, dtype=None):  # the model's RDM: numpy by default, torch where a device was given
@@ -80,7 +80,7 @@ def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
         factories.append(kwargs.get("device"))
         return load(identifier, *args, **kwargs)
 
-    monkeypatch.setattr(similarity, "correlation_matrix", recording)
+    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
     monkeypatch.setattr(registry.models, "load", loading)
     default = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", bootstrap=0)
     on_torch = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", device="cpu", bootstrap=0)
@@ -94,13 +94,13 @@ def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
 
 def test_a_benchmark_takes_the_device_as_an_argument(monkeypatch):
     seen = []
-    correlation_matrix = similarity.correlation_matrix
+    correlation_matrix = rdm_kernels.stimulus_correlation_matrix
 
     def recording(X, dtype=None):
         seen.append(type(X).__module__.split(".")[0])
         return correlation_matrix(X, dtype)
 
-    monkeypatch.setattr(similarity, "correlation_matrix", recording)
+    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
     benchmark = brainscore.load_benchmark("Kriegeskorte2008.IT-rdm")
     model = brainscore.load_model("pixels")
     on_torch = benchmark(model, device="cpu")
