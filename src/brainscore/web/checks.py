@@ -141,7 +141,6 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         or device files, missing files, colliding identifiers, disallowed or URL requirements, a
         reference plugin registering anything but models).
     """
-    problems: list[str] = []
     if len(data) > MAX_ZIP_BYTES:
         raise SubmissionRejected([f"the zip has {len(data) / 2**20:.1f} MB; the limit is {MAX_ZIP_BYTES // 2**20} MB"])
     try:
@@ -151,6 +150,30 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         raise SubmissionRejected([f"the file is not a readable zip ({error})"]) from error
     if len(infos) > MAX_ENTRIES:
         raise SubmissionRejected([f"the zip has {len(infos)} entries; the limit is {MAX_ENTRIES}"])
+    problems = _entry_problems(infos)
+    if problems:
+        raise SubmissionRejected(problems)
+    files = {i.filename: i for i in infos if not i.is_dir()}
+    package, root = _package_of(files, problems)
+    identifiers, reference = _registered_models(archive, files, weights_dirs, problems)
+    if not identifiers:
+        problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
+    taken = taken or {}
+    for identifier in identifiers:
+        if identifier in builtin:
+            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
+        elif taken.get(identifier) not in (None, owner):
+            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+    requirements = _requirements(archive, files.get(f"{root}/requirements.txt"), allowed, problems)
+    if problems:
+        raise SubmissionRejected(problems)
+    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos),
+                         layout="reference" if reference else "brainscore", root=root)
+
+
+def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
+    """Problems of the zip's directory: total size, bomb ratios, absolute or ``..`` paths, links, device files."""
+    problems: list[str] = []
     total = sum(i.file_size for i in infos)
     compressed = sum(i.compress_size for i in infos)
     if total > MAX_UNCOMPRESSED_BYTES:
@@ -174,10 +197,12 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                 and info.file_size > 1024 * 1024 and not any("zip bomb" in p for p in problems)):
             problems.append(f"{name!r} unpacks to {info.file_size / info.compress_size:.0f} times its compressed "
                             f"size (a zip bomb?); the limit is {MAX_RATIO:.0f}")
-    if problems:
-        raise SubmissionRejected(problems)
+    return problems
 
-    files = {i.filename: i for i in infos if not i.is_dir()}
+
+def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple[str, str]:
+    """``(package, root)``: the one plugin folder and its path in the zip (``my_plugin``, or the reference's
+    ``models/my_plugin``); adds to ``problems``, raises SubmissionRejected when there is no such folder."""
     tops = {PurePosixPath(n).parts[0] for n in files}
     if len(tops) != 1 or all(len(PurePosixPath(n).parts) == 1 for n in files):
         raise SubmissionRejected([
@@ -200,7 +225,14 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     if init not in files:
         raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
+    return package, root
 
+
+def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], weights_dirs: tuple,
+                       problems: list[str]) -> tuple[list[str], bool]:
+    """``(identifiers, reference)``: the models the plugin's sources register (parsed, never run) and whether it
+    is written for the reference (``model_registry[...] = ...``). Adds to ``problems`` for unparsable sources,
+    absolute paths outside ``weights_dirs``, non-literal identifiers and any other registration."""
     identifiers: list[str] = []
     reference = False
     for name, info in files.items():
@@ -215,15 +247,7 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
             registration = _reference_registration(node)
             if registration is not None:
                 reference = True
-                registry_name, key = registration
-                if registry_name != "model_registry":
-                    problems.append(f"{name} line {node.lineno}: a model submission may only register models "
-                                    f"(model_registry[...]), not {registry_name}[...]")
-                elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value:
-                    identifiers.append(key.value)
-                else:
-                    problems.append(f"{name} line {node.lineno}: model_registry[...] needs a literal identifier "
-                                    f"string, e.g. model_registry['my-model'] = ...")
+                _reference_model(name, node, registration, identifiers, problems)
                 continue
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/"):
                 if not any(_under(node.value, d) for d in weights_dirs):
@@ -240,42 +264,51 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                     identifiers.append(first.value)
                 else:
                     problems.append(f"{name} line {node.lineno}: register_model needs a literal identifier string")
-            elif called.startswith("register_") and called != "register_model":
+            elif called.startswith("register_"):
                 problems.append(f"{name} line {node.lineno}: a model submission may only call register_model, "
                                 f"not {called}")
-    if not identifiers:
-        problems.append(f"{init} registers no model: add register_model(\"my-model\") to it")
-    taken = taken or {}
-    for identifier in identifiers:
-        if identifier in builtin:
-            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
-        elif taken.get(identifier) not in (None, owner):
-            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+    return identifiers, reference
 
+
+def _reference_model(name: str, node: ast.AST, registration: tuple[str, ast.AST], identifiers: list[str],
+                     problems: list[str]) -> None:
+    """Add the identifier of a reference registration ``model_registry['x'] = ...`` (or a problem)."""
+    registry_name, key = registration
+    if registry_name != "model_registry":
+        problems.append(f"{name} line {node.lineno}: a model submission may only register models "
+                        f"(model_registry[...]), not {registry_name}[...]")
+    elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value:
+        identifiers.append(key.value)
+    else:
+        problems.append(f"{name} line {node.lineno}: model_registry[...] needs a literal identifier "
+                        f"string, e.g. model_registry['my-model'] = ...")
+
+
+def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowed: frozenset | None,
+                  problems: list[str]) -> list[str]:
+    """The requirements.txt lines (``info``: its entry, None without one); adds to ``problems`` for lines that are
+    not requirements, that install from a URL, and packages not in ``allowed`` (None: any)."""
     requirements: list[str] = []
-    req_name = f"{root}/requirements.txt"
-    if req_name in files:
-        for line in archive.read(files[req_name]).decode("utf-8", "replace").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            try:
-                requirement = Requirement(line)
-            except InvalidRequirement:
-                problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
-                continue
-            if requirement.url:
-                problems.append(f"requirements.txt: {line!r} installs from a URL; name a package from the index "
-                                f"(wheels only), e.g. {requirement.name}")
-                continue
-            requirements.append(str(requirement))
-            if allowed is not None and _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
-                problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
-                                f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
-    if problems:
-        raise SubmissionRejected(problems)
-    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), total,
-                         layout="reference" if reference else "brainscore", root=root)
+    if info is None:
+        return requirements
+    for line in archive.read(info).decode("utf-8", "replace").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
+            continue
+        if requirement.url:
+            problems.append(f"requirements.txt: {line!r} installs from a URL; name a package from the index "
+                            f"(wheels only), e.g. {requirement.name}")
+            continue
+        requirements.append(str(requirement))
+        if allowed is not None and _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
+            problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
+                            f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
+    return requirements
 
 
 def _under(path: str, folder: Path) -> bool:
