@@ -140,15 +140,25 @@ def rename(layer: str, library: str, architecture: str, network_names: set[str],
     return name
 
 
-def place(layer: str, candidates: list[str]) -> int | None:
-    """Index of the candidate that is ``layer``, contains it, or (a container) ends it; None if none."""
+def place(layer: str, candidates: list[str], modules: list[str]) -> int | None:
+    """Index of the candidate that is ``layer``, contains it, or (a container) ends it; for a module that is
+    no candidate (a skipped ``Dropout``: its output is its input) the last candidate before it; None if none.
+
+    ``modules`` are the network's module names in registration order.
+    """
     if layer in candidates:
         return candidates.index(layer)
     for index, candidate in enumerate(candidates):
         if layer.startswith(candidate + "."):
             return index
     inside = [index for index, candidate in enumerate(candidates) if candidate.startswith(layer + ".")]
-    return inside[-1] if inside else None
+    if inside:
+        return inside[-1]
+    if layer in modules:
+        position = {name: i for i, name in enumerate(modules)}
+        before = [index for index, candidate in enumerate(candidates) if position[candidate] < position[layer]]
+        return before[-1] if before else None
+    return None
 
 
 def resolve(repo: Path, plugin: str, identifier: str, regions: dict[str, str]):
@@ -175,7 +185,7 @@ def derive(repo: Path) -> dict:
     paths = [p for p in git(repo, "ls-tree", "-r", "--name-only", "HEAD").split()
              if re.fullmatch(r"brainscore_vision/models/[^/]+/region_layer_map/[^/]+\.json", p)]
     commit = git(repo, "rev-parse", "HEAD").strip()
-    networks: dict[tuple[str, str], tuple[list[str], set[str], list[str]]] = {}
+    networks: dict[tuple[str, str], tuple[list[str], list[str], list[str]]] = {}
     maps, skipped = [], collections.Counter()
     for path in sorted(paths):
         plugin, identifier = path.split("/")[2], Path(path).stem
@@ -195,11 +205,11 @@ def derive(repo: Path) -> dict:
             network = build(library, architecture)
             candidates = structural_candidates(network)
             flat = [c for c in candidates if re.fullmatch(r"blocks\.\d+\.\d+", c)]
-            networks[(library, architecture)] = (candidates, {n for n, _ in network.named_modules()}, flat)
+            networks[(library, architecture)] = (candidates, [n for n, _ in network.named_modules() if n], flat)
         candidates, names, flat = networks[(library, architecture)]
         indices = {}
         for region in REGIONS:
-            index = place(rename(regions[region], library, architecture, names, flat), candidates)
+            index = place(rename(regions[region], library, architecture, set(names), flat), candidates, names)
             if index is not None:
                 indices[region] = index
         if len(indices) < len(REGIONS):

@@ -101,7 +101,7 @@ def test_a_region_without_selection_data_falls_back_to_the_rule(stimuli, private
 
     model = _commit(layer_scorer=V4Only({"features.0": 0.1, "features.1": 0.3, "features.2": 0.2}))
     assert model.layer_for("V4") == "features.1"
-    assert model.layer_for("V1") == "features.1"  # round(0.26 * 2) = 1
+    assert model.layer_for("V1") == "features.1"  # round(0.27 * 2) = 1
     table = model.layer_commitments()
     assert table["V4"] == {"layer": "features.1", "method": "selection",
                            "scorer": {"identifier": "fake-scorer", "version": "1"},

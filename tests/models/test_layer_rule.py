@@ -155,3 +155,18 @@ def test_the_shipped_rule_is_the_fit_of_its_maps():
     assert depth["V1"] < depth["V4"] <= depth["V2"] < depth["IT"]
     assert layer_rule.held_out_agreement(maps)["all"] == data["held_out"]["all"]
     assert data["held_out"]["all"]["neighbour"] > data["held_out"]["middle_baseline"]["neighbour"]
+
+
+def test_score_records_how_the_benchmark_region_was_committed():
+    from brainscore.scoring.job import commitment_of
+
+    class Model:
+        def layer_commitments(self):
+            return {"V1": {"layer": "a", "method": "rule", "relative_depth": 0.27, "index": 0},
+                    "V4": {"layer": "b", "method": "selection", "benchmarks": ["x"], "scores": [["a", 0.1]]}}
+
+    assert commitment_of(Model(), "V1") == {"region": "V1", "layer": "a", "method": "rule", "relative_depth": 0.27,
+                                            "index": 0}
+    assert commitment_of(Model(), "V4") == {"region": "V4", "layer": "b", "method": "selection", "benchmarks": ["x"]}
+    assert commitment_of(Model(), None) is None and commitment_of(Model(), "IT") is None
+    assert commitment_of(object(), "V1") is None
