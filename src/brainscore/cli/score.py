@@ -172,8 +172,11 @@ def run(args) -> int:
                   f"{summary['ceiling_ci95'][1]:.4f}]" if summary["ceiling_ci95"] is not None else "")
         lines.append(f"ceiling {summary['ceiling']:.4f}{spread}")
     if summary["layer"] is not None:
-        region = result.attrs.get("region")
-        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}")
+        from brainscore.models.layer_rule import describe
+
+        region = result.attrs.get("region") or (summary["commitment"] or {}).get("region")
+        how = describe(summary["commitment"])
+        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}" + (f"   ({how})" if how else ""))
     lines.append(f"model {args.model} on {args.benchmark} in {summary['duration_s']:.1f} s")
     lines.append(f"recorded as #{row} in {where}" if row is not None else "not recorded (--no-record)")
     print("\n".join(lines))

@@ -204,3 +204,26 @@ def fit_file(derived: Mapping[str, Any]) -> dict[str, Any]:
                      "weighting": "each plugin weighs the same (1 / its number of maps)"},
             "held_out": held_out_agreement(maps),
             "maps": maps}
+
+
+def describe(commitment: Mapping[str, Any] | None) -> str:
+    """One line saying how a region's layer was chosen, from a commitment record (``layer_commitments`` entry).
+
+    ``declared`` -> "declared by the model"; ``selection`` -> "selected on N benchmarks (names)";
+    ``rule`` -> "rule <name>: relative depth q -> candidate i+1 of n (fitted on M reference maps)".
+    An empty string for None (no region, or a record from before methods were kept).
+    """
+    if not commitment:
+        return ""
+    method = commitment.get("method")
+    if method == "declared":
+        return "declared by the model"
+    if method == "selection":
+        benchmarks = list(commitment.get("benchmarks") or [])
+        return (f"selected on {len(benchmarks)} benchmark{'s' if len(benchmarks) != 1 else ''} ({', '.join(benchmarks)})"
+                if benchmarks else "selected by the model's layer scorer")
+    if method == "rule":
+        return (f"rule {commitment.get('rule')}: relative depth {float(commitment.get('relative_depth', float('nan'))):.3f}"
+                f" -> candidate {int(commitment.get('index', -1)) + 1} of {commitment.get('n_candidates')} "
+                f"(fitted on {commitment.get('maps')} reference maps; no selection data for this region)")
+    return str(method)

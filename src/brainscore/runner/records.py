@@ -107,10 +107,13 @@ class DatabaseRecords:
         for record in reversed(self.database.scores(model, benchmark)):
             if (record.provenance or {}).get("run_key") == key:
                 layers = record.layers or None
+                commitment = ((record.provenance or {}).get("model") or {}).get("commitment")
+                layer = (commitment or {}).get("layer") or (
+                    next(iter(layers.values())) if layers and len(layers) == 1 else None)
                 return {"model": model, "benchmark": benchmark, "status": "done", "score": record.score,
                         "raw": record.raw, "ceiling": record.ceiling, "error": record.error,
-                        "layer": next(iter(layers.values())) if layers and len(layers) == 1 else None,
-                        "layers": layers, "duration_s": None}
+                        "layer": layer, "layers": layers, "commitment": commitment,
+                        "method": (commitment or {}).get("method"), "duration_s": None}
         return None
 
     def record(self, summary: dict[str, Any], key: str, score=None) -> None:

@@ -211,7 +211,8 @@ def summarise(result, model: str, benchmark: str) -> dict[str, Any]:
     ``error_reference``); a failure has ``status`` ``"failed"`` and its message in ``failure``.
     """
     layers = result.attrs.get("layers") or {}
-    region = result.attrs.get("region")
+    commitment = result.attrs.get("commitment")
+    region = result.attrs.get("region") or (commitment or {}).get("region")
     layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
     ci95 = result.attrs.get("ci95")
     ceiling_ci95 = result.attrs.get("ceiling_ci95")
@@ -225,6 +226,7 @@ def summarise(result, model: str, benchmark: str) -> dict[str, Any]:
         "error_reference": _number(result.attrs.get("error_reference")),
         "formula": result.attrs.get("formula"),
         "layer": layer, "layers": layers or None,
+        "commitment": commitment, "method": (commitment or {}).get("method"),
         "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
     }
 
@@ -233,7 +235,8 @@ def failed(model: str, benchmark: str, failure: str, log: str = "") -> dict[str,
     """The summary of a pair that failed (same fields as :func:`summarise`, values None)."""
     return {"model": model, "benchmark": benchmark, "status": "failed", "score": None, "raw": None,
             "ceiling": None, "error": None, "ci95": None, "ceiling_error": None, "ceiling_ci95": None,
-            "error_reference": None, "formula": None, "layer": None, "layers": None, "duration_s": None,
+            "error_reference": None, "formula": None, "layer": None, "layers": None, "commitment": None,
+            "method": None, "duration_s": None,
             "failure": failure, "log": log}
 
 

@@ -279,11 +279,13 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     # ---------------------------------------------------------------- pages
     @app.get("/", response_class=HTMLResponse)
-    def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1):
+    def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1, norule: int = 0):
         user = current_user(request)
         records = board(user)
         if q:
             records = [r for r in records if q.lower() in r["model"].lower()]
+        if norule:  # only models all of whose layers were declared or selected on data
+            records = [r for r in records if not any((r.get("rule") or {}).values())]
         cols = columns()
         if sort not in {c["node"] for c in cols}:
             sort = "average_vision"
@@ -294,7 +296,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         empty = {c["node"] for c in cols if not c["leaf"]
                  and all(r["scores"].get(c["node"]) is None for r in records)}
         return render(request, "leaderboard.html", records=records, columns=cols, sort=sort, q=q, desc=desc,
-                      folded=empty)
+                      folded=empty, norule=norule)
 
     @app.get("/models/{identifier}", response_class=HTMLResponse)
     def model_page(request: Request, identifier: str):
@@ -449,7 +451,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         return {"model": identifier, "owner": owner, "is_owner": is_owner,
                 "public": getattr(store.model(identifier), "public", True) if store.model(identifier) else True,
                 "scores": rows, "submission": submission, "aggregates": aggregates,
-                "layer_selection": selection_curves(identifier)}
+                "layer_selection": selection_curves(identifier), "commitments": commitment_table(identifier)}
 
     @app.get("/api/models/{identifier}")
     def api_model(request: Request, identifier: str):
@@ -517,6 +519,28 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         latest = {r.model: r.score for r in store.scores(benchmark_identifier=identifier)}  # oldest first
         scores = {m: v for m, v in latest.items() if v is not None and visible(m, user)}
         return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
+
+    def commitment_table(model: str) -> dict[str, dict]:
+        """Region -> {"layer", "method", "how", "benchmarks"}: how the model's layer for each region was chosen.
+
+        From the recorded scores' provenance (``model.commitment``, :func:`brainscore.scoring.job.commitment_of`),
+        the newest per region; ``benchmarks`` are the scored benchmarks that used it.
+        """
+        from brainscore.models.layer_rule import describe
+
+        table: dict[str, dict] = {}
+        for record in store.scores(model_identifier=model):  # oldest first: the newest wins
+            provenance = record.provenance if isinstance(record.provenance, dict) else {}
+            commitment = (provenance.get("model") or {}).get("commitment")
+            if record.status != "done" or not isinstance(commitment, dict) or not commitment.get("region"):
+                continue
+            region = str(commitment["region"])
+            used = table.get(region, {}).get("benchmarks", [])
+            table[region] = {"layer": commitment.get("layer"), "method": commitment.get("method"),
+                             "how": describe(commitment),
+                             "benchmarks": sorted(set(used) | {record.benchmark})}
+        order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
+        return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
     def selection_curves(model: str) -> dict[str, dict]:
         """Region -> {"layer", "scores", "source"}: every candidate layer's selection score and the committed layer.
