@@ -7,7 +7,7 @@ Usage::
 PATH is a clone (or bare mirror) of https://github.com/brain-score/vision. For every
 ``brainscore_vision/models/<plugin>/region_layer_map/<identifier>.json`` whose architecture can be
 built here (torchvision or timm, on the ``meta`` device: no weights, no memory), the network's
-candidate layers are taken by :func:`brainscore.models.candidates.structural_candidates`, and each
+candidate layers are taken by :func:`brainscore.models.structure.structural_candidates`, and each
 region's committed layer is placed among them: the candidate that is the layer, contains it, or
 (for a container such as ``layer4``) its last candidate, whose output is the container's. The
 relative depth of a region is ``index / (n_candidates - 1)``.
@@ -180,7 +180,7 @@ def resolve(repo: Path, plugin: str, identifier: str, regions: dict[str, str]):
 
 def derive(repo: Path) -> dict:
     """Per-map candidate indices and the skipped maps with reasons."""
-    from brainscore.models.candidates import structural_candidates
+    from brainscore.models.structure import structural_candidates
 
     paths = [p for p in git(repo, "ls-tree", "-r", "--name-only", "HEAD").split()
              if re.fullmatch(r"brainscore_vision/models/[^/]+/region_layer_map/[^/]+\.json", p)]

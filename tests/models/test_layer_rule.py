@@ -6,7 +6,7 @@ from torch import nn
 
 from brainscore.errors import ValidationError
 from brainscore.models import layer_rule
-from brainscore.models.candidates import structural_candidates
+from brainscore.models.structure import structural_candidates
 
 
 class Block(nn.Module):

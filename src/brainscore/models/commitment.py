@@ -17,7 +17,7 @@ activations model (an :class:`~brainscore.models.extraction.ActivationsExtractor
   committed by the relative-depth rule of :mod:`brainscore.models.layer_rule`, which never looks at
   a benchmark. How each region's layer was chosen is kept in ``layer_methods``;
 - *candidate layers*: given by the plugin, or (``layers=None``) the outputs of the network's
-  top-level blocks (:func:`brainscore.models.candidates.structural_candidates`);
+  top-level blocks (:func:`brainscore.models.structure.structural_candidates`);
 - *behaviour*: ``start_task("label" | "probabilities" | "odd_one_out" | "passive", ...)`` with
   the readouts of :mod:`brainscore.models.readouts`.
 
@@ -47,7 +47,7 @@ from brainscore.data.assemblies import BehavioralAssembly, NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, NoSelectionDataError, ValidationError
 from brainscore.models import layer_rule, readouts
-from brainscore.models.candidates import CANDIDATE_DEFINITION, structural_candidates
+from brainscore.models.structure import CANDIDATE_DEFINITION, structural_candidates
 from brainscore.models.extraction import LOGITS, LayerFeatures, package_features
 from brainscore.models.interface import BrainModel, Task
 
@@ -437,7 +437,7 @@ class ModelCommitment(BrainModel):
         :class:`~brainscore.models.extraction.ActivationsExtractor`).
     layers : sequence of str, optional
         Candidate layers for regions, in depth order. None: the outputs of the network's top-level
-        blocks (:func:`~brainscore.models.candidates.structural_candidates` of
+        blocks (:func:`~brainscore.models.structure.structural_candidates` of
         ``activations_model.model``), recorded as ``candidates_source``.
     region_layer_map : dict of str to str, optional
         Region (``V1``, ``V2``, ``V4``, ``IT``) -> committed layer (method ``declared``). Missing
@@ -463,7 +463,7 @@ class ModelCommitment(BrainModel):
         or ``{"method": "rule", "rule", "relative_depth", "maps", "index", "n_candidates"}``.
     candidates_source : str
         ``"declared"`` (the plugin listed them) or the structural definition used
-        (:data:`~brainscore.models.candidates.CANDIDATE_DEFINITION`).
+        (:data:`~brainscore.models.structure.CANDIDATE_DEFINITION`).
     """
 
     def __init__(self, identifier: str, activations_model, layers: Sequence[str] | None = None,

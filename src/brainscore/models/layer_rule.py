@@ -10,7 +10,7 @@ a region, the layer is committed by a rule that never looks at the benchmark bei
 with ``q`` the median relative depth of the layers the reference committed to that region in its
 published region->layer maps (``brainscore_vision/models/*/region_layer_map/*.json`` of
 https://github.com/brain-score/vision), each map's committed layer placed among the candidate layers
-of its architecture as :func:`brainscore.models.candidates.structural_candidates` defines them.
+of its architecture as :func:`brainscore.models.structure.structural_candidates` defines them.
 Each plugin of the reference (one submission, often several seeds or variants of one recipe) weighs
 the same in the median, so one submission's many variants do not outvote the others. ``tools/derive_layer_rule.py`` derives the numbers into ``layer_rule.json``
 (next to this module); ``perf/layer_rule.py`` prints how often the rule, fitted without a model's
@@ -196,7 +196,7 @@ def fit_file(derived: Mapping[str, Any]) -> dict[str, Any]:
                                                 for q in quantiles}}
                   for region in REGIONS}
     return {"source": derived["source"],
-            "candidates": "brainscore.models.candidates.structural_candidates (top-level-blocks-v1)",
+            "candidates": "brainscore.models.structure.structural_candidates (top-level-blocks-v1)",
             "architectures": len({m["architecture"] for m in maps}),
             "statistics": statistics,
             "rule": {"name": RULE_NAME, "maps": len(maps),
