@@ -82,23 +82,24 @@ def instrument(timers: Timers) -> None:
     """Wrap the functions layer selection spends its time in (those that exist in this source tree)."""
     from brainscore import registry
     from brainscore.metrics.neural import regression
-    from brainscore.models import commitment, extraction
+    from brainscore.models import candidates, extraction
+    from brainscore.models.extraction import core as extraction_core
     from brainscore.scoring import selection
 
     load = "load benchmarks, place images on screen"
     timers.wrap(registry, "load_benchmark", load)
     timers.wrap(selection, "place_on_screen", load)
     timers.wrap(extraction.ActivationsExtractor, "_run", "forward passes (incl. per-batch work)")
-    timers.wrap(extraction._NpyWriter, "append", "write unreduced layers (writer thread)")
-    timers.wrap(extraction._NpyWriter, "commit", "write unreduced layers (writer thread)")
-    timers.wrap(extraction, "_expand_rows", "write unreduced layers (duplicate images)")
+    timers.wrap(extraction_core.NpyWriter, "append", "write unreduced layers (writer thread)")
+    timers.wrap(extraction_core.NpyWriter, "commit", "write unreduced layers (writer thread)")
+    timers.wrap(extraction_core, "expand_rows", "write unreduced layers (duplicate images)")
     import scipy.linalg
 
     pca = "PCA (read the layer, Gram matrix, eigh)"
-    timers.wrap(commitment, "gram_pca", pca)
+    timers.wrap(candidates, "gram_pca", pca)
     timers.wrap(scipy.linalg, "eigh", "PCA: of which eigh", inside=pca)   # gram_pca imports it at each call
-    if hasattr(commitment, "_RowSink"):
-        timers.wrap(commitment._RowSink, "append", "hold unreduced rows in memory or a temporary file (writer thread)")
+    if hasattr(candidates, "_RowSink"):
+        timers.wrap(candidates._RowSink, "append", "hold unreduced rows in memory or a temporary file (writer thread)")
 
     original_features = selection.selection_features
 

@@ -2,20 +2,25 @@
 
 Built from the code's own imports (``ast``, imports inside functions included), not from a hand-kept
 list of edges: adding an upward import or a cycle anywhere under ``src/brainscore`` fails here.
-The layers, lowest first (``../shared/DESIGN.md``); a module may import its own component and any
-component of a lower rank, never one of its own rank or above.
+The layers, lowest first, are those of ``docs/architecture.md`` (its table of ranks must equal
+:data:`RANKS`, which :func:`test_the_architecture_document_shows_these_layers` checks); a module may
+import its own component and any component of a lower rank, never one of its own rank or above.
 """
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "src" / "brainscore"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "brainscore"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 RANKS = {
     "brainscore.errors": -1, "brainscore.config": 0, "brainscore.progress": 0,  # config raises errors
+    "brainscore.device": 0,  # the device argument, checked once: imports errors only
     "brainscore.caching": 1,
     "brainscore.data": 2,
     "brainscore.metrics": 3, "brainscore.models": 3,
@@ -135,3 +140,24 @@ def test_the_checker_sees_an_upward_import():
     assert RANKS[component("brainscore.metrics.score")] > RANKS[component("brainscore.data.assemblies")]
     assert strongly_connected({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
     assert "brainscore.config" in imports_of("brainscore.data.store")  # `from brainscore import config`
+
+
+def documented_ranks() -> dict[str, float]:
+    """The table of ranks in docs/architecture.md: rows ``| rank | `component` | what it holds |``."""
+    rows = re.findall(r"^\|\s*(-?\d+(?:\.\d+)?)\s*\|\s*`(brainscore[\w.]*)`\s*\|", ARCHITECTURE.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE)
+    return {name: float(rank) for rank, name in rows}
+
+
+def test_the_architecture_document_shows_these_layers():
+    """docs/architecture.md is the picture of these layers: the same components at the same ranks."""
+    documented = documented_ranks()
+    assert documented, f"{ARCHITECTURE} has no table of ranks"
+    enforced = {name: float(rank) for name, rank in RANKS.items()}
+    missing = {name: rank for name, rank in enforced.items() if name not in documented}
+    stale = {name: rank for name, rank in documented.items() if name not in enforced}
+    moved = {name: (documented[name], rank) for name, rank in enforced.items() if name in documented and documented[name] != rank}
+    assert not (missing or stale or moved), (
+        f"docs/architecture.md and RANKS disagree; update the table of ranks in docs/architecture.md (and its "
+        f"picture) together with RANKS. Missing from the document: {missing}; documented but not a layer: {stale}; "
+        f"documented rank != RANKS: {moved}")

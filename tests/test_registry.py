@@ -44,8 +44,56 @@ def test_discovery_parses_without_importing(tmp_path, monkeypatch):
     assert "brainscore.plugins.metrics.toy" not in sys.modules
 
 
+
+def test_declaring_plugin_names_the_module_from_the_static_scan_without_importing_it():
+    assert registry.declaring_plugin("benchmark", "Cowley2026.210325.V4-pls") == "brainscore.plugins.benchmarks.cowley2026"
+    assert registry.declaring_plugin("metric", "pls") == "brainscore.plugins.metrics.regression_correlation"
+    assert registry.declaring_plugin("model", "no-such-model") is None
+    with pytest.raises(ValueError, match="unknown kind 'models'"):
+        registry.declaring_plugin("models", "pixels")
+
 def test_duplicate_registration_by_another_factory_is_refused():
     reg = registry.Registry("metric")
     reg.register("x", lambda: 1)
     with pytest.raises(ValueError, match="already registered"):
         reg.register("x", lambda: 2)
+
+
+def test_lazy_factory_imports_its_target_only_when_called(monkeypatch):
+    """A one-line declaration builds what the written-out wrapper built, importing nothing before."""
+    monkeypatch.delitem(sys.modules, "fractions", raising=False)
+    factory = registry.lazy("fractions:Fraction", 3)
+    assert "fractions" not in sys.modules
+    import fractions
+
+    assert factory(4) == fractions.Fraction(3, 4)                     # bound args first, then the caller's
+    assert registry.lazy("collections:OrderedDict.fromkeys")("ab") == {"a": None, "b": None}
+    with pytest.raises(TypeError):                                    # a keyword bound and passed again
+        registry.lazy("fractions:Fraction", numerator=1)(numerator=2)
+
+
+def test_lazy_factories_compare_by_target_and_bound_arguments():
+    assert registry.lazy("m:C", 1, x=2) == registry.lazy("m:C", 1, x=2)
+    assert registry.lazy("m:C", 1, x=2) != registry.lazy("m:C", 1, x=3)
+    assert repr(registry.lazy("m:C", 1, x=2)) == "lazy('m:C', 1, x=2)"
+    reg = registry.Registry("metric")
+    reg.register("x", registry.lazy("m:C", unbiased=True))
+    reg.register("x", registry.lazy("m:C", unbiased=True))            # the plugin imported again: equal
+    with pytest.raises(ValueError, match="already registered"):
+        reg.register("x", registry.lazy("m:C", unbiased=False))
+
+
+@pytest.mark.parametrize("target", ["fractions.Fraction", ":Fraction", "fractions:"])
+def test_lazy_target_must_name_module_and_attribute(target):
+    with pytest.raises(ValueError, match="module:attribute"):
+        registry.lazy(target)
+
+
+def test_metric_plugins_declare_lazy_factories_with_literal_identifiers():
+    """The built-in metric plugins register by one-line declarations the static scan reads."""
+    index = registry._discovery.index()
+    assert index.modules["metric"]["cka_biased"] == "brainscore.plugins.metrics.cka"
+    assert index.modules["metric"]["reverse_pls_split"] == "brainscore.plugins.metrics.regression_correlation"
+    assert not {m for m in index.dynamic if m.startswith("brainscore.plugins.metrics.")}
+    metric = registry.load_metric("cka_biased")
+    assert type(metric).__name__ == "CKAMetric" and metric.unbiased is False

@@ -11,12 +11,16 @@ declares an identifier is imported only when that identifier is loaded. A plugin
 identifiers computed at run time (a loop, an f-string) is imported when an identifier is not found
 statically, and by the ``list_*`` functions.
 
+A factory whose only work is to import a class and build it is declared in one line with
+:func:`lazy` (the import happens when the identifier is loaded, never at registration).
+
 Example
 -------
->>> from brainscore.registry import register_metric
+>>> from brainscore.registry import lazy, register_metric
 >>> @register_metric("my_metric")
 ... def _my_metric():
 ...     return MyMetric()
+>>> register_metric("my_cka", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=True))
 """
 from __future__ import annotations
 
@@ -216,9 +220,9 @@ class Registry:
 
 def _qualname(fn: Callable[..., Any]) -> str:
     """Module, qualified name and source line: equal for the same definition re-imported."""
-    code = getattr(fn, "__code__", None)
-    where = f":{code.co_firstlineno}" if code is not None else ""
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}{where}"
+    from brainscore.caching.code import callable_identity  # only on a clash: keeps start-up free of numpy
+
+    return callable_identity(fn)
 
 
 class _Discovery:
@@ -344,6 +348,86 @@ register_ceiling = ceilings.register
 register_benchmark = benchmarks.register
 register_model = models.register
 
+class LazyFactory:
+    """A factory declared by what it builds: the target is imported when the factory is called.
+
+    Built by :func:`lazy`. Calling it with ``*args, **kwargs`` returns
+    ``target(*bound_args, *args, **bound_kwargs, **kwargs)``; a keyword given both at declaration
+    and at the call is a TypeError, as for a written-out ``target(key=..., **kwargs)``. Two
+    factories with the same target and bound arguments are equal (a plugin imported again
+    registers equal factories), and the repr names them.
+    """
+
+    def __init__(self, target: str | Callable[..., Any], *args: Any, **kwargs: Any):
+        if isinstance(target, str):
+            module, colon, attribute = target.partition(":")
+            if not colon or not module or not attribute:
+                raise ValueError(f"a lazy target is 'package.module:attribute', got {target!r}")
+        elif not callable(target):
+            raise TypeError(f"a lazy target is 'package.module:attribute' or a callable, got {target!r}")
+        self.target, self.args, self.kwargs = target, args, kwargs
+
+    def resolve(self) -> Callable[..., Any]:
+        """The target itself, its module imported on first use.
+
+        Raises
+        ------
+        ImportError, AttributeError
+            If the module or the attribute does not exist.
+        """
+        if not isinstance(self.target, str):
+            return self.target
+        module, _, attribute = self.target.partition(":")
+        found: Any = importlib.import_module(module)
+        for part in attribute.split("."):
+            found = getattr(found, part)
+        return found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*self.args, *args, **self.kwargs, **kwargs)
+
+    def _key(self) -> tuple:
+        target = self.target if isinstance(self.target, str) else _qualname(self.target)
+        return target, self.args, tuple(sorted(self.kwargs.items()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyFactory) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(repr(self._key()))
+
+    def __repr__(self) -> str:
+        target, args, kwargs = self._key()
+        bound = [repr(target), *map(repr, args), *(f"{k}={v!r}" for k, v in kwargs)]
+        return f"lazy({', '.join(bound)})"
+
+
+def lazy(target: str | Callable[..., Any], *args: Any, **kwargs: Any) -> LazyFactory:
+    """A factory that imports ``target`` only when called, with ``args``/``kwargs`` bound first.
+
+    One line replaces a written-out wrapper (``def f(**kw): from m import C; return C(x=1, **kw)``)
+    and keeps registration free of heavy imports, e.g.
+    ``register_metric("cka", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=True))``.
+    The identifier stays a literal, so discovery finds it without importing the plugin.
+
+    Parameters
+    ----------
+    target : str or callable
+        ``"package.module:attribute"`` (dots in ``attribute`` walk into it, e.g. a class method),
+        or a callable of the plugin itself that does the heavy import inside.
+    *args, **kwargs
+        Bound arguments, passed before the caller's.
+
+    Raises
+    ------
+    ValueError
+        If a string ``target`` is not ``module:attribute``.
+    TypeError
+        If ``target`` is neither a string nor callable.
+    """
+    return LazyFactory(target, *args, **kwargs)
+
+
 _tree_nodes: dict[str, str] = {}
 
 
@@ -369,6 +453,23 @@ def tree_nodes() -> dict[str, str]:
     """Every node declared by a plugin -> its parent (static declarations and imported plugins)."""
     _discovery.import_dynamic()
     return {**_discovery.index().tree_nodes, **_tree_nodes}
+
+
+def declaring_plugin(kind: str, identifier: str) -> str | None:
+    """The module of the built-in plugin that declares ``identifier`` of ``kind`` literally, or None.
+
+    From the static scan of the plugin folders (no plugin is imported): None for identifiers
+    registered at run time, by entry-point plugins or outside a plugin. Used to key cached results
+    on the code of the plugin that defines a model or benchmark.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not one of :data:`KINDS`.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+    return _discovery.index().modules[kind].get(identifier)
 
 
 def load_dataset(identifier: str) -> Any:

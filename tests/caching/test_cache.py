@@ -39,3 +39,26 @@ def test_cache_round_trip_and_compute_once():
     assert cache.get_or_compute(key, lambda: calls.append(1) or {"v": 1}) == {"v": 1}
     assert cache.get_or_compute(key, lambda: calls.append(1) or {"v": 2}) == {"v": 1}
     assert calls == [1]
+
+
+def _identified(x):
+    return x
+
+
+class _Scorer:
+    def __call__(self, x):
+        return x
+
+
+def test_callable_identity_names_where_a_callable_is_defined():
+    import functools
+
+    from brainscore.caching import callable_identity
+
+    line = _identified.__code__.co_firstlineno
+    assert callable_identity(_identified) == f"{__name__}._identified:{line}"
+    assert callable_identity(_identified, line=False) == f"{__name__}._identified"
+    scorer = _Scorer()
+    assert callable_identity(scorer) == f"{__name__}._Scorer:{scorer!r}"
+    assert callable_identity(scorer, line=False) == f"{__name__}._Scorer"
+    assert callable_identity(functools.partial(_identified), line=False) == "functools.partial"

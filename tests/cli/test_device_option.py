@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from brainscore.cli import main
-from brainscore.metrics.kernels import similarity
+from brainscore.metrics.kernels import rdm as rdm_kernels
 
 
 def scored(capsys, *extra):
@@ -16,13 +16,13 @@ def scored(capsys, *extra):
 
 def test_score_with_device_cpu_computes_the_rdm_with_torch_and_equals_numpy(capsys, monkeypatch):
     seen = []
-    original = similarity.correlation_matrix
+    original = rdm_kernels.stimulus_correlation_matrix
 
     def recording(X, dtype=None):
         seen.append(type(X).__module__.split(".")[0])
         return original(X, dtype)
 
-    monkeypatch.setattr(similarity, "correlation_matrix", recording)
+    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
     default = scored(capsys)
     on_torch = scored(capsys, "--device", "cpu")
     assert seen == ["numpy", "torch"]  # the model's RDM over 150,528 pixels: numpy, then torch on the CPU

@@ -102,8 +102,8 @@ def test_force_verify_rehashes(home, mirror, monkeypatch):
     (mirror / "g.bin").write_bytes(b"payload")
     source = Source("g.bin", _sha256(b"payload"))
     store.fetch(source)
-    counted, calls = call_counter(remote.sha256_of)
-    monkeypatch.setattr(remote, "sha256_of", counted)
+    counted, calls = call_counter(store.caching.file_sha256)
+    monkeypatch.setattr(store.caching, "file_sha256", counted)
     store.verify(mirror / "g.bin", source.sha256)
     assert calls == []
     store.verify(mirror / "g.bin", source.sha256, force=True)

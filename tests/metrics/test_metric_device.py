@@ -123,13 +123,13 @@ def test_rsa_ceiling_on_torch_cpu_equals_numpy_on_real_data():
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
-def test_cuda_without_a_gpu_is_a_clear_error():
-    with pytest.raises(ValidationError, match="sees no CUDA GPU"):
-        with metric_device.computing_on("cuda"):
-            pass
-    with pytest.raises(ValidationError, match="not a torch device"):
-        metric_device.check_device("gpu0")
-    assert metric_device.current() is None
+def test_a_benchmark_asked_for_cuda_without_a_gpu_fails_before_its_ceiling():
+    calls = []
+    with pytest.raises(ValidationError, match="device='cuda'.*sees no CUDA GPU.*leave device=None"):
+        _Counted(calls).ceiling_on("cuda")
+    with pytest.raises(ValidationError, match="device='gpu0' is not a torch device"):
+        _Counted(calls).ceiling_on("gpu0")
+    assert calls == [] and metric_device.current() is None
 
 
 class _Counted(BenchmarkBase):
@@ -154,6 +154,8 @@ def test_a_ceiling_computed_on_a_device_is_cached_apart_from_the_numpy_one(tmp_p
     with metric_device.computing_on("cpu"):
         assert float(_Counted(calls).ceiling) == 0.5  # a fresh instance: not the numpy entry
     assert float(_Counted(calls).ceiling) == 0.5      # the numpy entry again, from the disk cache
+    assert float(_Counted(calls).ceiling_on("cpu")) == 0.5  # the device as an argument: the same entry
     with metric_device.computing_on("cpu"):
         assert float(_Counted(calls).ceiling) == 0.5
     assert calls == [None, "cpu"]
+    assert metric_device.current() is None

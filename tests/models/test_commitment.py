@@ -9,8 +9,8 @@ from sklearn.decomposition import PCA
 from brainscore.data import NeuroidAssembly, StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
 from brainscore.models import readouts
-from brainscore.models.commitment import (LayerCandidates, ModelCommitment, align_time_bins, gram_pca,
-                                          load_region_layer_map)
+from brainscore.models.candidates import LayerCandidates, gram_pca
+from brainscore.models.commitment import ModelCommitment, align_time_bins, load_region_layer_map
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import Preprocessing
 

@@ -39,12 +39,15 @@ def test_errors_come_back_as_failures_with_their_log_instead_of_raising():
 
 
 def test_the_device_reaches_the_model(tiny):
-    assert stages.resolve_device("cuda") == "cuda"  # outside a worker: unchanged
-    assert stages.resolve_device(None) is None
-    model = stages._model(tiny, {"device": "cpu"})
+    from brainscore.device import for_worker
+
+    assert for_worker("cuda") == "cuda"  # outside a worker: unchanged
+    assert for_worker(None) is None
+    model = stages._model(tiny, {}, "cpu")
     assert model.activations_model.device.type == "cpu"
-    summary, _ = stages.score_pair(tiny, "Kiani2007.IT-rdm", {"device": "cpu"})
+    summary, result = stages.score_pair(tiny, "Kiani2007.IT-rdm", {}, device="cpu")
     assert summary["status"] == "done"
+    assert result.attrs["provenance"]["model"]["kwargs"] == {"device": "cpu"}
 
 
 @pytest.mark.slow  # 3,200 selection images placed, loaded and run (8 minutes on the loaded 2-core machine)

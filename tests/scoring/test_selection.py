@@ -11,8 +11,9 @@ import pytest
 
 from brainscore.caching.cache import checksum_path
 from brainscore.data import StimulusSet
-from brainscore.models import commitment as commitment_module
-from brainscore.models.commitment import LayerCandidates, ModelCommitment
+from brainscore.models import candidates as candidates_module
+from brainscore.models.candidates import LayerCandidates
+from brainscore.models.commitment import ModelCommitment
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import Preprocessing
 from brainscore.scoring import selection
@@ -61,7 +62,7 @@ def _small(extract_only: bool = False) -> ModelCommitment:
                            layer_scorer=selection.layer_scorer)
 
 
-GRAM_PCA = commitment_module.gram_pca
+GRAM_PCA = candidates_module.gram_pca
 
 
 def previous_gram_pca(features, n_components=1000):
@@ -88,7 +89,7 @@ def test_selection_on_the_real_v4_sessions_equals_the_previous_implementation(mo
     assert len(_entries(home, "activations_pca")) == len(SMALL_LAYERS) * len(sessions)
 
     _home(monkeypatch, tmp_path, "previous")
-    monkeypatch.setattr(commitment_module, "gram_pca", previous_gram_pca)
+    monkeypatch.setattr(candidates_module, "gram_pca", previous_gram_pca)
     previous = _small(extract_only=True)
     assert previous.layer_for("V4") == layer
     expected = previous.layer_scores["V4"]
@@ -116,7 +117,7 @@ def _assert_same(ours, theirs):
 
 @pytest.mark.parametrize("memory_bytes", [1 << 30, 0])  # in memory, or every layer in a temporary file
 def test_streamed_features_equal_the_extracted_ones(stimuli, monkeypatch, tmp_path, memory_bytes):
-    monkeypatch.setattr(commitment_module, "SELECTION_MEMORY_BYTES", memory_bytes)
+    monkeypatch.setattr(candidates_module, "SELECTION_MEMORY_BYTES", memory_bytes)
     _home(monkeypatch, tmp_path, "streamed")
     model = _model(20)
     ours = LayerCandidates(model, LAYERS, n_components=5).look_at_layers(stimuli)

@@ -1,10 +1,14 @@
 """What a benchmark is: an experiment on a model, a metric, and the data's ceiling."""
 from __future__ import annotations
 
+import contextlib
+import functools
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from brainscore.caching import Cache, content_key
+from brainscore import device as _device
+from brainscore.caching import Cache, callable_identity, content_key
+from brainscore.metrics.device import computing_on
 from brainscore.metrics.device import current as metric_device
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
@@ -40,8 +44,23 @@ class Benchmark(ABC):
         """The ceiling of this benchmark's data."""
 
     @abstractmethod
-    def __call__(self, candidate: BrainModel) -> Score:
-        """Run the experiment on ``candidate`` and return its (ceiled) score."""
+    def __call__(self, candidate: BrainModel, device: str | None = None) -> Score:
+        """Run the experiment on ``candidate`` and return its (ceiled) score.
+
+        ``device`` (e.g. ``"cuda"``, ``"cpu"`` for torch on the host; None: numpy) is where the
+        metric and the ceiling compute; implementations take it with :func:`takes_device`.
+        """
+
+    def ceiling_on(self, device: str | None = None) -> Score:
+        """The ceiling, computed with the metrics on ``device`` (None: numpy, or the caller's default).
+
+        Raises
+        ------
+        DeviceError
+            From :func:`brainscore.device.resolve`, if torch cannot serve ``device``.
+        """
+        with _on(device):
+            return self.ceiling
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.identifier} v{self.version}>"
@@ -107,9 +126,30 @@ class BenchmarkBase(Benchmark):
         return self._ceilings[device]
 
 
-def callable_identity(fn: Callable[..., Any]) -> str:
-    """Module, qualified name and first line of ``fn`` (or its repr for callable objects)."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return f"{type(fn).__module__}.{type(fn).__qualname__}:{fn!r}"
-    return f"{fn.__module__}.{fn.__qualname__}:{code.co_firstlineno}"
+def _on(device: str | None) -> contextlib.AbstractContextManager:
+    """The metrics' context for ``device`` (checked); nothing for None (the caller's default stays)."""
+    if device is None:
+        return contextlib.nullcontext()
+    return computing_on(_device.resolve(device))
+
+
+def takes_device(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a benchmark method (``__call__``, ``bootstrap``) a keyword ``device``, where its metrics compute.
+
+    A benchmark builds its metric and ceiling once, without a device; called with ``device=`` (checked
+    by :func:`brainscore.device.resolve`), the method runs inside
+    :func:`brainscore.metrics.device.computing_on` that device, so every metric and ceiling left at
+    ``device=None`` computes there (torch, results back as numpy) and the ceiling is cached apart
+    from the numpy one. ``device=None`` leaves the default (numpy) unchanged.
+
+    Raises
+    ------
+    DeviceError
+        From :func:`brainscore.device.resolve`, before the method runs.
+    """
+    @functools.wraps(method)
+    def on_device(self, *args: Any, device: str | None = None, **kwargs: Any) -> Any:
+        with _on(device):
+            return method(self, *args, **kwargs)
+
+    return on_device

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase
+from brainscore.benchmarks.base import BenchmarkBase, takes_device
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
@@ -121,6 +121,7 @@ class LabelTaskBenchmark(BenchmarkBase):
         return with_stimulus_columns(answers, self.stimulus_set, [c for c in self.stimulus_set.columns
                                                                   if c not in ("stimulus_id", "filename")])
 
+    @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Run the task on ``candidate`` and score its answers (:meth:`score_choices`)."""
         from brainscore.progress import stage
@@ -148,6 +149,7 @@ class LabelTaskBenchmark(BenchmarkBase):
             return None
         return choices, np.unique(np.asarray(choices["stimulus_id"].values).astype(str))
 
+    @takes_device
     def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
         """The score on ``resamples`` bootstrap resamples of the images (with all of an image's trials).
 

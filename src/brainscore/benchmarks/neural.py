@@ -14,8 +14,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, callable_identity
+from brainscore.benchmarks.base import BenchmarkBase, takes_device
 from brainscore.benchmarks.screen import place_on_screen
+from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError
@@ -148,6 +149,7 @@ class NeuralBenchmark(BenchmarkBase):
                                else None)}
 
     # ---- the experiment -----------------------------------------------------------------------
+    @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on this benchmark's stimuli and score its features.
 
@@ -171,6 +173,7 @@ class NeuralBenchmark(BenchmarkBase):
         score.attrs["region"] = self.region
         return score
 
+    @takes_device
     def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
         """The ceiled score on ``resamples`` bootstrap resamples of the stimuli (the unit the experiment sampled).
 

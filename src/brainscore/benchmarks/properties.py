@@ -21,9 +21,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, callable_identity
+from brainscore.benchmarks.base import BenchmarkBase, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
+from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.metrics.score import Score
@@ -96,6 +97,7 @@ class PropertiesBenchmark(BenchmarkBase):
         bins = {k: np.asarray(v) for k, v in assembly.attrs.items() if k.endswith("_bins")}
         return {"values": np.ascontiguousarray(np.asarray(assembly.values, dtype=float)), "bins": bins}
 
+    @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the stimuli, compute its neuroids' property and score its distribution."""
         candidate.start_recording(self.region, time_bins=self.time_bins)

@@ -24,8 +24,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, callable_identity
+from brainscore.benchmarks.base import BenchmarkBase, takes_device
 from brainscore.benchmarks.neural import record, squeeze_time_bin
+from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError
@@ -155,6 +156,7 @@ class RSABenchmark(BenchmarkBase):
         return {"values": np.ascontiguousarray(rdms.values),
                 "stimulus_id": np.asarray(rdms["stimulus_id"].values).astype(str)}
 
+    @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the stimuli, build its RDM and score it against the measured RDMs.
 
@@ -195,6 +197,7 @@ class RSABenchmark(BenchmarkBase):
         score.attrs["model_rdm"] = model_rdm  # for the bootstrap over stimuli
         return score
 
+    @takes_device
     def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
         """The score on ``resamples`` bootstrap resamples of the stimuli (Nili et al. 2014's stimulus bootstrap).
 
@@ -208,15 +211,15 @@ class RSABenchmark(BenchmarkBase):
         Returns None for a metric other than RDM Spearman, or without the model RDM.
         """
         from brainscore.metrics.ceilings.rsa import RSANoiseCeiling
-        from brainscore.metrics.similarity.rdm import RDMMetric, _rdm_array, stack_rdms
+        from brainscore.metrics.similarity.rdm import RDMMetric, rdm_array, stack_rdms
 
         model_rdm = result.attrs.get("model_rdm")
         if model_rdm is None or not isinstance(self.metric, RDMMetric):
             return None
         metric = self.metric
-        ids, model = _rdm_array(model_rdm, metric.neuroid_dim, metric.comparison_coord, metric.dtype, for_ranking=True)
+        ids, model = rdm_array(model_rdm, metric.neuroid_dim, metric.comparison_coord, metric.dtype, for_ranking=True)
         rdms = self.rdms
-        measured = [_rdm_array(rdms.isel(rdm=i), metric.neuroid_dim, metric.comparison_coord, metric.dtype,
+        measured = [rdm_array(rdms.isel(rdm=i), metric.neuroid_dim, metric.comparison_coord, metric.dtype,
                                for_ranking=True) for i in range(rdms.sizes["rdm"])]
         if any(not np.array_equal(np.asarray(i).astype(str), np.asarray(ids).astype(str)) for i, _ in measured):
             return None

@@ -88,8 +88,17 @@ def content_key(**parts: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def file_sha256(path: Path, chunk_size: int = 1 << 20) -> str:
-    """sha256 hex digest of a file's bytes."""
+def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+    """sha256 hex digest of a file's bytes, read afresh in ``chunk_size`` chunks.
+
+    The one file hash of the package: cache entries, downloads, the data store and published files
+    use it (:func:`brainscore.data.file_sha256` memoises it per file state).
+
+    Raises
+    ------
+    OSError
+        If the file cannot be read (e.g. FileNotFoundError).
+    """
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(chunk_size), b""):

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["code_hash", "library_versions", "module_closure"]
+__all__ = ["callable_identity", "code_hash", "library_versions", "module_closure"]
 
 #: Distributions whose versions change numbers (added to every code hash).
 NUMERIC_LIBRARIES = ("brainscore", "numpy", "scipy", "torch", "scikit-learn", "xarray", "pillow", "h5py")
@@ -135,6 +135,31 @@ def module_closure(root: str) -> tuple[str, ...]:
                 parts = target.split(".")  # `import a.b.c` runs a, a.b and a.b.c; follow the last
                 todo.append(".".join(parts))
     return tuple(sorted(seen))
+
+
+def callable_identity(fn: Any, line: bool = True) -> str:
+    """A stable name of a callable for cache keys, provenance and messages: where it is defined.
+
+    Parameters
+    ----------
+    fn : callable
+        A function or method: ``"module.qualname:first_line"`` (``"module.qualname"`` without
+        ``line``), equal for the same definition imported again in another process. Any other
+        callable (an object with ``__call__``, a ``functools.partial``): ``"module.Type:repr"``
+        (``"module.Type"`` without ``line``).
+    line : bool
+        Include the first line number (functions) or the repr (other callables).
+
+    Returns
+    -------
+    str
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        kind = f"{type(fn).__module__}.{type(fn).__qualname__}"
+        return f"{kind}:{fn!r}" if line else kind
+    name = f"{fn.__module__}.{fn.__qualname__}"
+    return f"{name}:{code.co_firstlineno}" if line else name
 
 
 def _root_name(root: Any) -> str | None:

@@ -192,6 +192,7 @@ def _read_stimulus_set(args, workdir: Path):
     import pandas as pd
 
     from brainscore.data.stimuli import StimulusSet
+    from brainscore.data.validation import check_no_links_out
 
     csv = Path(args.stimuli)
     frame = pd.read_csv(csv, dtype={"stimulus_id": str, "image_id": str})
@@ -211,12 +212,15 @@ def _read_stimulus_set(args, workdir: Path):
         if "filename" not in frame:
             raise ValidationError(f"{csv} has no 'filename' column to find files in {base}")
         paths = {sid: base / name for sid, name in zip(frame["stimulus_id"], frame["filename"].astype(str))}
+        check_no_links_out(paths, base)
     elif "stimulus_path" in frame:
         paths = {sid: (p if Path(p).is_absolute() else csv.parent / p)
                  for sid, p in zip(frame["stimulus_id"], frame["stimulus_path"].astype(str))}
+        check_no_links_out({sid: p for sid, p in paths.items() if not Path(p).is_absolute()}, csv.parent)
         frame = frame.drop(columns=["stimulus_path"])
     elif "filename" in frame:
         paths = {sid: csv.parent / name for sid, name in zip(frame["stimulus_id"], frame["filename"].astype(str))}
+        check_no_links_out(paths, csv.parent)
     else:
         raise ValidationError(f"{csv} has neither 'stimulus_path' nor 'filename'; add one, or give --stimulus-dir")
     identifier = args.stimulus_set_identifier

@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
                                                                          "tcp://host:8786")
     where.add_argument("--cluster", choices=["slurm", "pbs", "sge"], default=None,
                        help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml")
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=_worker_count, default=None,
                         help="worker processes (local) or jobs (--cluster); default: sized to the machine")
     parser.add_argument("--device", default=None, help="torch device of the models and of the metrics and ceilings, "
                                                         "e.g. cuda (one model per GPU); default: numpy metrics")
@@ -34,18 +34,32 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def _worker_count(text: str) -> int:
+    """``--workers``: a whole number of at least 1 (0 is an error, never "the default")."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}; leave --workers out for a count sized "
+                                         f"to the machine")
+    return value
+
+
 def run(args) -> int:
     from brainscore import runner
     from brainscore.runner import clusters, report
 
     for module in args.preload:
         importlib.import_module(module)
-    from brainscore.metrics.device import check_device
+    from brainscore.device import is_cuda, resolve
 
-    kwargs = {"device": check_device(args.device)} if args.device else {}  # no GPU for cuda: a clear error now
-    pairs = runner.pairs(args.models, args.benchmarks, **kwargs)
+    device = resolve(args.device, option="--device")  # the one check: no GPU for cuda is a clear error now
+    pairs = runner.pairs(args.models, args.benchmarks, device=device)
     gpus = 0
-    if args.device and args.device.startswith("cuda"):
+    if is_cuda(device):
         import torch
 
         gpus = max(1, torch.cuda.device_count())

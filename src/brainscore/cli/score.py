@@ -40,13 +40,11 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _device_kwargs(args) -> dict:
-    """``{"device": ...}`` for ``--device`` (checked: ``cuda`` without a GPU is a clear error), else empty."""
-    if args.device is None:
-        return {}
-    from brainscore.metrics.device import check_device
+def _device(args) -> str | None:
+    """``--device``, checked once (:func:`brainscore.device.resolve`: ``cuda`` without a GPU is a clear error now)."""
+    from brainscore.device import resolve
 
-    return {"device": check_device(args.device)}
+    return resolve(args.device, option="--device")
 
 
 def _several(spec: str) -> bool:
@@ -60,7 +58,7 @@ def run_grid(args) -> int:
 
     if args.layer:
         raise SystemExit("error: --layer applies to one benchmark; name a single --benchmark with it")
-    pairs = runner.pairs(args.model, args.benchmark, **_device_kwargs(args))
+    pairs = runner.pairs(args.model, args.benchmark, device=_device(args))
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
     records = None
     if not args.no_record:  # every score and failure is recorded, as for a single pair
@@ -133,12 +131,16 @@ def _refuse_non_finite(result, model: str, benchmark: str) -> None:
 
 
 def run(args) -> int:
+    if args.layer is not None and not args.layer.strip():
+        raise SystemExit("error: --layer is empty; name a layer of the model (`brainscore layers MODEL` lists them), "
+                         "or leave --layer out to use the model's own map")
     if _several(args.model) or _several(args.benchmark):
         return run_grid(args)
     from brainscore import api
     from brainscore.runner.stages import summarise
 
-    kwargs = _device_kwargs(args)
+    device = _device(args)
+    kwargs = {}
     if args.layer:
         benchmark = api.load_benchmark(args.benchmark)
         region = getattr(benchmark, "region", None)
@@ -148,7 +150,7 @@ def run(args) -> int:
     if args.bootstrap < 0:
         raise SystemExit(f"error: --bootstrap must be >= 0 (0 skips the interval), got {args.bootstrap}")
     try:
-        result = api.score(args.model, args.benchmark, bootstrap=args.bootstrap, **kwargs)
+        result = api.score(args.model, args.benchmark, device=device, bootstrap=args.bootstrap, **kwargs)
         _refuse_non_finite(result, args.model, args.benchmark)  # recorded as a failure, with its reason
     except Exception as failure:
         row, where = _record(args, failure=failure)

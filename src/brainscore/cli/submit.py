@@ -27,11 +27,27 @@ def add_parser(subparsers) -> None:
 
 
 def zip_folder(folder: Path) -> bytes:
-    """The plugin folder as a zip whose single top-level folder is the plugin (caches left out)."""
+    """The plugin folder as a zip whose single top-level folder is the plugin (caches left out).
+
+    Raises
+    ------
+    BrainScoreError
+        If a symbolic link in the folder leads out of it (``key.pem -> ~/.ssh/id_rsa``): nothing
+        outside the plugin folder is ever uploaded.
+    """
+    from brainscore.data.validation import links_out_of_folder
+
+    folder = Path(folder)
+    paths = [p for p in sorted(folder.rglob("*")) if "__pycache__" not in p.parts]
+    escaping = links_out_of_folder({str(p): p for p in paths if p.is_symlink()}, folder)
+    if escaping:
+        shown = "; ".join(f"{path} -> {real}" for _, path, real in escaping[:5])
+        raise BrainScoreError(f"the plugin folder {folder} holds symbolic links leading out of it ({shown}); nothing "
+                              f"outside the folder is uploaded: copy the files in (`cp -L`) or remove the links")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
+        for path in paths:
+            if path.is_file():
                 archive.write(path, Path(folder.name) / path.relative_to(folder))
     return buffer.getvalue()
 

@@ -26,11 +26,15 @@ composited), which shows fully transparent pixels as whatever colour they hold. 
 the same RGB values as the reference's loader.
 
 Unreadable files (zero bytes, text, truncated) raise :class:`~brainscore.errors.ValidationError`
-naming the file.
+naming the file, and so do decompression bombs: a file whose header claims more than
+:data:`MAX_PIXELS` pixels (a 74-byte PNG can claim 50000 x 50000, 7.5 GB once decoded) is refused
+before any pixel is decoded.
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -39,7 +43,69 @@ from brainscore.errors import ValidationError
 #: Background the screen places stimuli on, and the colour transparent pixels are composited over.
 BACKGROUND_GREY = (128, 128, 128)
 
-__all__ = ["BACKGROUND_GREY", "load_rgb", "to_rgb"]
+#: Most pixels (width x height) an image file may claim: PIL's own limit (``Image.MAX_IMAGE_PIXELS``,
+#: 89,478,485: 256 MiB of RGB), applied as an error from the first pixel over it (PIL only warns
+#: up to twice that).
+MAX_PIXELS = 89_478_485
+
+__all__ = ["BACKGROUND_GREY", "MAX_PIXELS", "load_rgb", "open_image", "to_rgb"]
+
+
+@contextlib.contextmanager
+def open_image(path: str | Path, max_pixels: int | None = None) -> Iterator:
+    """``PIL.Image.open(path)``, refusing decompression bombs before any pixel is decoded.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_pixels : int, optional
+        Most pixels the header may claim (default :data:`MAX_PIXELS`).
+
+    Yields
+    ------
+    PIL.Image.Image
+        Opened lazily (pixels not yet decoded); closed on leaving the ``with`` block.
+
+    Raises
+    ------
+    ValidationError
+        If the file claims more than ``max_pixels`` pixels (or a zero or negative size), naming
+        the file, its claimed size and its length in bytes.
+    PIL.UnidentifiedImageError, OSError
+        As ``Image.open`` (callers turn them into their own errors).
+    """
+    import warnings
+
+    from PIL import Image
+
+    limit = MAX_PIXELS if max_pixels is None else int(max_pixels)
+    path = Path(path)
+
+    def bomb(claimed: str) -> ValidationError:
+        size = path.stat().st_size if path.exists() else 0
+        return ValidationError(f"image file {path} claims {claimed} in {size:,} bytes: more than the {limit:,} "
+                               f"pixels allowed (a decompression bomb, or a huge image); replace it with an image "
+                               f"of a stimulus's size (e.g. at most 4096 x 4096)")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # the limit is checked below, as an error
+        try:
+            image = Image.open(path)
+        except Image.DecompressionBombError as error:
+            raise bomb(_claimed_pixels(str(error))) from None
+    with image:
+        width, height = image.size
+        if width <= 0 or height <= 0 or width * height > limit:
+            raise bomb(f"{width} x {height} pixels")
+        yield image
+
+
+def _claimed_pixels(message: str) -> str:
+    """``"2,500,000,000 pixels"`` from PIL's message "Image size (2500000000 pixels) exceeds limit ..."."""
+    import re
+
+    found = re.search(r"\((\d+) pixels\)", message)
+    return f"{int(found.group(1)):,} pixels" if found else "more pixels than PIL allows"
 
 
 def _grey_to_rgb(values: np.ndarray, source: str):
@@ -142,7 +208,7 @@ def load_rgb(path: str | Path, background: tuple[int, int, int] = BACKGROUND_GRE
     if not path.is_file():
         raise FileNotFoundError(f"image file {path} does not exist")
     try:
-        with Image.open(path) as image:
+        with open_image(path) as image:
             image.load()
             return to_rgb(image, background, str(path))
     except UnidentifiedImageError as error:

@@ -18,7 +18,7 @@ import xarray as xr
 
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
-from brainscore.errors import ValidationError
+from brainscore.errors import DataNotFoundError, ValidationError
 
 
 def write_netcdf(assembly: xr.DataArray, path: str | Path, compress: bool = True) -> Path:
@@ -63,14 +63,29 @@ def read_netcdf(path: str | Path, cls: Type[DataAssembly] = NeuroidAssembly) -> 
 
     Raises
     ------
+    DataNotFoundError
+        If the file does not exist.
     ValidationError
-        If the file holds no data variable.
+        If the file is not netCDF 4 / HDF5 (garbage, truncated, another format), or holds no data
+        variable; the message names the file.
     """
-    with xr.open_dataset(path, engine="h5netcdf") as dataset:
-        names = list(dataset.data_vars)
-        if not names:
-            raise ValidationError(f"{path} holds no data variable")
-        da = dataset["data" if "data" in names else names[0]].load()
+    path = Path(path)
+    if not path.is_file():
+        raise DataNotFoundError(f"assembly file {path} does not exist{' (it is a folder)' if path.is_dir() else ''}; "
+                                f"give the path of a netCDF (.nc) file")
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as dataset:
+            names = list(dataset.data_vars)
+            if not names:
+                raise ValidationError(f"{path} holds no data variable; an assembly file has a variable 'data'")
+            da = dataset["data" if "data" in names else names[0]].load()
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        if isinstance(error, ValidationError):
+            raise
+        size = path.stat().st_size if path.exists() else 0
+        raise ValidationError(f"{path} is not a readable netCDF 4 file ({size:,} bytes; {type(error).__name__}: "
+                              f"{error}); write the assembly with brainscore.data.io.write_netcdf or xarray's "
+                              f"to_netcdf(engine='h5netcdf')") from error
     # the reference stores stimulus ids under image_id in old files
     if "image_id" in da.coords and "stimulus_id" not in da.coords:
         da = da.assign_coords(stimulus_id=da["image_id"])

@@ -43,7 +43,7 @@ from brainscore.data.io import load_packaged_stimulus_set, read_netcdf, write_ne
 from brainscore.data.stimuli import StimulusSet
 from brainscore.data.store import Source, extract_zip, fetch
 from brainscore.data import validation as _validation
-from brainscore.errors import ValidationError
+from brainscore.errors import DataNotFoundError, ValidationError
 
 ASSEMBLY_CLASSES = _validation.ASSEMBLY_CLASSES
 
@@ -229,6 +229,7 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
         members = frame["stimulus_path_within_store"].astype(str).tolist()
     else:
         members = [sid + Path(paths[sid]).suffix for sid in frame["stimulus_id"]]
+    _validation.check_no_links_out(paths)  # always, even without validate: never package what a link points at
     if len(set(members)) != len(members):
         raise ValidationError(f"stimulus set {identifier!r}: zip member names repeat; each stimulus needs its own "
                               f"file name")
@@ -243,7 +244,7 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
                 info.external_attr = 0o644 << 16
                 info.compress_type = (zipfile.ZIP_STORED if Path(member).suffix.lower() in _STORED_SUFFIXES
                                       else zipfile.ZIP_DEFLATED)
-                archive.writestr(info, Path(paths[sid]).read_bytes())
+                archive.writestr(info, _read_regular_file(paths[sid]))
     csv_path = target_dir / csv_name
     with _atomic_path(csv_path) as tmp:
         frame.to_csv(tmp, index=False, lineterminator="\n")
@@ -303,6 +304,18 @@ def package_data_assembly(assembly: xr.DataArray, identifier: str, stimulus_set_
                             {str(d): int(n) for d, n in da.sizes.items()})
 
 
+def _read_regular_file(path: Path) -> bytes:
+    """The bytes of ``path``, opened without following a final symbolic link (a link swapped in after the check)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(os.path.realpath(path), flags)  # links inside the folder were checked; none swapped in since
+    except OSError as error:
+        raise ValidationError(f"stimulus file {path} cannot be read without following a link ({error}); copy the "
+                              f"real file into the stimulus folder") from None
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
 def _stimulus_paths(stimulus_set) -> dict[str, Path]:
     paths = getattr(stimulus_set, "stimulus_paths", None) or {}
     if not paths and "stimulus_path" in stimulus_set.columns:
@@ -354,36 +367,90 @@ def write_manifest(path: str | Path, *packaged: Packaged) -> Path:
 
 
 def read_manifest(path: str | Path) -> list[Packaged]:
-    """Read a manifest written by :func:`write_manifest`.
+    """Read a manifest written by :func:`write_manifest`, checking everything in it that code is made from.
+
+    A manifest comes from outside (a colleague, a download): its identifiers, assembly class,
+    hashes and sizes are checked here, before anything uses them (:mod:`brainscore.data.publish`
+    writes plugin code from them).
 
     Raises
     ------
+    DataNotFoundError
+        If the manifest does not exist or cannot be read.
     ValidationError
-        If the manifest is malformed.
+        If the manifest is malformed, or an identifier, class, hash or size in it is not valid.
     """
     path = Path(path)
     try:
-        entries = json.loads(path.read_text())["packaged"]
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataNotFoundError(f"manifest {path} does not exist; write one with `brainscore data package "
+                                f"... --out FOLDER` (it writes FOLDER/manifest.json)") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataNotFoundError(f"manifest {path} cannot be read ({type(error).__name__}: {error}); give the "
+                                f"manifest.json written by `brainscore data package`") from None
+    try:
+        entries = json.loads(text)["packaged"]
+        if not isinstance(entries, list):
+            raise TypeError(f"'packaged' is a {type(entries).__name__}, not a list")
     except (KeyError, json.JSONDecodeError, TypeError) as error:
         raise ValidationError(f"{path} is not a packaging manifest ({error}); write one with "
                               f"`brainscore data package`") from None
 
-    def file(entry: dict) -> PackagedFile:
-        file_path = Path(entry["path"])
+    def file(entry, key: str) -> PackagedFile:
+        if not isinstance(entry, dict):
+            raise ValidationError(f"{path}: entry {key!r} is not an object")
+        file_path = Path(str(entry["path"]))
         file_path = file_path if file_path.is_absolute() else path.parent / file_path
-        return PackagedFile(file_path, entry["sha256"], entry["sha1"], int(entry["size"]))
+        for name in ("sha256", "sha1"):
+            digest = entry[name]
+            length = 64 if name == "sha256" else 40
+            if not isinstance(digest, str) or len(digest) != length or any(c not in "0123456789abcdef" for c in digest):
+                raise ValidationError(f"{path}: the {name} of {file_path.name!r} is {digest!r}, not {length} lowercase "
+                                      f"hex digits; package the data again")
+        size = entry["size"]
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ValidationError(f"{path}: the size of {file_path.name!r} is {size!r}, not a byte count")
+        return PackagedFile(file_path, entry["sha256"], entry["sha1"], size)
+
+    def identifier(value, what: str) -> str:
+        _validation.validate_identifier(value, what).raise_if_failed()
+        return value
 
     items: list[Packaged] = []
-    for entry in entries:
-        if entry.get("kind") == "stimulus_set":
-            items.append(PackagedStimulusSet(entry["identifier"], file(entry["csv"]), file(entry["zip"]),
-                                             int(entry.get("n_stimuli", 0))))
-        elif entry.get("kind") == "assembly":
-            items.append(PackagedAssembly(entry["identifier"], entry.get("stimulus_set_identifier"),
-                                          entry.get("assembly_class", "DataAssembly"), file(entry["netcdf"]),
-                                          dict(entry.get("shape", {}))))
-        else:
-            raise ValidationError(f"{path}: unknown entry kind {entry.get('kind')!r}")
+    for k, entry in enumerate(entries):
+        try:
+            if not isinstance(entry, dict):
+                raise ValidationError(f"{path}: entry {k} is not an object")
+            if entry.get("kind") == "stimulus_set":
+                n_stimuli = entry.get("n_stimuli", 0)
+                if isinstance(n_stimuli, bool) or not isinstance(n_stimuli, int) or n_stimuli < 0:
+                    raise ValidationError(f"{path}: entry {k}: n_stimuli {n_stimuli!r} is not a count")
+                items.append(PackagedStimulusSet(identifier(entry["identifier"], "stimulus set identifier"),
+                                                 file(entry["csv"], "csv"), file(entry["zip"], "zip"), n_stimuli))
+            elif entry.get("kind") == "assembly":
+                stimulus_set_identifier = entry.get("stimulus_set_identifier")
+                if stimulus_set_identifier is not None:
+                    identifier(stimulus_set_identifier, "stimulus set identifier")
+                assembly_class = entry.get("assembly_class", "DataAssembly")
+                if not isinstance(assembly_class, str) or assembly_class not in ASSEMBLY_CLASSES:
+                    raise ValidationError(f"{path}: entry {k}: assembly class {assembly_class!r} is not one of "
+                                          f"{sorted(ASSEMBLY_CLASSES)}")
+                shape = entry.get("shape", {})
+                if not isinstance(shape, dict) or not all(
+                        isinstance(d, str) and d.isidentifier() and isinstance(n, int) and not isinstance(n, bool)
+                        and n >= 0 for d, n in shape.items()):
+                    raise ValidationError(f"{path}: entry {k}: shape {shape!r} is not dimension name -> length")
+                items.append(PackagedAssembly(identifier(entry["identifier"], "assembly identifier"),
+                                              stimulus_set_identifier, assembly_class, file(entry["netcdf"], "netcdf"),
+                                              dict(shape)))
+            else:
+                raise ValidationError(f"{path}: unknown entry kind {entry.get('kind')!r}")
+        except KeyError as error:
+            raise ValidationError(f"{path}: entry {k} lacks {error}; write the manifest with "
+                                  f"`brainscore data package`") from None
+        except ValidationError as error:
+            raise ValidationError(f"{path}: {error}" if str(path) not in str(error) else str(error)) from None
     return items
 
 

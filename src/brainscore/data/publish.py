@@ -21,6 +21,7 @@ new identifier), unless ``overwrite=True``.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import keyword
 import re
@@ -31,11 +32,13 @@ from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote
 
+from brainscore.caching import file_sha256
 from brainscore.data import remote
-from brainscore.data.packaging import Packaged, PackagedAssembly, PackagedFile, PackagedStimulusSet
+from brainscore.data.packaging import ASSEMBLY_CLASSES, Packaged, PackagedAssembly, PackagedFile, PackagedStimulusSet
 from brainscore.data.store import Source
+from brainscore.data.validation import validate_identifier
 from brainscore.errors import (BrainScoreError, DataNotFoundError, HashMismatchError, NetworkError,
-                              PermissionDeniedError)
+                              PermissionDeniedError, ValidationError)
 
 DEFAULT_STORE_FOLDER = "packaged"
 """Folder of published files in the store and in mirrors: ``<mirror>/packaged/<file name>``."""
@@ -165,6 +168,7 @@ def publish(packaged: Packaged | Iterable[Packaged], destination: str, *, public
     items = (packaged,) if isinstance(packaged, (PackagedStimulusSet, PackagedAssembly)) else tuple(packaged)
     if not items:
         raise ValueError("nothing to publish: give packaged stimulus sets or assemblies")
+    _check_identifiers(items)  # before anything is uploaded: the plugin code is written from them
     target = _Target(destination, public_url=public_url, public=public, endpoint_url=endpoint_url,
                      storage_options=storage_options or {})
     store_folder = store_folder.strip("/")
@@ -200,7 +204,7 @@ def _check_local(packaged_file: PackagedFile, when: str) -> None:
     """
     path = Path(packaged_file.path)
     try:
-        actual, size = remote.sha256_of(path), path.stat().st_size
+        actual, size = file_sha256(path), path.stat().st_size
     except OSError as error:
         raise HashMismatchError(f"packaged file {path} cannot be read ({error}); package the data again") from error
     if actual != packaged_file.sha256 or size != packaged_file.size:
@@ -320,7 +324,7 @@ class _Target:
                 fs = remote.s3_filesystem(self.public, self.endpoint_url)
                 with self._errors(f"read back {published.url}"):
                     fs.get_file(published.url.split("://", 1)[1], str(target))
-                remote_hash = remote.sha256_of(target)
+                remote_hash = file_sha256(target)
                 if remote_hash != published.sha256:
                     raise HashMismatchError(f"{published.url} was uploaded but reads back with sha256 {remote_hash}, "
                                             f"expected {published.sha256}: publish it again")
@@ -375,7 +379,7 @@ def _protocols(fs) -> tuple:
 
 # ---- the data plugin's code ----------------------------------------------------------------------
 def _python_name(identifier: str, taken: set[str]) -> str:
-    name = re.sub(r"\W+", "_", identifier).strip("_").upper() or "DATA"
+    name = re.sub(r"[^A-Za-z0-9]+", "_", identifier).strip("_").upper() or "DATA"  # ASCII: always a Python name
     if name[0].isdigit() or keyword.iskeyword(name.lower()):
         name = f"D_{name}"
     base, k = name, 2
@@ -385,12 +389,52 @@ def _python_name(identifier: str, taken: set[str]) -> str:
     return name
 
 
+def _literal(value: str) -> str:
+    """A Python string literal for ``value`` that reads back as exactly ``value`` (double-quoted when possible).
+
+    Code is generated from data only through this (and :func:`_comment`): no value can end the
+    literal and run as code, whatever characters it holds.
+    """
+    if not isinstance(value, str):
+        raise ValidationError(f"expected a string to write into plugin code, got {type(value).__name__} {value!r}")
+    text = repr(value)
+    if text.startswith("'") and '"' not in value and "'" not in value:
+        text = f'"{text[1:-1]}"'
+    if ast.literal_eval(text) != value:  # pragma: no cover - repr() round-trips; a guard, not a path
+        raise ValidationError(f"cannot write {value!r} as a Python literal")
+    return text
+
+
+def _comment(text: str) -> str:
+    """``text`` made safe to follow ``#``: every non-printable character (a newline among them) escaped."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def _check_identifiers(items) -> None:
+    """Every identifier that goes into plugin code is a valid data identifier (see ``validate_identifier``).
+
+    Raises
+    ------
+    ValidationError
+        Naming the identifier and the characters not allowed.
+    """
+    for item in items:
+        kind = "stimulus set" if isinstance(item, PackagedStimulusSet) else "assembly"
+        validate_identifier(item.identifier, f"{kind} identifier").raise_if_failed()
+        if isinstance(item, PackagedAssembly):
+            if item.stimulus_set_identifier is not None:
+                validate_identifier(item.stimulus_set_identifier, "stimulus set identifier").raise_if_failed()
+            if item.assembly_class not in ASSEMBLY_CLASSES:
+                raise ValidationError(f"assembly {item.identifier!r}: class {item.assembly_class!r} is not one of "
+                                      f"{sorted(ASSEMBLY_CLASSES)}")
+
+
 def _source_line(variable: str, published: PublishedFile) -> str:
-    return (f"# {published.name}: {published.size:,} bytes, sha1 {published.sha1}\n"
+    return (f"# {_comment(published.name)}: {published.size:,} bytes, sha1 {_comment(published.sha1)}\n"
             f"{variable} = Source(\n"
-            f'    "{published.store_path}",\n'
-            f'    sha256="{published.sha256}",\n'
-            f'    url="{published.url}",\n'
+            f"    {_literal(published.store_path)},\n"
+            f"    sha256={_literal(published.sha256)},\n"
+            f"    url={_literal(published.url)},\n"
             f")")
 
 
@@ -412,10 +456,11 @@ def registration_snippet(publication: Publication) -> str:
     str
         Code to paste into ``src/brainscore/plugins/data/<name>/__init__.py``.
     """
+    _check_identifiers(publication.items)
     stimulus_sets = [i for i in publication.items if isinstance(i, PackagedStimulusSet)]
     assemblies = [i for i in publication.items if isinstance(i, PackagedAssembly)]
     names = ", ".join(dict.fromkeys(i.identifier for i in publication.items))
-    lines = [f'"""Data plugin for {names}.',
+    lines = [f'"""Data plugin for {_comment(names)}.',
              "",
              "Generated by brainscore.data.publish. Add the paper (authors, year, title, doi) and the data's",
              "licence here, and a description of what each identifier holds.",
@@ -434,36 +479,36 @@ def registration_snippet(publication: Publication) -> str:
     for item in stimulus_sets:
         var = "STIMULI" if len(stimulus_sets) == 1 else f"{_python_name(item.identifier, taken_stimuli)}_STIMULI"
         csv_var, zip_var = f"{var}_CSV", f"{var}_ZIP"
-        lines.append(f"# stimulus set {item.identifier}: {item.n_stimuli} stimuli")
+        lines.append(f"# stimulus set {_comment(item.identifier)}: {int(item.n_stimuli)} stimuli")
         lines.append(_source_line(csv_var, publication.files[item.csv.name]))
         lines.append(_source_line(zip_var, publication.files[item.zip.name]))
-        lines.append(f'declare("{item.identifier}", {csv_var}, {zip_var})')
+        lines.append(f"declare({_literal(item.identifier)}, {csv_var}, {zip_var})")
         lines.append("")
         function = f"_{var.lower()}"
         functions[item.identifier] = function
         code += ["", "",
-                 f'@register_stimulus_set("{item.identifier}")',
+                 f"@register_stimulus_set({_literal(item.identifier)})",
                  f"def {function}():",
                  "    from brainscore.data.packaging import fetch_stimulus_set",
-                 f'    return fetch_stimulus_set("{item.identifier}", csv={csv_var}, zip={zip_var})']
+                 f"    return fetch_stimulus_set({_literal(item.identifier)}, csv={csv_var}, zip={zip_var})"]
     for item in assemblies:
         var = "ASSEMBLY" if len(assemblies) == 1 else f"{_python_name(item.identifier, taken_assemblies)}_ASSEMBLY"
-        shape = " x ".join(f"{d} {n}" for d, n in item.shape.items())
-        lines.append(f"# assembly {item.identifier}: {item.assembly_class}, {shape}")
+        shape = _comment(" x ".join(f"{d} {n}" for d, n in item.shape.items()))
+        lines.append(f"# assembly {_comment(item.identifier)}: {_comment(item.assembly_class)}, {shape}")
         lines.append(_source_line(var, publication.files[item.netcdf.name]))
-        lines.append(f'declare("{item.identifier}", {var})')
+        lines.append(f"declare({_literal(item.identifier)}, {var})")
         lines.append("")
         if item.stimulus_set_identifier in functions:
             stimuli = f"{functions[item.stimulus_set_identifier]}()"
         elif item.stimulus_set_identifier:
-            stimuli = f'stimulus_sets.load("{item.stimulus_set_identifier}")'
+            stimuli = f"stimulus_sets.load({_literal(item.stimulus_set_identifier)})"
         else:
             stimuli = "None"
         code += ["", "",
-                 f'@register_dataset("{item.identifier}")',
+                 f"@register_dataset({_literal(item.identifier)})",
                  f"def _{var.lower()}():",
                  "    from brainscore.data.packaging import fetch_assembly",
-                 f'    return fetch_assembly({var}, cls="{item.assembly_class}",',
+                 f"    return fetch_assembly({var}, cls={_literal(item.assembly_class)},",
                  f"                          stimulus_set={stimuli})"]
     while lines and lines[-1] == "":
         lines.pop()

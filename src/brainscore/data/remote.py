@@ -34,13 +34,13 @@ BRAINSCORE_S3_ANONYMOUS
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+from brainscore.caching import file_sha256
 from brainscore.errors import DataNotFoundError, HashMismatchError, NetworkError, PermissionDeniedError
 
 RETRIES = 2
@@ -100,15 +100,6 @@ def s3_filesystem(anonymous: bool, endpoint_url: str | None = None, **options):
     return fs
 
 
-def sha256_of(path: str | Path, chunk_size: int = 1 << 20) -> str:
-    """sha256 hex digest of a file's bytes (not memoised; for fresh downloads)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(chunk_size), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def download(url: str, target: str | Path, sha256: str | None, *, what: str | None = None, hint: str = "",
              retries: int | None = None, progressbar: bool = False) -> Path:
     """Download ``url`` to ``target`` atomically and check its sha256, retrying truncated transfers.
@@ -160,7 +151,7 @@ def download(url: str, target: str | Path, sha256: str | None, *, what: str | No
         try:
             _transfer(url, Path(tmp), what=what, hint=hint, progressbar=progressbar)
             if sha256 is not None:
-                actual = sha256_of(tmp)
+                actual = file_sha256(tmp)
                 if actual != sha256:
                     raise _Truncated(f"sha256 {actual}, {Path(tmp).stat().st_size} bytes")
             os.replace(tmp, target)

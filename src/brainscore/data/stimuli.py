@@ -13,6 +13,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
+from brainscore import caching
 from brainscore.errors import ValidationError
 
 
@@ -124,14 +125,14 @@ _FILE_HASHES: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:
-    """sha256 hex digest of a file, memoised within the process per (path, inode, size, mtime, ctime)."""
+    """sha256 hex digest of a file, memoised within the process per (path, inode, size, mtime, ctime).
+
+    :func:`brainscore.caching.file_sha256` (which reads the bytes every time) behind a memo: a file
+    rewritten in place gets a new stat key, so it is read again.
+    """
     path = Path(path)
     stat = path.stat()
     key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     if key not in _FILE_HASHES:
-        digest = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(chunk_size), b""):
-                digest.update(chunk)
-        _FILE_HASHES[key] = digest.hexdigest()
+        _FILE_HASHES[key] = caching.file_sha256(path, chunk_size)
     return _FILE_HASHES[key]

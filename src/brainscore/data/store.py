@@ -28,7 +28,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainscore import config
+from brainscore import caching, config
 from brainscore.caching.atomic import atomic_write_bytes, atomic_write_text  # noqa: F401 (re-exported)
 from brainscore.data import remote
 from brainscore.data.stimuli import file_sha256
@@ -122,7 +122,7 @@ def verify(path: Path, sha256: str, *, what: str = "file", force: bool = False) 
             verified = _load_verified()
             if verified.get(key) == sha256:
                 return path
-    actual = remote.sha256_of(path) if force else file_sha256(path)
+    actual = caching.file_sha256(path) if force else file_sha256(path)  # force: read the bytes again
     if actual != sha256:
         raise HashMismatchError(
             f"{what} {path} is corrupt or not the expected file: its sha256 is {actual}, expected {sha256}. "

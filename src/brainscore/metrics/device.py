@@ -1,18 +1,20 @@
-"""Where the metrics compute: numpy on the host by default, or torch on a device for ``--device``.
+"""Where the metrics compute by default: numpy on the host, or torch on the device a benchmark was given.
 
 A metric or ceiling that has a ``device`` parameter computes with numpy when it is None (the
 default, the tested reference path) and with the torch namespace of
-:mod:`brainscore.metrics.kernels._namespace` on that device otherwise: its arrays go to the
+:mod:`brainscore.metrics.kernels.backend` on that device otherwise: its arrays go to the
 kernels as tensors on the device, in the dtypes the numpy path uses (float64 wherever it computes
 in float64, e.g. every eigendecomposition; a float32 RDM stays float32), and results come back as
 numpy. Torch on the CPU equals numpy to rounding (~1e-12 relative in float64, tested on real data).
 
-A metric left at ``device=None`` takes the device of the innermost :func:`computing_on` context,
-which is how ``brainscore score --device`` and ``brainscore run --device`` put a benchmark's metric
-and ceiling on the model's device without rebuilding the benchmark::
+The device is an argument everywhere above the metrics (``score(..., device=)``, ``benchmark(model,
+device=)``, checked once by :func:`brainscore.device.resolve`). A benchmark builds its metric and
+ceiling once, in its plugin, without knowing the device it will be called with; so a benchmark
+called with ``device=`` runs its experiment inside :func:`computing_on` that device, and a metric
+left at ``device=None`` takes the device of the innermost :func:`computing_on` (:func:`resolve`).
+This context is the metrics' internal default, not a second way to choose a device::
 
-    with computing_on("cuda"):
-        score = benchmark(model)   # metric and ceiling on the GPU
+    score = benchmark(model, device="cuda")   # metric and ceiling on the GPU
 
 A ceiling computed on a device is cached under its own key (:func:`current`), never served for the
 numpy path or the reverse.
@@ -23,9 +25,7 @@ import contextlib
 from contextvars import ContextVar
 from typing import Iterator
 
-from brainscore.metrics.kernels._namespace import check_device
-
-__all__ = ["computing_on", "current", "resolve", "check_device"]
+__all__ = ["computing_on", "current", "resolve"]
 
 _DEVICE: ContextVar[str | None] = ContextVar("brainscore_metric_device", default=None)
 
@@ -44,13 +44,11 @@ def resolve(device: str | None) -> str | None:
 def computing_on(device: str | None) -> Iterator[str | None]:
     """Within this context, metrics and ceilings with ``device=None`` compute on ``device`` (None: numpy).
 
-    Raises
-    ------
-    ValidationError
-        From :func:`check_device`, on entering.
+    ``device`` is a name already checked by :func:`brainscore.device.resolve` (where the job
+    started); it is not checked again here.
     """
-    token = _DEVICE.set(check_device(device))
+    token = _DEVICE.set(device)
     try:
-        yield _DEVICE.get()
+        yield device
     finally:
         _DEVICE.reset(token)

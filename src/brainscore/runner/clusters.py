@@ -100,7 +100,7 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     """
     from distributed import LocalCluster
 
-    n = int(workers) if workers else (gpus or default_workers())
+    n = int(workers) if workers is not None else (gpus or default_workers())  # 0 is an error, not 'unset'
     if n < 1:
         raise ValidationError(f"--workers must be at least 1, got {n}")
     env = worker_environment()  # None unsets Dask's default of 1 BLAS thread
@@ -116,7 +116,7 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
                                dashboard_address=kwargs.pop("dashboard_address", None), **kwargs)
         try:
             template = cluster.new_spec
-            for number in range(n):  # named 0, 1, ... (resolve_device picks GPU <number mod GPUs>)
+            for number in range(n):  # named 0, 1, ... (brainscore.device.for_worker picks GPU <number mod GPUs>)
                 resources = {"GPU": 1} if gpus else ({MODEL: 1} if slot and number == 0 else None)
                 cluster.worker_spec[number] = {"cls": template["cls"],
                                                "options": {**template["options"], "resources": resources}}
@@ -204,6 +204,9 @@ def connect(scheduler: str | None = None, cluster: str | None = None, workers: i
 
     if scheduler and cluster:
         raise ValidationError("give either --scheduler or --cluster, not both")
+    if workers is not None and int(workers) < 1:
+        raise ValidationError(f"--workers must be at least 1, got {workers}; leave it out for a count sized to "
+                              f"the machine")
     if scheduler:
         client = Client(scheduler)
         for module in preload:

@@ -91,7 +91,7 @@ def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
     todo, done, _ = _skipped(pairs, records, rerun, on_result)
     results = list(done)
     for pair, key in todo:
-        summary, score = stages.score_pair(pair.model, pair.benchmark, pair.kwargs)
+        summary, score = stages.score_pair(pair.model, pair.benchmark, pair.kwargs, device=pair.device)
         _record(records, summary, key, score)
         if on_result:
             on_result(summary)
@@ -238,9 +238,9 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     forward = resources or clusters.model_resources(client)  # what a task that runs a forward pass asks for
     display = Progress(client, stream) if progress else None
 
-    def submit(stage: str, fn, *args, name: tuple = (), needs: dict | None = None, priority: int = 0):
-        future = client.submit(fn, *args, key=(f"brainscore-{stage}", run_id, *map(str, name)), retries=RETRIES,
-                               resources=needs, priority=priority, pure=False)
+    def submit(stage: str, fn, *args, name: tuple = (), needs: dict | None = None, priority: int = 0, **kwargs):
+        future = client.submit(fn, *args, **kwargs, key=(f"brainscore-{stage}", run_id, *map(str, name)),
+                               retries=RETRIES, resources=needs, priority=priority, pure=False)
         if display:
             display.track(stage, future)
         return future
@@ -255,12 +255,13 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
         for pair, _ in todo:
             region = info[pair.benchmark]["region"]
             if region is not None and (pair.model, region) not in select:
-                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.kwargs,
+                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.kwargs, device=pair.device,
                                name=(pair.model, region, b), needs=forward, priority=20)
                         for b in selection_data.get(region, ())]
                 select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
-                                                      *warm, name=(pair.model, region), needs=forward, priority=20)
-        devices = {pair.benchmark: pair.kwargs.get("device") for pair, _ in reversed(todo)}  # the metrics' device
+                                                      *warm, device=pair.device, name=(pair.model, region),
+                                                      needs=forward, priority=20)
+        devices = {pair.benchmark: pair.device for pair, _ in reversed(todo)}  # the metrics' device
         ceiling = {b: submit("ceiling", stages.compute_ceiling, b, devices[b], name=(b,)) for b in benchmarks}
         stimuli = {b: (known[b] or describe[b].result())["stimuli"] for b in benchmarks}
         activations: dict[tuple, Any] = {}
@@ -271,9 +272,11 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
             if group not in activations:
                 upstream = [select[(pair.model, region)]] if region is not None else []
                 activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
-                                            pair.kwargs, *upstream, name=group, needs=forward, priority=10)
+                                            pair.kwargs, *upstream, device=pair.device, name=group, needs=forward,
+                                            priority=10)
             future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.kwargs,
-                            ceiling[pair.benchmark], activations[group], name=(pair.model, pair.benchmark),
+                            ceiling[pair.benchmark], activations[group], device=pair.device,
+                            name=(pair.model, pair.benchmark),
                             needs=resources)  # on a GPU the score holds the model too
             scores[future.key] = (future, pair, key)
         for future in as_completed([f for f, _, _ in scores.values()]):

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brainscore import registry
+from brainscore.device import resolve as resolve_device
 from brainscore.errors import ValidationError
 
 _GLOB = set("*?[")
@@ -53,19 +54,35 @@ def expand(spec: str | list[str], kind: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Pair:
-    """One cell of the grid: a model scored on a benchmark, with the model's factory arguments."""
+    """One cell of the grid: a model scored on a benchmark, with the model's factory arguments and the device.
+
+    ``device`` is a name checked by :func:`brainscore.device.resolve` (None: the model's own device and
+    numpy metrics); it decides where the score is computed, never which score it is, so it is not
+    part of the pair's run key.
+    """
 
     model: str
     benchmark: str
     model_kwargs: tuple[tuple[str, Any], ...] = field(default=())
+    device: str | None = None
 
     @property
     def kwargs(self) -> dict[str, Any]:
-        """The model factory's keyword arguments (e.g. ``{"device": "cuda"}``)."""
+        """The model factory's keyword arguments (e.g. ``{"region_layer_map": {...}}``; never the device)."""
         return dict(self.model_kwargs)
 
 
-def pairs(models: str | list[str], benchmarks: str | list[str], **model_kwargs: Any) -> list[Pair]:
-    """Every (model, benchmark) pair of the expanded specs, models outer, benchmarks inner."""
+def pairs(models: str | list[str], benchmarks: str | list[str], *, device: str | None = None,
+          **model_kwargs: Any) -> list[Pair]:
+    """Every (model, benchmark) pair of the expanded specs, models outer, benchmarks inner.
+
+    Raises
+    ------
+    DeviceError
+        If torch cannot serve ``device`` (:func:`brainscore.device.resolve`), before any pattern is expanded.
+    ValidationError
+        From :func:`expand`.
+    """
+    device = resolve_device(device)
     frozen = tuple(sorted(model_kwargs.items()))
-    return [Pair(m, b, frozen) for m in expand(models, "model") for b in expand(benchmarks, "benchmark")]
+    return [Pair(m, b, frozen, device) for m in expand(models, "model") for b in expand(benchmarks, "benchmark")]

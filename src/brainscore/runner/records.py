@@ -31,9 +31,9 @@ def run_key(model: str, benchmark: str, benchmark_version: Any, model_kwargs: di
         package = version("brainscore")
     except PackageNotFoundError:
         package = "unknown"
-    kwargs = {k: v for k, v in model_kwargs.items() if k != "device"}  # the device does not change the score
+    # the device (not a model argument: Pair.device) never changes the score, so it is not in the key
     return content_key(kind="run", model=model, benchmark=benchmark, benchmark_version=benchmark_version,
-                       model_kwargs=kwargs, package=package, code=_code(model, benchmark))
+                       model_kwargs=dict(model_kwargs), package=package, code=_code(model, benchmark))
 
 
 def _code(model: str, benchmark: str) -> str:
@@ -41,8 +41,8 @@ def _code(model: str, benchmark: str) -> str:
     and the plugins that declare the model and the benchmark (never a version bumped by hand)."""
     from brainscore import registry
 
-    declared = registry._discovery.index().modules
-    plugins = [module for module in (declared["model"].get(model), declared["benchmark"].get(benchmark)) if module]
+    plugins = [module for module in (registry.declaring_plugin("model", model),
+                                     registry.declaring_plugin("benchmark", benchmark)) if module]
     return code_hash("brainscore.scoring.job", "brainscore.benchmarks.neural", "brainscore.benchmarks.rsa",
                      "brainscore.benchmarks.behavioral", "brainscore.benchmarks.properties",
                      "brainscore.models.commitment", *plugins)

@@ -30,6 +30,7 @@ from typing import Any
 
 from brainscore import registry
 from brainscore.caching import Cache
+from brainscore.device import for_worker
 from brainscore.scoring import job, selection
 
 
@@ -56,34 +57,9 @@ def _failure(error: BaseException) -> dict[str, Any]:
             "log": "".join(traceback.format_exception(error))}
 
 
-def resolve_device(device: str | None) -> str | None:
-    """The torch device this process should use for ``device``: one GPU per Dask worker.
-
-    ``"cuda"`` on a worker of a machine with several GPUs becomes ``cuda:<worker number mod GPUs>``
-    (LocalCluster names its workers 0, 1, ...); elsewhere the device is returned unchanged (on a
-    cluster job, the scheduler's ``CUDA_VISIBLE_DEVICES`` already shows each worker one GPU).
-    """
-    if device != "cuda":
-        return device
-    try:
-        from distributed import get_worker
-
-        name = get_worker().name
-    except (ImportError, ValueError):
-        return device
-    import torch
-
-    count = torch.cuda.device_count()
-    if count > 1 and isinstance(name, int):
-        return f"cuda:{name % count}"
-    return device
-
-
-def _model(model: str, model_kwargs: dict[str, Any]):
-    kwargs = dict(model_kwargs)
-    if "device" in kwargs:
-        kwargs["device"] = resolve_device(kwargs["device"])
-    return job.load_model(model, **kwargs)
+def _model(model: str, model_kwargs: dict[str, Any], device: str | None):
+    """The model, on this worker's GPU for a run on ``"cuda"`` (:func:`brainscore.device.for_worker`)."""
+    return job.load_model(model, device=for_worker(device), **model_kwargs)
 
 
 def _describe_key(benchmark: str, version: Any) -> str:
@@ -127,16 +103,18 @@ def describe(benchmark: str) -> dict[str, Any]:
         return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
 
 
-def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any]) -> dict[str, Any]:
+def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any], *,
+                   device: str | None = None) -> dict[str, Any]:
     """Extract (and PCA-reduce) every candidate layer of ``model`` on one selection benchmark of ``region``.
 
     Does nothing when the model already commits ``region`` to a layer, has a layer scorer other than
     the default one, or has its selection cached. Run on several workers at once, the selection's
     forward passes are split between them; :func:`select_layer` then computes only the metric.
+    ``device``: the run's device (checked by :func:`brainscore.device.resolve`), where the model runs.
     """
     start = time.perf_counter()
     try:
-        instance = _model(model, model_kwargs)
+        instance = _model(model, model_kwargs, device)
         mapped = getattr(instance, "region_layer_map", None)
         if (mapped is None or region in mapped or getattr(instance, "layer_scorer", None) is not selection.layer_scorer
                 or instance.selection_cached(region)):
@@ -147,7 +125,8 @@ def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[s
         return _failure(error)
 
 
-def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
+def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstream: Any,
+                 device: str | None = None) -> dict[str, Any]:
     """Commit ``region`` of ``model`` to a layer (running layer selection if its map lacks the region).
 
     Returns ``{"ok": True, "layer": name}`` (``layer`` None for a model without layers), or a failure.
@@ -155,7 +134,7 @@ def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstrea
     """
     start = time.perf_counter()
     try:
-        instance = _model(model, model_kwargs)
+        instance = _model(model, model_kwargs, device)
         layer_for = getattr(instance, "layer_for", None)
         layer = layer_for(region) if layer_for is not None else None
         return {"ok": True, "layer": layer, "duration_s": time.perf_counter() - start}
@@ -163,14 +142,15 @@ def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstrea
         return _failure(error)
 
 
-def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any) -> dict[str, Any]:
+def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
+                     device: str | None = None) -> dict[str, Any]:
     """Run ``benchmark``'s experiment on ``model`` up to the first ``look_at``, so its features are cached.
 
     ``upstream`` are the results this depends on (the layer selection), unused except as ordering.
     """
     start = time.perf_counter()
     try:
-        registry.load_benchmark(benchmark)(_FirstLook(_model(model, model_kwargs)))
+        registry.load_benchmark(benchmark)(_FirstLook(_model(model, model_kwargs, device)))
     except _Recorded:
         return {"ok": True, "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
@@ -181,14 +161,11 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
 def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]:
     """Compute (or find cached) the ceiling of ``benchmark``; ``{"ok": True, "ceiling": value}`` or a failure.
 
-    ``device``: the run's ``--device``, where the scores' ceilings are computed too (None: numpy).
+    ``device``: the run's device, where the scores' ceilings are computed too (None: numpy).
     """
-    from brainscore.metrics.device import computing_on
-
     start = time.perf_counter()
     try:
-        with computing_on(resolve_device(device)):
-            ceiling = registry.load_benchmark(benchmark).ceiling
+        ceiling = registry.load_benchmark(benchmark).ceiling_on(for_worker(device))
         return {"ok": True, "ceiling": float(ceiling), "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
         return _failure(error)
@@ -240,8 +217,9 @@ def failed(model: str, benchmark: str, failure: str, log: str = "") -> dict[str,
             "failure": failure, "log": log}
 
 
-def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any) -> tuple[dict[str, Any], Any]:
-    """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score`.
+def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
+               device: str | None = None) -> tuple[dict[str, Any], Any]:
+    """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score` (on ``device``, this worker's GPU of it).
 
     Returns
     -------
@@ -250,10 +228,7 @@ def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstre
         Score itself (to be recorded with its provenance), None on failure.
     """
     try:
-        kwargs = dict(model_kwargs)
-        if "device" in kwargs:
-            kwargs["device"] = resolve_device(kwargs["device"])
-        result = job.score(model, benchmark, **kwargs)
+        result = job.score(model, benchmark, device=for_worker(device), **model_kwargs)
     except Exception as error:  # noqa: BLE001
         info = _failure(error)
         return failed(model, benchmark, info["failure"], info["log"]), None

@@ -39,7 +39,8 @@ BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out")
 """Attributes benchmarks attach for their ``bootstrap`` only; :func:`attach` removes them."""
 
 
-def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, seed: int = 0,
+                        device: str | None = None) -> BootstrapSamples | None:
     """The bootstrap distribution of ``result`` from ``benchmark.bootstrap``, or None where it has none.
 
     Parameters
@@ -51,6 +52,8 @@ def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, se
     resamples : int
         0 skips the bootstrap.
     seed : int
+    device : str, optional
+        The device ``result`` was computed on (its ceiling is read there); passed on only when given.
 
     Returns
     -------
@@ -59,7 +62,8 @@ def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, se
     method = getattr(benchmark, "bootstrap", None)
     if resamples <= 0 or method is None or getattr(result, "ndim", 0) != 0:
         return None
-    return method(result, resamples=resamples, seed=seed)
+    on = {} if device is None else {"device": device}
+    return method(result, resamples=resamples, seed=seed, **on)
 
 
 def _spread(samples: np.ndarray | None) -> tuple[float | None, tuple[float, float] | None]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from brainscore import device as _device_names
 from brainscore import registry
 from brainscore.caching import check_home
 from brainscore.data import store
-from brainscore.metrics.device import check_device, computing_on
 from brainscore.metrics.score import Score
 from brainscore.progress import stage
 from brainscore.scoring import bootstrap as _bootstrap
@@ -18,10 +18,12 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 
 
-def load_model(identifier: str, **kwargs) -> Any:
+def load_model(identifier: str, *, device: str | None = None, **kwargs) -> Any:
     """The :class:`~brainscore.models.BrainModel` registered as ``identifier`` (e.g. ``"efficientnet-lite0"``).
 
-    ``kwargs`` go to the model's factory (e.g. ``region_layer_map={"V4": "_blocks.5"}``). A model that
+    ``kwargs`` go to the model's factory (e.g. ``region_layer_map={"V4": "_blocks.5"}``), and so does
+    ``device`` when given (a name already checked by :func:`brainscore.device.resolve`; None: the
+    factory's default, the model's own device). A model that
     commits regions to layers but has no layer scorer gets :func:`brainscore.scoring.selection.layer_scorer`,
     which chooses a region's layer on selection data the scored benchmarks never use.
 
@@ -30,6 +32,8 @@ def load_model(identifier: str, **kwargs) -> Any:
     UnknownIdentifierError
         If no plugin registers ``identifier``; the message lists the closest identifiers.
     """
+    if device is not None:
+        kwargs["device"] = device
     model = registry.models.load(identifier, **kwargs)
     if getattr(model, "layer_scorer", False) is None:
         model.layer_scorer = selection.layer_scorer
@@ -121,8 +125,8 @@ def _commit_layer(model: Any, benchmark: Any) -> None:
         layer_for(region)
 
 
-def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = DEFAULT_RESAMPLES,
-          bootstrap_seed: int = DEFAULT_SEED, **model_kwargs) -> Score:
+def score(model_identifier: str, benchmark_identifier: str, *, device: str | None = None,
+          bootstrap: int = DEFAULT_RESAMPLES, bootstrap_seed: int = DEFAULT_SEED, **model_kwargs) -> Score:
     """Score a model on a benchmark: the main job.
 
     Parameters
@@ -131,16 +135,19 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
         A registered model, e.g. ``"efficientnet-lite0"``.
     benchmark_identifier : str
         A registered benchmark, e.g. ``"Cowley2026.210325.V4-pls"``.
+    device : str, optional
+        A torch device (``"cuda"``, ``"cuda:1"``, ``"cpu"`` for torch on the host), checked once
+        before any work (:func:`brainscore.device.resolve`): the model's factory gets it, and the
+        benchmark's metric and ceiling compute there (``benchmark(model, device=...)``, torch, results
+        back as numpy). None (the default): the model's own device, numpy for the metrics. Layer
+        selection stays on numpy, so its cached choice holds for every device.
     bootstrap : int
         Bootstrap resamples for the confidence interval (default 1000; 0 skips it, leaving
         ``error`` and ``ci95`` None).
     bootstrap_seed : int
         Seed of the resampling (recorded in the provenance).
     **model_kwargs
-        Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``. A ``device``
-        (e.g. ``"cuda"``) puts the model there and the benchmark's metric and ceiling too
-        (:mod:`brainscore.metrics.device`: torch on that device, results back as numpy); without
-        it they compute with numpy. Layer selection, and the bootstrap, stay on numpy.
+        Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``.
 
     Returns
     -------
@@ -163,24 +170,24 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
         If the model or the benchmark is not registered.
     ValueError
         If ``bootstrap`` is negative.
-    ValidationError
-        If ``device`` names no torch device, or a CUDA device on a machine where torch sees no GPU.
+    DeviceError
+        (a ``ValidationError``) if ``device`` names no torch device, or a CUDA device on a machine
+        where torch sees no GPU; raised before any model or data is loaded.
     """
     if int(bootstrap) < 0:
         raise ValueError(f"bootstrap must be a number of resamples >= 0 (0 skips the interval), got {bootstrap}")
     start, started = _provenance.utc_now(), time.perf_counter()
     check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
-    device = model_kwargs.get("device")
-    check_device(device)  # no GPU for "cuda": a clear error now, not deep in torch
+    device = _device_names.resolve(device)  # the one check: no GPU for "cuda" fails now, not deep in torch
     benchmark = registry.load_benchmark(benchmark_identifier)
-    model = load_model(model_identifier, **model_kwargs)
+    model = load_model(model_identifier, device=device, **model_kwargs)
     with store.recording_files() as data_files, stage(f"scoring {model_identifier} on {benchmark_identifier}"):
         if device is not None:
             _commit_layer(model, benchmark)  # layer selection on numpy: its cached choice holds for every device
-        with computing_on(device):
-            result = benchmark(model)
-            interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap),
-                                                      seed=bootstrap_seed)
+        on = {} if device is None else {"device": device}  # benchmarks of other packages may not take one
+        result = benchmark(model, **on)
+        interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap), seed=bootstrap_seed,
+                                                  device=device)
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     result.attrs["benchmark_version"] = getattr(benchmark, "version", None)
@@ -201,7 +208,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, bootstrap: int = 
     ceiling = result.attrs.get("ceiling")
     result.attrs["provenance"] = _provenance.collect(
         model={"identifier": model_identifier, "weights_sha256": weights, "architecture_fingerprint": fingerprint,
-               "layers": result.attrs.get("layers"), "commitment": commitment, "kwargs": model_kwargs or None},
+               "layers": result.attrs.get("layers"), "commitment": commitment,
+               "kwargs": {**model_kwargs, **({} if device is None else {"device": device})} or None},
         benchmark={"identifier": benchmark_identifier, "version": getattr(benchmark, "version", None),
                    "data_files": dict(sorted(data_files.items()))},
         metric=repr(getattr(benchmark, "metric", None)) if getattr(benchmark, "metric", None) is not None else None,

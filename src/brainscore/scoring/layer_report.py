@@ -91,7 +91,7 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
     stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=model.visual_degrees(),
                               source_visual_degrees=benchmark.visual_degrees)
     if pca:
-        from brainscore.models.commitment import LayerCandidates
+        from brainscore.models.candidates import LayerCandidates
 
         features = LayerCandidates(model, layers).look_at_layers(stimuli)
         assemblies = {layer: (lambda layer=layer: features[layer]) for layer in layers}

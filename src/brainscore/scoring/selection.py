@@ -32,7 +32,7 @@ VERSION = 1  # bump when the choice of benchmarks or the rule changes (invalidat
 
 
 class LayerCandidates(Protocol):
-    """What the model side hands the scorer (see ``brainscore.models.commitment``)."""
+    """What the model side hands the scorer (see ``brainscore.models.candidates``)."""
 
     layers: Sequence[str]
     identifier: str

@@ -12,7 +12,7 @@ from sklearn.linear_model import LinearRegression, Ridge, RidgeCV
 from sklearn.model_selection import ShuffleSplit
 
 from brainscore.metrics.kernels import regression as R
-from brainscore.metrics.kernels.correlation import (correlation_matrix, pearsonr_columns, pearsonr_columns_nan,
+from brainscore.metrics.kernels.correlation import (pearsonr_column_pairs, pearsonr_columns, pearsonr_columns_nan,
                                                     spearman_brown)
 
 
@@ -80,13 +80,13 @@ def test_spearman_brown_hand_worked():
     np.testing.assert_allclose(spearman_brown(np.array([-0.2, 0.9])), [-0.4 / 0.8, 1.8 / 1.9])
 
 
-def test_correlation_matrix_matches_corrcoef():
+def test_pearsonr_column_pairs_matches_corrcoef():
     rng = np.random.default_rng(3)
     x, y = rng.standard_normal((30, 6)), rng.standard_normal((30, 4))
     x[:, 2] = 5.0
     with np.errstate(invalid="ignore", divide="ignore"):
         expected = np.corrcoef(x.T, y.T)[:6, 6:]
-    got = correlation_matrix(x, y)
+    got = pearsonr_column_pairs(x, y)
     assert np.isnan(got[2]).all()
     np.testing.assert_allclose(np.delete(got, 2, 0), np.delete(expected, 2, 0), atol=1e-13)
 

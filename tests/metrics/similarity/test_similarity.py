@@ -21,7 +21,8 @@ from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.ceilings.rsa import RSANoiseCeiling
 from brainscore.metrics.similarity import rdm as rsa
 from brainscore.metrics.similarity.cka import CKACrossValidated, CKAMetric
-from brainscore.metrics.kernels import similarity as K
+from brainscore.metrics.kernels import cka as CK
+from brainscore.metrics.kernels import rdm as RK
 
 
 # ---- helpers: reference-style computations ------------------------------------------------------
@@ -89,12 +90,12 @@ def test_rdm_of_three_stimuli_by_hand():
     X = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [1.0, 2.0, 4.0]])
     r02 = 3 / (np.sqrt(2) * np.sqrt(42) / 3)  # centred (-1,0,1)·(-4/3,-1/3,5/3) / norms
     expected = np.array([[0, 2, 1 - r02], [2, 0, 1 + r02], [1 - r02, 1 + r02, 0]])
-    np.testing.assert_allclose(K.correlation_rdm(X), expected, atol=1e-12)
+    np.testing.assert_allclose(RK.correlation_rdm(X), expected, atol=1e-12)
 
 
 def test_rdm_four_stimuli_perfectly_correlated_pairs():
     X = np.array([[0.0, 1.0], [0.0, 2.0], [1.0, 0.0], [5.0, 3.0]])
-    rdm = K.correlation_rdm(X)
+    rdm = RK.correlation_rdm(X)
     # with 2 neuroids every pattern is +-1 correlated: 0 or 2
     np.testing.assert_allclose(rdm, [[0, 0, 2, 2], [0, 0, 2, 2], [2, 2, 0, 0], [2, 2, 0, 0]], atol=1e-12)
 
@@ -104,28 +105,28 @@ def test_rdm_matches_corrcoef(dtype, tol):
     X = np.random.default_rng(1).normal(size=(120, 300))
     expected = 1 - np.corrcoef(X)
     np.fill_diagonal(expected, 0)
-    np.testing.assert_allclose(K.correlation_rdm(X, dtype=dtype), expected, atol=tol)
-    np.testing.assert_allclose(K.correlation_matrix(X, dtype=dtype), np.corrcoef(X), atol=tol)
+    np.testing.assert_allclose(RK.correlation_rdm(X, dtype=dtype), expected, atol=tol)
+    np.testing.assert_allclose(RK.stimulus_correlation_matrix(X, dtype=dtype), np.corrcoef(X), atol=tol)
 
 
 def test_rdm_torch_equals_numpy():
     X = np.random.default_rng(2).normal(size=(60, 40))
-    np.testing.assert_allclose(K.correlation_rdm(torch.from_numpy(X)).numpy(), K.correlation_rdm(X), atol=1e-12)
+    np.testing.assert_allclose(RK.correlation_rdm(torch.from_numpy(X)).numpy(), RK.correlation_rdm(X), atol=1e-12)
 
 
 def test_rdm_constant_stimulus_is_nan_like_corrcoef():
     X = np.random.default_rng(3).normal(size=(5, 10))
     X[2] = 4.0
-    rdm = K.correlation_rdm(X)
+    rdm = RK.correlation_rdm(X)
     assert np.isnan(rdm[2]).all() and np.isnan(rdm[:, 2]).all()
     assert not np.isnan(np.delete(np.delete(rdm, 2, 0), 2, 1)).any()
 
 
 def test_rdm_rejects_bad_shapes():
     with pytest.raises(ValueError, match="2-D"):
-        K.correlation_rdm(np.zeros(5))
+        RK.correlation_rdm(np.zeros(5))
     with pytest.raises(ValueError, match="at least 2 neuroids"):
-        K.correlation_rdm(np.zeros((5, 1)))
+        RK.correlation_rdm(np.zeros((5, 1)))
 
 
 # ---- ranks and Spearman -------------------------------------------------------------------------
@@ -136,22 +137,22 @@ def test_rank_and_spearman_match_scipy(ties):
     y = y + 0.3 * x
     if ties:
         x, y = np.round(x, 1), np.round(y, 1)
-    np.testing.assert_array_equal(K.rankdata_average(x), scipy.stats.rankdata(x))
-    np.testing.assert_array_equal(K.rankdata_average(torch.from_numpy(x)).numpy(), scipy.stats.rankdata(x))
+    np.testing.assert_array_equal(RK.rankdata_average(x), scipy.stats.rankdata(x))
+    np.testing.assert_array_equal(RK.rankdata_average(torch.from_numpy(x)).numpy(), scipy.stats.rankdata(x))
     expected = scipy.stats.spearmanr(x, y)[0]
-    assert K.spearman(x, y) == pytest.approx(expected, abs=1e-12)
-    assert K.spearman(torch.from_numpy(x), torch.from_numpy(y)) == pytest.approx(expected, abs=1e-12)
-    assert K.pearson(x, y) == pytest.approx(scipy.stats.pearsonr(x, y)[0], abs=1e-12)
+    assert RK.spearman(x, y) == pytest.approx(expected, abs=1e-12)
+    assert RK.spearman(torch.from_numpy(x), torch.from_numpy(y)) == pytest.approx(expected, abs=1e-12)
+    assert RK.pearson(x, y) == pytest.approx(scipy.stats.pearsonr(x, y)[0], abs=1e-12)
 
 
 def test_spearman_by_hand_and_nan():
-    assert K.spearman(np.array([1.0, 2, 3, 4]), np.array([10.0, 20, 30, 40])) == pytest.approx(1.0)
-    assert K.spearman(np.array([1.0, 2, 3, 4]), np.array([4.0, 3, 2, 1])) == pytest.approx(-1.0)
+    assert RK.spearman(np.array([1.0, 2, 3, 4]), np.array([10.0, 20, 30, 40])) == pytest.approx(1.0)
+    assert RK.spearman(np.array([1.0, 2, 3, 4]), np.array([4.0, 3, 2, 1])) == pytest.approx(-1.0)
     # ranks (1, 2, 3.5, 3.5) vs (1, 2, 3, 4): Pearson = 2.5/ sqrt(4.5 * 5) ... computed by hand
     a, b = np.array([1.0, 2.0, 3.5, 3.5]) - 2.5, np.array([1.0, 2, 3, 4]) - 2.5
-    assert K.spearman(np.array([1.0, 2, 5, 5]), np.array([1.0, 2, 3, 4])) == pytest.approx(
+    assert RK.spearman(np.array([1.0, 2, 5, 5]), np.array([1.0, 2, 3, 4])) == pytest.approx(
         (a @ b) / np.sqrt((a @ a) * (b @ b)))
-    assert np.isnan(K.spearman(np.array([1.0, np.nan, 3]), np.array([1.0, 2, 3])))
+    assert np.isnan(RK.spearman(np.array([1.0, np.nan, 3]), np.array([1.0, 2, 3])))
 
 
 @pytest.mark.parametrize("ties", [False, True])
@@ -160,11 +161,11 @@ def test_subset_ranks_equal_ranks_of_the_subset(ties):
     x, y = rng.normal(size=3000), rng.normal(size=3000)
     if ties:
         x, y = np.round(x, 1), np.round(y, 1)
-    rx, ry = K.SubsetRanks(x), K.SubsetRanks(y)
+    rx, ry = RK.SubsetRanks(x), RK.SubsetRanks(y)
     for _ in range(3):
         select = rng.random(3000) < 0.8
         np.testing.assert_array_equal(rx.ranks(select), scipy.stats.rankdata(x[select]))
-        assert K.subset_spearman(rx, ry, select) == pytest.approx(
+        assert RK.subset_spearman(rx, ry, select) == pytest.approx(
             scipy.stats.spearmanr(x[select], y[select])[0], abs=1e-12)
 
 
@@ -174,23 +175,23 @@ def test_cka_identical_and_invariances():
     X = rng.normal(size=(40, 12))
     Q, _ = np.linalg.qr(rng.normal(size=(12, 12)))
     for unbiased in (True, False):
-        assert K.linear_cka(X, X, unbiased=unbiased) == pytest.approx(1.0, abs=1e-9)
-        assert K.linear_cka(X, 3.0 * X @ Q, unbiased=unbiased) == pytest.approx(1.0, abs=1e-9)
+        assert CK.linear_cka(X, X, unbiased=unbiased) == pytest.approx(1.0, abs=1e-9)
+        assert CK.linear_cka(X, 3.0 * X @ Q, unbiased=unbiased) == pytest.approx(1.0, abs=1e-9)
         # a constant shift of the features changes nothing (centring; the U-statistic is shift invariant)
-        assert K.linear_cka(X, X + 5.0, unbiased=unbiased) == pytest.approx(1.0, abs=1e-9)
+        assert CK.linear_cka(X, X + 5.0, unbiased=unbiased) == pytest.approx(1.0, abs=1e-9)
 
 
 def test_cka_orthogonal_representations_by_hand():
     # centred patterns (1,-1,0,0) and (0,0,1,-1): centred Gram matrices are orthogonal, biased CKA 0
     X = np.array([[1.0], [-1.0], [0.0], [0.0]])
     Y = np.array([[0.0], [0.0], [1.0], [-1.0]])
-    assert K.linear_cka_biased(X, Y) == pytest.approx(0.0, abs=1e-15)
+    assert CK.linear_cka_biased(X, Y) == pytest.approx(0.0, abs=1e-15)
     # unbiased, n=4: hsic = [tr(K̃L̃) + 1ᵀK̃1 1ᵀL̃1/6 - 1ᵀK̃L̃1] / 4; K̃ has -1 at (0,1),(1,0), L̃ at (2,3),(3,2):
     # tr = 0, sums -2 and -2, K̃1 = (-1,-1,0,0), L̃1 = (0,0,-1,-1) -> 1ᵀK̃L̃1 = 0: hsic_xy = (4/6)/4 = 1/6
     # hsic_xx = [2 + 4/6 - 2·2/2] / 4 = (2/3)/4 = 1/6, the same for Y: CKA = 1
-    assert K.hsic_unbiased(X @ X.T, Y @ Y.T) == pytest.approx(1 / 6)
-    assert K.hsic_unbiased(X @ X.T, X @ X.T) == pytest.approx(1 / 6)
-    assert K.linear_cka_unbiased(X, Y) == pytest.approx(1.0, abs=1e-9)
+    assert CK.hsic_unbiased(X @ X.T, Y @ Y.T) == pytest.approx(1 / 6)
+    assert CK.hsic_unbiased(X @ X.T, X @ X.T) == pytest.approx(1 / 6)
+    assert CK.linear_cka_unbiased(X, Y) == pytest.approx(1.0, abs=1e-9)
 
 
 def test_unbiased_hsic_equals_its_u_statistic_definition():
@@ -203,7 +204,7 @@ def test_unbiased_hsic_equals_its_u_statistic_definition():
     for i, j, q, r in itertools.permutations(range(n), 4):
         total += Kx[i, j] * Ly[i, j] + Kx[i, j] * Ly[q, r] - 2 * Kx[i, j] * Ly[i, q]
     expected = total / (n * (n - 1) * (n - 2) * (n - 3))
-    assert K.hsic_unbiased(Kx, Ly) == pytest.approx(expected, rel=1e-10)
+    assert CK.hsic_unbiased(Kx, Ly) == pytest.approx(expected, rel=1e-10)
 
 
 @pytest.mark.parametrize("method", ["gram", "features", "auto"])
@@ -213,20 +214,20 @@ def test_cka_matches_reference_style_and_torch(method, n_features):
     X = rng.normal(size=(90, n_features)) + 1.5  # non-zero means: centring matters for the biased estimator
     Y = X[:, :5] @ rng.normal(size=(5, 20)) + 2 * rng.normal(size=(90, 20))
     unbiased, biased = reference_cka_unbiased(X, Y), reference_cka_biased(X, Y)
-    assert K.linear_cka(X, Y, unbiased=False, method=method) == pytest.approx(biased, abs=1e-10)
-    assert K.linear_cka(X, Y, unbiased=True, method=method) == pytest.approx(unbiased, abs=1e-10)
-    assert K.linear_cka(X.astype(np.float32), Y.astype(np.float32), method=method) == pytest.approx(unbiased, abs=2e-6)
+    assert CK.linear_cka(X, Y, unbiased=False, method=method) == pytest.approx(biased, abs=1e-10)
+    assert CK.linear_cka(X, Y, unbiased=True, method=method) == pytest.approx(unbiased, abs=1e-10)
+    assert CK.linear_cka(X.astype(np.float32), Y.astype(np.float32), method=method) == pytest.approx(unbiased, abs=2e-6)
     tx, ty = torch.from_numpy(X), torch.from_numpy(Y)
-    assert K.linear_cka(tx, ty, unbiased=True, method=method) == pytest.approx(unbiased, abs=1e-10)
-    assert K.linear_cka(tx, ty, unbiased=False, method=method) == pytest.approx(biased, abs=1e-10)
+    assert CK.linear_cka(tx, ty, unbiased=True, method=method) == pytest.approx(unbiased, abs=1e-10)
+    assert CK.linear_cka(tx, ty, unbiased=False, method=method) == pytest.approx(biased, abs=1e-10)
 
 
 def test_unbiased_cka_is_zero_when_a_self_hsic_is_not_positive():
     X = np.ones((6, 3))  # constant: K is all 3, hsic_xx = 0
     Y = np.random.default_rng(9).normal(size=(6, 2))
-    assert K.linear_cka_unbiased(X, Y) == 0.0
+    assert CK.linear_cka_unbiased(X, Y) == 0.0
     with pytest.raises(ValueError, match="at least 4"):
-        K.linear_cka_unbiased(X[:3], Y[:3])
+        CK.linear_cka_unbiased(X[:3], Y[:3])
 
 
 # ---- RDM metrics --------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly, nan_group_mean
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Ceiling, Metric
-from brainscore.metrics.kernels.similarity import pearson
+from brainscore.metrics.kernels.rdm import pearson
 from brainscore.metrics.score import Score
 
 __all__ = ["ResponseMatrix", "model_response_matrix", "human_response_matrix", "dprimes", "split_halves",

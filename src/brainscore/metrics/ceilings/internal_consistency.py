@@ -32,7 +32,7 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
 from brainscore.metrics.device import resolve as resolve_device
-from brainscore.metrics.kernels._namespace import namespace_of_device, to_numpy
+from brainscore.metrics.kernels.backend import namespace_of_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns, pearsonr_columns_nan, spearman_brown
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import shuffle_split
@@ -57,7 +57,7 @@ def split_half_consistency(values: np.ndarray, stimulus_codes: np.ndarray, repet
         1 where a repetition value is in the first half of a split, 0 where in the second.
     xp_device : str, optional
         A torch device (e.g. ``"cuda"``) to run the dense part on; default numpy. The dense part is
-        written once against the Array API namespace of :mod:`brainscore.metrics.kernels._namespace`.
+        written once against the Array API namespace of :mod:`brainscore.metrics.kernels.backend`.
 
     Returns
     -------

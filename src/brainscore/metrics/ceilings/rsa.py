@@ -15,11 +15,11 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
 from brainscore.metrics.device import resolve as resolve_device
-from brainscore.metrics.kernels import similarity as kernels
-from brainscore.metrics.kernels._namespace import namespace, on_device
+from brainscore.metrics.kernels import rdm as kernels
+from brainscore.metrics.kernels.backend import namespace, on_device
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import _sorted_unique_order
-from brainscore.metrics.similarity.rdm import RDM_DIMS, _check_diagonal, _rdm_array
+from brainscore.metrics.similarity.rdm import RDM_DIMS, check_rdm_diagonal, rdm_array
 
 __all__ = ["RSANoiseCeiling"]
 
@@ -100,12 +100,12 @@ class RSANoiseCeiling(Ceiling):
             rdms = []
             for subject in subjects:
                 part = data.isel({self.neuroid_dim: np.flatnonzero(labels == subject)})
-                rdms.append(_rdm_array(part, self.neuroid_dim, self.comparison_coord, self.dtype)[1])
+                rdms.append(rdm_array(part, self.neuroid_dim, self.comparison_coord, self.dtype)[1])
             stack = np.stack(rdms)
         if stack.shape[0] < 2:
             raise ValidationError(f"a noise ceiling across subjects needs at least 2 subjects, got {stack.shape[0]}")
         for matrix in stack:
-            _check_diagonal(matrix)
+            check_rdm_diagonal(matrix)
         return subjects, stack
 
     def __call__(self, data) -> Score:

@@ -1,7 +1,7 @@
 """Correlation kernels: Pearson r per column, Spearman-Brown, source-by-target correlation matrices.
 
 Pure array functions on numpy arrays or torch tensors (CPU or CUDA), written once against the Array
-API namespace of :mod:`._namespace`, vectorised over columns (neuroids); they compute in float64
+API namespace of :mod:`.backend`, vectorised over columns (neuroids); they compute in float64
 whatever the input precision and return arrays of the input's library and device.
 
 Pearson's product-moment correlation (Pearson 1896) of two columns ``a`` and ``b`` over ``n``
@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from brainscore.metrics.kernels._namespace import device, namespace
+from brainscore.metrics.kernels.backend import device, namespace
 
-__all__ = ["pearsonr_columns", "pearsonr_columns_nan", "spearman_brown", "correlation_matrix"]
+__all__ = ["pearsonr_columns", "pearsonr_columns_nan", "spearman_brown", "pearsonr_column_pairs"]
 
 Array = Any
 
@@ -130,7 +130,7 @@ def spearman_brown(r: Array, n: float = 2) -> Array:
         return n * r / (1 + (n - 1) * r)
 
 
-def correlation_matrix(x: Array, y: Array) -> Array:
+def pearsonr_column_pairs(x: Array, y: Array) -> Array:
     """Pearson r between every column of ``x`` and every column of ``y`` (over rows).
 
     Parameters

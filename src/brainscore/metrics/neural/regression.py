@@ -28,7 +28,7 @@ from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.device import resolve as resolve_device
 from brainscore.metrics.kernels import regression as kernels
-from brainscore.metrics.kernels._namespace import namespace, on_device, to_numpy
+from brainscore.metrics.kernels.backend import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import SplitConfig, split_indices

@@ -1,7 +1,7 @@
 """Linear centred kernel alignment (CKA) between two response matrices over the same stimuli.
 
 Kornblith, Norouzi, Lee & Hinton 2019; the unbiased HSIC estimator of Song et al. 2012 (Brain-Score's
-default since 2026). See :mod:`brainscore.metrics.kernels.similarity` for the estimators.
+default since 2026). See :mod:`brainscore.metrics.kernels.cka` for the estimators.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.kernels import similarity as kernels
+from brainscore.metrics.kernels import cka as kernels
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
                                                 _responses, _test_only_splits)
@@ -71,7 +71,7 @@ class CKAMetric(Metric):
         """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data), both ``presentation x neuroid``.
 
         Computed from the Gram matrices or from feature-space products, whichever is cheaper for
-        the shapes (:func:`~brainscore.metrics.kernels.similarity.linear_cka`); the same number.
+        the shapes (:func:`~brainscore.metrics.kernels.cka.linear_cka`); the same number.
         """
         ids1, x, _, y = self._checked(assembly1, assembly2)
         return Score.of(kernels.linear_cka(x, y, unbiased=self.unbiased, dtype=self.dtype), n_stimuli=len(ids1))

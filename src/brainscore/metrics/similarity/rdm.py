@@ -26,13 +26,13 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.device import resolve as resolve_device
-from brainscore.metrics.kernels import similarity as kernels
-from brainscore.metrics.kernels._namespace import on_device, to_numpy
+from brainscore.metrics.kernels import rdm as kernels
+from brainscore.metrics.kernels.backend import on_device, to_numpy
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
                                                 _responses, _sorted_unique_order, _test_only_splits)
 
-__all__ = ["RDM_DIMS", "rdm", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
+__all__ = ["RDM_DIMS", "rdm", "rdm_array", "check_rdm_diagonal", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
 
 RDM_DIMS = ("presentation", "presentation_b")
 
@@ -41,14 +41,39 @@ def _is_rdm(assembly: Any) -> bool:
     return isinstance(assembly, xr.DataArray) and tuple(assembly.dims) == RDM_DIMS
 
 
-
-def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
-               for_ranking: bool = False, device: str | None = None) -> tuple[np.ndarray, Any]:
+def rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
+              for_ranking: bool = False, device: str | None = None) -> tuple[np.ndarray, Any]:
     """(sorted ids, RDM) from responses or from a precomputed RDM assembly (whose diagonal is checked).
 
-    With ``for_ranking``, an RDM computed from responses is returned as ``-r`` (= RDM - 1): the same
-    ranks as ``1 - r``, more precise in float32. Only for Spearman comparisons. With a torch
-    ``device``, the RDM is a tensor there (computed there from responses); None: numpy.
+    The unlabelled form of :func:`rdm`, for callers that compare RDMs themselves (the RSA noise
+    ceiling, benchmarks with precomputed subject RDMs).
+
+    Parameters
+    ----------
+    assembly : NeuroidAssembly or DataAssembly
+        ``presentation x neuroid`` responses, or an RDM with dims :data:`RDM_DIMS`.
+    neuroid_dim, comparison_coord : str
+        Dim of the neuroids; coordinate that identifies stimuli (rows are sorted by it).
+    dtype : dtype
+        Precision of the product for responses.
+    for_ranking : bool
+        An RDM computed from responses is returned as ``-r`` (= RDM - 1): the same ranks as
+        ``1 - r``, more precise in float32. Only for Spearman comparisons.
+    device : str, optional
+        Torch device: the RDM is a tensor there (computed there from responses); None: numpy.
+
+    Returns
+    -------
+    ids : ndarray of shape (n_stimuli,)
+        The sorted ``comparison_coord`` values.
+    matrix : ndarray or torch.Tensor of shape (n_stimuli, n_stimuli)
+
+    Raises
+    ------
+    ValidationError
+        If a precomputed RDM lacks ``comparison_coord``, orders rows and columns differently, holds
+        NaN off its diagonal or a non-zero diagonal; or if a stimulus' response is constant across
+        neuroids (its correlation distance is undefined).
     """
     if _is_rdm(assembly):
         if comparison_coord not in assembly.coords:
@@ -64,7 +89,7 @@ def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
             raise ValidationError(f"the RDM holds {int((~np.isfinite(matrix[off_diagonal])).sum())} NaN or infinite "
                                   f"dissimilarities off its diagonal; recompute it from responses that vary across "
                                   f"neuroids (a constant response pattern gives NaN)")
-        _check_diagonal(matrix)
+        check_rdm_diagonal(matrix)
         return ids[order], on_device(matrix, device)
     ids, values = _responses(assembly, neuroid_dim, comparison_coord)
     constant = np.flatnonzero(np.ptp(values, axis=1) == 0) if values.shape[1] > 1 else np.arange(len(ids))
@@ -76,13 +101,17 @@ def _rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
             + (" (an RDM needs at least 2 neuroids)" if values.shape[1] < 2 else ""))
     values = on_device(values, device)
     if for_ranking:
-        matrix = kernels.correlation_matrix(values, dtype=dtype)
+        matrix = kernels.stimulus_correlation_matrix(values, dtype=dtype)
         matrix *= -1  # -r in place (the same IEEE values as np.negative)
         return ids, matrix
     return ids, kernels.correlation_rdm(values, dtype=dtype)
 
 
-def _check_diagonal(matrix: np.ndarray) -> None:
+def check_rdm_diagonal(matrix: np.ndarray) -> None:
+    """Raise :class:`ValidationError` unless ``matrix`` is square with a zero diagonal (NaN allowed).
+
+    A non-zero diagonal usually means a similarity matrix was passed where an RDM was expected.
+    """
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValidationError(f"an RDM must be square, got shape {matrix.shape}")
     diagonal = np.nan_to_num(np.diagonal(matrix), nan=0.0)  # NaN: a constant response pattern
@@ -119,7 +148,7 @@ def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulu
     (stimulus_dim,) = assembly[comparison_coord].dims
     ids = np.asarray(assembly[comparison_coord].values)
     order = _sorted_unique_order(ids, comparison_coord)
-    _, matrix = _rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=resolve_device(device))
+    _, matrix = rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=resolve_device(device))
     matrix = to_numpy(matrix)
     coords = {}
     for name, coord in assembly.coords.items():
@@ -172,8 +201,8 @@ def _rdm_pair(assembly1, assembly2, neuroid_dim: str, comparison_coord: str, dty
     AlignmentError
         If the two hold different stimuli.
     """
-    ids1, rdm1 = _rdm_array(assembly1, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
-    ids2, rdm2 = _rdm_array(assembly2, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
+    ids1, rdm1 = rdm_array(assembly1, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
+    ids2, rdm2 = rdm_array(assembly2, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
     _check_same_stimuli(ids1, ids2, comparison_coord)
     return ids1, rdm1, rdm2
 

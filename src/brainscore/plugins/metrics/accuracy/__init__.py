@@ -1,9 +1,5 @@
 """Accuracy: fraction of answers equal to the target label, error = std of the 0/1 matches; ceiling 1."""
-from brainscore.registry import register_metric
+from brainscore.registry import lazy, register_metric
 
 
-@register_metric("accuracy")
-def _accuracy(**kwargs):
-    from brainscore.metrics.behavior.accuracy import Accuracy
-
-    return Accuracy(**kwargs)
+register_metric("accuracy", lazy("brainscore.metrics.behavior.accuracy:Accuracy"))

@@ -4,7 +4,7 @@
 ``cka_biased`` the classic centred one; ``cka_cv`` the unbiased one on the 90 % test portion of
 10 shuffle splits.
 """
-from brainscore.registry import register_metric
+from brainscore.registry import lazy, register_metric
 
 BIBTEX = """@inproceedings{kornblith2019similarity,
   title={Similarity of neural network representations revisited},
@@ -15,22 +15,6 @@ BIBTEX = """@inproceedings{kornblith2019similarity,
 }"""
 
 
-@register_metric("cka")
-def _cka(**kwargs):
-    from brainscore.metrics.similarity.cka import CKAMetric
-
-    return CKAMetric(unbiased=True, **kwargs)
-
-
-@register_metric("cka_biased")
-def _cka_biased(**kwargs):
-    from brainscore.metrics.similarity.cka import CKAMetric
-
-    return CKAMetric(unbiased=False, **kwargs)
-
-
-@register_metric("cka_cv")
-def _cka_cv(**kwargs):
-    from brainscore.metrics.similarity.cka import CKACrossValidated
-
-    return CKACrossValidated(**kwargs)
+register_metric("cka", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=True))
+register_metric("cka_biased", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=False))
+register_metric("cka_cv", lazy("brainscore.metrics.similarity.cka:CKACrossValidated"))

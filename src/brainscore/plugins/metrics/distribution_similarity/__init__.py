@@ -4,7 +4,7 @@ Factories take the property name first: ``load_metric("ks_similarity", "or_bandw
 resamples are seeded (``random_state=0``; ``random_state=None`` draws from numpy's global generator
 as the reference does). The ``ks_similarity`` ceiling compares the data with themselves.
 """
-from brainscore.registry import register_ceiling, register_metric
+from brainscore.registry import lazy, register_ceiling, register_metric
 
 BIBTEX = """@article{marques2021multi,
   title={Multi-scale hierarchical neural network models that bridge from single neurons in the primate primary visual cortex to object recognition behavior},
@@ -15,15 +15,5 @@ BIBTEX = """@article{marques2021multi,
 }"""
 
 
-@register_metric("ks_similarity")
-def _ks_similarity(property_name, **kwargs):
-    from brainscore.metrics.neural.distribution_similarity import KSSimilarity
-
-    return KSSimilarity(property_name, **kwargs)
-
-
-@register_ceiling("ks_similarity")
-def _ks_similarity_ceiling(property_name, **kwargs):
-    from brainscore.metrics.neural.distribution_similarity import KSSimilarityCeiling
-
-    return KSSimilarityCeiling(property_name, **kwargs)
+register_metric("ks_similarity", lazy("brainscore.metrics.neural.distribution_similarity:KSSimilarity"))
+register_ceiling("ks_similarity", lazy("brainscore.metrics.neural.distribution_similarity:KSSimilarityCeiling"))

@@ -3,7 +3,7 @@
 ``error_consistency`` (metric): model vs each human subject, per condition; ``|mean|``, error = std.
 ``error_consistency`` (ceiling): the same statistic over all pairs of human subjects.
 """
-from brainscore.registry import register_ceiling, register_metric
+from brainscore.registry import lazy, register_ceiling, register_metric
 
 BIBTEX = """@inproceedings{geirhos2020beyond,
   title={Beyond accuracy: quantifying trial-by-trial behaviour of {CNNs} and humans by measuring error consistency},
@@ -15,15 +15,5 @@ BIBTEX = """@inproceedings{geirhos2020beyond,
 }"""
 
 
-@register_metric("error_consistency")
-def _error_consistency(**kwargs):
-    from brainscore.metrics.behavior.error_consistency import ErrorConsistency
-
-    return ErrorConsistency(**kwargs)
-
-
-@register_ceiling("error_consistency")
-def _error_consistency_ceiling(**kwargs):
-    from brainscore.metrics.behavior.error_consistency import ErrorConsistencyCeiling
-
-    return ErrorConsistencyCeiling(**kwargs)
+register_metric("error_consistency", lazy("brainscore.metrics.behavior.error_consistency:ErrorConsistency"))
+register_ceiling("error_consistency", lazy("brainscore.metrics.behavior.error_consistency:ErrorConsistencyCeiling"))

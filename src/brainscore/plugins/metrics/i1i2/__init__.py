@@ -3,7 +3,7 @@
 Ceilings ``i2n`` and ``i1n``: split-half consistency of the human d' (no Spearman-Brown), on the
 same seeded halves as the metric; ``skipna=True`` as the Rajalingham2018 benchmarks call it.
 """
-from brainscore.registry import register_ceiling, register_metric
+from brainscore.registry import lazy, register_ceiling, register_metric
 
 BIBTEX = """@article{rajalingham2018large,
   title={Large-scale, high-resolution comparison of the core visual object recognition behavior of humans, monkeys, and state-of-the-art deep artificial neural networks},
@@ -16,43 +16,9 @@ BIBTEX = """@article{rajalingham2018large,
 }"""
 
 
-@register_ceiling("i2n")
-def _i2n_ceiling(**kwargs):
-    from brainscore.metrics.behavior.i1i2 import i2n_ceiling
-
-    return i2n_ceiling(**kwargs)
-
-
-@register_ceiling("i1n")
-def _i1n_ceiling(**kwargs):
-    from brainscore.metrics.behavior.i1i2 import i1n_ceiling
-
-    return i1n_ceiling(**kwargs)
-
-
-@register_metric("i1")
-def _i1(**kwargs):
-    from brainscore.metrics.behavior.i1i2 import I1
-
-    return I1(**kwargs)
-
-
-@register_metric("i1n")
-def _i1n(**kwargs):
-    from brainscore.metrics.behavior.i1i2 import I1n
-
-    return I1n(**kwargs)
-
-
-@register_metric("i2")
-def _i2(**kwargs):
-    from brainscore.metrics.behavior.i1i2 import I2
-
-    return I2(**kwargs)
-
-
-@register_metric("i2n")
-def _i2n(**kwargs):
-    from brainscore.metrics.behavior.i1i2 import I2n
-
-    return I2n(**kwargs)
+register_ceiling("i2n", lazy("brainscore.metrics.behavior.i1i2:i2n_ceiling"))
+register_ceiling("i1n", lazy("brainscore.metrics.behavior.i1i2:i1n_ceiling"))
+register_metric("i1", lazy("brainscore.metrics.behavior.i1i2:I1"))
+register_metric("i1n", lazy("brainscore.metrics.behavior.i1i2:I1n"))
+register_metric("i2", lazy("brainscore.metrics.behavior.i1i2:I2"))
+register_metric("i2n", lazy("brainscore.metrics.behavior.i1i2:I2n"))

@@ -5,28 +5,10 @@ Factories accept :class:`~brainscore.metrics.ceilings.internal_consistency.Inter
 arguments (``split_coord``, ``stimulus_coord``, ``splits``, ``train_size``, ``random_state``,
 ``device``). Reference: Schrimpf et al. 2018 (bioRxiv 407007); Spearman 1910; Brown 1910.
 """
-from brainscore.registry import register_ceiling, register_metric
+from brainscore.registry import lazy, register_ceiling, register_metric
 
 
-@register_ceiling("internal_consistency")
-def _ceiling(**kwargs):
-    from brainscore.metrics.ceilings.internal_consistency import InternalConsistency
-    return InternalConsistency(**kwargs)
-
-
-@register_metric("internal_consistency")
-def _metric(**kwargs):
-    from brainscore.metrics.ceilings.internal_consistency import InternalConsistency
-    return InternalConsistency(**kwargs)
-
-
-@register_ceiling("internal_consistency_temporal")
-def _ceiling_temporal(**kwargs):
-    from brainscore.metrics.ceilings.internal_consistency import TemporalInternalConsistency
-    return TemporalInternalConsistency(**kwargs)
-
-
-@register_metric("internal_consistency_temporal")
-def _metric_temporal(**kwargs):
-    from brainscore.metrics.ceilings.internal_consistency import TemporalInternalConsistency
-    return TemporalInternalConsistency(**kwargs)
+register_ceiling("internal_consistency", lazy("brainscore.metrics.ceilings.internal_consistency:InternalConsistency"))
+register_metric("internal_consistency", lazy("brainscore.metrics.ceilings.internal_consistency:InternalConsistency"))
+register_ceiling("internal_consistency_temporal", lazy("brainscore.metrics.ceilings.internal_consistency:TemporalInternalConsistency"))
+register_metric("internal_consistency_temporal", lazy("brainscore.metrics.ceilings.internal_consistency:TemporalInternalConsistency"))

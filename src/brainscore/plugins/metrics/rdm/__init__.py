@@ -4,7 +4,7 @@
 (no cross-validation, no error). ``rdm_cv``: the same on the 90 % test portion of 10 shuffle
 splits (stratified by ``object_name`` when present), mean with SEM error.
 """
-from brainscore.registry import register_metric
+from brainscore.registry import lazy, register_metric
 
 BIBTEX = """@article{kriegeskorte2008representational,
   title={Representational similarity analysis -- connecting the branches of systems neuroscience},
@@ -16,15 +16,5 @@ BIBTEX = """@article{kriegeskorte2008representational,
 }"""
 
 
-@register_metric("rdm")
-def _rdm(**kwargs):
-    from brainscore.metrics.similarity.rdm import RDMMetric
-
-    return RDMMetric(**kwargs)
-
-
-@register_metric("rdm_cv")
-def _rdm_cv(**kwargs):
-    from brainscore.metrics.similarity.rdm import RDMCrossValidated
-
-    return RDMCrossValidated(**kwargs)
+register_metric("rdm", lazy("brainscore.metrics.similarity.rdm:RDMMetric"))
+register_metric("rdm_cv", lazy("brainscore.metrics.similarity.rdm:RDMCrossValidated"))

@@ -10,7 +10,7 @@ bins. Every factory accepts ``crossvalidation_kwargs`` (cross-validated metrics)
 References: Yamins et al. 2014 (PLS, PNAS 111:8619); Schrimpf et al. 2018 (bioRxiv 407007);
 Arend et al. 2018 (neuron_to_neuron, CBMM memo); Muzellec & Kar 2025 (reverse predictivity).
 """
-from brainscore.registry import register_metric
+from brainscore.registry import lazy, register_metric
 
 _SPLIT_KWARGS = ("crossvalidation_kwargs", "regression_kwargs", "device", "identifier")
 
@@ -40,101 +40,24 @@ def _spantime(regression, identifier, **kwargs):
                                              identifier=options.pop("identifier", identifier), **options)
 
 
-@register_metric("pls")
-def _pls(**kwargs):
-    return _cv("pls", "pls", **kwargs)
-
-
-@register_metric("pls_cv")
-def _pls_cv(**kwargs):
-    return _cv("pls", "pls_cv", **kwargs)
-
-
-@register_metric("pls_split")
-def _pls_split(**kwargs):
-    return _split("pls", "pls_split", **kwargs)
-
-
-@register_metric("ridge")
-def _ridge(**kwargs):
-    return _cv("ridge", "ridge", **kwargs)
-
-
-@register_metric("ridge_cv")
-def _ridge_cv(**kwargs):
-    return _cv("ridge", "ridge_cv", **kwargs)
-
-
-@register_metric("ridge_split")
-def _ridge_split(**kwargs):
-    return _split("ridge", "ridge_split", **kwargs)
-
-
-@register_metric("ridgecv")
-def _ridgecv(**kwargs):
-    return _cv("ridgecv", "ridgecv", **kwargs)
-
-
-@register_metric("ridgecv_cv")
-def _ridgecv_cv(**kwargs):
-    return _cv("ridgecv", "ridgecv_cv", **kwargs)
-
-
-@register_metric("ridgecv_split")
-def _ridgecv_split(**kwargs):
-    return _split("ridgecv", "ridgecv_split", **kwargs)
-
-
-@register_metric("linear_predictivity")
-def _linear(**kwargs):
-    return _cv("linear", "linear_predictivity", **kwargs)
-
-
-@register_metric("linear_predictivity_cv")
-def _linear_cv(**kwargs):
-    return _cv("linear", "linear_predictivity_cv", **kwargs)
-
-
-@register_metric("linear_predictivity_split")
-def _linear_split(**kwargs):
-    return _split("linear", "linear_predictivity_split", **kwargs)
-
-
-@register_metric("neuron_to_neuron")
-def _neuron_to_neuron(**kwargs):
-    return _cv("neuron_to_neuron", "neuron_to_neuron", **kwargs)
-
-
-@register_metric("neuron_to_neuron_cv")
-def _neuron_to_neuron_cv(**kwargs):
-    return _cv("neuron_to_neuron", "neuron_to_neuron_cv", **kwargs)
-
-
-@register_metric("neuron_to_neuron_split")
-def _neuron_to_neuron_split(**kwargs):
-    return _split("neuron_to_neuron", "neuron_to_neuron_split", **kwargs)
-
-
-@register_metric("reverse_pls")
-def _reverse_pls(**kwargs):
-    return _cv("pls", "reverse_pls", reverse=True, **kwargs)
-
-
-@register_metric("reverse_pls_cv")
-def _reverse_pls_cv(**kwargs):
-    return _cv("pls", "reverse_pls_cv", reverse=True, **kwargs)
-
-
-@register_metric("reverse_pls_split")
-def _reverse_pls_split(**kwargs):
-    return _split("pls", "reverse_pls_split", reverse=True, **kwargs)
-
-
-@register_metric("spantime_pls")
-def _spantime_pls(**kwargs):
-    return _spantime("pls", "spantime_pls", **kwargs)
-
-
-@register_metric("spantime_ridge")
-def _spantime_ridge(**kwargs):
-    return _spantime("ridge", "spantime_ridge", **kwargs)
+# identifier: how it is built (cross-validated, fixed split or over time), the regression, and reverse
+register_metric("pls", lazy(_cv, "pls", "pls"))
+register_metric("pls_cv", lazy(_cv, "pls", "pls_cv"))
+register_metric("pls_split", lazy(_split, "pls", "pls_split"))
+register_metric("ridge", lazy(_cv, "ridge", "ridge"))
+register_metric("ridge_cv", lazy(_cv, "ridge", "ridge_cv"))
+register_metric("ridge_split", lazy(_split, "ridge", "ridge_split"))
+register_metric("ridgecv", lazy(_cv, "ridgecv", "ridgecv"))
+register_metric("ridgecv_cv", lazy(_cv, "ridgecv", "ridgecv_cv"))
+register_metric("ridgecv_split", lazy(_split, "ridgecv", "ridgecv_split"))
+register_metric("linear_predictivity", lazy(_cv, "linear", "linear_predictivity"))
+register_metric("linear_predictivity_cv", lazy(_cv, "linear", "linear_predictivity_cv"))
+register_metric("linear_predictivity_split", lazy(_split, "linear", "linear_predictivity_split"))
+register_metric("neuron_to_neuron", lazy(_cv, "neuron_to_neuron", "neuron_to_neuron"))
+register_metric("neuron_to_neuron_cv", lazy(_cv, "neuron_to_neuron", "neuron_to_neuron_cv"))
+register_metric("neuron_to_neuron_split", lazy(_split, "neuron_to_neuron", "neuron_to_neuron_split"))
+register_metric("reverse_pls", lazy(_cv, "pls", "reverse_pls", reverse=True))
+register_metric("reverse_pls_cv", lazy(_cv, "pls", "reverse_pls_cv", reverse=True))
+register_metric("reverse_pls_split", lazy(_split, "pls", "reverse_pls_split", reverse=True))
+register_metric("spantime_pls", lazy(_spantime, "pls", "spantime_pls"))
+register_metric("spantime_ridge", lazy(_spantime, "ridge", "spantime_ridge"))

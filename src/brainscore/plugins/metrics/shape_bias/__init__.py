@@ -5,7 +5,7 @@ texture categories differ; ``shape_match`` and ``texture_match`` are the two acc
 Called as ``metric(choices)`` when the choices carry the ``original_image_category`` and
 ``conflict_image_category`` coordinates, or ``metric(choices, stimulus_set)``.
 """
-from brainscore.registry import register_metric
+from brainscore.registry import lazy, register_metric
 
 BIBTEX = """@inproceedings{geirhos2019imagenet,
   title={ImageNet-trained {CNNs} are biased towards texture; increasing shape bias improves accuracy and robustness},
@@ -23,22 +23,6 @@ BIBTEX = """@inproceedings{geirhos2019imagenet,
 }"""
 
 
-@register_metric("shape_bias")
-def _shape_bias(**kwargs):
-    from brainscore.metrics.behavior.shape_bias import ShapeBias
-
-    return ShapeBias(**kwargs)
-
-
-@register_metric("shape_match")
-def _shape_match(**kwargs):
-    from brainscore.metrics.behavior.shape_bias import ShapeMatch
-
-    return ShapeMatch(**kwargs)
-
-
-@register_metric("texture_match")
-def _texture_match(**kwargs):
-    from brainscore.metrics.behavior.shape_bias import TextureMatch
-
-    return TextureMatch(**kwargs)
+register_metric("shape_bias", lazy("brainscore.metrics.behavior.shape_bias:ShapeBias"))
+register_metric("shape_match", lazy("brainscore.metrics.behavior.shape_bias:ShapeMatch"))
+register_metric("texture_match", lazy("brainscore.metrics.behavior.shape_bias:TextureMatch"))

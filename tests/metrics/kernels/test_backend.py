@@ -15,14 +15,15 @@ import array_api_compat.numpy
 import array_api_compat.torch
 import brainscore.metrics
 from brainscore.metrics.ceilings.internal_consistency import InternalConsistency, split_half_consistency
-from brainscore.metrics.kernels import _namespace as ns
+from brainscore.metrics.kernels import backend as ns
 from brainscore.metrics.kernels import correlation as C
 from brainscore.metrics.kernels import regression as R
-from brainscore.metrics.kernels import similarity as S
+from brainscore.metrics.kernels import cka as CK
+from brainscore.metrics.kernels import rdm as RD
 
 XN, XT = array_api_compat.numpy, array_api_compat.torch
 METRICS = Path(brainscore.metrics.__file__).parent
-SHIM = METRICS / "kernels" / "_namespace.py"
+SHIM = METRICS / "kernels" / "backend.py"
 
 # torch devices to compare with numpy: the CPU always, a GPU where there is one
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -96,10 +97,11 @@ ARRAY_MODULES = sorted({*(METRICS / "kernels").glob("*.py"), METRICS / "ceilings
 
 
 def test_no_kernel_checks_the_array_library_outside_the_shim():
-    """Every numpy/torch difference lives in kernels/_namespace.py; the kernels are written once."""
-    assert {"correlation.py", "regression.py", "similarity.py", "internal_consistency.py"} <= {p.name for p in ARRAY_MODULES}
+    """Every numpy/torch difference lives in kernels/backend.py; the kernels are written once."""
+    assert {"correlation.py", "regression.py", "design.py", "pls.py", "ridge.py", "least_squares.py",
+            "single_unit.py", "rdm.py", "cka.py", "internal_consistency.py"} <= {p.name for p in ARRAY_MODULES}
     offenders = {str(p.relative_to(METRICS)): checks for p in ARRAY_MODULES if (checks := backend_checks(p.read_text()))}
-    assert offenders == {}, f"backend checks outside kernels/_namespace.py (move them into the shim): {offenders}"
+    assert offenders == {}, f"backend checks outside kernels/backend.py (move them into the shim): {offenders}"
 
 
 def test_no_metric_module_has_torch_code_outside_the_shim():
@@ -107,7 +109,7 @@ def test_no_metric_module_has_torch_code_outside_the_shim():
     modules = sorted(p for p in METRICS.rglob("*.py") if p != SHIM)
     offenders = {str(p.relative_to(METRICS)): checks for p in modules
                  if (checks := backend_checks(p.read_text(), numpy_types=False))}
-    assert offenders == {}, f"torch code outside kernels/_namespace.py: {offenders}"
+    assert offenders == {}, f"torch code outside kernels/backend.py: {offenders}"
 
 
 # ---- the shim ---------------------------------------------------------------------------------------
@@ -216,34 +218,34 @@ def _cases():
     an = a.copy()
     an[[2, 9], 1] = np.nan
     ties = np.round(rng.standard_normal(300), 1)
-    K, L = S.gram(X), S.gram(Y)
-    rdm1, rdm2 = S.correlation_rdm(X), S.correlation_rdm(X + rng.standard_normal(X.shape))
+    K, L = CK.gram(X), CK.gram(Y)
+    rdm1, rdm2 = RD.correlation_rdm(X), RD.correlation_rdm(X + rng.standard_normal(X.shape))
     folds = _folds(90)
     cases = [
         ("correlation.pearsonr_columns", C.pearsonr_columns, (a, b), {}),
         ("correlation.pearsonr_columns float32", C.pearsonr_columns, (a.astype(np.float32), b.astype(np.float32)), {}),
         ("correlation.pearsonr_columns_nan", C.pearsonr_columns_nan, (an, b), {}),
         ("correlation.spearman_brown", C.spearman_brown, (np.array([-0.2, 0.5, 0.9]),), {}),
-        ("correlation.correlation_matrix", C.correlation_matrix, (a, b[:, :4]), {}),
-        ("similarity.correlation_matrix", S.correlation_matrix, (X,), {}),
-        ("similarity.correlation_matrix float32", S.correlation_matrix, (X,), dict(dtype=np.float32)),
-        ("similarity.correlation_rdm", S.correlation_rdm, (X,), {}),
-        ("similarity.upper_triangle", S.upper_triangle, (rdm1,), {}),
-        ("similarity.rankdata_average", S.rankdata_average, (ties,), {}),
-        ("similarity.rankdata_average float32", S.rankdata_average, (ties.astype(np.float32),), {}),
-        ("similarity.spearman", S.spearman, (ties, ties[::-1] + rng.standard_normal(300)), {}),
-        ("similarity.pearson", S.pearson, (ties, rng.standard_normal(300)), {}),
-        ("similarity.rdm_spearman", S.rdm_spearman, (rdm1, rdm2), {}),
-        ("similarity.gram", S.gram, (X,), {}),
-        ("similarity.centre_gram", S.centre_gram, (K,), {}),
-        ("similarity.hsic_biased", S.hsic_biased, (K, L), {}),
-        ("similarity.hsic_unbiased", S.hsic_unbiased, (K, L), {}),
-        ("similarity.cka_from_grams", S.cka_from_grams, (K, L), {}),
-        ("similarity.cka_from_grams biased", S.cka_from_grams, (K, L), dict(unbiased=False)),
-        ("similarity.linear_cka gram", S.linear_cka, (Xw, Y), dict(method="gram")),
-        ("similarity.linear_cka features", S.linear_cka, (X, Y), dict(method="features")),
-        ("similarity.linear_cka_unbiased", S.linear_cka_unbiased, (Xw, Y), {}),
-        ("similarity.linear_cka_biased float32", S.linear_cka_biased, (X, Y), dict(dtype=np.float32)),
+        ("correlation.pearsonr_column_pairs", C.pearsonr_column_pairs, (a, b[:, :4]), {}),
+        ("rdm.stimulus_correlation_matrix", RD.stimulus_correlation_matrix, (X,), {}),
+        ("rdm.stimulus_correlation_matrix float32", RD.stimulus_correlation_matrix, (X,), dict(dtype=np.float32)),
+        ("rdm.correlation_rdm", RD.correlation_rdm, (X,), {}),
+        ("rdm.upper_triangle", RD.upper_triangle, (rdm1,), {}),
+        ("rdm.rankdata_average", RD.rankdata_average, (ties,), {}),
+        ("rdm.rankdata_average float32", RD.rankdata_average, (ties.astype(np.float32),), {}),
+        ("rdm.spearman", RD.spearman, (ties, ties[::-1] + rng.standard_normal(300)), {}),
+        ("rdm.pearson", RD.pearson, (ties, rng.standard_normal(300)), {}),
+        ("rdm.rdm_spearman", RD.rdm_spearman, (rdm1, rdm2), {}),
+        ("cka.gram", CK.gram, (X,), {}),
+        ("cka.centre_gram", CK.centre_gram, (K,), {}),
+        ("cka.hsic_biased", CK.hsic_biased, (K, L), {}),
+        ("cka.hsic_unbiased", CK.hsic_unbiased, (K, L), {}),
+        ("cka.cka_from_grams", CK.cka_from_grams, (K, L), {}),
+        ("cka.cka_from_grams biased", CK.cka_from_grams, (K, L), dict(unbiased=False)),
+        ("cka.linear_cka gram", CK.linear_cka, (Xw, Y), dict(method="gram")),
+        ("cka.linear_cka features", CK.linear_cka, (X, Y), dict(method="features")),
+        ("cka.linear_cka_unbiased", CK.linear_cka_unbiased, (Xw, Y), {}),
+        ("cka.linear_cka_biased float32", CK.linear_cka_biased, (X, Y), dict(dtype=np.float32)),
         ("regression.fold_pearsonr", R.fold_pearsonr, ([Y[test] + 0.1 for _, test in folds], Y, folds), {}),
         ("regression.fit_predict", R.fit_predict, ("ridge", Xw[:80], Yw[:80], Xw[80:]), {}),
         ("regression.cross_validated_predictions", R.cross_validated_predictions, ("linear", Xw, Yw, folds), {}),
@@ -262,12 +264,12 @@ CASES = _cases()
 #: Public names of the kernel modules that are not array kernels, or are numpy-only by design.
 NOT_COMPARED = {
     "regression.ALPHA_LIST", "regression.Folds", "regression.METHODS",   # constants
-    "similarity.SubsetRanks", "similarity.subset_spearman",             # numpy only: ranks of subsets of one sort
+    "rdm.SubsetRanks", "rdm.subset_spearman",             # numpy only: ranks of subsets of one sort
 }
 
 
 def test_every_public_kernel_is_compared_on_both_backends():
-    public = {f"{module.__name__.rsplit('.', 1)[1]}.{name}" for module in (C, R, S) for name in module.__all__}
+    public = {f"{module.__name__.rsplit('.', 1)[1]}.{name}" for module in (C, R, RD, CK) for name in module.__all__}
     compared = {name.split(" ")[0] for name, *_ in CASES}
     assert public - NOT_COMPARED - compared == set()
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.linear_model import Ridge
 
 import brainscore
-from brainscore.benchmarks.train_test import TrainTestNeuralBenchmark, split_half_reliability
+from brainscore.benchmarks.fixed_split import TrainTestNeuralBenchmark, split_half_reliability
 from brainscore.data import NeuroidAssembly
 from brainscore.metrics.score import Score
 from brainscore.models.precomputed import PrecomputedFeatures

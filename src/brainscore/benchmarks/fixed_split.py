@@ -21,9 +21,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase, callable_identity
+from brainscore.benchmarks.base import BenchmarkBase, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
+from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError
@@ -229,6 +230,7 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
                 "threshold": self.reliability_threshold, "reliability_on": self.reliability_on}
 
     # ---- the experiment -----------------------------------------------------------------------
+    @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the train and test stimuli and score its test-set predictivity."""
         candidate.start_recording(self.region, time_bins=self.time_bins)

@@ -1,8 +1,8 @@
 """The one array-backend mechanism of the kernels: array-api-compat, plus the operations it lacks.
 
-Every kernel (:mod:`.correlation`, :mod:`.regression`, :mod:`.similarity` and the split-half kernel of
-:mod:`brainscore.metrics.ceilings.internal_consistency`) is written once against the Python Array API
-standard. It asks :func:`namespace` for the namespace of its inputs, which is what
+Every kernel (:mod:`.correlation`, :mod:`.regression` and its solvers, :mod:`.rdm`, :mod:`.cka` and the
+split-half kernel of :mod:`brainscore.metrics.ceilings.internal_consistency`) is written once against
+the Python Array API standard. It asks :func:`namespace` for the namespace of its inputs, which is what
 ``array_api_compat.array_namespace`` returns (``array_api_compat.numpy`` or ``array_api_compat.torch``,
 the wrappers scikit-learn and SciPy use), and :func:`device` for where they live; new arrays are made
 with ``xp.zeros(..., dtype=xp.float64, device=dev)`` and so on, so a kernel given CUDA tensors runs
@@ -24,9 +24,10 @@ checks that no kernel module grows its own backend check):
   arrays) or ``torch.triu_indices``.
 - :func:`clip_`, :func:`fill_diagonal_`: in-place clip and diagonal fill (the standard only has
   out-of-place ``clip``; an ``n x n`` copy of a 3200-stimulus matrix is 82 MB).
-- :func:`as_row_major`: ``asarray`` that makes numpy arrays C-contiguous.
-- :func:`to_numpy`, :func:`on_device`, :func:`dtype_of`: conversions at the boundary;
-  :func:`check_device`: a device name checked (a CUDA device without a GPU is a clear error).
+- :func:`as_row_major`: ``asarray`` that makes numpy arrays C-contiguous; :func:`as_float`,
+  :func:`as_float64`: floating copies or views of the RDM and CKA kernels' inputs; :func:`check_2d`.
+- :func:`to_numpy`, :func:`on_device`, :func:`dtype_of`: conversions at the boundary (device names
+  are checked once, where a job starts: :func:`brainscore.device.resolve`).
 
 Numerics: the same float64 decompositions run on every backend, so numpy and torch agree to
 rounding, which the tests check for every public kernel. The design follows himalaya (Dupré la Tour,
@@ -45,11 +46,9 @@ import array_api_compat
 import numpy as np
 from array_api_compat import is_numpy_array, is_numpy_namespace, is_torch_namespace
 
-from brainscore.errors import ValidationError
-
-__all__ = ["Array", "namespace", "device", "namespace_of_device", "check_device", "to_numpy", "on_device", "dtype_of",
+__all__ = ["Array", "namespace", "device", "namespace_of_device", "to_numpy", "on_device", "dtype_of",
            "take_block", "top_eigenvector", "cholesky_solve", "single_threaded", "sort_keys",
-           "upper_triangle", "clip_", "fill_diagonal_", "as_row_major"]
+           "upper_triangle", "clip_", "fill_diagonal_", "as_row_major", "as_float", "as_float64", "check_2d"]
 
 Array = Any  # numpy.ndarray or torch.Tensor (any array array-api-compat knows)
 
@@ -98,37 +97,6 @@ def namespace_of_device(device: Any | None) -> tuple[ModuleType, Any]:
         return _numpy_namespace(), "cpu"
     import torch
     return importlib.import_module("array_api_compat.torch"), torch.device(device)
-
-
-def check_device(device: str | None) -> str | None:
-    """``device`` as a torch device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``), checked; None stays None.
-
-    Raises
-    ------
-    ValidationError
-        If torch does not know the device name, or it names a CUDA device while torch sees no GPU
-        (no CUDA build, no driver, or ``CUDA_VISIBLE_DEVICES`` hides them all) or fewer GPUs than
-        its index.
-    """
-    if device is None:
-        return None
-    import torch
-
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError) as error:
-        raise ValidationError(f"--device {device!r} is not a torch device ({error}); use e.g. cpu, cuda or "
-                              f"cuda:0") from None
-    if parsed.type == "cuda":
-        if not torch.cuda.is_available():
-            build = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "built without CUDA"
-            raise ValidationError(f"--device {device}: torch {torch.__version__} ({build}) sees no CUDA GPU on this "
-                                  f"machine; run on a machine with a GPU, or leave out --device to compute on the "
-                                  f"CPU")
-        count = torch.cuda.device_count()
-        if parsed.index is not None and parsed.index >= count:
-            raise ValidationError(f"--device {device}: torch sees {count} CUDA GPU(s), numbered 0 to {count - 1}")
-    return str(device)
 
 
 def to_numpy(a: Any) -> np.ndarray:
@@ -296,3 +264,24 @@ def as_row_major(xp: ModuleType, a: Array, dtype: Any = None, copy: bool | None 
     if is_numpy_namespace(xp):
         return np.array(a, dtype=dtype, order="C", copy=copy)
     return xp.asarray(a, dtype=dtype, copy=copy, device=device(a))
+
+
+def check_2d(name: str, a: Array) -> None:
+    """Raise ValueError unless ``a`` is 2-D (``(n_stimuli, n_features)``); ``name`` names it in the message."""
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_stimuli, n_features), got shape {tuple(a.shape)}")
+
+
+def as_float(a: Array, dtype: Any | None, copy: bool) -> Array:
+    """``a`` as a floating array of ``dtype`` (default: keep float32/float64, else float64), row-major on numpy."""
+    xp = namespace(a)
+    dtype = dtype_of(xp, dtype)
+    if dtype is None:
+        dtype = a.dtype if a.dtype in (xp.float32, xp.float64) else xp.float64
+    return as_row_major(xp, a, dtype=dtype, copy=True if copy else None)
+
+
+def as_float64(a: Array) -> Array:
+    """``a`` as float64 of its own library and device (no copy when it already is)."""
+    xp = namespace(a)
+    return xp.astype(a, xp.float64, copy=False)

@@ -1,0 +1,116 @@
+"""Where a score is computed: one device name, parsed, checked and resolved once.
+
+A device is ``None`` (the default: the model on its own device, the metrics and ceilings with numpy,
+the tested reference path) or a torch device name: ``"cpu"`` (torch on the host), ``"cuda"`` or
+``"cuda:N"``. :func:`resolve` checks it once, where a job starts (:func:`brainscore.scoring.score`,
+``brainscore run``'s grid, a benchmark called with ``device=``), so that a request torch cannot
+serve (``"cuda"`` on a machine without a GPU, a misspelt name) fails at once with one clear message,
+before any model is built or any data loaded, never deep inside torch. The checked name is then
+passed down as an argument: to the model's factory (``device=``) and to the benchmark, whose
+metrics and ceiling compute there (:mod:`brainscore.metrics.device`).
+
+:func:`for_worker` places ``"cuda"`` on one GPU per Dask worker of a machine with several GPUs.
+
+This module imports nothing of brainscore but :mod:`brainscore.errors`; torch is imported only when a
+device is named.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from brainscore.errors import ValidationError
+
+__all__ = ["DeviceError", "resolve", "is_cuda", "for_worker"]
+
+
+class DeviceError(ValidationError):
+    """A device torch cannot serve: an unknown name, or a CUDA device without (enough) GPUs.
+
+    Attributes
+    ----------
+    device : str
+        The device as asked for.
+    """
+
+    def __init__(self, message: str, device: str):
+        super().__init__(message)
+        self.device = device
+
+
+def resolve(device: Any, *, option: str = "device") -> str | None:
+    """``device`` checked, as a torch device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``); None stays None.
+
+    Parameters
+    ----------
+    device : str, torch.device or None
+        None: no device (the model's own, numpy for the metrics). Otherwise any name torch knows.
+    option : str
+        How the caller's user names this setting in the error message: ``"device"`` (the Python
+        API's keyword, the default), or e.g. ``"--device"`` on the command line.
+
+    Returns
+    -------
+    str or None
+        ``str(device)`` unchanged (so records and cache keys read as the user wrote it), or None.
+
+    Raises
+    ------
+    DeviceError
+        (a :class:`~brainscore.errors.ValidationError`) if torch does not know the device name, or it
+        names a CUDA device while torch sees no GPU (no CUDA build, no driver, or
+        ``CUDA_VISIBLE_DEVICES`` hides them all) or fewer GPUs than its index.
+    """
+    if device is None:
+        return None
+    name = str(device)
+    flag = option.startswith("-")  # a command-line option: "--device cuda"; the API's keyword: "device='cuda'"
+    shown = f"{option} {name}" if flag else f"{option}={name!r}"
+    leave_out = f"leave out {option}" if flag else f"leave {option}=None"
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency; kept for a clear message
+        raise DeviceError(f"{shown} needs torch, which is not installed; install it or {leave_out} to "
+                          f"compute with numpy", name) from None
+    try:
+        parsed = torch.device(name)
+    except (RuntimeError, TypeError) as error:
+        raise DeviceError(f"{shown} is not a torch device ({error}); use e.g. cpu, cuda or cuda:0",
+                          name) from None
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            build = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "built without CUDA"
+            raise DeviceError(f"{shown}: torch {torch.__version__} ({build}) sees no CUDA GPU on this "
+                              f"machine; run on a machine with a GPU, or {leave_out} to compute on the CPU", name)
+        count = torch.cuda.device_count()
+        if parsed.index is not None and parsed.index >= count:
+            raise DeviceError(f"{shown}: torch sees {count} CUDA GPU(s), numbered 0 to {count - 1}", name)
+    return name
+
+
+def is_cuda(device: str | None) -> bool:
+    """Whether the (resolved) ``device`` names a CUDA GPU: ``"cuda"`` or ``"cuda:N"``."""
+    return device is not None and (device == "cuda" or device.startswith("cuda:"))
+
+
+def for_worker(device: str | None) -> str | None:
+    """The device this process uses for a run's ``device``: one GPU per Dask worker.
+
+    ``"cuda"`` on a Dask worker of a machine with several GPUs becomes ``cuda:<worker number mod
+    GPUs>`` (LocalCluster names its workers 0, 1, ...); anything else, or outside a worker, is returned
+    unchanged (on a cluster job, the scheduler's ``CUDA_VISIBLE_DEVICES`` already shows each worker one
+    GPU). ``device`` must already be :func:`resolve`-d.
+    """
+    if device != "cuda":
+        return device
+    try:
+        from distributed import get_worker
+
+        name = get_worker().name
+    except (ImportError, ValueError):
+        return device
+    import torch
+
+    count = torch.cuda.device_count()
+    if count > 1 and isinstance(name, int):
+        return f"cuda:{name % count}"
+    return device

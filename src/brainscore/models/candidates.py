@@ -1,0 +1,352 @@
+"""Layer selection's view of a model: every candidate layer's features in one pass, PCA-reduced and cached.
+
+:class:`LayerCandidates` is what a :class:`~brainscore.models.commitment.ModelCommitment` hands its
+``layer_scorer`` (:func:`brainscore.scoring.selection.layer_scorer`): ``look_at_layers(stimuli)``
+returns each candidate layer's features on the selection stimuli, reduced to their first
+:data:`SELECTION_PCA_COMPONENTS` principal components as the reference's LayerPCA does.
+
+**Deviation**: the reference fits that PCA on 1000 ImageNet validation images (one per class),
+which are not available here; we fit it on the selection stimuli themselves, exactly, from the Gram
+matrix of the centred features (:func:`gram_pca`: the ``presentation x presentation`` matrix,
+computed block by block of features). With fewer than 1000 selection stimuli this keeps every
+direction the features vary in, so rotation-invariant metrics (PLS, ridge, RDM, CKA) see the same
+information as the raw features. The unreduced layers are held only during the selection's one
+pass (in memory up to a budget, :data:`SELECTION_MEMORY_BYTES`, the rest in unlinked temporary
+files), never written to the activations cache; what is cached per layer is its PCA scores (or its
+features when it has at most 1000 units), keyed by the content key its activations would have.
+"""
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from brainscore import caching
+from brainscore.caching import Cache, content_key, locked_entry, verified
+from brainscore.data.assemblies import NeuroidAssembly
+from brainscore.data.stimuli import StimulusSet
+from brainscore.errors import BrainScoreError
+from brainscore.models.extraction.core import LayerFeatures, package_features
+
+__all__ = ["LayerCandidates", "gram_pca", "SELECTION_PCA_COMPONENTS", "SELECTION_PCA_METHOD",
+           "SELECTION_MEMORY_BYTES"]
+
+#: Principal components kept per layer during layer selection (the reference's LayerPCA).
+SELECTION_PCA_COMPONENTS = 1000
+#: Bytes of unreduced layer features a layer-selection pass may hold in memory (None: a quarter of the
+#: memory available when the pass starts); the rest of its layers wait for their PCA in unlinked
+#: temporary files under the cache, which the kernel writes back to disk once they are large.
+SELECTION_MEMORY_BYTES: int | None = None
+#: Names the PCA method in cache keys (2: all eigenpairs by syevd, then the top k); a new method, a new name.
+SELECTION_PCA_METHOD = "gram-eigh/2"
+
+
+# ------------------------------------------------------------------------------------------------
+# PCA from the Gram matrix
+# ------------------------------------------------------------------------------------------------
+def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
+             block_bytes: int = 64 << 20, eigensolver: str = "all") -> np.ndarray:
+    """Principal-component scores of the rows of ``features``, from the Gram matrix of the centred data.
+
+    Equals ``sklearn.decomposition.PCA(k, svd_solver="full").fit_transform(features)`` up to the
+    sign of each component, with ``k = min(n_components, n_samples, n_features)``. Only the
+    ``n_samples x n_samples`` Gram matrix is held in memory: the features (which may be a memory
+    map of a file on disk) are read in blocks of columns. Signs are fixed so that the largest
+    absolute score of each component is positive.
+
+    Parameters
+    ----------
+    features : ndarray of shape (n_samples, n_features)
+    n_components : int
+    block_bytes : int
+        Size of the column blocks read at a time.
+    eigensolver : {"all", "subset"}
+        ``"all"``: every eigenpair by divide and conquer (LAPACK syevd), then the top k; with k
+        close to n, as in layer selection (1000 of ~1100 stimuli), 2-4x faster on the 2-core
+        machine than ``"subset"``: only the top k (syevr; the method before). They agree to rounding.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_samples, k)
+    """
+    from scipy.linalg import eigh
+
+    n, p = features.shape
+    k = int(min(n_components, n, p))
+    gram = np.zeros((n, n), dtype=np.float64)
+    step = max(1, block_bytes // max(1, n * 4))
+    for start in range(0, p, step):
+        block = np.asarray(features[:, start:start + step], dtype=np.float32)
+        block = block - block.mean(axis=0, dtype=np.float64).astype(np.float32)
+        gram += block @ block.T
+    if eigensolver == "all":
+        values, vectors = eigh(gram, driver="evd")
+    elif eigensolver == "subset":
+        values, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
+    else:
+        raise ValueError(f"eigensolver must be 'all' or 'subset', got {eigensolver!r}")
+    values, vectors = values[::-1][:k], vectors[:, ::-1][:, :k]
+    scores = vectors * np.sqrt(np.clip(values, 0, None))
+    flip = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
+    flip[flip == 0] = 1
+    return (scores * flip).astype(np.float32)
+
+
+# ------------------------------------------------------------------------------------------------
+# layer candidates for selection
+# ------------------------------------------------------------------------------------------------
+class LayerCandidates:
+    """What a layer scorer sees: the candidate layers of one model and a way to record them all at once.
+
+    Attributes
+    ----------
+    layers : list of str
+        Candidate layer names, in depth order.
+    identifier : str
+        ``"<model identifier>-pca_1000"``: the features are PCA-reduced.
+
+    Parameters
+    ----------
+    commitment : ModelCommitment
+        The model (its ``identifier``, ``visual_degrees()`` and ``activations_model``, the extractor);
+        not imported here, so that this module stays below :mod:`brainscore.models.commitment`.
+    layers : sequence of str
+    n_components : int
+        Principal components kept per layer (default :data:`SELECTION_PCA_COMPONENTS`).
+    """
+
+    def __init__(self, commitment: Any, layers: Sequence[str],
+                 n_components: int = SELECTION_PCA_COMPONENTS):
+        self._commitment = commitment
+        self.layers = list(layers)
+        self.n_components = n_components
+        self.identifier = f"{commitment.identifier}-pca_{n_components}"
+
+    def visual_degrees(self) -> float:
+        """Field of view of the model (degrees)."""
+        return self._commitment.visual_degrees()
+
+    def look_at_layers(self, stimuli: StimulusSet, number_of_trials: int = 1) -> dict[str, NeuroidAssembly]:
+        """Features of every candidate layer on ``stimuli``, from one pass over the images.
+
+        Layers with more than :attr:`n_components` features are reduced to that many principal
+        components (fitted on ``stimuli``; see the module notes). Each assembly is
+        ``presentation x neuroid`` in the row order of ``stimuli``, with the stimulus-set columns on
+        presentation and ``neuroid_id``, ``layer``, ``neuroid_num`` on neuroid (plus ``pca_component``
+        when reduced).
+
+        With an extractor that can stream (:meth:`ActivationsExtractor.stream`), the unreduced layers
+        are never written to the activations cache: each layer's batches are held (in memory, or in
+        an unlinked temporary file under the cache when large) only until its PCA is fitted, and
+        what is cached is the selection's result per layer (the PCA scores, or the features of a
+        layer small enough to keep), keyed by the content key of the activations it comes from.
+        """
+        extractor = self._commitment.activations_model
+        if not hasattr(extractor, "stream"):
+            features = extractor.extract(stimuli, self.layers, number_of_trials=number_of_trials)
+            return {layer: self._reduced(features[layer], stimuli) for layer in self.layers}
+        return self._streamed(extractor, stimuli)
+
+    # ---- the streamed pass --------------------------------------------------------------------
+    def _selection_entry(self, activations: Path) -> str:
+        """Cache key of a layer's selection features, from the name (full content key) of its activations file."""
+        return content_key(kind="selection-features", activations=activations.stem,
+                           n_components=self.n_components, method=SELECTION_PCA_METHOD)
+
+    def _streamed(self, extractor, stimuli: StimulusSet) -> dict[str, NeuroidAssembly]:
+        paths = extractor.cache_paths(stimuli, self.layers)
+        cache = Cache("activations_pca")
+        entries: dict[str, dict] = {}
+        for layer in self.layers:
+            entry = cache.load(self._selection_entry(paths[layer]))
+            if entry is not None:
+                entries[layer] = entry
+        missing = [layer for layer in self.layers if layer not in entries]
+        if missing:
+            with contextlib.ExitStack() as locks:
+                if caching.enabled():  # the locks of the activation entries, in extract's order
+                    for path in sorted(paths[layer] for layer in missing):
+                        locks.enter_context(locked_entry(path))
+                for layer in list(missing):  # another process may have finished them meanwhile
+                    entry = cache.load(self._selection_entry(paths[layer]))
+                    if entry is not None:
+                        entries[layer] = entry
+                        missing.remove(layer)
+                if missing:
+                    entries.update(self._compute_entries(extractor, stimuli, missing, paths, cache))
+        ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
+        return {layer: self._package(entries[layer], layer, ids, extractor, stimuli) for layer in self.layers}
+
+    def _compute_entries(self, extractor, stimuli: StimulusSet, layers: Sequence[str], paths: Mapping[str, Path],
+                         cache: Cache) -> dict[str, dict]:
+        """One pass for ``layers`` (those already in the activations cache are read from there); entries cached."""
+        stored = [layer for layer in layers if caching.enabled() and verified(paths[layer])]
+        sinks: dict[str, _RowSink] = {}
+        folder = Path(cache.root) if caching.enabled() else Path(tempfile.gettempdir())
+        budget = _MemoryBudget(SELECTION_MEMORY_BYTES if SELECTION_MEMORY_BYTES is not None
+                               else _available_memory() // 4)
+        streamed = [layer for layer in layers if layer not in stored]
+        entries: dict[str, dict] = {}
+        try:
+            if streamed:
+                def factory(layer):
+                    def make(rows):
+                        sinks[layer] = _RowSink(rows, folder, budget)
+                        return sinks[layer]
+                    return make
+                extractor.stream(stimuli, {layer: factory(layer) for layer in streamed})
+            for layer in layers:
+                if layer in stored:
+                    entries[layer] = self._entry(np.load(paths[layer], mmap_mode="r"))
+                else:
+                    sink = sinks.pop(layer)
+                    try:
+                        entries[layer] = self._entry(sink.values)
+                    finally:
+                        sink.close()  # frees its memory (or file) before the next layer's PCA
+                cache.save(self._selection_entry(paths[layer]), entries[layer])
+        finally:
+            for sink in sinks.values():
+                sink.close()
+        return entries
+
+    def _entry(self, values: np.ndarray) -> dict:
+        """What is cached for one layer: its PCA scores when it has more features than components, else its values."""
+        matrix = values.reshape(values.shape[0], -1)
+        if matrix.shape[1] > self.n_components:
+            return {"scores": gram_pca(matrix, self.n_components)}
+        return {"values": np.array(values, dtype=np.float32)}
+
+    def _package(self, entry: dict, layer: str, ids: np.ndarray, extractor, stimuli: StimulusSet) -> NeuroidAssembly:
+        model_id = self._commitment.identifier
+        if "values" in entry:
+            features = LayerFeatures(layer, None, ids, visual_degrees=getattr(extractor, "visual_degrees", None),
+                                     image_size=extractor.preprocessing.image_size, in_memory=entry["values"])
+            return features.assembly(stimuli, model_id)
+        features = LayerFeatures(layer, None, ids, in_memory=entry["scores"])
+        return self._package_scores(entry["scores"], features, stimuli)
+
+    # ---- from the activations cache (an extractor that cannot stream) -------------------------------
+    def _reduced(self, features: LayerFeatures, stimuli: StimulusSet) -> NeuroidAssembly:
+        model_id = self._commitment.identifier
+        if features.n_features <= self.n_components:
+            return features.assembly(stimuli, model_id)
+        cache = Cache("activations_pca")
+        if features.path is not None:  # the activation file's name is its full key (content and code)
+            key = content_key(kind="selection-pca", activations=features.path.stem,
+                              n_components=self.n_components, method=SELECTION_PCA_METHOD)
+            scores = cache.get_or_compute(key, lambda: gram_pca(features.matrix(), self.n_components))
+        else:
+            scores = gram_pca(features.matrix(), self.n_components)
+        return self._package_scores(scores, features, stimuli)
+
+    def _package_scores(self, scores: np.ndarray, features: LayerFeatures, stimuli: StimulusSet) -> NeuroidAssembly:
+        """PCA scores (rows in ``features``' order) as a ``presentation x neuroid`` assembly in ``stimuli``'s order."""
+        model_id = self._commitment.identifier
+        rows = features.rows_for(stimuli["stimulus_id"].astype(str).to_numpy())
+        k = scores.shape[1]
+        num = np.arange(k)
+        neuroid_coords = {
+            "neuroid_id": ("neuroid", np.char.add(f"{features.layer}.pca", num.astype(str)).astype(object)),
+            "neuroid_num": ("neuroid", num),
+            "pca_component": ("neuroid", num),
+            "layer": ("neuroid", np.full(k, features.layer, dtype=object)),
+            "model": ("neuroid", np.full(k, model_id, dtype=object)),
+        }
+        return package_features(scores[rows], stimuli, neuroid_coords, features.trials, features.shifts,
+                                features.visual_degrees, features.image_size)
+
+
+def _available_memory() -> int:
+    """Bytes of memory available to a new allocation (``psutil.virtual_memory().available``)."""
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+class _MemoryBudget:
+    """Bytes a streamed selection pass may hold in memory; larger layers go to temporary files."""
+
+    def __init__(self, available: int):
+        self.available = int(available)
+
+    def take(self, nbytes: int) -> bool:
+        if nbytes > self.available:
+            return False
+        self.available -= nbytes
+        return True
+
+
+class _RowSink:
+    """One layer's rows during a streamed pass (:meth:`ActivationsExtractor.stream`'s sink protocol).
+
+    Held in memory while the pass's :class:`_MemoryBudget` allows, else appended to an unlinked
+    temporary file under ``folder`` (plain writes, then read back as a read-only memory map; nothing
+    is left behind if the process dies). Not a cache entry: it lives only until its PCA is fitted.
+    """
+
+    def __init__(self, rows: int, folder: Path, budget: _MemoryBudget):
+        self.rows, self.folder, self.budget = int(rows), Path(folder), budget
+        self._memory: np.ndarray | None = None
+        self._file = None
+        self.unit_shape: tuple[int, ...] | None = None
+        self.written = 0
+
+    def append(self, batch: np.ndarray) -> None:
+        batch = np.ascontiguousarray(batch, dtype=np.float32)
+        if self.unit_shape is None:
+            self.unit_shape = tuple(batch.shape[1:])
+            if self.budget.take(4 * self.rows * int(np.prod(self.unit_shape))):
+                self._memory = np.empty((self.rows, *self.unit_shape), dtype=np.float32)
+            else:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self._file = tempfile.TemporaryFile(dir=self.folder, prefix=".selection-rows-")
+        elif tuple(batch.shape[1:]) != self.unit_shape:
+            raise BrainScoreError(f"layer output changed shape between batches: {self.unit_shape} then "
+                                  f"{tuple(batch.shape[1:])}; images must all be preprocessed to one size")
+        if self.written + len(batch) > self.rows:
+            raise BrainScoreError(f"a streamed layer got more than the {self.rows} rows announced")
+        if self._memory is not None:
+            self._memory[self.written:self.written + len(batch)] = batch
+        else:
+            self._file.write(memoryview(batch).cast("B"))
+        self.written += len(batch)
+
+    def commit(self) -> None:
+        if self.written != self.rows:
+            raise BrainScoreError(f"a streamed layer got {self.written} rows, expected {self.rows}")
+        if self._file is not None:
+            self._file.flush()
+
+    @property
+    def values(self) -> np.ndarray:
+        """The rows, ``(rows, *unit_shape)`` float32 (a read-only memory map when they went to a file)."""
+        if self._memory is not None:
+            return self._memory
+        return np.memmap(self._file, dtype=np.float32, mode="r", shape=(self.rows, *self.unit_shape))
+
+    def expand_rows(self, first_of: np.ndarray, trials: int) -> None:
+        """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids)."""
+        rows = (np.asarray(first_of)[:, None] * trials + np.arange(trials)[None, :]).ravel()
+        source, old_file = self.values, self._file
+        self._memory, self._file, self.unit_shape, self.written, self.rows = None, None, None, 0, len(rows)
+        try:
+            for start in range(0, len(rows), 256):
+                self.append(np.asarray(source[rows[start:start + 256]]))
+            self.commit()
+        finally:
+            del source
+            if old_file is not None:
+                old_file.close()
+
+    def abort(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._memory = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
