@@ -41,6 +41,10 @@ class ValidationError(BrainScoreError, ValueError):
 ZOO_INSTALL = 'python -m pip install -e ".[zoo]"'
 
 
+class HomeUnusableError(BrainScoreError, OSError):
+    """``$BRAINSCORE_HOME`` is a file, or a folder that cannot be created or written to."""
+
+
 class MissingDependencyError(BrainScoreError, ImportError):
     """An optional package is not installed. The message gives the one command that installs it."""
 

@@ -8,7 +8,8 @@ import pytest
 import brainscore
 from brainscore.cli import main
 from brainscore.leaderboard.aggregate import registered_tree
-from brainscore.results import Database
+from brainscore.results import Database, record
+from brainscore.scoring.outcome import Outcome
 
 BENCHMARK = "Kiani2007.IT-rdm"
 
@@ -42,13 +43,14 @@ def test_a_failed_score_is_recorded_and_exits_nonzero(tmp_path, capsys):
     # pixels has no label readout: the behavioural benchmark fails with a BrainScoreError
     assert main(["score", "--model", "pixels", "--benchmark", "Geirhos2021edge-top1", "--db", url]) != 0
     failed, = Database(url).scores(include_failed=True)
-    assert failed.status == "failed" and failed.score is None and "1000" in failed.comment
+    assert failed.status == "failed" and failed.score is None and "1000" in failed.failure
     assert "Traceback" in failed.log and f"recorded as failed: #{failed.id}" in capsys.readouterr().err
 
 
 def _record(db, model, benchmark, value, raw=None):
-    db.record_score(brainscore.Score.of(value, model_identifier=model, benchmark_identifier=benchmark,
-                                        benchmark_version=1, raw=brainscore.Score.of(raw if raw is not None else value)))
+    score = brainscore.Score.of(value, model_identifier=model, benchmark_identifier=benchmark, benchmark_version=1,
+                                raw=brainscore.Score.of(raw if raw is not None else value))
+    record(Outcome.from_score(score), db)
 
 
 def _tree_means(tree, leaf_values):

@@ -8,7 +8,8 @@ import pytest
 from brainscore.leaderboard.aggregate import aggregate, build_tree, leaderboard_records
 from brainscore.leaderboard.tree import benchmark_parents, root_of
 from brainscore.metrics.score import Score
-from brainscore.results import Database
+from brainscore.results import Database, record
+from brainscore.scoring.outcome import Outcome
 
 INNER = {"neural_vision": "average_vision", "behavior_vision": "average_vision", "V1": "neural_vision",
          "V4": "neural_vision", "IT": "neural_vision", "fam": "behavior_vision"}
@@ -17,8 +18,8 @@ LEAVES = {"v4a": "V4", "v4b": "V4", "v1a": "V1", "v1b": "V1", "ita": "IT", "beh"
 
 
 def _record(db, model, benchmark, value, raw=None, version=1):
-    db.record_score(Score.of(value, model_identifier=model, benchmark_identifier=benchmark, benchmark_version=version,
-                             raw=Score.of(value if raw is None else raw)))
+    record(Outcome.from_score(Score.of(value, model_identifier=model, benchmark_identifier=benchmark,
+                                       benchmark_version=version, raw=Score.of(value if raw is None else raw))), db)
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def test_hand_computed_tree(tree, tmp_path):
     _record(db, "m", "v4a", 0.4, version=2)
     _record(db, "m", "v4b", float("nan"))        # NaN counts 0
     _record(db, "m", "v1b", 0.7)                  # succeeded, then failed: the failure counts
-    db.record_failure("m", "v1b", "boom", provenance={"benchmark": {"version": 1}})
+    record(Outcome.from_failure("m", "v1b", "boom", provenance={"benchmark": {"version": 1}}), db)
     _record(db, "m", "ita", 0.6)
     _record(db, "m", "beh", 0.3)
     _record(db, "m", "fam1", 0.5)                 # fam2 missing

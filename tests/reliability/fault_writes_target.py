@@ -118,7 +118,8 @@ def a_score(k: int = 0):
 def run_db(point: str | None) -> None:
     from sqlalchemy import event
 
-    from brainscore.results import Database
+    from brainscore.results import Database, record
+    from brainscore.scoring.outcome import Outcome
 
     db = Database(os.environ["FAULT_DB_URL"])
     if point == "db-insert":
@@ -138,8 +139,8 @@ def run_db(point: str | None) -> None:
     print("ready", flush=True)
     if point == "db-loop":
         for k in range(1_000_000):
-            print(f"recorded {db.record_score(a_score(k))}", flush=True)
-    print(db.record_score(a_score()), flush=True)
+            print(f"recorded {record(Outcome.from_score(a_score(k)), db)}", flush=True)
+    print(record(Outcome.from_score(a_score()), db), flush=True)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ import pytest
 from sqlalchemy import inspect, text
 
 from brainscore.metrics.score import Score
-from brainscore.results import Database, DatabaseError
+from brainscore.results import Database, DatabaseError, record
+from brainscore.scoring.outcome import Outcome
 from brainscore.scoring.provenance import provenance_key
 
 
@@ -21,16 +22,20 @@ def _score(value=0.3915, raw=0.5501, ceiling=0.7731, model="efficientnet-lite0",
                     provenance=provenance, layers={"V4": "_blocks.11"})
 
 
+def _record(db, score, **kwargs) -> int:
+    return record(Outcome.from_score(score), db, **kwargs)
+
+
 def test_schema_is_the_references_plus_ours(db_url):
     db = Database(db_url)
     tables = set(inspect(db.engine).get_table_names())
     assert {"references", "benchmark_types", "benchmark_instances", "models", "submissions", "scores",
             "alembic_version", "web_users", "web_tokens", "web_login_attempts", "web_jobs"} <= tables
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
     columns = {c["name"] for c in inspect(db.engine).get_columns("scores")}
     assert {"score_raw", "score_ceiled", "error", "ci95_low", "ci95_high", "provenance", "start_timestamp",
-            "end_timestamp", "comment", "status"} <= columns
+            "end_timestamp", "failure", "status"} <= columns
     assert {"parent_id", "order", "visible", "engineering"} <= {c["name"] for c in inspect(db.engine).get_columns(
         "benchmark_types")}
     Database(db_url)  # opening again (schema current) is a no-op, not an error
@@ -39,7 +44,7 @@ def test_schema_is_the_references_plus_ours(db_url):
 def test_score_round_trip(db_url):
     db = Database(db_url)
     score = _score()
-    row_id = db.record_score(score)
+    row_id = _record(db, score)
     found = db.find_score("efficientnet-lite0", "Cowley2026.210325.V4-pls")
     assert found.id == row_id and found.status == "done" and found.benchmark_version == 1
     assert (found.score, found.raw, found.ceiling, found.error, found.ci95) == (0.3915, 0.5501, 0.7731, 0.01, (0.35, 0.43))
@@ -53,8 +58,8 @@ def test_score_round_trip(db_url):
 
 def test_find_score_latest_and_by_key(db_url):
     db = Database(db_url)
-    first = db.record_score(_score(value=0.1, seed=0))
-    second = db.record_score(_score(value=0.2, seed=1))
+    first = _record(db, _score(value=0.1, seed=0))
+    second = _record(db, _score(value=0.2, seed=1))
     assert db.find_score("efficientnet-lite0", "Cowley2026.210325.V4-pls").id == second
     key = provenance_key(_score(seed=0).attrs["provenance"])
     assert db.find_score("efficientnet-lite0", "Cowley2026.210325.V4-pls", provenance_key=key).id == first
@@ -66,13 +71,13 @@ def test_find_score_latest_and_by_key(db_url):
 
 def test_failures_are_recorded_and_filtered(db_url):
     db = Database(db_url)
-    db.record_score(_score())
-    failed = db.record_failure("efficientnet-lite0", "Kiani2007.IT-rdm", "DataNotFoundError: 92_modelRDMs.mat",
-                               log="Traceback ...", provenance={"benchmark": {"version": 1}})
+    _record(db, _score())
+    failed = record(Outcome.from_failure("efficientnet-lite0", "Kiani2007.IT-rdm", "DataNotFoundError: 92_modelRDMs.mat",
+                                         log="Traceback ...", provenance={"benchmark": {"version": 1}}), db)
     assert [r.benchmark for r in db.scores()] == ["Cowley2026.210325.V4-pls"]
     rows = db.scores(include_failed=True)
     assert [r.status for r in rows] == ["done", "failed"]
-    assert rows[1].id == failed and rows[1].score is None and rows[1].comment.startswith("DataNotFoundError")
+    assert rows[1].id == failed and rows[1].score is None and rows[1].failure.startswith("DataNotFoundError")
     assert rows[1].log == "Traceback ..."
     assert db.find_score("efficientnet-lite0", "Kiani2007.IT-rdm") is None
     assert [r.model for r in db.scores(model_identifier="pixels", include_failed=True)] == []
@@ -81,8 +86,8 @@ def test_failures_are_recorded_and_filtered(db_url):
 
 def test_versions_are_instances(db_url):
     db = Database(db_url)
-    db.record_score(_score(version=1, value=0.1))
-    db.record_score(_score(version=2, value=0.2))
+    _record(db, _score(version=1, value=0.1))
+    _record(db, _score(version=2, value=0.2))
     assert db.benchmark_versions() == {"Cowley2026.210325.V4-pls": 2}
     assert sorted(r.benchmark_version for r in db.scores()) == [1, 2]
 
@@ -99,7 +104,7 @@ def test_models_and_submissions(db_url):
     assert (submission.status, submission.log, submission.models) == ("running", "started\nscored 1/1\n", ["mine"])
     with pytest.raises(DatabaseError, match="no submission 999"):
         db.submission(999)
-    db.record_score(_score(model="mine"), submission_id=sid)
+    _record(db, _score(model="mine"), submission_id=sid)
     assert db.find_score("mine", "Cowley2026.210325.V4-pls").submission_id == sid
 
 
@@ -117,9 +122,9 @@ def test_tree_is_stored(db_url):
 def test_bad_input_says_what_is_wrong(tmp_path):
     db = Database(f"sqlite:///{tmp_path / 'r.sqlite'}")
     with pytest.raises(ValueError, match="model_identifier"):
-        db.record_score(Score.of(0.5))
+        _record(db, Score.of(0.5))
     with pytest.raises(DatabaseError, match="version is unknown"):
-        db.record_score(Score.of(0.5, model_identifier="m", benchmark_identifier="not-registered"))
+        _record(db, Score.of(0.5, model_identifier="m", benchmark_identifier="not-registered"))
     with pytest.raises(DatabaseError, match="not a SQLAlchemy URL"):
         Database("no url at all")
 
@@ -127,7 +132,7 @@ def test_bad_input_says_what_is_wrong(tmp_path):
 def test_default_location(tmp_path, monkeypatch):
     monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("BRAINSCORE_DB_URL", raising=False)
-    Database().record_score(_score())
+    _record(None, _score())
     assert (tmp_path / "home" / "results.sqlite").is_file()
     monkeypatch.setenv("BRAINSCORE_DB_URL", f"sqlite:///{tmp_path / 'elsewhere.sqlite'}")
     assert Database().scores() == [] and (tmp_path / "elsewhere.sqlite").is_file()
@@ -141,7 +146,7 @@ def test_migration_heads_read_from_the_scripts_are_alembics():
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0002"}
+    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0003"}
 
 
 def test_opening_a_current_database_does_not_import_alembic(tmp_path):

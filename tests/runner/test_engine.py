@@ -164,20 +164,17 @@ class FakeDatabase:
     def __init__(self):
         self.rows = []
 
-    def record_score(self, score):
+    identity = "fake://memory"
+
+    def record(self, outcome, submission_id=None):
         from types import SimpleNamespace
 
-        attrs = score.attrs
-        self.rows.append(SimpleNamespace(model=attrs["model_identifier"], benchmark=attrs["benchmark_identifier"],
-                                         status="done", score=float(score), raw=float(attrs["raw"]),
-                                         ceiling=float(attrs["ceiling"]), error=attrs.get("error"),
-                                         layers=attrs.get("layers"), provenance=dict(attrs["provenance"])))
-
-    def record_failure(self, model, benchmark, error, log="", provenance=None):
-        from types import SimpleNamespace
-
-        self.rows.append(SimpleNamespace(model=model, benchmark=benchmark, status="failed", comment=error, log=log,
-                                         provenance=provenance))
+        self.rows.append(SimpleNamespace(model=outcome.model, benchmark=outcome.benchmark, status=outcome.status,
+                                         score=outcome.score, raw=outcome.raw, ceiling=outcome.ceiling,
+                                         error=outcome.error, ci95=outcome.ci95, layers=outcome.layers,
+                                         failure=outcome.failure, log=outcome.log, provenance=dict(outcome.provenance),
+                                         provenance_key=outcome.provenance_key, benchmark_version=1))
+        return len(self.rows)
 
     def scores(self, model=None, benchmark=None, include_failed=False):
         return [r for r in self.rows if r.model == model and r.benchmark == benchmark
@@ -185,7 +182,7 @@ class FakeDatabase:
 
 
 def test_the_database_backend_records_scores_and_failures_and_skips_by_run_key():
-    from brainscore.runner.records import DatabaseRecords
+    from brainscore.results.records import DatabaseRecords
 
     database = FakeDatabase()
     records = DatabaseRecords(database)
@@ -195,7 +192,7 @@ def test_the_database_backend_records_scores_and_failures_and_skips_by_run_key()
     first = runner.run_sequential(pairs, records=records)
     assert [r["status"] for r in first] == ["done", "done", "done", "failed"]
     assert [r.status for r in database.rows] == ["done", "done", "done", "failed"]
-    assert database.rows[3].log.startswith("Traceback") and "ValidationError" in database.rows[3].comment
+    assert database.rows[3].log.startswith("Traceback") and "ValidationError" in database.rows[3].failure
     assert len({r.provenance["run_key"] for r in database.rows}) == 4
     again = runner.run_sequential(pairs, records=records)
     assert [r["status"] for r in again] == ["skipped", "skipped", "skipped", "failed"]  # failures are retried

@@ -21,8 +21,9 @@ def test_warm_activations_leaves_nothing_for_the_job_to_extract(tiny):
     model = brainscore.load_model(tiny)
     score = brainscore.load_benchmark(benchmark)(model)
     assert model.activations_model.forward_passes == 0
-    summary, result = stages.score_pair(tiny, benchmark, {})
-    assert summary["status"] == "done" and summary["score"] == float(score) == float(result)
+    outcome = stages.score_pair(tiny, benchmark, {})
+    assert outcome.status == "done" and outcome.score == float(score)
+    assert outcome.summary()["score"] == float(score) and outcome.provenance["model"]["identifier"] == tiny
 
 
 def test_the_ceiling_stage_computes_the_benchmarks_ceiling():
@@ -34,8 +35,9 @@ def test_the_ceiling_stage_computes_the_benchmarks_ceiling():
 def test_errors_come_back_as_failures_with_their_log_instead_of_raising():
     out = stages.compute_ceiling("No.Such-benchmark")
     assert out["ok"] is False and out["failure"].startswith("UnknownIdentifierError")
-    summary, score = stages.score_pair("pixels", "No.Such-benchmark", {})
-    assert summary["status"] == "failed" and score is None and "Traceback" in summary["log"]
+    outcome = stages.score_pair("pixels", "No.Such-benchmark", {})
+    assert outcome.status == "failed" and outcome.score is None and "Traceback" in outcome.log
+    assert outcome.failure.startswith("UnknownIdentifierError") and outcome.summary()["failure"] == outcome.failure
 
 
 def test_the_device_reaches_the_model(tiny):
@@ -45,9 +47,9 @@ def test_the_device_reaches_the_model(tiny):
     assert for_worker(None) is None
     model = stages._model(tiny, {}, "cpu")
     assert model.activations_model.device.type == "cpu"
-    summary, result = stages.score_pair(tiny, "Kiani2007.IT-rdm", {}, device="cpu")
-    assert summary["status"] == "done"
-    assert result.attrs["provenance"]["model"]["kwargs"] == {"device": "cpu"}
+    outcome = stages.score_pair(tiny, "Kiani2007.IT-rdm", {}, device="cpu")
+    assert outcome.status == "done"
+    assert outcome.provenance["model"]["kwargs"] == {"device": "cpu"}
 
 
 @pytest.mark.slow  # 3,200 selection images placed, loaded and run (8 minutes on the loaded 2-core machine)

@@ -8,6 +8,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
 from brainscore.metrics.score import Score
+from brainscore.results import record
+from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
 from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.web.jobs import Job
@@ -23,8 +25,8 @@ def app(tmp_path):
     store = app.state.store
     for model, owner, public, value in (("pub-net", "alice", True, 0.25), ("secret-net", "alice", False, 0.75)):
         store.add_model(model, owner=owner, public=public)
-        store.record_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                                    benchmark_identifier=BENCHMARK, layers={"V4": "3"}))
+        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
+                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"})), store)
     return app
 
 
@@ -259,8 +261,9 @@ def test_layer_selection_curve_recorded_with_a_score(app):
     curve = [["1", 0.2104], ["3", 0.2396], ["6", 0.2965]]
     provenance = {"model": {"identifier": "auto-net", "layers": {"V4": "6"}},
                   "layer_selection": {"V4": {"layer": "6", "scores": curve}}}
-    app.state.store.record_score(Score.of(0.155, error=0.01, raw=0.12, ceiling=0.8, model_identifier="auto-net",
-                                          benchmark_identifier=BENCHMARK, layers={"V4": "6"}, provenance=provenance))
+    record(Outcome.from_score(Score.of(0.155, error=0.01, raw=0.12, ceiling=0.8, model_identifier="auto-net",
+                                       benchmark_identifier=BENCHMARK, layers={"V4": "6"}, provenance=provenance)),
+           app.state.store)
     client = TestClient(app)
     selection = client.get("/api/models/auto-net").json()["layer_selection"]
     assert selection == {"V4": {"layer": "6", "scores": {"1": 0.2104, "3": 0.2396, "6": 0.2965},
@@ -281,10 +284,14 @@ def test_rule_committed_scores_are_marked_filterable_and_tabled(app):
     selected = {"region": "V4", "layer": "layer2.1", "method": "selection", "benchmarks": ["Sel.a", "Sel.b"]}
     store = app.state.store
     for benchmark, commitment in (("Kriegeskorte2008.IT-rdm", rule), (BENCHMARK, selected)):
-        store.record_score(Score.of(0.3, error=0.01, raw=0.2, ceiling=0.8, model_identifier="rule-net",
-                                    benchmark_identifier=benchmark, layers={commitment["region"]: commitment["layer"]},
-                                    provenance={"model": {"identifier": "rule-net", "commitment": commitment}}))
+        record(Outcome.from_score(Score.of(0.3, error=0.01, raw=0.2, ceiling=0.8, model_identifier="rule-net",
+                                           benchmark_identifier=benchmark, commitment=commitment,
+                                           layers={commitment["region"]: commitment["layer"]},
+                                           provenance={"model": {"identifier": "rule-net", "commitment": commitment}})),
+               store)
     client = TestClient(app)
+    assert Outcome.from_score(Score.of(0.3, model_identifier="m", benchmark_identifier=BENCHMARK,
+                                       commitment=rule)).summary()["method"] == "rule"
     (row,) = [r for r in client.get("/api/leaderboard").json() if r["model"] == "rule-net"]
     assert row["rule"]["Kriegeskorte2008.IT-rdm"] == 1 and row["rule"][BENCHMARK] == 0
     assert row["rule"]["IT"] == 1 and row["rule"]["V4"] == 0 and row["rule"]["average_vision"] == 1

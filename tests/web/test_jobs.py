@@ -48,7 +48,7 @@ def test_a_failing_child_is_recorded_with_its_log(url, tmp_path):
     assert job.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "error": "exited with code 1: weights missing"}
     assert "=== [1/1] fake-net on Cowley2026.210325.V4-pls\nloading the model\nweights missing\n" in job.log
     (failure,) = Database(url).scores("fake-net", include_failed=True)
-    assert failure.status == "failed" and failure.comment == "exited with code 1: weights missing"
+    assert failure.status == "failed" and failure.failure == "exited with code 1: weights missing"
     assert "weights missing" in failure.log
 
 
@@ -176,7 +176,7 @@ def test_a_lost_task_is_a_visible_failure(url, tmp_path, client, monkeypatch):
     assert job.results[f"a-net|{BENCHMARK}"] == {
         "status": "failed", "error": "the scoring task was lost: ZeroDivisionError: division by zero"}
     (failure,) = Database(url).scores("a-net", include_failed=True)
-    assert failure.comment == "the scoring task was lost: ZeroDivisionError: division by zero"
+    assert failure.failure == "the scoring task was lost: ZeroDivisionError: division by zero"
 
 
 def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):

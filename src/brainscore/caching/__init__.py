@@ -4,10 +4,10 @@ entries, inter-process locks.
 See :mod:`brainscore.caching.cache` and :mod:`brainscore.caching.code`.
 """
 from brainscore.caching.cache import (Cache, CacheWarning, check_home, commit_file, content_key, enabled, entry_lock,
-                                      file_sha256, locked_entry, remove_stale_parts, verified, verify_file,
+                                      file_sha256, jsonable, locked_entry, remove_stale_parts, verified, verify_file,
                                       verify_manifest, write_manifest)
 from brainscore.caching.code import callable_identity, code_hash
 
-__all__ = ["Cache", "CacheWarning", "callable_identity", "check_home", "content_key", "enabled", "code_hash", "commit_file", "entry_lock",
-           "file_sha256", "locked_entry", "remove_stale_parts", "verified", "verify_file", "verify_manifest",
-           "write_manifest"]
+__all__ = ["Cache", "CacheWarning", "callable_identity", "check_home", "content_key", "enabled", "code_hash",
+           "commit_file", "entry_lock", "file_sha256", "jsonable", "locked_entry", "remove_stale_parts", "verified",
+           "verify_file", "verify_manifest", "write_manifest"]

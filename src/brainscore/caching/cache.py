@@ -79,6 +79,26 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+def jsonable(value: Any) -> Any:
+    """``value`` as JSON-serialisable plain data (numpy scalars -> Python, tuples -> lists, NaN -> None, else ``str``).
+
+    What a score's provenance, layers and a submission's metadata become before they are stored.
+    """
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return number if number == number else None  # NaN -> null
+
+
 def content_key(**parts: Any) -> str:
     """sha256 hex key of ``parts``: JSON-serialisable values; numpy arrays by dtype, shape and bytes.
 
@@ -315,21 +335,21 @@ def check_home() -> Path:
 
     Raises
     ------
-    BrainScoreError
+    HomeUnusableError
         If it is a file, or cannot be created or written to; the message names it and the fix.
     """
-    from brainscore.errors import BrainScoreError
+    from brainscore.errors import HomeUnusableError
 
     home = config.home()
     fix = "set BRAINSCORE_HOME to a writable folder (e.g. export BRAINSCORE_HOME=$HOME/.brainscore)"
     if home.exists() and not home.is_dir():
-        raise BrainScoreError(f"BRAINSCORE_HOME={home} is a file, not a directory; {fix}")
+        raise HomeUnusableError(f"BRAINSCORE_HOME={home} is a file, not a directory; {fix}")
     try:
         home.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=home):
             pass
     except OSError as error:
-        raise BrainScoreError(f"BRAINSCORE_HOME={home} is not a writable directory ({error.strerror or error}); "
+        raise HomeUnusableError(f"BRAINSCORE_HOME={home} is not a writable directory ({error.strerror or error}); "
                               f"{fix}") from error
     return home
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import traceback
 
 ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of the score recomputed on N seeded "
               "resamples of the experiment's unit, stimuli or images, with the ceiling recomputed on the same "
@@ -63,7 +62,7 @@ def run_grid(args) -> int:
     records = None
     if not args.no_record:  # every score and failure is recorded, as for a single pair
         from brainscore.results import Database
-        from brainscore.runner.records import DatabaseRecords
+        from brainscore.results.records import DatabaseRecords
 
         records = DatabaseRecords(Database(args.db))
     summaries = runner.run_sequential(pairs, records=records, rerun=True, on_result=on_result)
@@ -89,27 +88,39 @@ def formula_text(summary: dict) -> str:
     return f"{head} = {forms[formula]}" if formula in forms else f"{head} (raw {raw:.4f}, ceiling {ceiling:.4f})"
 
 
-def _record(args, result=None, failure: BaseException | None = None) -> tuple[int | None, str | None]:
-    """Record the score (or the failure) unless ``--no-record``; returns (row id, database shown)."""
-    from brainscore.errors import MissingDependencyError, UnknownIdentifierError
-    # an unknown name or a missing package is the command's problem, not a result: nothing to record
-    if args.no_record or isinstance(failure, (UnknownIdentifierError, MissingDependencyError)):
+def _record(args, outcome) -> tuple[int | None, str | None]:
+    """Record ``outcome`` (a score or a failure) unless ``--no-record``; returns (row id, database shown).
+
+    Raises
+    ------
+    NotRecorded
+        If the database cannot take it (then it is kept in the journal, see :mod:`brainscore.results.records`).
+    """
+    if args.no_record:
         return None, None
-    from brainscore.results import Database, DatabaseError
-    db = Database(args.db)
-    if failure is not None:
-        text = f"{type(failure).__name__}: {failure}"
-        try:
-            row = db.record_failure(args.model, args.benchmark, text,
-                                    log="".join(traceback.format_exception(failure)))
-        except DatabaseError as error:  # the failure itself is what the user must see
-            print(f"warning: the failure could not be recorded: {error}", file=sys.stderr)
-            return None, None
-    else:
-        row = db.record_score(result)
-    shown = repr(db)[len("<Database "):-1]
-    db.close()
-    return row, shown
+    from brainscore.results.database import identity_of
+    from brainscore.results.records import record
+
+    return record(outcome, args.db), identity_of(args.db)
+
+
+def _record_failure(args, failure: BaseException) -> None:
+    """Record that the pair failed with ``failure`` and say so on stderr; a failure to record it is a warning."""
+    from brainscore.errors import HomeUnusableError, MissingDependencyError, UnknownIdentifierError
+    # an unknown name, a missing package or an unusable BRAINSCORE_HOME is the command's problem, not a
+    # result: nothing to record (and the home's message must not be buried under a second error from it)
+    if isinstance(failure, (UnknownIdentifierError, MissingDependencyError, HomeUnusableError)):
+        return
+    from brainscore.results import DatabaseError
+    from brainscore.scoring.outcome import Outcome
+
+    try:
+        row, where = _record(args, Outcome.from_failure(args.model, args.benchmark, failure))
+    except DatabaseError as error:  # the failure itself is what the user must see
+        print(f"warning: the failure could not be recorded: {error}", file=sys.stderr)
+        return
+    if row is not None:
+        print(f"recorded as failed: #{row} in {where}", file=sys.stderr)
 
 
 def _refuse_non_finite(result, model: str, benchmark: str) -> None:
@@ -137,7 +148,8 @@ def run(args) -> int:
     if _several(args.model) or _several(args.benchmark):
         return run_grid(args)
     from brainscore import api
-    from brainscore.runner.stages import summarise
+    from brainscore.results import NotRecorded
+    from brainscore.scoring.outcome import Outcome
 
     device = _device(args)
     kwargs = {}
@@ -153,19 +165,32 @@ def run(args) -> int:
         result = api.score(args.model, args.benchmark, device=device, bootstrap=args.bootstrap, **kwargs)
         _refuse_non_finite(result, args.model, args.benchmark)  # recorded as a failure, with its reason
     except Exception as failure:
-        row, where = _record(args, failure=failure)
-        if row is not None:
-            print(f"recorded as failed: #{row} in {where}", file=sys.stderr)
+        _record_failure(args, failure)
         raise
-    row, where = _record(args, result)
-    summary = summarise(result, args.model, args.benchmark)
+    outcome = Outcome.from_score(result, args.model, args.benchmark)
+    not_recorded = None
+    try:
+        row, where = _record(args, outcome)
+    except NotRecorded as error:  # the score is printed all the same, and kept in the journal
+        row, where, not_recorded = None, None, error
+    _show(args, outcome, row, where, not_recorded)
+    if not_recorded is not None:
+        print(f"error: the score was computed but not recorded: {not_recorded}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _show(args, outcome, row: int | None, where: str | None, not_recorded) -> None:
+    """Print ``outcome``: one JSON object (``--json``), else the formula, interval, ceiling, layer and record."""
+    summary = outcome.summary()
     if args.json:
-        print(json.dumps({**summary, "record": row, "database": where,
-                          "provenance": result.attrs.get("provenance")}))
-        return 0
+        kept = getattr(not_recorded, "kept", None)
+        print(json.dumps({**summary, "record": row, "database": where, "provenance": outcome.provenance,
+                          **({"journal": str(kept) if kept else None} if not_recorded is not None else {})}))
+        return
     lines = [formula_text(summary)]
     if summary["ci95"] is not None:
-        unit = result.attrs.get("bootstrap_unit") or "unit"
+        unit = outcome.bootstrap_unit or "unit"
         units = {"stimulus": "stimuli"}.get(unit, unit + "s")
         lines.append(f"ci95  [{summary['ci95'][0]:.4f}, {summary['ci95'][1]:.4f}]   error {summary['error']:.4f} "
                      f"(bootstrap SE over {units}: {args.bootstrap} resamples, seed 0)")
@@ -176,10 +201,13 @@ def run(args) -> int:
     if summary["layer"] is not None:
         from brainscore.models.layer_rule import describe
 
-        region = result.attrs.get("region") or (summary["commitment"] or {}).get("region")
-        how = describe(summary["commitment"])
+        region = outcome.region
+        how = describe(outcome.commitment)
         lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}" + (f"   ({how})" if how else ""))
     lines.append(f"model {args.model} on {args.benchmark} in {summary['duration_s']:.1f} s")
-    lines.append(f"recorded as #{row} in {where}" if row is not None else "not recorded (--no-record)")
+    if not_recorded is not None:
+        kept = not_recorded.kept
+        lines.append("NOT recorded: " + (f"kept in {kept}" if kept else "see the error below"))
+    else:
+        lines.append(f"recorded as #{row} in {where}" if row is not None else "not recorded (--no-record)")
     print("\n".join(lines))
-    return 0

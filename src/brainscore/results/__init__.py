@@ -1,10 +1,16 @@
 """The results database: scores and failures as rows with provenance (SQLAlchemy 2 + Alembic).
 
->>> from brainscore.results import Database
->>> db = Database()          # $BRAINSCORE_DB_URL, else sqlite:///$BRAINSCORE_HOME/results.sqlite  # doctest: +SKIP
->>> db.record_score(brainscore.score("pixels", "Kiani2007.IT-rdm"))                                 # doctest: +SKIP
-"""
-from brainscore.results.database import (Database, DatabaseError, ModelRecord, ScoreRecord, SubmissionRecord,
-                                         default_url)
+>>> from brainscore.results import Database, record
+>>> from brainscore.scoring.outcome import Outcome
+>>> record(Outcome.from_score(brainscore.score("pixels", "Kiani2007.IT-rdm")))  # doctest: +SKIP
 
-__all__ = ["Database", "DatabaseError", "ScoreRecord", "ModelRecord", "SubmissionRecord", "default_url"]
+:func:`~brainscore.results.records.record` is the one way an outcome enters the database; when the
+database cannot take it, the outcome is kept in the journal (:mod:`brainscore.results.journal`) and
+recorded the next time the database opens.
+"""
+from brainscore.results.database import (Database, DatabaseError, DatabaseUnavailable, ModelRecord, ScoreRecord,
+                                         SubmissionRecord, default_url)
+from brainscore.results.records import NotRecorded, record
+
+__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "NotRecorded", "record", "ScoreRecord", "ModelRecord",
+           "SubmissionRecord", "default_url"]

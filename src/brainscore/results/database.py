@@ -11,7 +11,6 @@ Where the database is
 from __future__ import annotations
 
 import datetime as dt
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,21 +20,45 @@ from typing import Any, Iterable
 
 from sqlalchemy import create_engine, event, select
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from brainscore import config
+from brainscore.caching import jsonable
 from brainscore.errors import BrainScoreError
+from brainscore.results import journal
 from brainscore.results.schema import BenchmarkInstance, BenchmarkType, Model, ScoreRow, Submission
-from brainscore.scoring.provenance import jsonable, provenance_key as _provenance_key
+from brainscore.scoring.outcome import Outcome, number as _float
 
-__all__ = ["Database", "ScoreRecord", "ModelRecord", "SubmissionRecord", "default_url", "DatabaseError"]
+__all__ = ["Database", "ScoreRecord", "ModelRecord", "SubmissionRecord", "default_url", "DatabaseError",
+           "DatabaseUnavailable", "identity_of", "explain"]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 class DatabaseError(BrainScoreError):
     """The results database cannot be opened or does not hold what was asked for."""
+
+
+class DatabaseUnavailable(DatabaseError):
+    """The results database cannot be opened or written now (corrupt, locked, disk full, server down).
+
+    A later attempt may succeed once the cause is fixed; :func:`brainscore.results.records.record`
+    keeps the outcome in the journal meanwhile.
+    """
+
+
+def identity_of(url: str | None) -> str:
+    """How the journal names the database at ``url`` (default :func:`default_url`): the URL without its
+    password, a SQLite file's path made absolute (so that every working directory names it alike)."""
+    url = url or default_url()
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return url
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        return f"sqlite:///{Path(parsed.database).expanduser().absolute()}"
+    return parsed.render_as_string(hide_password=True)
 
 
 def default_url() -> str:
@@ -68,8 +91,8 @@ class ScoreRecord:
     start, end : datetime or None
         UTC.
     status : {"done", "failed"}
-    comment : str or None
-        The error of a failure.
+    failure : str or None
+        The message of a failure (``"ExceptionType: message"``).
     id : int
     provenance_key : str or None
     submission_id : int or None
@@ -89,7 +112,7 @@ class ScoreRecord:
     start: dt.datetime | None
     end: dt.datetime | None
     status: str
-    comment: str | None
+    failure: str | None
     id: int = 0
     provenance_key: str | None = None
     submission_id: int | None = None
@@ -134,26 +157,49 @@ def _utc(value: Any) -> dt.datetime | None:
     return value.astimezone(dt.timezone.utc)
 
 
-def _float(value: Any) -> float | None:
-    """``value`` as a float, or None where it is absent, not a scalar, or NaN."""
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
-
-
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
+
+
+#: Milliseconds a SQLite connection waits for another process's write lock before "database is locked".
+BUSY_TIMEOUT_MS = 30000
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")  # several scoring processes may write at once
+    cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_MS)}")  # several scoring processes may write at once
     cursor.close()
+
+
+def explain(error: BaseException, shown_url: str, sqlite_file: Path | None) -> str:
+    """What went wrong with the database at ``shown_url`` and the fix, from a SQLAlchemy or OS error.
+
+    A SQLite file that is corrupt, locked by another process or on a full disk each gets its own
+    advice (naming the file); a server that cannot be reached gets "check the URL and the server".
+    """
+    cause = getattr(error, "orig", None) or error
+    text = str(cause).strip() or type(cause).__name__
+    lowered = text.lower()
+    where = f"the SQLite file {sqlite_file}" if sqlite_file is not None else shown_url
+    if "is not a database" in lowered or "malformed" in lowered or "file is encrypted" in lowered:
+        return (f"{where} is not a usable results database ({text}): it is corrupt or another kind of file. Move it "
+                f"aside (mv {sqlite_file or 'FILE'} {sqlite_file or 'FILE'}.broken) and run again to start a new one, "
+                f"or point --db / BRAINSCORE_DB_URL at the right database")
+    if "locked" in lowered or "busy" in lowered:
+        return (f"{where} is locked by another process that has been writing to it for over "
+                f"{BUSY_TIMEOUT_MS / 1000:g} s ({text}). Wait for that process to finish (find it with: fuser "
+                f"{sqlite_file or 'FILE'}) and run again")
+    if "disk is full" in lowered or "no space" in lowered or getattr(cause, "errno", None) == 28:
+        return (f"the disk holding {where} is full ({text}). Free some space (df -h {sqlite_file or ''}) and run "
+                f"again")
+    if "readonly" in lowered or "read-only" in lowered or "permission" in lowered or "unable to open" in lowered:
+        return (f"{where} cannot be written ({text}). Make it and its folder writable, or point --db / "
+                f"BRAINSCORE_DB_URL (or BRAINSCORE_HOME) at a writable place")
+    if sqlite_file is not None:
+        return f"{where} cannot be used ({text})"
+    return f"cannot use the results database {shown_url}: {text}. Check the URL (--db or BRAINSCORE_DB_URL) and that " \
+           f"the server is running"
 
 
 _REVISION = re.compile(r"^(revision|down_revision)\s*(?::[^=\n]*)?=\s*(.+?)\s*$", re.MULTILINE)
@@ -215,10 +261,17 @@ class Database:
             raise DatabaseError(f"results database URL {self.url!r} is not a SQLAlchemy URL ({error}); "
                                 f"use e.g. sqlite:///results.sqlite or postgresql+psycopg://user@host/db") from None
         self._shown_url = parsed.render_as_string(hide_password=True)
+        self.sqlite_file: Path | None = None
         kwargs: dict[str, Any] = {}
         if parsed.get_backend_name() == "sqlite":
             if parsed.database and parsed.database != ":memory:":
-                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                self.sqlite_file = Path(parsed.database).expanduser().absolute()
+                try:
+                    self.sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as error:
+                    raise DatabaseUnavailable(f"cannot create the folder of the results database {self.sqlite_file} "
+                                        f"({error.strerror or error}); point --db / BRAINSCORE_DB_URL, or "
+                                        f"BRAINSCORE_HOME, at a writable folder") from None
             else:
                 from sqlalchemy.pool import StaticPool
                 kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
@@ -231,9 +284,23 @@ class Database:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
         self.upgrade()
+        in_memory = parsed.get_backend_name() == "sqlite" and self.sqlite_file is None
+        #: Outcomes kept in the journal while this database could not take them, recorded now.
+        self.replayed = 0 if in_memory else journal.replay(self.identity, self._replay)
 
     def __repr__(self) -> str:
         return f"<Database {self._shown_url}>"
+
+    @property
+    def identity(self) -> str:
+        """The database's URL without its password, a SQLite file's path made absolute: what the journal names."""
+        return identity_of(self.url)
+
+    def _replay(self, outcome: dict, submission_id: int | None) -> None:
+        self.record(Outcome.from_json(outcome), submission_id=submission_id)
+
+    def _fail(self, error: BaseException) -> DatabaseUnavailable:
+        return DatabaseUnavailable(explain(error, self._shown_url, self.sqlite_file))
 
     def upgrade(self) -> None:
         """Bring the schema to the newest migration (a no-op when it is current).
@@ -268,9 +335,8 @@ class Database:
                     return
                 alembic_config.attributes["connection"] = connection
                 command.upgrade(alembic_config, "head")
-        except OperationalError as error:
-            raise DatabaseError(f"cannot open the results database {self._shown_url}: {error.orig}. Check the URL "
-                                f"(--db or BRAINSCORE_DB_URL) and that the server is running.") from None
+        except (SQLAlchemyError, OSError) as error:
+            raise self._fail(error) from None
 
     def close(self) -> None:
         """Release the engine's connections."""
@@ -322,114 +388,75 @@ class Database:
         session.flush()
         return row
 
-    @staticmethod
-    def _benchmark_version(benchmark: str, attrs: dict, provenance: dict | None) -> tuple[int, str | None]:
-        """The benchmark's version (attrs, provenance, else the registry) and its declared parent."""
-        version = attrs.get("benchmark_version")
-        if version is None and provenance:
-            version = (provenance.get("benchmark") or {}).get("version")
-        parent = None
-        from brainscore import registry
-        try:
-            parent = registry.benchmarks.metadata(benchmark).get("parent")
-            if version is None:
-                version = registry.load_benchmark(benchmark).version
-        except BrainScoreError:
-            pass
-        if version is None:
-            raise DatabaseError(f"cannot record a score of {benchmark!r}: its version is unknown (not registered, and "
-                                f"neither attrs['benchmark_version'] nor provenance['benchmark']['version'] is set)")
-        return int(version), parent
-
-    def _insert(self, row: ScoreRow) -> int:
-        with self._session.begin() as session:
-            session.add(row)
-            session.flush()
-            return row.id
-
     # ---------------------------------------------------------------------------------- public API
-    def record_score(self, score, submission_id: int | None = None) -> int:
-        """Record a score as :func:`brainscore.score` returns it; returns the new row's id.
+    def record(self, outcome: Outcome, submission_id: int | None = None) -> int:
+        """Write ``outcome`` (a score or a failure) as a row; returns the row's id.
+
+        Use :func:`brainscore.results.records.record`, which keeps the outcome in the journal when
+        this fails; this method is the row-writing step under it.
+
+        A score's row holds the ceiled and raw score, the bootstrap ``error`` and ``ci95``, the
+        layers and the provenance with its key; the benchmark's instance row the ceiling (with the
+        bootstrap ceiling error, else the ceiling's own). An unceiled benchmark's raw score is its
+        score. A failure's row holds its ``failure`` message and ``log``; the leaderboard counts it
+        as 0 and as a missing leaf (as the reference does).
 
         Parameters
         ----------
-        score : Score
-            Scalar, with attrs ``model_identifier``, ``benchmark_identifier`` and, where present,
-            ``raw``, ``ceiling``, ``error``, ``ci95``, ``provenance``, ``layers``, ``benchmark_version``.
+        outcome : Outcome
+            As :meth:`~brainscore.scoring.outcome.Outcome.from_score` or ``from_failure`` built it.
         submission_id : int, optional
-            The submission this score belongs to.
+            The submission it belongs to.
 
         Raises
         ------
         ValueError
-            If ``score`` is not scalar or lacks the model or benchmark identifier.
+            If ``outcome`` is neither done nor failed.
         DatabaseError
-            If the benchmark's version cannot be determined.
+            If the benchmark's version is unknown (not registered, and neither the score's attrs nor its
+            provenance name it), or the database cannot be written (the message says why and the fix).
         """
-        attrs = dict(getattr(score, "attrs", {}))
-        model, benchmark = attrs.get("model_identifier"), attrs.get("benchmark_identifier")
-        if not model or not benchmark:
-            raise ValueError("record_score needs a Score with attrs['model_identifier'] and attrs['benchmark_identifier'] "
-                             "(as brainscore.score() returns it)")
-        if getattr(score, "ndim", 0) != 0:
-            raise ValueError(f"record_score needs a scalar score; got dims {getattr(score, 'dims', None)} for "
-                             f"{model} on {benchmark}: reduce it to the benchmark's single value first")
-        provenance = jsonable(attrs.get("provenance") or {})
-        version, parent = self._benchmark_version(benchmark, attrs, provenance)
-        ceiled = _float(score)
-        raw = _float(attrs.get("raw"))
-        ceiling_score = attrs.get("ceiling")
-        ceiling = _float(ceiling_score)
-        ceiling_error = _float(attrs.get("ceiling_error"))  # bootstrap SE; else the ceiling's own error
-        if ceiling_error is None and ceiling_score is not None:
-            ceiling_error = _float(getattr(ceiling_score, "attrs", {}).get("error"))
-        if raw is None and ceiling is None:
-            raw = ceiled  # an unceiled benchmark: its score is its raw score
-        ci95 = attrs.get("ci95")
-        low, high = (_float(ci95[0]), _float(ci95[1])) if ci95 is not None else (None, None)
-        model_info = provenance.get("model") or {}
-        with self._session.begin() as session:
-            model_row = self._model_row(session, model, weights_hash=model_info.get("weights_sha256"),
-                                        visual_degrees=_float(attrs.get("visual_degrees")))
-            instance = self._instance_row(session, benchmark, version, ceiling, ceiling_error, parent)
-            row = ScoreRow(benchmark_instance_id=instance.id, model_id=model_row.id, submission_id=submission_id,
-                           status="done", score_raw=raw, score_ceiled=ceiled, error=_float(attrs.get("error")),
-                           ci95_low=low, ci95_high=high, layers=jsonable(attrs.get("layers")), provenance=provenance,
-                           provenance_key=_provenance_key(provenance) if provenance else None,
-                           start_timestamp=_utc(provenance.get("start")), end_timestamp=_utc(provenance.get("end")),
-                           comment=None)
-            session.add(row)
-            session.flush()
-            return row.id
-
-    def record_failure(self, model_identifier: str, benchmark_identifier: str, error: str, log: str = "",
-                       provenance: dict | None = None, submission_id: int | None = None) -> int:
-        """Record that scoring ``model_identifier`` on ``benchmark_identifier`` failed; returns the row's id.
-
-        The leaderboard counts a failed score as 0 and as a missing leaf (as the reference does).
-
-        Parameters
-        ----------
-        error : str
-            One line: what went wrong (kept as the row's ``comment``).
-        log : str
-            The traceback or log.
-        provenance : dict, optional
-            What was known when it failed (``benchmark.version`` is read from it if present).
-        """
-        provenance = jsonable(provenance or {})
-        version, parent = self._benchmark_version(benchmark_identifier, {}, provenance)
-        with self._session.begin() as session:
-            model_row = self._model_row(session, model_identifier)
-            instance = self._instance_row(session, benchmark_identifier, version, parent=parent)
-            row = ScoreRow(benchmark_instance_id=instance.id, model_id=model_row.id, submission_id=submission_id,
-                           status="failed", comment=str(error), log=log or None, provenance=provenance or None,
-                           provenance_key=_provenance_key(provenance) if provenance else None,
-                           start_timestamp=_utc(provenance.get("start")),
-                           end_timestamp=_utc(provenance.get("end")) or _now())
-            session.add(row)
-            session.flush()
-            return row.id
+        if outcome.status not in ("done", "failed"):
+            raise ValueError(f"only a done or failed outcome is recorded, not {outcome.status!r} "
+                             f"({outcome.model} on {outcome.benchmark})")
+        if outcome.benchmark_version is None:
+            raise DatabaseError(f"cannot record a score of {outcome.benchmark!r}: its version is unknown (not "
+                                f"registered, and neither attrs['benchmark_version'] nor provenance['benchmark']"
+                                f"['version'] is set)")
+        provenance = outcome.provenance or {}
+        try:
+            with self._session.begin() as session:
+                if outcome.status == "done":
+                    raw = outcome.raw if outcome.raw is not None or outcome.ceiling is not None else outcome.score
+                    ceiling_error = (outcome.ceiling_error if outcome.ceiling_error is not None
+                                     else outcome.ceiling_error_reference)  # bootstrap SE, else the ceiling's own
+                    model_info = provenance.get("model") or {}
+                    model_row = self._model_row(session, outcome.model, weights_hash=model_info.get("weights_sha256"),
+                                                visual_degrees=outcome.visual_degrees)
+                    instance = self._instance_row(session, outcome.benchmark, outcome.benchmark_version,
+                                                  outcome.ceiling, ceiling_error, outcome.benchmark_parent)
+                    low, high = outcome.ci95 if outcome.ci95 is not None else (None, None)
+                    row = ScoreRow(benchmark_instance_id=instance.id, model_id=model_row.id,
+                                   submission_id=submission_id, status="done", score_raw=raw,
+                                   score_ceiled=outcome.score, error=outcome.error, ci95_low=low, ci95_high=high,
+                                   layers=outcome.layers, provenance=provenance, provenance_key=outcome.provenance_key,
+                                   start_timestamp=_utc(provenance.get("start")),
+                                   end_timestamp=_utc(provenance.get("end")), failure=None)
+                else:
+                    model_row = self._model_row(session, outcome.model)
+                    instance = self._instance_row(session, outcome.benchmark, outcome.benchmark_version,
+                                                  parent=outcome.benchmark_parent)
+                    row = ScoreRow(benchmark_instance_id=instance.id, model_id=model_row.id,
+                                   submission_id=submission_id, status="failed", failure=outcome.failure or "",
+                                   log=outcome.log or None, provenance=provenance or None,
+                                   provenance_key=outcome.provenance_key,
+                                   start_timestamp=_utc(provenance.get("start")),
+                                   end_timestamp=_utc(provenance.get("end")) or _now())
+                session.add(row)
+                session.flush()
+                return row.id
+        except (SQLAlchemyError, OSError) as error:
+            raise self._fail(error) from None
 
     def _query(self, model: str | None, benchmark: str | None, statuses: Iterable[str]):
         query = (select(ScoreRow, Model.identifier, BenchmarkInstance.benchmark_type_id, BenchmarkInstance.version,
@@ -452,7 +479,7 @@ class Database:
                            raw=row.score_raw, ceiling=row_ceiling if row_ceiling is not None else ceiling,
                            error=row.error, ci95=ci95, provenance=provenance, layers=row.layers,
                            start=_utc(row.start_timestamp), end=_utc(row.end_timestamp), status=row.status,
-                           comment=row.comment, id=row.id, provenance_key=row.provenance_key,
+                           failure=row.failure, id=row.id, provenance_key=row.provenance_key,
                            submission_id=row.submission_id, log=row.log)
 
     def find_score(self, model_identifier: str, benchmark_identifier: str,

@@ -3,7 +3,7 @@
 Brain-Score keeps its leaderboard in PostgreSQL (``brainscore_core/submission/database_models.py``,
 peewee): references, a tree of benchmark types, versioned benchmark instances, models, submissions
 and scores. These tables follow it, with what the reference lacks: a confidence interval, the
-provenance (JSON) and its key on every score, and failed scores with their error. The website's
+provenance (JSON) and its key on every score, and failed scores with their failure message. The website's
 own tables (accounts, API tokens, log-in attempts and the submission queue, ``web_*``) live here
 too, so that one ``alembic upgrade head`` makes every table (migration ``0002``);
 ``submissions.owner`` and ``models.owner`` hold the user name.
@@ -109,8 +109,8 @@ class ScoreRow(Base):
     ``score_ceiled`` is the leaderboard value, ``score_raw`` the unceiled one; ``error`` the
     bootstrap standard error and ``ci95_low``/``ci95_high`` the bootstrap 95% interval of the ceiled
     score; ``provenance`` the JSON of ``score.attrs["provenance"]`` and ``provenance_key`` its key.
-    ``status`` is ``"done"`` or ``"failed"``; a failure keeps its error in ``comment`` and its
-    traceback/log in ``log``.
+    ``status`` is ``"done"`` or ``"failed"``; a failure keeps its message in ``failure`` (the
+    column was ``comment`` before migration ``0003``) and its traceback/log in ``log``.
     """
 
     __tablename__ = "scores"
@@ -129,7 +129,7 @@ class ScoreRow(Base):
     provenance_key: Mapped[str | None] = mapped_column(String(64), index=True)
     start_timestamp: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     end_timestamp: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-    comment: Mapped[str | None] = mapped_column(Text)
+    failure: Mapped[str | None] = mapped_column(Text)
     log: Mapped[str | None] = mapped_column(Text)
 
     benchmark_instance: Mapped[BenchmarkInstance] = relationship()

@@ -10,8 +10,9 @@ shared by every benchmark on those stimuli) -> ``score[m, b]`` (which also waits
 
 Every stage is a function of :mod:`brainscore.runner.stages`; the upstream stages warm the cache
 and the score stage runs the one job, so a run's scores equal ``brainscore score``'s bit for bit.
-Results are recorded (:mod:`brainscore.runner.records`) by this process as each pair finishes, so a
-run that is killed resumes, when started again, with only the pairs it had not recorded.
+Outcomes are recorded (:mod:`brainscore.results.records`) by this process as each pair finishes, so a
+run that is killed resumes, when started again, with only the pairs it had not recorded (same run key,
+:mod:`brainscore.runner.keys`).
 """
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 from brainscore import registry
 from brainscore.runner import clusters, stages
-from brainscore.runner import records as records_module
 from brainscore.runner.grid import Pair
+from brainscore.runner.keys import run_key
 from brainscore.scoring import selection
+from brainscore.scoring.outcome import Outcome
 
 STAGES = ("describe", "select", "activations", "ceiling", "score")
 #: Times Dask re-runs a task that raised (a worker that dies is rescheduled by the scheduler itself,
@@ -50,11 +52,10 @@ def _skipped(pairs: Sequence[Pair], records, rerun: bool, on_result: Callback | 
     info = {b: _benchmark_info(b) for b in dict.fromkeys(p.benchmark for p in pairs)}
     todo, done = [], []
     for pair in pairs:
-        key = records_module.run_key(pair.model, pair.benchmark, info[pair.benchmark]["version"], pair.kwargs)
+        key = run_key(pair.model, pair.benchmark, info[pair.benchmark]["version"], pair.kwargs)
         found = None if rerun or records is None else records.find(pair.model, pair.benchmark, key)
         if found is not None:
-            summary = {**{k: found.get(k) for k in ("model", "benchmark", "score", "raw", "ceiling", "error",
-                                                    "layer", "layers", "duration_s")}, "status": "skipped"}
+            summary = found.replace(status="skipped").summary()
             done.append(summary)
             if on_result:
                 on_result(summary)
@@ -63,9 +64,19 @@ def _skipped(pairs: Sequence[Pair], records, rerun: bool, on_result: Callback | 
     return todo, done, info
 
 
-def _record(records, summary: dict[str, Any], key: str, score) -> None:
+def _finish(records, outcome: Outcome, key: str, on_result: Callback | None) -> dict[str, Any]:
+    """Record ``outcome`` (if there is a store), report its summary to ``on_result``; the summary."""
     if records is not None:
-        records.record(summary, key, score)
+        from brainscore.results import NotRecorded
+
+        try:
+            records.record(outcome, key)
+        except NotRecorded as error:  # kept in the journal; the run goes on with the other pairs
+            print(f"warning: {error}", file=sys.stderr, flush=True)
+    summary = outcome.summary()
+    if on_result:
+        on_result(summary)
+    return summary
 
 
 def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
@@ -75,8 +86,9 @@ def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
     Parameters
     ----------
     pairs : sequence of Pair
-    records : JsonLinesRecords, optional
-        Where results are recorded and already-recorded pairs are found; None records nothing.
+    records : DatabaseRecords or JsonLinesRecords, optional
+        Where outcomes are recorded and already-recorded pairs are found (:mod:`brainscore.results.records`);
+        None records nothing.
     rerun : bool
         Score pairs even if already recorded.
     on_result : callable (dict) -> None, optional
@@ -85,17 +97,14 @@ def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
     Returns
     -------
     list of dict
-        One summary per pair (:func:`brainscore.runner.stages.summarise` fields; ``status`` is
+        One summary per pair (:meth:`brainscore.scoring.outcome.Outcome.summary`; ``status`` is
         ``done``, ``failed`` or ``skipped``), in the order of ``pairs``.
     """
     todo, done, _ = _skipped(pairs, records, rerun, on_result)
     results = list(done)
     for pair, key in todo:
-        summary, score = stages.score_pair(pair.model, pair.benchmark, pair.kwargs, device=pair.device)
-        _record(records, summary, key, score)
-        if on_result:
-            on_result(summary)
-        results.append(summary)
+        outcome = stages.score_pair(pair.model, pair.benchmark, pair.kwargs, device=pair.device)
+        results.append(_finish(records, outcome, key, on_result))
     return _in_order(results, pairs)
 
 
@@ -135,9 +144,10 @@ class Progress:
             if ok:
                 try:
                     value = f.result()
-                    value = value[0] if isinstance(value, tuple) else value
-                    ok = value.get("ok", value.get("status") != "failed")
-                    seconds = float(value.get("duration_s") or 0.0)
+                    if isinstance(value, Outcome):
+                        ok, seconds = value.status != "failed", float(value.duration_s or 0.0)
+                    else:
+                        ok, seconds = value.get("ok", True), float(value.get("duration_s") or 0.0)
                 except Exception:  # noqa: BLE001
                     ok = False
             with self._lock:
@@ -206,8 +216,8 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     pairs : sequence of Pair
     client : distributed.Client
         Its workers must see the same ``$BRAINSCORE_HOME`` (the cache) and data mirror as this process.
-    records : JsonLinesRecords, optional
-        Where each result and failure is recorded as it finishes (None: nowhere), and where pairs
+    records : DatabaseRecords or JsonLinesRecords, optional
+        Where each outcome is recorded as it finishes (None: nowhere), and where pairs
         already recorded with the same run key are found and skipped.
     rerun : bool
         Score every pair, recorded or not.
@@ -226,7 +236,7 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     Returns
     -------
     list of dict
-        :func:`brainscore.runner.stages.summarise` fields per pair; failures carry ``failure`` and ``log``.
+        :meth:`~brainscore.scoring.outcome.Outcome.summary` per pair; failures carry ``failure`` and ``log``.
     """
     from distributed import as_completed
 
@@ -282,16 +292,10 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
         for future in as_completed([f for f, _, _ in scores.values()]):
             _, pair, key = scores[future.key]
             try:
-                summary, score = future.result()
+                outcome = future.result()
             except Exception as error:  # noqa: BLE001 - e.g. KilledWorker after too many worker deaths
-                import traceback
-
-                summary, score = stages.failed(pair.model, pair.benchmark, f"{type(error).__name__}: {error}",
-                                               "".join(traceback.format_exception(error))), None
-            _record(records, summary, key, score)
-            if on_result:
-                on_result(summary)
-            results.append(summary)
+                outcome = Outcome.from_failure(pair.model, pair.benchmark, error)
+            results.append(_finish(records, outcome, key, on_result))
     if stats is not None and display:
         stats.update({stage: round(seconds, 2) for stage, seconds in display.seconds.items()})
     return _in_order(results, pairs)

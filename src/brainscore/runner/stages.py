@@ -23,7 +23,6 @@ deterministic failure is not retried; a worker that dies is handled by Dask's re
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 import traceback
 from typing import Any
@@ -32,6 +31,7 @@ from brainscore import registry
 from brainscore.caching import Cache
 from brainscore.device import for_worker
 from brainscore.scoring import job, selection
+from brainscore.scoring.outcome import Outcome
 
 
 class _Recorded(Exception):
@@ -171,65 +171,18 @@ def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]
         return _failure(error)
 
 
-def _number(value) -> float | None:
-    if value is None:
-        return None
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(value) else value
-
-
-def summarise(result, model: str, benchmark: str) -> dict[str, Any]:
-    """The reported fields of a score: model, benchmark, status, score, raw, ceiling, error, ci95, layer(s), ...
-
-    ``error`` is the score's bootstrap standard error (not a failure; the reference's own error is
-    ``error_reference``); a failure has ``status`` ``"failed"`` and its message in ``failure``.
-    """
-    layers = result.attrs.get("layers") or {}
-    commitment = result.attrs.get("commitment")
-    region = result.attrs.get("region") or (commitment or {}).get("region")
-    layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
-    ci95 = result.attrs.get("ci95")
-    ceiling_ci95 = result.attrs.get("ceiling_ci95")
-    return {
-        "model": model, "benchmark": benchmark, "status": "done",
-        "score": _number(result), "raw": _number(result.attrs.get("raw")),
-        "ceiling": _number(result.attrs.get("ceiling")), "error": _number(result.attrs.get("error")),
-        "ci95": [float(v) for v in ci95] if ci95 is not None else None,
-        "ceiling_error": _number(result.attrs.get("ceiling_error")),
-        "ceiling_ci95": [float(v) for v in ceiling_ci95] if ceiling_ci95 is not None else None,
-        "error_reference": _number(result.attrs.get("error_reference")),
-        "formula": result.attrs.get("formula"),
-        "layer": layer, "layers": layers or None,
-        "commitment": commitment, "method": (commitment or {}).get("method"),
-        "duration_s": round(float(result.attrs.get("duration_s", float("nan"))), 2),
-    }
-
-
-def failed(model: str, benchmark: str, failure: str, log: str = "") -> dict[str, Any]:
-    """The summary of a pair that failed (same fields as :func:`summarise`, values None)."""
-    return {"model": model, "benchmark": benchmark, "status": "failed", "score": None, "raw": None,
-            "ceiling": None, "error": None, "ci95": None, "ceiling_error": None, "ceiling_ci95": None,
-            "error_reference": None, "formula": None, "layer": None, "layers": None, "commitment": None,
-            "method": None, "duration_s": None,
-            "failure": failure, "log": log}
-
-
 def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
-               device: str | None = None) -> tuple[dict[str, Any], Any]:
+               device: str | None = None) -> Outcome:
     """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score` (on ``device``, this worker's GPU of it).
 
     Returns
     -------
-    (dict, Score or None)
-        The summary (:func:`summarise`, or :func:`failed` with the traceback in ``log``) and the
-        Score itself (to be recorded with its provenance), None on failure.
+    Outcome
+        :meth:`Outcome.from_score` of the score (with its provenance, to be recorded), or
+        :meth:`Outcome.from_failure` with the traceback in ``log``.
     """
     try:
-        result = job.score(model, benchmark, device=for_worker(device), **model_kwargs)
+        return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), **model_kwargs), model,
+                                  benchmark)
     except Exception as error:  # noqa: BLE001
-        info = _failure(error)
-        return failed(model, benchmark, info["failure"], info["log"]), None
-    return summarise(result, model, benchmark), result
+        return Outcome.from_failure(model, benchmark, error)

@@ -42,29 +42,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from brainscore.caching import jsonable  # noqa: F401 - re-exported: provenance is plain JSON data
+
 __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_info", "host_info", "utc_now",
            "EXCLUDED_FROM_KEY"]
 
 EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection")
 """Top-level provenance entries that do not name the computation (timestamps, durations, host, and the layer
 selection's per-layer scores, an outcome whose committed layers the key holds)."""
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` as JSON-serialisable plain data (numpy scalars -> Python, tuples -> lists, else ``str``)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return number if number == number else None  # NaN -> null
 
 
 def provenance_key(provenance: dict) -> str:

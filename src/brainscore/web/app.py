@@ -439,7 +439,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                 continue
             rows.append({"benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
                          "ceiling": r.ceiling, "error": r.error, "ci95": list(r.ci95) if r.ci95 else None,
-                         "layers": r.layers, "provenance": r.provenance, "comment": r.comment,
+                         "layers": r.layers, "provenance": r.provenance, "failure": r.failure,
                          "benchmark_version": r.benchmark_version,
                          "log": r.log if (r.status == "failed" and is_owner) else None,
                          "end": r.end.isoformat() if getattr(r, "end", None) else None})

@@ -23,16 +23,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from brainscore import api
-    from brainscore.results import Database
+    from brainscore.results import record
+    from brainscore.scoring.outcome import Outcome
 
     print(json.dumps({"event": "running", "model": args.model, "benchmark": args.benchmark}), flush=True)
-    score = api.score(args.model, args.benchmark)
-    Database(args.db).record_score(score, submission_id=args.submission)
-    value = float(score)
-    print(json.dumps({"event": "done", "model": args.model, "benchmark": args.benchmark, "score": value,
-                      "raw": float(score.attrs.get("raw", float("nan"))),
-                      "ceiling": float(score.attrs.get("ceiling", float("nan"))),
-                      "layers": score.attrs.get("layers")}), flush=True)
+    outcome = Outcome.from_score(api.score(args.model, args.benchmark), args.model, args.benchmark)
+    record(outcome, args.db, submission_id=args.submission)
+    print(json.dumps({"event": "done", **outcome.summary()}), flush=True)
     return 0
 
 

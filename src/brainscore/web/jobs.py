@@ -51,8 +51,9 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from brainscore.results import Database
+from brainscore.results import Database, record
 from brainscore.results.schema import Job
+from brainscore.scoring.outcome import Outcome
 
 __all__ = ["Job", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
            "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
@@ -167,8 +168,8 @@ def record_pair_failure(store: Database, job_id: int, submission_id: int | None,
     job's log, in the results database. Returns the job's result entry."""
     result = {"status": "failed", "error": error}
     _set_result(store.engine, job_id, f"{model}|{benchmark}", result)
-    store.record_failure(model, benchmark, error, log=_log_of(store.engine, job_id)[-20000:],
-                         submission_id=submission_id)
+    record(Outcome.from_failure(model, benchmark, error, log=_log_of(store.engine, job_id)[-20000:]), store,
+           submission_id=submission_id)
     return result
 
 
