@@ -29,7 +29,7 @@ RANKS = {
     "brainscore.plugins": 6,
     "brainscore.scoring": 7, "brainscore.results": 7.3, "brainscore.leaderboard": 7.6,
     "brainscore.runner": 8, "brainscore.testing": 8,
-    "brainscore.api": 9,
+    "brainscore.api": 9, "brainscore.legacy": 9,
     "brainscore.web": 10,
     "brainscore.cli": 11,
     "brainscore": 12, "brainscore.__main__": 12,

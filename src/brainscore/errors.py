@@ -59,3 +59,8 @@ class NoSelectionDataError(BrainScoreError, LookupError):
     A :class:`~brainscore.models.commitment.ModelCommitment` then commits the region by the
     relative-depth rule (:mod:`brainscore.models.layer_rule`) instead.
     """
+
+
+class PluginConflictError(BrainScoreError, ValueError):
+    """Two plugins declare one identifier (e.g. a plugin folder re-using a built-in model's name); the
+    message names both."""

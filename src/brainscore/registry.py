@@ -14,6 +14,21 @@ statically, and by the ``list_*`` functions.
 A factory whose only work is to import a class and build it is declared in one line with
 :func:`lazy` (the import happens when the identifier is loaded, never at registration).
 
+Plugin folders in the reference's layout
+----------------------------------------
+Folders named by the ``plugin_dirs`` setting (``BRAINSCORE_PLUGIN_DIRS``, ``--plugin-dir``) are laid
+out like the reference Brain-Score's ``brainscore_vision/`` folder: ``models/NAME/``,
+``benchmarks/NAME/``, ``data/NAME/``, ``metrics/NAME/``, each with an ``__init__.py`` that registers
+identifiers as the reference's tutorials show (``model_registry['my-model'] = lambda: ...``). A
+folder may also be a clone of the reference's repository (holding ``brainscore_vision/``) or one
+plugin folder itself. Their ``__init__.py`` files are parsed, not executed, for those assignments,
+exactly like the built-ins' ``register_<kind>(...)`` calls; a folder is imported, as the package
+``brainscore_plugindir_<hash>.<kind folder>.<NAME>`` (so its relative imports work), only when one
+of its identifiers is loaded. A folder that fails to import breaks only its own identifiers, and an
+identifier declared by a plugin folder and by a built-in plugin (or by two folders) is a
+:class:`~brainscore.errors.PluginConflictError` naming both. This module never imports
+``brainscore_vision``: the folder's own code does, when it runs.
+
 Example
 -------
 >>> from brainscore.registry import lazy, register_metric
@@ -27,8 +42,11 @@ from __future__ import annotations
 import ast
 import difflib
 import fnmatch
+import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
+import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -36,7 +54,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable
 
-from brainscore.errors import PluginImportError, UnknownIdentifierError
+from brainscore import config
+from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError, ValidationError
 
 
 class PluginWarning(UserWarning):
@@ -48,6 +67,12 @@ _PLUGIN_FOLDERS = {"dataset": "data", "stimulus_set": "data", "metric": "metrics
                    "ceiling": "metrics", "benchmark": "benchmarks", "model": "models"}
 _PLUGIN_ROOT = Path(__file__).parent / "plugins"
 ENTRY_POINT_GROUP = "brainscore.plugins"
+#: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
+REFERENCE_REGISTRIES = {"model_registry": "model", "benchmark_registry": "benchmark", "data_registry": "dataset",
+                        "stimulus_set_registry": "stimulus_set", "metric_registry": "metric"}
+#: the plugin folders of the reference's layout, in the order they are scanned
+REFERENCE_FOLDERS = ("data", "metrics", "benchmarks", "models")
+PLUGIN_DIR_PACKAGE_PREFIX = "brainscore_plugindir_"
 
 
 @dataclass
@@ -59,6 +84,19 @@ class _Index:
     # identifier -> declared metadata (literal keyword arguments of register_<kind>(...))
     metadata: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
     tree_nodes: dict[str, str] = field(default_factory=dict)  # node -> parent, from register_tree_node
+    # (kind, identifier) -> (the module that keeps it, the module that declares it too)
+    conflicts: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
+
+
+def _registry_target(node: ast.AST) -> str | None:
+    """The kind a subscript assignment target ``model_registry['x']`` (or ``brainscore_vision.model_registry['x']``)
+    registers into, else None."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    holder = node.value
+    name = holder.id if isinstance(holder, ast.Name) else holder.attr if isinstance(holder, ast.Attribute) else None
+    return REFERENCE_REGISTRIES.get(name)
 
 
 def _literal(node: ast.AST) -> Any:
@@ -74,6 +112,17 @@ _NOT_LITERAL = object()
 def _scan_plugin(init_file: Path, module: str, index: _Index) -> None:
     tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
     for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):  # the reference's model_registry['x'] = factory
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                kind = _registry_target(target)
+                if kind is None:
+                    continue
+                key = _literal(target.slice)
+                if isinstance(key, str) and key:
+                    index.modules[kind].setdefault(key, module)
+                else:
+                    index.dynamic.add(module)
+            continue
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -157,6 +206,7 @@ class Registry:
         if not isinstance(identifier, str) or not identifier:
             raise UnknownIdentifierError(f"a {self.kind} identifier must be a non-empty string, got {identifier!r}; "
                                          f"see brainscore.list_{self.kind}s() for the known ones")
+        _discovery.check_conflict(self.kind, identifier)
         if identifier not in self._factories:
             _discovery.import_for(self.kind, identifier)
         if identifier not in self._factories:
@@ -176,6 +226,27 @@ class Registry:
                 f"no {self.kind} is registered as {identifier!r}.{hint} "
                 f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
         return self._factories[identifier]
+
+    def register_from(self, module: str | None, identifier: str, factory: Callable[..., Any]) -> Callable[..., Any]:
+        """Register ``factory`` as ``identifier`` on behalf of the plugin module ``module`` (the reference's
+        ``model_registry['x'] = factory`` in a plugin folder's code).
+
+        Raises
+        ------
+        PluginConflictError
+            If another plugin (a built-in one, or another plugin folder) declares ``identifier``; the
+            message names both.
+        ValueError
+            If the identifier is empty or already registered by a different factory.
+        """
+        if isinstance(identifier, str) and identifier:
+            if _discovery.same_plugin(self.kind, identifier, module):
+                # the declaring folder imported under another name (e.g. by pytest running its test.py): the same
+                # code registering again, not a second plugin
+                self._factories[identifier] = factory
+                return factory
+            _discovery.check_conflict(self.kind, identifier, module)
+        return self.register(identifier, factory)
 
     def load(self, identifier: str, *args, **kwargs) -> Any:
         """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds."""
@@ -244,22 +315,118 @@ class _Discovery:
                 for init_file in sorted(_PLUGIN_ROOT.glob("*/*/__init__.py")):
                     folder, name = init_file.parent.parent.name, init_file.parent.name
                     _scan_plugin(init_file, f"brainscore.plugins.{folder}.{name}", index)
+                for root in plugin_dirs():
+                    self._scan_plugin_dir(root, index)
                 self._index = index
             return self._index
+
+    def _scan_plugin_dir(self, root: Path, index: _Index) -> None:
+        """Add the plugin folders under ``root`` (the reference's layout) to ``index``; problems are warned about."""
+        try:
+            plugins = reference_plugins(root)
+        except ValueError as problem:
+            self._warn_once(f"dir:{root}", f"{problem}; it is skipped")
+            return
+        for module, folder in plugins:
+            index.folders[module] = folder
+            own = _Index()
+            try:
+                _scan_plugin(folder / "__init__.py", module, own)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as error:
+                # declared nothing readable: importing it (for listing) reports the error by name
+                self._warn_once(module, f"the plugin folder {folder} cannot be read ({type(error).__name__}: "
+                                        f"{error}); its identifiers are unavailable, the other plugins work")
+                continue
+            for kind, identifiers in own.modules.items():
+                for identifier, declared in identifiers.items():
+                    existing = index.modules[kind].get(identifier)
+                    if existing is not None and existing != declared:
+                        index.conflicts.setdefault((kind, identifier), (existing, declared))
+                        continue
+                    index.modules[kind][identifier] = declared
+                    if identifier in own.metadata[kind]:
+                        index.metadata[kind][identifier] = own.metadata[kind][identifier]
+            index.dynamic |= own.dynamic
+            for node, parent in own.tree_nodes.items():
+                index.tree_nodes.setdefault(node, parent)
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, PluginWarning, stacklevel=4)
+
+    def describe(self, module: str) -> str:
+        """``the plugin folder /path/models/NAME`` for a plugin-folder module, else ``plugin MODULE``."""
+        folder = self.index().folders.get(module)
+        return f"the plugin folder {folder}" if folder is not None else f"plugin {module}"
+
+    def folder_of(self, kind: str, identifier: str) -> Path | None:
+        """The folder of the plugin that declares ``identifier`` (built-in or plugin folder), or None when it is
+        registered without a declaration (e.g. by an entry point or at run time)."""
+        module = self.index().modules[kind].get(identifier)
+        if module is None:
+            return None
+        folder = self.index().folders.get(module)
+        if folder is not None:
+            return folder
+        if module.startswith("brainscore.plugins."):
+            return _PLUGIN_ROOT.joinpath(*module.split(".")[2:])
+        return None
+
+    def same_plugin(self, kind: str, identifier: str, module: str | None) -> bool:
+        """Whether ``module`` (imported, e.g. ``compat_smallnet`` or ``compat_smallnet.model``) lives in the folder of
+        the plugin folder that declares ``identifier``, under another module name."""
+        index = self.index()
+        declared = index.modules[kind].get(identifier)
+        folder = index.folders.get(declared) if declared is not None else None
+        if folder is None or module is None or module == declared or (kind, identifier) in index.conflicts:
+            return False
+        file = getattr(sys.modules.get(module), "__file__", None)
+        try:
+            return file is not None and Path(file).resolve().is_relative_to(folder.resolve())
+        except OSError:
+            return False
+
+    def check_conflict(self, kind: str, identifier: str, module: str | None = None) -> None:
+        """Raise :class:`PluginConflictError` if two plugins declare ``identifier`` (or, with ``module``, if a
+        plugin other than ``module`` or its package declares it)."""
+        index = self.index()
+        pair = index.conflicts.get((kind, identifier))
+        if pair is None and module is not None:
+            declared = index.modules[kind].get(identifier)
+            mine = module == declared or (declared is not None and module.startswith(declared + "."))
+            if declared is not None and not mine:
+                pair = (declared, module)
+        if pair is None:
+            return
+        first, second = pair
+        raise PluginConflictError(
+            f"the {kind} identifier {identifier!r} is declared twice: by {self.describe(first)} and by "
+            f"{self.describe(second)}. Identifiers are unique: rename the one in your plugin folder (its "
+            f"__init__.py), or remove that folder from the plugin_dirs setting (BRAINSCORE_PLUGIN_DIRS, "
+            f"--plugin-dir)")
+
+    def conflicts(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(kind, identifier) -> the two plugins that declare it, as described by :meth:`describe`."""
+        return {key: (self.describe(a), self.describe(b)) for key, (a, b) in self.index().conflicts.items()}
 
     def _import(self, module: str) -> None:
         """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it."""
         if module in self._broken:
             error = self._broken[module]
-            raise PluginImportError(f"plugin {module} failed to import: {type(error).__name__}: {error}") from error
+            raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}"
+                                    ) from error
         if module not in self._imported:
             self._imported.add(module)
             try:
+                if module.startswith(PLUGIN_DIR_PACKAGE_PREFIX):
+                    _check_reference_api()
+                    _plugin_dir_package(module.split(".")[0])
                 importlib.import_module(module)
             except Exception as error:  # noqa: BLE001 - any failure of third-party code
                 self._imported.discard(module)
                 self._broken[module] = error
-                raise PluginImportError(f"plugin {module} failed to import: {type(error).__name__}: {error}. "
+                raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}. "
                                         f"Fix or uninstall that plugin") from error
             except BaseException:
                 self._imported.discard(module)
@@ -273,21 +440,27 @@ class _Discovery:
             error = failure.__cause__ or failure
             if module not in self._warned:
                 self._warned.add(module)
-                warnings.warn(f"{origin} {module} failed to import and is skipped ({type(error).__name__}: {error}); "
+                where = self.describe(module) if module.startswith(PLUGIN_DIR_PACKAGE_PREFIX) else f"{origin} {module}"
+                warnings.warn(f"{where} failed to import and is skipped ({type(error).__name__}: {error}); "
                               f"the other plugins work, its identifiers raise this error", PluginWarning, stacklevel=4)
             self._scan_broken(module)
 
     def _scan_broken(self, module: str) -> None:
         """Record the identifiers a broken module declares (parsed from its source, not executed)."""
-        try:
-            spec = importlib.util.find_spec(module)
-        except Exception:  # noqa: BLE001 - a broken parent package
-            return
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            return
+        folder = self.index().folders.get(module)
+        if folder is not None:
+            origin = str(folder / "__init__.py")
+        else:
+            try:
+                spec = importlib.util.find_spec(module)
+            except Exception:  # noqa: BLE001 - a broken parent package
+                return
+            if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+                return
+            origin = spec.origin
         index = _Index()
         try:
-            _scan_plugin(Path(spec.origin), module, index)
+            _scan_plugin(Path(origin), module, index)
         except (OSError, SyntaxError, ValueError):
             return
         for kind, identifiers in index.modules.items():
@@ -330,7 +503,161 @@ class _Discovery:
             self._warned.clear()
 
 
+def plugin_dirs() -> list[Path]:
+    """The plugin folders in the reference's layout that discovery scans: the ``plugin_dirs`` setting
+    (``BRAINSCORE_PLUGIN_DIRS``, folders separated by ``:``), absolute, without duplicates, in order."""
+    seen, found = set(), []
+    for folder in config.plugin_dirs():
+        folder = folder.expanduser().resolve()
+        if folder not in seen:
+            seen.add(folder)
+            found.append(folder)
+    return found
+
+
+def add_plugin_dirs(folders) -> list[Path]:
+    """Scan ``folders`` too (before the configured ones), in this process and in the processes it starts.
+
+    The folders are put in front of ``BRAINSCORE_PLUGIN_DIRS`` (which then also carries the configured
+    ones, since the environment overrides the configuration file), so Dask workers and scoring
+    children started afterwards see them as well; discovery is scanned anew. This is what
+    ``--plugin-dir`` does.
+
+    Returns
+    -------
+    list of Path
+        The plugin folders now scanned.
+
+    Raises
+    ------
+    ValidationError
+        If a folder does not exist.
+    """
+    import os
+
+    added = []
+    for folder in folders:
+        path = Path(folder).expanduser().resolve()
+        if not path.is_dir():
+            raise ValidationError(f"the plugin folder {path} does not exist; --plugin-dir (and BRAINSCORE_PLUGIN_DIRS) "
+                             f"name a folder laid out like the reference's brainscore_vision/ (models/, "
+                             f"benchmarks/, data/, metrics/) or one plugin folder with an __init__.py")
+        added.append(str(path))
+    current = [str(p) for p in config.plugin_dirs()]
+    os.environ[config.SETTINGS["plugin_dirs"].env] = os.pathsep.join(
+        dict.fromkeys(added + [p for p in current if p not in added]))
+    _discovery.reset()
+    return plugin_dirs()
+
+
+def reference_plugins(root: Path) -> list[tuple[str, Path]]:
+    """(module name, folder) of every plugin in ``root``, a folder in the reference's layout.
+
+    ``root`` is either laid out like the reference's ``brainscore_vision/`` (plugins in ``models/*/``,
+    ``benchmarks/*/``, ``data/*/``, ``metrics/*/``), or holds such a ``brainscore_vision/`` folder (a
+    clone of the reference's repository), or is one plugin folder (with an ``__init__.py``).
+
+    Raises
+    ------
+    ValueError
+        If ``root`` is none of these; the message says what it must hold.
+    """
+    root = Path(root)
+    base = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
+    if any((base / folder).is_dir() for folder in REFERENCE_FOLDERS):
+        package = _package_name(base)
+        return [(f"{package}.{folder}.{init.parent.name}", init.parent)
+                for folder in REFERENCE_FOLDERS for init in sorted((base / folder).glob("*/__init__.py"))]
+    if (root / "__init__.py").is_file():
+        return [(f"{_package_name(root.parent)}.{root.name}", root)]
+    raise ValueError(f"the plugin folder {root} holds neither models/, benchmarks/, data/ nor metrics/ folders "
+                     f"(the reference's brainscore_vision/ layout) nor an __init__.py (one plugin)")
+
+
+def _check_reference_api() -> None:
+    """Raise if ``brainscore_vision`` (which plugin folders import) would not be brainscore's own adapter package.
+
+    With the reference's own ``brainscore_vision`` first on ``sys.path``, a plugin folder's
+    ``model_registry['x'] = ...`` would register into the reference's registry, not brainscore's.
+    Found with :func:`importlib.util.find_spec`, without importing it.
+    """
+    ours = Path(__file__).resolve().parent.parent / "brainscore_vision"
+    try:
+        spec = importlib.util.find_spec("brainscore_vision")
+    except (ImportError, ValueError):
+        spec = None
+    origin = Path(spec.origin).resolve().parent if spec is not None and spec.origin else None
+    if origin != ours:
+        where = f"from {origin}" if origin is not None else "not importable"
+        raise ImportError(f"plugin folders register through brainscore_vision, which is {where} instead of "
+                          f"brainscore's adapter package {ours}: the reference Brain-Score's own package is first on "
+                          f"sys.path. Put {ours.parent} first on PYTHONPATH or `pip uninstall brainscore-vision` to "
+                          f"score plugin folders with brainscore")
+
+
+def _package_name(base: Path) -> str:
+    """The package name a plugin folder's parent ``base`` is imported under (stable across processes)."""
+    digest = hashlib.sha1(str(Path(base).resolve()).encode("utf-8")).hexdigest()[:12]
+    return f"{PLUGIN_DIR_PACKAGE_PREFIX}{digest}"
+
+
+def _plugin_dir_package(name: str, base: Path | None = None):
+    """The synthetic package ``name`` whose path is a plugin folder's parent ``base`` (created on first use)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    if base is None:
+        bases = {}
+        for root in plugin_dirs():
+            candidate = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
+            for folder in (candidate, root.parent):
+                bases[_package_name(folder)] = folder
+        base = bases.get(name)
+        if base is None:
+            raise ModuleNotFoundError(f"no plugin folder of the plugin_dirs setting is imported as {name!r}; "
+                                      f"set BRAINSCORE_PLUGIN_DIRS as in the process that made it", name=name)
+    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    spec.submodule_search_locations = [str(base)]
+    module = importlib.util.module_from_spec(spec)
+    module.__path__ = [str(base)]
+    module.__doc__ = f"Plugins of the folder {base} (the reference Brain-Score's layout)."
+    sys.modules[name] = module
+    return module
+
+
+class _PluginDirFinder:
+    """Finds ``brainscore_plugindir_<hash>`` packages in a process that did not scan them yet (e.g. a Dask
+    worker unpickling an object of a plugin folder's class)."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if path is not None or not fullname.startswith(PLUGIN_DIR_PACKAGE_PREFIX) or "." in fullname:
+            return None
+        try:
+            module = _plugin_dir_package(fullname)
+        except ModuleNotFoundError:
+            return None
+        return module.__spec__
+
+    @staticmethod
+    def invalidate_caches():
+        pass
+
+
+if not any(isinstance(finder, _PluginDirFinder) for finder in sys.meta_path):
+    sys.meta_path.append(_PluginDirFinder())
+
 _discovery = _Discovery()
+
+
+def plugin_folder_of(kind: str, identifier: str) -> Path | None:
+    """The folder of the plugin that declares ``identifier`` of ``kind``, or None (see :meth:`_Discovery.folder_of`)."""
+    return _discovery.folder_of(kind, identifier)
+
+
+def plugin_conflicts() -> dict[tuple[str, str], tuple[str, str]]:
+    """(kind, identifier) -> descriptions of the two plugins that declare it (an error when it is loaded)."""
+    return _discovery.conflicts()
 
 datasets = Registry("dataset")
 stimulus_sets = Registry("stimulus_set")
@@ -533,5 +860,7 @@ def import_plugins(folder: str = "data") -> list[str]:
                for init in sorted((_PLUGIN_ROOT / folder).glob("*/__init__.py"))]
     for module in modules:
         _discovery._import(module)
+    for module in sorted(m for m in _discovery.index().folders if m.split(".")[1:2] == [folder]):
+        _discovery._import_or_warn(module, "plugin folder")  # one broken folder never breaks the others
     _discovery.import_dynamic()
     return modules

@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from brainscore.web.checks import extract
-from brainscore.web.jobs import write_entry_point
+from brainscore.web.queue import write_entry_point
 from web_helpers import plugin_zip, symlink_zip, traversal_zip, zip_bomb
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -210,15 +210,15 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     assert bob.goto(private_page).status == 404
     assert "my-private-net" not in bob.request.get(server + "/api/leaderboard").text()
     token = bob.goto(server + "/submit") and bob.locator("input[name=csrf_token]").first.get_attribute("value")
-    job_id = private_page.rsplit("/", 1)[1]
-    rerun = bob.request.post(f"{server}/submissions/{job_id}/rerun", form={"benchmark": FAILING, "csrf_token": token})
+    task_id = private_page.rsplit("/", 1)[1]
+    rerun = bob.request.post(f"{server}/submissions/{task_id}/rerun", form={"benchmark": FAILING, "csrf_token": token})
     assert rerun.status == 404
 
     # its owner re-runs the failed benchmark with one click
     page.goto(private_page)
     page.click(f'tr[data-benchmark="{FAILING}"] button:text("re-run")')
     page.wait_for_url(f"{server}/submissions/*")
-    assert page.url != private_page and f"re-run of {job_id}" in page.text_content("main")
+    assert page.url != private_page and f"re-run of {task_id}" in page.text_content("main")
 
     # the web process and its Dask workers never loaded torch: only the scoring children do
     import psutil

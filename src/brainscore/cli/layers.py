@@ -5,6 +5,8 @@ rule). With one: score every candidate layer on that benchmark.
 """
 from __future__ import annotations
 
+from brainscore.cli import add_plugin_dir_argument
+
 import json
 
 
@@ -27,6 +29,7 @@ def add_parser(subparsers) -> None:
                         help="score the PCA-reduced features layer selection sees (1000 components)")
     parser.add_argument("--output", default=None, help="write a score-vs-depth plot to this PNG file")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
 

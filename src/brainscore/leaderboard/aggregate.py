@@ -233,7 +233,8 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     committed by the layer rule (:mod:`brainscore.models.layer_rule`: no map entry and no selection
     data for the region), so a reader can tell them from declared or selected layers.
 
-    One entry per model with any recorded score or failure, sorted by ``average_vision`` (highest
+    One entry per model with at least one successful score (a model whose every run failed, e.g. weights
+    that could not load, is not listed: its failures are on its page), sorted by ``average_vision`` (highest
     first, models without one last, then by identifier). ``scores`` and ``missing`` have every node
     of the tree, depth first: leaves are benchmark identifiers, the others ``average_vision``,
     ``neural_vision``, ``V4``, ... (see the module docstring for the rules).
@@ -261,7 +262,8 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     chosen: dict[tuple[str, str], ScoreRecord] = {}
     models: set[str] = set()
     for record in db.scores(include_failed=True):  # oldest first: later rows replace earlier ones
-        models.add(record.model)
+        if record.status == "done":
+            models.add(record.model)
         if record.benchmark in tree.leaves and record.benchmark_version == latest[record.benchmark]:
             chosen[record.model, record.benchmark] = record
     order = tree.order()

@@ -215,9 +215,11 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         metric=repr(getattr(benchmark, "metric", None)) if getattr(benchmark, "metric", None) is not None else None,
         ceiling={"method": getattr(benchmark, "_ceiling_identity", None),
                  "parameters": {k: v for k, v in getattr(ceiling, "attrs", {}).items()
-                                if isinstance(v, (str, int, float, bool)) and k != "error"} or None,
+                                if isinstance(v, (str, int, float, bool)) and k not in ("error", "error_reference")}
+                 or None,
                  "value": None if ceiling is None else (float(ceiling) if getattr(ceiling, "ndim", 0) == 0 else None),
-                 "error_reference": None if ceiling is None else getattr(ceiling, "attrs", {}).get("error"),
+                 "error_reference": None if ceiling is None else getattr(ceiling, "attrs", {}).get(
+                     "error_reference", getattr(ceiling, "attrs", {}).get("error")),
                  "error": result.attrs.get("ceiling_error")},
         formula=formula,
         bootstrap={"resamples": int(bootstrap), "seed": int(bootstrap_seed),

@@ -19,16 +19,16 @@ document.querySelectorAll("button.fold").forEach(function (button) {
 function watchSubmission(id, status) {
   if (status !== "queued" && status !== "running" && status !== "preparing") return;
   var timer = setInterval(function () {
-    fetch("/api/submissions/" + id, {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (job) {
+    fetch("/api/submissions/" + id, {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (task) {
       var log = document.getElementById("log");
       var atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 5;
-      log.textContent = job.log;
+      log.textContent = task.log;
       if (atBottom) log.scrollTop = log.scrollHeight;
       var s = document.getElementById("status");
-      s.textContent = job.status; s.className = "status-" + job.status;
-      document.getElementById("detail").textContent = job.place ? "place " + job.place + " in the queue" :
-        job.status === "running" ? "benchmark " + job.progress.current + " of " + job.progress.total : "";
-      if (job.status !== "queued" && job.status !== "running") { clearInterval(timer); location.reload(); }
+      s.textContent = task.status; s.className = "status-" + task.status;
+      document.getElementById("detail").textContent = task.place ? "place " + task.place + " in the queue" :
+        task.status === "running" ? "benchmark " + task.progress.current + " of " + task.progress.total : "";
+      if (task.status !== "queued" && task.status !== "running") { clearInterval(timer); location.reload(); }
     });
   }, 1000);
 }
