@@ -22,8 +22,8 @@ def load_model(identifier: str, *, device: str | None = None, **kwargs) -> Any:
     """The :class:`~brainscore.models.BrainModel` registered as ``identifier`` (e.g. ``"efficientnet-lite0"``).
 
     ``kwargs`` go to the model's factory (e.g. ``region_layer_map={"V4": "_blocks.5"}``), and so does
-    ``device`` when given (a name already checked by :func:`brainscore.device.resolve`; None: the
-    factory's default, the model's own device). A model that
+    ``device`` when given (checked by :func:`brainscore.device.resolve` unless it already was; None:
+    the factory's default, the model's own device). A model that
     commits regions to layers but has no layer scorer gets :func:`brainscore.scoring.selection.layer_scorer`,
     which chooses a region's layer on selection data the scored benchmarks never use.
 
@@ -31,7 +31,10 @@ def load_model(identifier: str, *, device: str | None = None, **kwargs) -> Any:
     ------
     UnknownIdentifierError
         If no plugin registers ``identifier``; the message lists the closest identifiers.
+    DeviceError
+        If torch cannot serve ``device`` (before the model is built).
     """
+    device = _device_names.resolve(device)
     if device is not None:
         kwargs["device"] = device
     model = registry.models.load(identifier, **kwargs)
