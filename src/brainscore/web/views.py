@@ -69,7 +69,29 @@ def model_json(site: Site, identifier: str, user) -> dict:
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "scores": _latest_rows(records, is_owner), "submission": submission, "aggregates": aggregates,
-            "layer_selection": selection_curves(site, identifier)}
+            "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
+
+
+def commitment_table(site: Site, model: str) -> dict[str, dict]:
+    """Region -> {"layer", "method", "how", "benchmarks"}: how the model's layer for each region was chosen.
+
+    From the recorded scores' provenance (``model.commitment``, :func:`brainscore.scoring.job.commitment_of`),
+    the newest per region; ``benchmarks`` are the scored benchmarks that used it.
+    """
+    from brainscore.models.layer_rule import describe
+
+    table: dict[str, dict] = {}
+    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+        provenance = record.provenance if isinstance(record.provenance, dict) else {}
+        commitment = (provenance.get("model") or {}).get("commitment")
+        if record.status != "done" or not isinstance(commitment, dict) or not commitment.get("region"):
+            continue
+        region = str(commitment["region"])
+        used = table.get(region, {}).get("benchmarks", [])
+        table[region] = {"layer": commitment.get("layer"), "method": commitment.get("method"),
+                         "how": describe(commitment), "benchmarks": sorted(set(used) | {record.benchmark})}
+    order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
+    return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
 def _latest_rows(records, is_owner: bool) -> list[dict]:
@@ -226,7 +248,7 @@ def label(node: str, leaf: bool) -> str:
 
 
 def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None) -> dict:
+                     fold: str | None = None, norule: int = 0) -> dict:
     """The leaderboard as one visitor sees it, in the state its URL gives.
 
     Parameters
@@ -239,6 +261,8 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         1: highest first; 0: lowest first. Models without the column's score come last either way.
     fold : str, optional
         Comma-separated inner nodes whose children are folded away; None: the subtrees without any score.
+    norule : int
+        1: leave out the models that answered any benchmark with a layer committed by the relative-depth rule.
 
     Returns
     -------
@@ -252,6 +276,8 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
     records = site.board(user)
     if q:
         records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
     cols = columns()
     if sort not in {c["node"] for c in cols}:
         sort = "average_vision"
@@ -274,8 +300,10 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         state["q"] = q
     if fold is not None:
         state["fold"] = ",".join(sorted(folded))
+    if norule:
+        state["norule"] = 1
     return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
-            "query": urlencode(state)}
+            "norule": int(bool(norule)), "query": urlencode(state)}
 
 
 def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
