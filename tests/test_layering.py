@@ -25,11 +25,12 @@ RANKS = {
     "brainscore.data": 2,
     "brainscore.metrics": 3, "brainscore.models": 3,
     "brainscore.benchmarks": 4,
+    "brainscore.plugin_sources": 4.5,  # what plugins declare (static scan), reference-layout plugin folders
     "brainscore.registry": 5,
     "brainscore.plugins": 6,
     "brainscore.scoring": 7, "brainscore.results": 7.3, "brainscore.leaderboard": 7.6,
     "brainscore.runner": 8, "brainscore.testing": 8,
-    "brainscore.api": 9,
+    "brainscore.api": 9, "brainscore.legacy": 9,
     "brainscore.web": 10,
     "brainscore.cli": 11,
     "brainscore": 12, "brainscore.__main__": 12,

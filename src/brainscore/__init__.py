@@ -25,13 +25,15 @@ _LAZY = {
         "BrainScoreError", "UnknownIdentifierError", "DataNotFoundError", "HashMismatchError", "AlignmentError",
         "ValidationError")},
     "Score": "brainscore.metrics.score",
+    # the 2019 README's names (the reference's API, issue 21)
+    "get_assembly": "brainscore.legacy", "get_stimulus_set": "brainscore.legacy",
 }
 
 __all__ = ["score", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling", "load_benchmark",
            "load_model", "leaderboard", "list_datasets", "list_stimulus_sets", "list_metrics", "list_ceilings",
            "list_benchmarks", "list_models", "StimulusSet", "DataAssembly", "NeuroidAssembly",
-           "BehavioralAssembly", "PropertiesAssembly", "Score", "BrainScoreError", "UnknownIdentifierError",
-           "DataNotFoundError", "HashMismatchError", "AlignmentError", "ValidationError", "__version__"]
+           "BehavioralAssembly", "PropertiesAssembly", "Score", "get_assembly", "get_stimulus_set",
+           "BrainScoreError", "UnknownIdentifierError", "DataNotFoundError", "HashMismatchError", "AlignmentError", "ValidationError", "__version__"]
 
 
 def __getattr__(name: str):

@@ -28,6 +28,14 @@ torchvision_weights, BRAINSCORE_TORCHVISION_WEIGHTS
     Folder holding torchvision's ImageNet weight files under their official names.
 timm_weights, BRAINSCORE_TIMM_WEIGHTS
     Folder holding timm weight files as ``<architecture>.safetensors``.
+plugin_dirs, BRAINSCORE_PLUGIN_DIRS
+    Folders of plugins laid out like the reference Brain-Score's ``brainscore_vision/`` folder
+    (``models/NAME/``, ``benchmarks/NAME/``, ``data/NAME/``, ``metrics/NAME/``, each with an
+    ``__init__.py`` that registers identifiers, e.g. ``model_registry['my-model'] = ...``), a clone
+    of the reference's repository, or one such plugin folder. Separated by ``os.pathsep`` (``:``) in
+    the environment; a list of strings in the file. Found by :mod:`brainscore.registry` like the
+    built-in plugins (declared identifiers read without running the code). ``--plugin-dir`` on
+    ``brainscore score``, ``run``, ``layers`` and ``list`` adds folders for one command.
 torch_threads, BRAINSCORE_TORCH_THREADS
     CPU threads PyTorch runs networks with (default: the cores this process may use,
     ``len(os.sched_getaffinity(0))``). PyTorch's kernels split sums across threads, so activations
@@ -63,6 +71,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("torchvision_weights", "BRAINSCORE_TORCHVISION_WEIGHTS",
             "folder of torchvision ImageNet weight files under their official names"),
     Setting("timm_weights", "BRAINSCORE_TIMM_WEIGHTS", "folder of timm weight files, <architecture>.safetensors"),
+    Setting("plugin_dirs", "BRAINSCORE_PLUGIN_DIRS",
+            "folder(s) of plugins in the reference Brain-Score's layout (models/, benchmarks/, data/, metrics/)",
+            "paths"),
     Setting("torch_threads", "BRAINSCORE_TORCH_THREADS",
             "CPU threads torch runs networks with (default: the usable cores); part of activation cache keys", "int"),
 )}
@@ -220,6 +231,12 @@ def offline() -> bool:
     """True when the setting ``offline`` forbids downloads."""
     value, _ = get("offline")
     return bool(value)
+
+
+def plugin_dirs() -> list[Path]:
+    """Plugin folders in the reference's layout (setting ``plugin_dirs``), in search order (may be empty)."""
+    value, _ = get("plugin_dirs")
+    return [Path(p) for p in value or []]
 
 
 def path_setting(key: str) -> Path | None:

@@ -14,6 +14,21 @@ statically, and by the ``list_*`` functions.
 A factory whose only work is to import a class and build it is declared in one line with
 :func:`lazy` (the import happens when the identifier is loaded, never at registration).
 
+Plugin folders in the reference's layout
+----------------------------------------
+Folders named by the ``plugin_dirs`` setting (``BRAINSCORE_PLUGIN_DIRS``, ``--plugin-dir``) are laid
+out like the reference Brain-Score's ``brainscore_vision/`` folder: ``models/NAME/``,
+``benchmarks/NAME/``, ``data/NAME/``, ``metrics/NAME/``, each with an ``__init__.py`` that registers
+identifiers as the reference's tutorials show (``model_registry['my-model'] = lambda: ...``). A
+folder may also be a clone of the reference's repository (holding ``brainscore_vision/``) or one
+plugin folder itself. Their ``__init__.py`` files are parsed, not executed, for those assignments,
+exactly like the built-ins' ``register_<kind>(...)`` calls; a folder is imported, as the package
+``brainscore_plugindir_<hash>.<kind folder>.<NAME>`` (so its relative imports work), only when one
+of its identifiers is loaded. A folder that fails to import breaks only its own identifiers, and an
+identifier declared by a plugin folder and by a built-in plugin (or by two folders) is a
+:class:`~brainscore.errors.PluginConflictError` naming both. This module never imports
+``brainscore_vision``: the folder's own code does, when it runs.
+
 Example
 -------
 >>> from brainscore.registry import lazy, register_metric
@@ -24,81 +39,31 @@ Example
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import fnmatch
 import importlib
 import importlib.util
+import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable
 
-from brainscore.errors import PluginImportError, UnknownIdentifierError
+from brainscore import config
+from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError, ValidationError
+from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, check_reference_api, plugin_dir_package,
+                                       plugin_dirs, reference_plugins, scan_plugin)
 
 
 class PluginWarning(UserWarning):
     """A third-party plugin failed to import; the other plugins keep working."""
 
-KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 # the plugin folder in which each kind is declared by convention
 _PLUGIN_FOLDERS = {"dataset": "data", "stimulus_set": "data", "metric": "metrics",
                    "ceiling": "metrics", "benchmark": "benchmarks", "model": "models"}
 _PLUGIN_ROOT = Path(__file__).parent / "plugins"
 ENTRY_POINT_GROUP = "brainscore.plugins"
-
-
-@dataclass
-class _Index:
-    """Where each identifier is declared, from a static scan of the plugin folders."""
-
-    modules: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
-    dynamic: set[str] = field(default_factory=set)  # modules whose identifiers are computed
-    # identifier -> declared metadata (literal keyword arguments of register_<kind>(...))
-    metadata: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
-    tree_nodes: dict[str, str] = field(default_factory=dict)  # node -> parent, from register_tree_node
-
-
-def _literal(node: ast.AST) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        return _NOT_LITERAL
-
-
-_NOT_LITERAL = object()
-
-
-def _scan_plugin(init_file: Path, module: str, index: _Index) -> None:
-    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if not name or not name.startswith("register_"):
-            continue
-        kind = name[len("register_"):]
-        values = [_literal(arg) for arg in node.args]
-        keywords = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
-        if kind == "tree_node":
-            if len(values) == 2 and all(isinstance(v, str) for v in values):
-                index.tree_nodes.setdefault(values[0], values[1])
-            elif keywords.get("parent") is not None and values and isinstance(values[0], str):
-                index.tree_nodes.setdefault(values[0], keywords["parent"])
-            else:
-                index.dynamic.add(module)
-            continue
-        if kind not in KINDS:
-            continue
-        if values and isinstance(values[0], str) and all(v is not _NOT_LITERAL for v in keywords.values()):
-            index.modules[kind].setdefault(values[0], module)
-            if keywords:
-                index.metadata[kind].setdefault(values[0], keywords)
-        else:
-            index.dynamic.add(module)
 
 
 class Registry:
@@ -157,6 +122,7 @@ class Registry:
         if not isinstance(identifier, str) or not identifier:
             raise UnknownIdentifierError(f"a {self.kind} identifier must be a non-empty string, got {identifier!r}; "
                                          f"see brainscore.list_{self.kind}s() for the known ones")
+        _discovery.check_conflict(self.kind, identifier)
         if identifier not in self._factories:
             _discovery.import_for(self.kind, identifier)
         if identifier not in self._factories:
@@ -176,6 +142,27 @@ class Registry:
                 f"no {self.kind} is registered as {identifier!r}.{hint} "
                 f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
         return self._factories[identifier]
+
+    def register_from(self, module: str | None, identifier: str, factory: Callable[..., Any]) -> Callable[..., Any]:
+        """Register ``factory`` as ``identifier`` on behalf of the plugin module ``module`` (the reference's
+        ``model_registry['x'] = factory`` in a plugin folder's code).
+
+        Raises
+        ------
+        PluginConflictError
+            If another plugin (a built-in one, or another plugin folder) declares ``identifier``; the
+            message names both.
+        ValueError
+            If the identifier is empty or already registered by a different factory.
+        """
+        if isinstance(identifier, str) and identifier:
+            if _discovery.same_plugin(self.kind, identifier, module):
+                # the declaring folder imported under another name (e.g. by pytest running its test.py): the same
+                # code registering again, not a second plugin
+                self._factories[identifier] = factory
+                return factory
+            _discovery.check_conflict(self.kind, identifier, module)
+        return self.register(identifier, factory)
 
     def load(self, identifier: str, *args, **kwargs) -> Any:
         """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds."""
@@ -229,7 +216,7 @@ class _Discovery:
     """Finds plugins: built-in folders (by static scan) and entry points (imported on demand)."""
 
     def __init__(self):
-        self._index: _Index | None = None
+        self._index: Index | None = None
         self._lock = threading.RLock()
         self._imported: set[str] = set()
         self._dynamic_done = False
@@ -237,29 +224,125 @@ class _Discovery:
         self._broken_ids: dict[tuple[str, str], str] = {}  # (kind, identifier) -> broken module
         self._warned: set[str] = set()
 
-    def index(self) -> _Index:
+    def index(self) -> Index:
         with self._lock:
             if self._index is None:
-                index = _Index()
+                index = Index()
                 for init_file in sorted(_PLUGIN_ROOT.glob("*/*/__init__.py")):
                     folder, name = init_file.parent.parent.name, init_file.parent.name
-                    _scan_plugin(init_file, f"brainscore.plugins.{folder}.{name}", index)
+                    scan_plugin(init_file, f"brainscore.plugins.{folder}.{name}", index)
+                for root in plugin_dirs():
+                    self._scan_plugin_dir(root, index)
                 self._index = index
             return self._index
+
+    def _scan_plugin_dir(self, root: Path, index: Index) -> None:
+        """Add the plugin folders under ``root`` (the reference's layout) to ``index``; problems are warned about."""
+        try:
+            plugins = reference_plugins(root)
+        except ValueError as problem:
+            self._warn_once(f"dir:{root}", f"{problem}; it is skipped")
+            return
+        for module, folder in plugins:
+            index.folders[module] = folder
+            own = Index()
+            try:
+                scan_plugin(folder / "__init__.py", module, own)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as error:
+                # declared nothing readable: importing it (for listing) reports the error by name
+                self._warn_once(module, f"the plugin folder {folder} cannot be read ({type(error).__name__}: "
+                                        f"{error}); its identifiers are unavailable, the other plugins work")
+                continue
+            for kind, identifiers in own.modules.items():
+                for identifier, declared in identifiers.items():
+                    existing = index.modules[kind].get(identifier)
+                    if existing is not None and existing != declared:
+                        index.conflicts.setdefault((kind, identifier), (existing, declared))
+                        continue
+                    index.modules[kind][identifier] = declared
+                    if identifier in own.metadata[kind]:
+                        index.metadata[kind][identifier] = own.metadata[kind][identifier]
+            index.dynamic |= own.dynamic
+            for node, parent in own.tree_nodes.items():
+                index.tree_nodes.setdefault(node, parent)
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, PluginWarning, stacklevel=4)
+
+    def describe(self, module: str) -> str:
+        """``the plugin folder /path/models/NAME`` for a plugin-folder module, else ``plugin MODULE``."""
+        folder = self.index().folders.get(module)
+        return f"the plugin folder {folder}" if folder is not None else f"plugin {module}"
+
+    def folder_of(self, kind: str, identifier: str) -> Path | None:
+        """The folder of the plugin that declares ``identifier`` (built-in or plugin folder), or None when it is
+        registered without a declaration (e.g. by an entry point or at run time)."""
+        module = self.index().modules[kind].get(identifier)
+        if module is None:
+            return None
+        folder = self.index().folders.get(module)
+        if folder is not None:
+            return folder
+        if module.startswith("brainscore.plugins."):
+            return _PLUGIN_ROOT.joinpath(*module.split(".")[2:])
+        return None
+
+    def same_plugin(self, kind: str, identifier: str, module: str | None) -> bool:
+        """Whether ``module`` (imported, e.g. ``compat_smallnet`` or ``compat_smallnet.model``) lives in the folder of
+        the plugin folder that declares ``identifier``, under another module name."""
+        index = self.index()
+        declared = index.modules[kind].get(identifier)
+        folder = index.folders.get(declared) if declared is not None else None
+        if folder is None or module is None or module == declared or (kind, identifier) in index.conflicts:
+            return False
+        file = getattr(sys.modules.get(module), "__file__", None)
+        try:
+            return file is not None and Path(file).resolve().is_relative_to(folder.resolve())
+        except OSError:
+            return False
+
+    def check_conflict(self, kind: str, identifier: str, module: str | None = None) -> None:
+        """Raise :class:`PluginConflictError` if two plugins declare ``identifier`` (or, with ``module``, if a
+        plugin other than ``module`` or its package declares it)."""
+        index = self.index()
+        pair = index.conflicts.get((kind, identifier))
+        if pair is None and module is not None:
+            declared = index.modules[kind].get(identifier)
+            mine = module == declared or (declared is not None and module.startswith(declared + "."))
+            if declared is not None and not mine:
+                pair = (declared, module)
+        if pair is None:
+            return
+        first, second = pair
+        raise PluginConflictError(
+            f"the {kind} identifier {identifier!r} is declared twice: by {self.describe(first)} and by "
+            f"{self.describe(second)}. Identifiers are unique: rename the one in your plugin folder (its "
+            f"__init__.py), or remove that folder from the plugin_dirs setting (BRAINSCORE_PLUGIN_DIRS, "
+            f"--plugin-dir)")
+
+    def conflicts(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(kind, identifier) -> the two plugins that declare it, as described by :meth:`describe`."""
+        return {key: (self.describe(a), self.describe(b)) for key, (a, b) in self.index().conflicts.items()}
 
     def _import(self, module: str) -> None:
         """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it."""
         if module in self._broken:
             error = self._broken[module]
-            raise PluginImportError(f"plugin {module} failed to import: {type(error).__name__}: {error}") from error
+            raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}"
+                                    ) from error
         if module not in self._imported:
             self._imported.add(module)
             try:
+                if module.startswith(PLUGIN_DIR_PACKAGE_PREFIX):
+                    check_reference_api()
+                    plugin_dir_package(module.split(".")[0])
                 importlib.import_module(module)
             except Exception as error:  # noqa: BLE001 - any failure of third-party code
                 self._imported.discard(module)
                 self._broken[module] = error
-                raise PluginImportError(f"plugin {module} failed to import: {type(error).__name__}: {error}. "
+                raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}. "
                                         f"Fix or uninstall that plugin") from error
             except BaseException:
                 self._imported.discard(module)
@@ -273,21 +356,27 @@ class _Discovery:
             error = failure.__cause__ or failure
             if module not in self._warned:
                 self._warned.add(module)
-                warnings.warn(f"{origin} {module} failed to import and is skipped ({type(error).__name__}: {error}); "
+                where = self.describe(module) if module.startswith(PLUGIN_DIR_PACKAGE_PREFIX) else f"{origin} {module}"
+                warnings.warn(f"{where} failed to import and is skipped ({type(error).__name__}: {error}); "
                               f"the other plugins work, its identifiers raise this error", PluginWarning, stacklevel=4)
             self._scan_broken(module)
 
     def _scan_broken(self, module: str) -> None:
         """Record the identifiers a broken module declares (parsed from its source, not executed)."""
+        folder = self.index().folders.get(module)
+        if folder is not None:
+            origin = str(folder / "__init__.py")
+        else:
+            try:
+                spec = importlib.util.find_spec(module)
+            except Exception:  # noqa: BLE001 - a broken parent package
+                return
+            if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+                return
+            origin = spec.origin
+        index = Index()
         try:
-            spec = importlib.util.find_spec(module)
-        except Exception:  # noqa: BLE001 - a broken parent package
-            return
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            return
-        index = _Index()
-        try:
-            _scan_plugin(Path(spec.origin), module, index)
+            scan_plugin(Path(origin), module, index)
         except (OSError, SyntaxError, ValueError):
             return
         for kind, identifiers in index.modules.items():
@@ -330,7 +419,52 @@ class _Discovery:
             self._warned.clear()
 
 
+def add_plugin_dirs(folders) -> list[Path]:
+    """Scan ``folders`` too (before the configured ones), in this process and in the processes it starts.
+
+    The folders are put in front of ``BRAINSCORE_PLUGIN_DIRS`` (which then also carries the configured
+    ones, since the environment overrides the configuration file), so Dask workers and scoring
+    children started afterwards see them as well; discovery is scanned anew. This is what
+    ``--plugin-dir`` does.
+
+    Returns
+    -------
+    list of Path
+        The plugin folders now scanned.
+
+    Raises
+    ------
+    ValidationError
+        If a folder does not exist.
+    """
+    import os
+
+    added = []
+    for folder in folders:
+        path = Path(folder).expanduser().resolve()
+        if not path.is_dir():
+            raise ValidationError(f"the plugin folder {path} does not exist; --plugin-dir (and BRAINSCORE_PLUGIN_DIRS) "
+                             f"name a folder laid out like the reference's brainscore_vision/ (models/, "
+                             f"benchmarks/, data/, metrics/) or one plugin folder with an __init__.py")
+        added.append(str(path))
+    current = [str(p) for p in config.plugin_dirs()]
+    os.environ[config.SETTINGS["plugin_dirs"].env] = os.pathsep.join(
+        dict.fromkeys(added + [p for p in current if p not in added]))
+    _discovery.reset()
+    return plugin_dirs()
+
+
 _discovery = _Discovery()
+
+
+def plugin_folder_of(kind: str, identifier: str) -> Path | None:
+    """The folder of the plugin that declares ``identifier`` of ``kind``, or None (see :meth:`_Discovery.folder_of`)."""
+    return _discovery.folder_of(kind, identifier)
+
+
+def plugin_conflicts() -> dict[tuple[str, str], tuple[str, str]]:
+    """(kind, identifier) -> descriptions of the two plugins that declare it (an error when it is loaded)."""
+    return _discovery.conflicts()
 
 datasets = Registry("dataset")
 stimulus_sets = Registry("stimulus_set")
@@ -533,5 +667,7 @@ def import_plugins(folder: str = "data") -> list[str]:
                for init in sorted((_PLUGIN_ROOT / folder).glob("*/__init__.py"))]
     for module in modules:
         _discovery._import(module)
+    for module in sorted(m for m in _discovery.index().folders if m.split(".")[1:2] == [folder]):
+        _discovery._import_or_warn(module, "plugin folder")  # one broken folder never breaks the others
     _discovery.import_dynamic()
     return modules

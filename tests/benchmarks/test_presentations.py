@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import brainscore
-from brainscore.benchmarks.base import Benchmark, Presentation
+from brainscore.benchmarks.base import Benchmark, Presentation, presentations_of
 from brainscore.runner import stages
 
 
@@ -61,6 +61,20 @@ def test_a_benchmark_that_does_not_say_is_left_to_its_score(tiny, monkeypatch):
     monkeypatch.setattr(type(brainscore.load_benchmark("Kiani2007.IT-rdm")), "presentations", lambda self, c: None)
     out = stages.warm_activations(tiny, "Kiani2007.IT-rdm", {})
     assert out["ok"] and "does not say what it shows" in out["note"]
+
+
+def test_an_experiment_overridden_below_its_presentations_says_nothing(tiny):
+    instance = brainscore.load_benchmark("Kiani2007.IT-rdm")
+    model = Spy(brainscore.load_model(tiny), run=False)
+    assert len(presentations_of(instance, model)) == 1
+
+    class OwnExperiment(type(instance)):
+        def __call__(self, candidate):
+            return 0.5
+
+    mine = object.__new__(OwnExperiment)
+    mine.__dict__.update(instance.__dict__)
+    assert presentations_of(mine, model) is None and presentations_of(object(), model) is None
 
 
 def test_the_warm_up_shows_every_presentation_and_leaves_the_score_nothing_to_extract(tiny):

@@ -89,3 +89,13 @@ def test_dataframe_is_the_same_numbers(tmp_path):
     assert frame.loc["m", "IT"] == pytest.approx(0.17) and frame.loc["m", "IT missing"] == 1
     # neural_vision = mean over its children with benchmarks (V1, V4, IT), the missing V1 and V4 counting 0
     assert math.isnan(frame.loc["m", "V4"]) and frame.loc["m", "neural_vision"] == pytest.approx(0.17 / 3)
+
+
+def test_a_model_whose_every_run_failed_is_not_listed(tree, tmp_path):
+    """Issue 25 #6: a failed ``brainscore score`` (weights that could not load) put an all-dash model on the
+    leaderboard."""
+    db = Database(f"sqlite:///{tmp_path / 'r.sqlite'}")
+    record(Outcome.from_failure("broken", "ita", "weights missing", provenance={"benchmark": {"version": 1}}), db)
+    _record(db, "fine", "ita", 0.5)
+    record(Outcome.from_failure("fine", "beh", "boom", provenance={"benchmark": {"version": 1}}), db)
+    assert [e["model"] for e in leaderboard_records(db, tree=tree)] == ["fine"]

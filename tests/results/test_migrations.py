@@ -11,9 +11,9 @@ from sqlalchemy.orm import Session
 
 from brainscore.results import Database
 from brainscore.results.database import MIGRATIONS
-from brainscore.results.schema import ApiToken, Base, Job, LoginAttempt, User
+from brainscore.results.schema import ApiToken, Base, SubmissionTask, LoginAttempt, User
 
-WEB_TABLES = [User.__table__, ApiToken.__table__, LoginAttempt.__table__, Job.__table__]
+WEB_TABLES = [User.__table__, ApiToken.__table__, LoginAttempt.__table__, SubmissionTask.__table__]
 
 
 def differences(engine) -> list:
@@ -42,7 +42,7 @@ def test_a_database_made_by_the_old_create_all_opens_and_keeps_its_rows(db_url):
     Base.metadata.create_all(engine, tables=WEB_TABLES)  # ... and what the website then made with create_all
     with Session(engine) as session:
         session.add(User(username="alice", password_hash="argon2-hash"))
-        session.add(Job(owner="alice", models=["m"], benchmarks=["b"], status="done"))
+        session.add(SubmissionTask(owner="alice", models=["m"], benchmarks=["b"], status="done"))
         session.commit()
     engine.dispose()
     db = Database(db_url)

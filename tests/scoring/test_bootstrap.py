@@ -152,3 +152,23 @@ def test_rsa_bootstrap_is_none_without_a_model_rdm():
 def attach_free_score():
     from brainscore.metrics.score import Score
     return Score.of(0.5)
+
+
+def test_the_ceiling_attribute_carries_the_bootstrap_spread_the_cli_prints():
+    """Issue 25 #13: ``score.attrs["ceiling"]`` printed ``± 0.0000`` (its own error) where ``brainscore score``
+    printed the bootstrap ``ceiling_error``; now both are the standard deviation (ddof=1) of the resampled
+    ceilings, and the benchmark's cached ceiling is left as it was."""
+    from brainscore.metrics.bootstrap import BootstrapSamples
+    from brainscore.metrics.score import Score
+
+    cached = Score.of(0.8, error=0.0)
+    result = Score.of(0.5, error=0.01, raw=0.6, ceiling=cached)
+    ceilings = np.array([0.78, 0.80, 0.82, 0.79, 0.81])
+    attach(result, BootstrapSamples(score=np.array([0.48, 0.5, 0.52, 0.49, 0.51]), ceiling=ceilings,
+                                    unit="stimulus", method="test"))
+    expected = float(np.std(ceilings, ddof=1))  # 0.015811...
+    assert result.attrs["ceiling_error"] == pytest.approx(expected)
+    assert result.attrs["ceiling"].error == pytest.approx(expected)
+    assert repr(result.attrs["ceiling"]) == f"<Score 0.8000 ± {expected:.4f}>" == "<Score 0.8000 ± 0.0158>"
+    assert result.attrs["ceiling"].attrs["error_reference"] == 0.0
+    assert cached.error == 0.0  # the benchmark's own ceiling is not changed

@@ -12,7 +12,7 @@ from brainscore.results import record
 from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
 from brainscore.leaderboard.aggregate import leaderboard_records
-from brainscore.web.jobs import Job
+from brainscore.web.queue import SubmissionTask
 from web_helpers import plugin_zip, traversal_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
@@ -42,14 +42,14 @@ def user(app, name: str) -> TestClient:
     return client
 
 
-def queued_job(app, owner="alice", results=None) -> int:
+def queued_task(app, owner="alice", results=None) -> int:
     with Session(app.state.engine) as session:
-        job = Job(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
+        task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
                   status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "error": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
-        session.add(job)
+        session.add(task)
         session.commit()
-        return job.id
+        return task.id
 
 
 def test_leaderboard_shows_public_models_only_to_others(app):
@@ -167,18 +167,18 @@ def test_form_upload_redirects_to_the_status_page(app):
 
 def test_submission_status_and_rerun_are_owner_only(app):
     alice, bob = user(app, "alice"), user(app, "bob")
-    job_id = queued_job(app)
-    assert bob.get(f"/api/submissions/{job_id}").status_code == 404
-    assert bob.get(f"/submissions/{job_id}").status_code == 404
-    assert bob.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(bob)}).status_code == 404
-    assert alice.get(f"/submissions/{job_id}").text.count("Traceback: boom") == 1
-    assert alice.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK}).status_code == 403  # no CSRF
-    response = alice.post(f"/submissions/{job_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(alice)},
+    task_id = queued_task(app)
+    assert bob.get(f"/api/submissions/{task_id}").status_code == 404
+    assert bob.get(f"/submissions/{task_id}").status_code == 404
+    assert bob.post(f"/submissions/{task_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(bob)}).status_code == 404
+    assert alice.get(f"/submissions/{task_id}").text.count("Traceback: boom") == 1
+    assert alice.post(f"/submissions/{task_id}/rerun", data={"benchmark": BENCHMARK}).status_code == 403  # no CSRF
+    response = alice.post(f"/submissions/{task_id}/rerun", data={"benchmark": BENCHMARK, "csrf_token": csrf(alice)},
                           follow_redirects=False)
     assert response.status_code == 303
     new = alice.get(response.headers["location"].replace("/submissions/", "/api/submissions/")).json()
-    assert new["status"] == "queued" and new["rerun_of"] == job_id and new["benchmarks"] == [BENCHMARK]
-    done = queued_job(app, results={f"secret-net|{BENCHMARK}": {"status": "done", "score": 0.5}})
+    assert new["status"] == "queued" and new["rerun_of"] == task_id and new["benchmarks"] == [BENCHMARK]
+    done = queued_task(app, results={f"secret-net|{BENCHMARK}": {"status": "done", "score": 0.5}})
     assert alice.post(f"/api/submissions/{done}/rerun", data={"benchmark": BENCHMARK},
                       headers={"X-CSRF-Token": csrf(alice)}).status_code == 400
 
@@ -274,3 +274,199 @@ def test_layer_selection_curve_recorded_with_a_score(app):
     assert plot.status_code == 200 and plot.headers["content-type"] == "image/svg+xml"
     assert b"committed: 6" in plot.content
     assert client.get("/plots/models/pub-net/layers/V4.svg").status_code == 404  # its layer was given, not chosen
+
+
+def test_rule_committed_scores_are_marked_filterable_and_tabled(app):
+    """A score answered with a layer the layer rule committed carries a † in the leaderboard (leaf and parents,
+    with the legend), can be filtered out, and the model page's commitment table says how each layer was chosen."""
+    rule = {"region": "IT", "layer": "layer4.0", "method": "rule", "rule": "relative-depth-median-v1",
+            "relative_depth": 0.8095, "maps": 368, "index": 7, "n_candidates": 10, "candidates": "declared"}
+    selected = {"region": "V4", "layer": "layer2.1", "method": "selection", "benchmarks": ["Sel.a", "Sel.b"]}
+    store = app.state.store
+    for benchmark, commitment in (("Kriegeskorte2008.IT-rdm", rule), (BENCHMARK, selected)):
+        record(Outcome.from_score(Score.of(0.3, error=0.01, raw=0.2, ceiling=0.8, model_identifier="rule-net",
+                                           benchmark_identifier=benchmark, commitment=commitment,
+                                           layers={commitment["region"]: commitment["layer"]},
+                                           provenance={"model": {"identifier": "rule-net", "commitment": commitment}})),
+               store)
+    client = TestClient(app)
+    assert Outcome.from_score(Score.of(0.3, model_identifier="m", benchmark_identifier=BENCHMARK,
+                                       commitment=rule)).summary()["method"] == "rule"
+    (row,) = [r for r in client.get("/api/leaderboard").json() if r["model"] == "rule-net"]
+    assert row["rule"]["Kriegeskorte2008.IT-rdm"] == 1 and row["rule"][BENCHMARK] == 0
+    assert row["rule"]["IT"] == 1 and row["rule"]["V4"] == 0 and row["rule"]["average_vision"] == 1
+    page = client.get("/").text
+    assert 'id="rule-legend"' in page
+    rule_net = page[page.index('data-model="rule-net"'):]
+    rule_net = rule_net[:rule_net.index("</tr>")]
+    assert re.search(r'data-node="Kriegeskorte2008.IT-rdm"[^>]*title="[^"]*\(layer committed by the rule\)"', rule_net)
+    assert rule_net.count('class="rule-mark"') == 4  # the leaf, and IT, neural_vision, average_vision counting it
+    assert rule_net.count('<span class="rule-mark" data-rule="1">†1</span>') == 3
+    pub_net = page[page.index('data-model="pub-net"'):]
+    assert 'class="rule-mark"' not in pub_net[:pub_net.index("</tr>")]
+    filtered = client.get("/", params={"norule": 1}).text
+    assert 'data-model="rule-net"' not in filtered and 'data-model="pub-net"' in filtered
+    model = client.get("/api/models/rule-net").json()["commitments"]
+    assert model["IT"]["method"] == "rule" and model["IT"]["layer"] == "layer4.0"
+    assert model["IT"]["how"].startswith("rule relative-depth-median-v1: relative depth 0.809 -> candidate 8 of 10")
+    assert model["V4"] == {"layer": "layer2.1", "method": "selection", "how": "selected on 2 benchmarks (Sel.a, Sel.b)",
+                           "benchmarks": [BENCHMARK]}
+    html = client.get("/models/rule-net").text
+    assert '<tr data-region="IT" data-method="rule">' in html and '<tr data-region="V4" data-method="selection">' in html
+
+
+def test_leaderboard_benchmark_columns_link_to_their_pages(app):
+    """Issue 25 #8: a benchmark's column header links to its page (the link was hidden by the style sheet)."""
+    page = TestClient(app).get("/").text
+    assert f'<a class="name" href="/benchmarks/{BENCHMARK}"' in page
+    css = TestClient(app).get("/static/style.css").text
+    assert ".info { display: none" not in css and "a.name { display: none" not in css
+    assert f'href="/?sort={BENCHMARK}&desc=1"' in page  # sorting has its own link
+
+
+def test_selection_only_and_misspelt_benchmarks_are_refused_with_the_closest_names(app):
+    """Issue 25 #9 and #14: a layer-selection-only benchmark was accepted (and shown with ceiling 1.0000); a typo
+    got no closest-name suggestion."""
+    alice = user(app, "alice")
+    headers = {"X-CSRF-Token": csrf(alice, "/submit")}
+    selection = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip())},
+                           data={"benchmarks": "Cowley2026.190923.V4-pls"}, headers=headers)
+    assert selection.status_code == 400
+    assert selection.json()["problems"] == [
+        "'Cowley2026.190923.V4-pls' serves layer selection only (of V4) and is not on the leaderboard; choose "
+        "leaderboard benchmarks (GET /api/benchmarks lists the 20)"]
+    typo = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip())},
+                      data={"benchmarks": "Cowley2026.210325.V4-pl"}, headers=headers)
+    assert typo.json()["problems"] == ["unknown benchmark 'Cowley2026.210325.V4-pl'; did you mean "
+                                       "'Cowley2026.210325.V4-pls'? (GET /api/benchmarks lists the 20)"]
+    form = alice.get("/submit").text
+    assert "all 20 leaderboard benchmarks" in form and "Cowley2026.190923.V4-pls" not in form
+
+
+def test_wrong_passwords_of_one_user_do_not_lock_out_others_at_the_same_address(app):
+    """Issue 25 #10: after 5 wrong passwords for alice from one address, bob (right password, same address) got 429."""
+    user(app, "alice"), user(app, "bob")
+    client = TestClient(app)
+    for _ in range(5):
+        assert client.post("/login", data={"username": "alice", "password": "wrong password",
+                                           "csrf_token": csrf(client)}).status_code == 400
+    bob = client.post("/login", data={"username": "bob", "password": "correct horse", "csrf_token": csrf(client)},
+                      follow_redirects=False)
+    assert bob.status_code == 303
+    assert client.post("/login", data={"username": "alice", "password": "correct horse",
+                                       "csrf_token": csrf(client)}).status_code == 429
+
+
+def test_one_address_guessing_across_many_names_is_limited(app):
+    from brainscore.web.accounts import MAX_ADDRESS_FAILURES
+
+    user(app, "alice")
+    client = TestClient(app)
+    for i in range(MAX_ADDRESS_FAILURES):
+        client.post("/login", data={"username": f"name{i}", "password": "wrong", "csrf_token": csrf(client)})
+    assert client.post("/login", data={"username": "alice", "password": "correct horse",
+                                       "csrf_token": csrf(client)}).status_code == 429
+
+
+def test_a_404_page_has_the_site_header(app):
+    """Issue 25 #15: the 404 page was a bare page without the site's header and navigation."""
+    page = TestClient(app).get("/models/no-such-net", headers={"accept": "text/html"})
+    assert page.status_code == 404
+    assert '<a class="brand" href="/">brainscore</a>' in page.text and "no model &#39;no-such-net&#39;" in page.text
+    assert TestClient(app).get("/api/models/no-such-net").json() == {"detail": "no model 'no-such-net'"}
+
+
+def test_tokens_are_listed_and_revocable(app):
+    """Issue 25 #15: the account page could neither list nor revoke API tokens."""
+    alice = user(app, "alice")
+    page = alice.post("/account/tokens", data={"csrf_token": csrf(alice, "/account")}).text
+    token = re.search(r'id="token">([^<]+)<', page).group(1)
+    listed = re.findall(r'<tr data-token="(\d+)"><td><code>sha256 ([0-9a-f]{12})…', alice.get("/account").text)
+    import hashlib
+
+    assert [sha for _, sha in listed] == [hashlib.sha256(token.encode()).hexdigest()[:12]]
+    bearer = {"Authorization": f"Bearer {token}"}
+    assert TestClient(app).get("/api/submissions/999", headers=bearer).status_code == 404  # the token works
+    bob = user(app, "bob")
+    assert bob.post(f"/account/tokens/{listed[0][0]}/revoke", data={"csrf_token": csrf(bob, "/account")}).status_code == 404
+    assert alice.post(f"/account/tokens/{listed[0][0]}/revoke", data={}).status_code == 403  # no CSRF
+    revoked = alice.post(f"/account/tokens/{listed[0][0]}/revoke", data={"csrf_token": csrf(alice, "/account")},
+                         follow_redirects=False)
+    assert revoked.status_code == 303
+    assert TestClient(app).get("/api/submissions/999", headers=bearer).status_code == 401
+    assert 'data-token=' not in alice.get("/account").text
+
+
+def test_benchmark_page_says_metric_and_ceiling_in_words(app):
+    """Issue 25 #15: the metric was shown as a Python repr and the ceiling as a code location."""
+    page = TestClient(app).get(f"/benchmarks/{BENCHMARK}").text
+    assert ("<b>CrossRegressedCorrelation</b>: Cross-validated regression from model to data, scored by per-neuroid "
+            "Pearson r.") in page
+    assert "Internal consistency over even/odd repetition halves (repetition % 2), as the reference." in page
+    assert "even_odd_ceiling:" not in page
+
+
+def test_model_page_provenance_is_a_table_not_a_dump(app):
+    """Issue 25 #15: the provenance was every score's whole JSON, thousands of pixels long."""
+    provenance = {"code": {"brainscore": "0.1", "git_commit": "0123456789abcdef", "git_dirty": False},
+                  "environment": {"python": "3.11.7", "numpy": "1.26.4", "device": "cpu"},
+                  "benchmark": {"identifier": BENCHMARK, "version": 1, "data_files": {"a.nc": "ff" * 32}},
+                  "duration_s": 12.34}
+    record(Outcome.from_score(Score.of(0.3, error=0.01, raw=0.4, ceiling=0.8, model_identifier="prov-net",
+                                       benchmark_identifier=BENCHMARK, provenance=provenance)), app.state.store)
+    page = TestClient(app).get("/models/prov-net").text
+    row = re.search(r'<table class="scores provenance" id="provenance">.*?</table>', page, re.S).group(0)
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.split("<pre")[0], re.S)]
+    assert cells[:7] == [BENCHMARK, "1", "0.1 0123456789", "cpu", "python 3.11.7, numpy 1.26.4", "1", "12.3 s"]
+    assert 'class="provenance"' in row and "max-height" in TestClient(app).get("/static/style.css").text
+
+
+def _more_scores(app):
+    """A second public model with scores and bootstrap errors on two benchmarks."""
+    store = app.state.store
+    for model, values in (("pub-net", {"Mur2013-rdm": (0.30, 0.02)}),
+                          ("other-net", {BENCHMARK: (0.45, 0.03), "Mur2013-rdm": (0.20, 0.01)})):
+        for benchmark, (value, error) in values.items():
+            score = Score.of(value, raw=value, ceiling=1.0, model_identifier=model, benchmark_identifier=benchmark)
+            score.attrs["error"], score.attrs["ci95"] = error, (value - 2 * error, value + 2 * error)
+            record(Outcome.from_score(score), store)
+
+
+def test_leaderboard_view_exports_as_csv_json_and_bibtex(app):
+    """The view's state is in its URL, and its export holds the rows and columns shown, in that order."""
+    _more_scores(app)
+    client = TestClient(app)
+    page = client.get("/", params={"sort": BENCHMARK, "desc": 0, "fold": "behavior_vision,engineering_vision"}).text
+    assert 'href="/leaderboard.csv?sort=Cowley2026.210325.V4-pls&amp;desc=0&amp;fold=behavior_vision%2Cengineering_vision"' in page
+    csv_text = client.get("/leaderboard.csv", params={"sort": BENCHMARK, "desc": 0, "fold": "behavior_vision,engineering_vision"}).text
+    lines = csv_text.splitlines()
+    header = lines[0].split(",")
+    assert header[:3] == ["rank", "model", "average_vision"] and "neural_vision" in header
+    assert "behavior_vision" in header and not any(h.startswith("Geirhos") for h in header)  # folded away
+    assert [line.split(",")[1] for line in lines[1:]] == ["pub-net", "other-net"]  # ascending on the V4 benchmark
+    column = header.index(BENCHMARK)
+    assert lines[1].split(",")[column] == "0.250000" and lines[2].split(",")[column] == "0.450000"
+    body = client.get("/leaderboard.json", params={"q": "other"}).json()
+    assert [r["model"] for r in body["rows"]] == ["other-net"] and body["rows"][0]["Mur2013-rdm"] == pytest.approx(0.2)
+    bib = client.get("/leaderboard.bib", params={"fold": "behavior_vision,engineering_vision"}).text
+    assert bib.count("@article{cowley2026compact") == 1 and "geirhos" not in bib.lower()
+
+
+def test_compare_two_models_with_differences_and_their_intervals(app):
+    _more_scores(app)
+    client = TestClient(app)
+    body = client.get("/api/compare", params={"models": "pub-net,other-net"}).json()
+    rows = {r["node"]: r for r in body["rows"]}
+    mur = rows["Mur2013-rdm"]
+    assert mur["scores"] == [pytest.approx(0.30), pytest.approx(0.20)]
+    assert mur["ci95"] == [[pytest.approx(0.26), pytest.approx(0.34)], [pytest.approx(0.18), pytest.approx(0.22)]]
+    half = 1.96 * (0.02 ** 2 + 0.01 ** 2) ** 0.5
+    assert mur["differences"][0]["value"] == pytest.approx(-0.10)
+    assert mur["differences"][0]["ci95"] == [pytest.approx(-0.10 - half), pytest.approx(-0.10 + half)]
+    v4 = rows[BENCHMARK]["differences"][0]
+    assert v4["value"] == pytest.approx(0.20) and v4["ci95"][1] - v4["ci95"][0] == pytest.approx(2 * 1.96 * 0.001 ** 0.5)
+    assert rows["V4"]["differences"][0]["value"] == pytest.approx(0.20) and rows["V4"]["differences"][0]["ci95"] is None
+    page = client.get("/compare", params={"models": "pub-net,other-net"}).text
+    assert 'class="difference resolved">-0.100' in page
+    assert client.get("/compare", params={"models": "pub-net"}).status_code == 400
+    assert client.get("/api/compare", params={"models": "pub-net,secret-net"}).status_code == 404  # private

@@ -123,6 +123,25 @@ class Benchmark(ABC):
         return f"<{type(self).__name__} {self.identifier} v{self.version}>"
 
 
+def presentations_of(benchmark: Any, candidate: BrainModel) -> list[Presentation] | None:
+    """``benchmark.presentations(candidate)`` where they are what its ``__call__`` shows, else None.
+
+    A subclass that overrides ``__call__`` below the class that says the presentations (a plugin's
+    own experiment on top of a built-in benchmark) may show something else: its presentations are
+    then not known. Anything that is no :class:`Benchmark` (a reference-style object) says nothing.
+    """
+    if not isinstance(benchmark, Benchmark):
+        return None
+    mro = type(benchmark).__mro__
+
+    def defining(name: str) -> int:
+        return next(index for index, cls in enumerate(mro) if name in vars(cls))
+
+    if defining("__call__") < defining("presentations"):
+        return None
+    return benchmark.presentations(candidate)
+
+
 class BenchmarkBase(Benchmark):
     """Common state of benchmarks: identifier, version, parent, bibtex, and a cached ceiling.
 

@@ -29,10 +29,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_plugin_dir_argument(parser: argparse.ArgumentParser) -> None:
+    """``--plugin-dir DIR`` (repeatable): scan a folder of plugins in the reference Brain-Score's layout too."""
+    parser.add_argument("--plugin-dir", action="append", default=[], metavar="DIR", dest="plugin_dir",
+                        help="a folder of plugins laid out like the reference's brainscore_vision/ (models/, "
+                             "benchmarks/, data/, metrics/) or one plugin folder; repeatable; added to the "
+                             "plugin_dirs setting (BRAINSCORE_PLUGIN_DIRS) for this command and the processes it starts")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``brainscore`` command. Returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "plugin_dir", None):
+            from brainscore import registry
+
+            registry.add_plugin_dirs(args.plugin_dir)
         return int(args.func(args) or 0)
     except BrainScoreError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -29,6 +29,14 @@ def _cell(value, missing: int | None = None) -> str:
     return f"{text} ({missing})" if missing else text
 
 
+def _where(db) -> str:
+    """The results database as its URL, a password hidden (``postgresql://user:***@host/db``)."""
+    from sqlalchemy.engine import make_url
+
+    url = getattr(db, "url", None)
+    return make_url(str(url)).render_as_string(hide_password=True) if url else "results database"
+
+
 def run(args) -> int:
     from brainscore.leaderboard.aggregate import leaderboard, leaderboard_records, registered_tree
     from brainscore.results import Database
@@ -57,11 +65,14 @@ def run(args) -> int:
     from rich.table import Table
 
     console = Console()
-    caption = f"{db!r}; (k): benchmarks without a score, counted as 0"
+    caption = f"{_where(db)}; (k): benchmarks without a score, counted as 0"
     table = Table(caption=caption, caption_justify="left")
     widths = [max(len(node), 12) + 3 for node in nodes]
-    if max((len(r["model"]) for r in records), default=5) + sum(widths) + 4 <= console.width:
-        table.add_column("model", no_wrap=True)
+    longest = max((len(r["model"]) for r in records), default=5)
+    if not console.is_terminal:  # piped or redirected: as wide as the table, never cut
+        console = Console(width=max(console.width, longest + sum(widths) + 4))
+    if longest + sum(widths) + 4 <= console.width:
+        table.add_column("model", no_wrap=True, min_width=longest)
         for node in nodes:
             table.add_column(node, justify="right")
         for row in rows:
@@ -69,7 +80,7 @@ def run(args) -> int:
     else:  # too wide for the terminal: the tree as rows (indented by depth), one column per model
         table.add_column("node", no_wrap=True)
         for record in records:
-            table.add_column(record["model"], justify="right")
+            table.add_column(record["model"], justify="right", overflow="fold")  # a long name wraps, never cut
         for position, node in enumerate(nodes):
             depth, parent = 0, tree.parents.get(node)
             while parent is not None:

@@ -1,6 +1,8 @@
 """``brainscore run --models M --benchmarks B``: a grid of models x benchmarks on Dask."""
 from __future__ import annotations
 
+from brainscore.cli import add_plugin_dir_argument
+
 import importlib
 import logging
 import sys
@@ -31,6 +33,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--preload", action="append", default=[], metavar="MODULE",
                         help="a module every worker (and this process) imports first, e.g. an uninstalled plugin")
     parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
 

@@ -10,6 +10,7 @@ ERROR_HELP = ("error: the bootstrap standard error of the ceiled score (std of t
               "resamples); ci95: the bootstrap 95% percentile interval. The reference's own error (e.g. the SEM over "
               "cross-validation splits) is kept as error_reference in --json.")
 
+from brainscore.cli import add_plugin_dir_argument  # noqa: E402
 from brainscore.errors import BrainScoreError  # noqa: E402 (after the help text it documents)
 
 
@@ -36,6 +37,7 @@ def add_parser(subparsers) -> None:
                              "sqlite:///$BRAINSCORE_HOME/results.sqlite)")
     parser.add_argument("--no-record", action="store_true", help="do not record the score in the results database")
     parser.add_argument("--json", action="store_true", help="print one JSON object (with the provenance)")
+    add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -199,8 +201,11 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded) -> No
                   f"{summary['ceiling_ci95'][1]:.4f}]" if summary["ceiling_ci95"] is not None else "")
         lines.append(f"ceiling {summary['ceiling']:.4f}{spread}")
     if summary["layer"] is not None:
+        from brainscore.models.layer_rule import describe
+
         region = outcome.region
-        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}")
+        how = describe(outcome.commitment)
+        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}" + (f"   ({how})" if how else ""))
     lines.append(f"model {args.model} on {args.benchmark} in {summary['duration_s']:.1f} s")
     if not_recorded is not None:
         kept = not_recorded.kept

@@ -1,6 +1,11 @@
 """``brainscore serve``: the website (leaderboard, model and benchmark pages, submissions)."""
 from __future__ import annotations
 
+import errno
+import socket
+
+from brainscore.errors import BrainScoreError
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("serve", help="run the website",
@@ -24,7 +29,34 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``, bound before anything is announced.
+
+    Raises
+    ------
+    BrainScoreError
+        If the address cannot be bound (the port is taken, or the host is not an address of this machine).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise BrainScoreError(f"cannot resolve --host {host!r} ({error}); pass an address such as 127.0.0.1") from error
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as error:
+        sock.close()
+        hint = (f"another program listens on port {port}; choose another with --port"
+                if error.errno == errno.EADDRINUSE else "pass an address of this machine with --host")
+        raise BrainScoreError(f"cannot serve on {host}:{port}: {error.strerror}; {hint}") from error
+    sock.listen(2048)
+    return sock
+
+
 def run(args) -> int:
+    sock = bind(args.host, args.port)  # before the URL is printed: a busy port fails here, clearly
     import uvicorn
 
     from brainscore.web import create_app
@@ -32,6 +64,7 @@ def run(args) -> int:
     app = create_app(db_url=args.db, weights_dirs=tuple(args.weights_dir),
                      memory_limit=int(args.memory_limit_gb * 1024**3), wall_limit=args.time_limit_s,
                      workers=args.workers, scheduler=args.scheduler)
-    print(f"brainscore website on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    port = sock.getsockname()[1]
+    print(f"brainscore website on http://{args.host}:{port}/", flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0

@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--server", required=True, help="the website, e.g. http://127.0.0.1:8000")
     parser.add_argument("--token", default=os.environ.get("BRAINSCORE_TOKEN"),
                         help="API token from your account page (default $BRAINSCORE_TOKEN)")
-    parser.add_argument("--benchmarks", default="", help="comma-separated benchmarks (default: all)")
+    parser.add_argument("--benchmarks", default="", help="comma-separated benchmarks (default: all leaderboard benchmarks, as the website's "
+                             "GET /api/benchmarks lists them; a typo is refused with the closest names)")
     parser.add_argument("--private", action="store_true", help="only you see the model and its scores")
     parser.add_argument("--wait", action="store_true", help="follow the status until done or failed")
     parser.set_defaults(func=run)
@@ -35,7 +36,7 @@ def zip_folder(folder: Path) -> bytes:
         If a symbolic link in the folder leads out of it (``key.pem -> ~/.ssh/id_rsa``): nothing
         outside the plugin folder is ever uploaded.
     """
-    from brainscore.data.validation import links_out_of_folder
+    from brainscore.data.links import links_out_of_folder
 
     folder = Path(folder)
     paths = [p for p in sorted(folder.rglob("*")) if "__pycache__" not in p.parts]
@@ -68,8 +69,12 @@ def run(args) -> int:
     headers = {"Authorization": f"Bearer {args.token}"}
     server = args.server.rstrip("/")
     with httpx.Client(timeout=120) as client:
-        response = client.post(f"{server}/api/submissions", headers=headers, files={"file": (name, data)},
-                               data={"benchmarks": args.benchmarks, "public": str(not args.private).lower()})
+        try:
+            response = client.post(f"{server}/api/submissions", headers=headers, files={"file": (name, data)},
+                                   data={"benchmarks": args.benchmarks, "public": str(not args.private).lower()})
+        except httpx.TransportError as error:  # nothing listening, DNS, TLS, timeout
+            raise BrainScoreError(f"could not reach {server} ({type(error).__name__}: {error}); is `brainscore serve` "
+                                  f"running there, and is the address right?") from error
         body = response.json() if response.headers.get("content-type", "").startswith("application/json") else {}
         if response.status_code == 400 and body.get("problems"):
             print("rejected:", file=sys.stderr)

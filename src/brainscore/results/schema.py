@@ -19,7 +19,7 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Str
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
-           "User", "ApiToken", "LoginAttempt", "Job"]
+           "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
 
 
 class Base(DeclarativeBase):
@@ -172,8 +172,10 @@ class LoginAttempt(Base):
     at: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow, index=True)
 
 
-class Job(Base):
-    """One website submission (or one re-run of a failed benchmark) and its state.
+class SubmissionTask(Base):
+    """One website submission (or one re-run of a failed benchmark) waiting in or going through the queue.
+
+    (Its table keeps its first name, ``web_jobs``; "job" is the scoring module's word.)
 
     ``status``: ``preparing`` -> ``queued`` -> ``running`` -> ``done`` | ``failed``. ``current`` is
     the number of (model, benchmark) pairs started so far (``k`` of :attr:`total`), ``results``
@@ -205,7 +207,7 @@ class Job(Base):
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
-        """The (model, benchmark) pairs of the job, in the order they run."""
+        """The (model, benchmark) pairs of the submission task, in the order they run."""
         return [(model, benchmark) for model in self.models for benchmark in self.benchmarks]
 
     @property

@@ -29,6 +29,7 @@ import traceback
 from typing import Any
 
 from brainscore import registry
+from brainscore.benchmarks.base import presentations_of
 from brainscore.caching import Cache
 from brainscore.device import for_worker
 from brainscore.scoring import job, selection
@@ -137,7 +138,7 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
     start = time.perf_counter()
     try:
         instance = _model(model, model_kwargs, device)
-        shown = registry.load_benchmark(benchmark).presentations(instance)
+        shown = presentations_of(registry.load_benchmark(benchmark), instance)
         if shown is None:
             return {"ok": True, "duration_s": time.perf_counter() - start,
                     "note": "the benchmark does not say what it shows; its score extracts the features"}

@@ -12,7 +12,8 @@ For every score :func:`brainscore.score` returns:
     The bootstrap 95% percentile interval ``(2.5%, 97.5%)`` of the ceiled score (Efron &
     Tibshirani 1993, ch. 13).
 ``ceiling_error``, ``ceiling_ci95``
-    The same for the ceiling (0 and a point interval for a fixed ceiling).
+    The same for the ceiling (0 and a point interval for a fixed ceiling). ``attrs["ceiling"]`` (a copy of
+    the benchmark's ceiling) carries them as its ``error`` and ``ci95``, its own error as ``error_reference``.
 ``error_reference``
     The error the benchmark computed before the bootstrap, for comparison: for neural benchmarks
     the SEM over cross-validation splits propagated with the ceiling's SEM over its splits, the
@@ -35,7 +36,7 @@ from brainscore.metrics.score import Score
 
 __all__ = ["confidence_interval", "attach", "BootstrapSamples", "BOOTSTRAP_INPUTS"]
 
-BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out")
+BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out", "model_properties")
 """Attributes benchmarks attach for their ``bootstrap`` only; :func:`attach` removes them."""
 
 
@@ -93,6 +94,14 @@ def attach(result: Score, samples: BootstrapSamples | None) -> Score:
         result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = 0.0, (value, value)
     else:
         result.attrs["ceiling_error"], result.attrs["ceiling_ci95"] = None, None
+    if result.attrs["ceiling_error"] is not None and getattr(ceiling, "ndim", 1) == 0 and hasattr(ceiling, "attrs"):
+        # ``score.attrs["ceiling"]`` prints and reports the same spread as the CLI: a copy (the benchmark keeps
+        # its cached ceiling) whose ``error`` is the bootstrap one, its own kept as ``error_reference``
+        ceiling = ceiling.copy()
+        ceiling.attrs["error_reference"] = ceiling.attrs.get("error")
+        ceiling.attrs["error"] = result.attrs["ceiling_error"]
+        ceiling.attrs["ci95"] = result.attrs["ceiling_ci95"]
+        result.attrs["ceiling"] = ceiling
     if samples is not None:
         result.attrs["bootstrap_unit"] = samples.unit
     # what the benchmarks kept only for the bootstrap (answers, model RDM, held-out predictions)

@@ -34,10 +34,11 @@ class LayerScore:
     layer: str
     n_features: int
     score: float
-    error: float
+    split_se: float  # the metric's standard error over its cross-validation splits (not the bootstrap ``error``)
     raw: float
     ceiling: float
     committed: bool = False  # the layer the model commits the benchmark's region to (what `score` uses)
+    formula: str = ""  # how score follows from raw and ceiling (:func:`brainscore.scoring.job.formula_of`)
 
 
 def _number(value) -> float:
@@ -107,7 +108,7 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
         ceiling = score.attrs.get("ceiling")
         rows.append(LayerScore(depth, layer, int(assembly.sizes["neuroid"]), _number(score),
                                _number(score.attrs.get("error")), _number(score.attrs.get("raw")), _number(ceiling),
-                               committed=layer == committed))
+                               committed=layer == committed, formula=str(score.attrs.get("formula") or "")))
         del assembly
         if progress:
             print(f"scored layer {depth + 1}/{len(layers)}: {layer}", file=sys.stderr, flush=True)
@@ -132,24 +133,38 @@ def committed_layer(model, benchmark) -> str | None:
 _LEGEND = ("* = the best layer on this benchmark's own data: what the curve peaks at, NOT the layer the model is\n"
            "    scored with (a region's layer is chosen on separate selection data, or given by the model's author)\n"
            "C = the committed layer: the one `brainscore score` uses for this benchmark's region\n"
-           "score = raw / ceiling; error = standard error of the score over the cross-validation splits")
+           "score = {formula}; split SE = standard error of the score over the metric's cross-validation splits\n"
+           "    (the metric's own error; `brainscore score` reports `error`, the bootstrap standard error, instead)")
+
+_FORMULAS = {"r2_over_ceiling": "r² / ceiling (r: the raw correlation)", "legacy": "(raw / ceiling)²",
+             "raw_over_ceiling": "raw / ceiling", "raw_over_ceiling_clipped": "raw / ceiling, clipped to [0, 1]",
+             "r2": "r² (no ceiling)", "raw": "raw (no ceiling)"}
+
+
+def _formula(rows: Sequence[LayerScore]) -> str:
+    """How the rows' score follows from raw and ceiling, in symbols."""
+    formulas = {r.formula for r in rows if r.formula}
+    if len(formulas) == 1:
+        (formula,) = formulas
+        return _FORMULAS.get(formula, formula)
+    return "the benchmark's normalised score"
 
 
 def format_table(rows: Sequence[LayerScore], legend: bool = True) -> str:
     """The report as an aligned text table, each layer once.
 
     The best layer on this benchmark is marked ``*``, the committed layer ``C``; with ``legend`` a
-    key under the table says what the marks, the error and the score mean.
+    key under the table says what the marks, the split SE and the score mean.
     """
     best = _best(rows)
     width = max([len("layer")] + [len(r.layer) for r in rows])
-    lines = [f"{'depth':>5}  {'layer':<{width}}  {'units':>9}  {'score':>8}  {'error':>8}  {'raw':>8}  {'ceiling':>8}"]
+    lines = [f"{'depth':>5}  {'layer':<{width}}  {'units':>9}  {'score':>8}  {'split SE':>8}  {'raw':>8}  {'ceiling':>8}"]
     for i, r in enumerate(rows):
         mark = ("*" if i == best else " ") + ("C" if r.committed else " ")
-        lines.append(f"{r.depth:>5}  {r.layer:<{width}}  {r.n_features:>9}  {r.score:>8.4f}  {r.error:>8.4f}  "
+        lines.append(f"{r.depth:>5}  {r.layer:<{width}}  {r.n_features:>9}  {r.score:>8.4f}  {r.split_se:>8.4f}  "
                      f"{r.raw:>8.4f}  {r.ceiling:>8.4f} {mark}".rstrip())
     if legend:
-        lines += ["", _LEGEND]
+        lines += ["", _LEGEND.format(formula=_formula(rows))]
     return "\n".join(lines)
 
 
@@ -174,7 +189,7 @@ def plot(rows: Sequence[LayerScore], path: str | Path, title: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     depth = np.array([r.depth for r in rows])
     score = np.array([r.score for r in rows])
-    error = np.nan_to_num(np.array([r.error for r in rows]))
+    error = np.nan_to_num(np.array([r.split_se for r in rows]))
     figure, axis = plt.subplots(figsize=(max(6, 0.45 * len(rows) + 2), 4.5))
     axis.errorbar(depth, score, yerr=error, marker="o", capsize=3, color="tab:blue",
                   label="score per layer (error bars: ±1 standard error over splits)")
@@ -193,7 +208,7 @@ def plot(rows: Sequence[LayerScore], path: str | Path, title: str = "") -> Path:
     axis.set_xticks(depth)
     axis.set_xticklabels([r.layer for r in rows], rotation=60, ha="right", fontsize=8)
     axis.set_xlabel("layer (depth order)")
-    axis.set_ylabel("score (raw / ceiling)")
+    axis.set_ylabel(f"score = {_formula(rows)}")
     axis.set_title(title)
     axis.grid(alpha=0.3)
     figure.tight_layout()
@@ -205,3 +220,65 @@ def plot(rows: Sequence[LayerScore], path: str | Path, title: str = "") -> Path:
 def as_dicts(rows: Sequence[LayerScore]) -> list[dict]:
     """The rows as plain dictionaries (for JSON or CSV)."""
     return [asdict(r) for r in rows]
+
+
+def commitment_table(model, select: bool = False) -> list[dict]:
+    """How ``model`` commits each region (V1, V2, V4, IT) to a layer: one row per region.
+
+    A region its map names is ``declared``; a region with selection data is ``selection`` (run now
+    only when ``select`` is true or its choice is cached, else ``layer`` is None and ``detail`` says
+    so); any other is committed by the layer ``rule`` (:mod:`brainscore.models.layer_rule`, instant).
+
+    Parameters
+    ----------
+    model : str or ModelCommitment
+    select : bool
+        Run layer selection for regions whose choice is not cached yet (minutes per region).
+
+    Returns
+    -------
+    list of dict
+        ``{"region", "layer", "method", "detail", "candidates"}``; ``candidates`` is ``declared`` or the
+        structural definition used.
+
+    Raises
+    ------
+    BrainScoreError
+        For a model that commits no layers (no ``layer_for``).
+    """
+    from brainscore.models.layer_rule import REGIONS, describe
+    from brainscore.scoring import selection
+
+    if isinstance(model, str):
+        model = load_model(model)
+    if not hasattr(model, "layer_for") or not hasattr(model, "layer_commitments"):
+        raise BrainScoreError(f"model {getattr(model, 'identifier', model)!r} commits no layers to regions "
+                              f"(it is not a ModelCommitment)")
+    available = selection.selection_benchmarks()
+    rows = []
+    for region in REGIONS:
+        declared = region in model.region_layer_map and \
+            model.layer_methods.get(region, {"method": "declared"})["method"] == "declared"
+        if not declared and region in available and getattr(model, "layer_scorer", None) is not None \
+                and not select and not model.selection_cached(region):
+            rows.append({"region": region, "layer": None, "method": "selection",
+                         "detail": f"on {len(available[region])} benchmarks ({', '.join(available[region])}); "
+                                   f"not run yet (--select runs it)",
+                         "candidates": model.candidates_source})
+            continue
+        model.layer_for(region)
+        entry = model.layer_commitments()[region]
+        rows.append({"region": region, "layer": entry["layer"], "method": entry["method"],
+                     "detail": describe(entry), "candidates": model.candidates_source})
+    return rows
+
+
+def format_commitments(rows: Sequence[dict]) -> str:
+    """The commitment table as text: region, layer, method, how."""
+    width = max([len("layer")] + [len(str(row["layer"] or "-")) for row in rows])
+    lines = [f"{'region':<7}{'layer':<{width + 2}}{'method':<10}how", "-" * (width + 40)]
+    for row in rows:
+        lines.append(f"{row['region']:<7}{str(row['layer'] or '-'):<{width + 2}}{row['method']:<10}{row['detail']}")
+    if rows:
+        lines.append(f"candidate layers: {rows[0]['candidates']}")
+    return "\n".join(lines)

@@ -1,7 +1,7 @@
 """The website of ``brainscore serve``: leaderboard, model and benchmark pages, accounts and model
 submission (FastAPI, Jinja2 templates, matplotlib plots). Build it with :func:`create_app`.
 
-Scoring never runs in the web process: :mod:`brainscore.web.jobs` hands each submission's pairs to a
+Scoring never runs in the web process: :mod:`brainscore.web.queue` hands each submission's pairs to a
 Dask cluster, whose tasks run each in a separate, limited child process (:mod:`brainscore.web.child`).
 """
 from __future__ import annotations

@@ -26,7 +26,11 @@ PASSWORD_HASH = PasswordHash.recommended()
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
 MAX_FAILURES = 5
-"""Failed log-ins allowed per user name or per client address within :data:`FAILURE_WINDOW`."""
+"""Failed log-ins allowed per user name (from any address) within :data:`FAILURE_WINDOW`."""
+MAX_ADDRESS_FAILURES = 50
+"""Failed log-ins allowed per client address (over all user names) within :data:`FAILURE_WINDOW`: high enough
+that one person mistyping a password does not lock out the others behind the same address (a lab's NAT), low
+enough to stop one address guessing across many accounts."""
 FAILURE_WINDOW = timedelta(minutes=15)
 
 
@@ -70,13 +74,15 @@ def register(engine: Engine, username: str, password: str) -> User:
 
 
 def login_allowed(engine: Engine, username: str, address: str) -> bool:
-    """False when the user name or the address had :data:`MAX_FAILURES` failures in the window."""
+    """False when the user name had :data:`MAX_FAILURES` failures in the window, or the address
+    :data:`MAX_ADDRESS_FAILURES` (over all names)."""
     since = _now() - FAILURE_WINDOW
     with Session(engine) as session:
-        for column, value in ((LoginAttempt.username, username), (LoginAttempt.address, address)):
+        for column, value, limit in ((LoginAttempt.username, username, MAX_FAILURES),
+                                     (LoginAttempt.address, address, MAX_ADDRESS_FAILURES)):
             failures = session.scalar(select(func.count()).select_from(LoginAttempt).where(
                 column == value, LoginAttempt.success.is_(False), LoginAttempt.at >= since))
-            if failures >= MAX_FAILURES:
+            if failures >= limit:
                 return False
     return True
 
@@ -128,3 +134,25 @@ def user_by_token(engine: Engine, token: str) -> User | None:
     with Session(engine, expire_on_commit=False) as session:
         row = session.scalar(select(ApiToken).where(ApiToken.token_sha256 == digest))
         return session.get(User, row.user_id) if row is not None else None
+
+
+def tokens_of(engine: Engine, user: User) -> list[ApiToken]:
+    """The API tokens of ``user``, oldest first (their sha256 and creation time; the tokens themselves are not kept)."""
+    with Session(engine, expire_on_commit=False) as session:
+        return list(session.scalars(select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id)))
+
+
+def revoke_token(engine: Engine, user: User, token_id: int) -> None:
+    """Delete API token ``token_id`` of ``user``; it no longer authenticates.
+
+    Raises
+    ------
+    AccountError
+        If ``user`` has no token with this id.
+    """
+    with Session(engine) as session:
+        row = session.get(ApiToken, token_id)
+        if row is None or row.user_id != user.id:
+            raise AccountError(f"you have no API token {token_id}")
+        session.delete(row)
+        session.commit()

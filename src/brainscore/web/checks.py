@@ -5,8 +5,14 @@ A submission is a zip of one Python package laid out like a built-in model plugi
     my_plugin/__init__.py            registers the model identifiers: register_model("my-model")
     my_plugin/model.py               the model code (any further modules)
     my_plugin/region_layer_map/*.json   optional committed layers
-    my_plugin/requirements.txt       optional; listed, never installed; only allowed packages
+    my_plugin/requirements.txt       optional; satisfied from the server's environment, else installed
+                                     (wheels only) into a virtual environment per requirements hash
     my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
+
+or a model plugin folder written for the reference Brain-Score (``my_plugin/__init__.py`` with
+``model_registry['my-model'] = lambda: ModelCommitment(...)``), as the folder itself or inside
+``models/`` (``models/my_plugin/...``, the reference's layout). Such a folder is scored as a plugin
+folder (:mod:`brainscore.registry`, ``BRAINSCORE_PLUGIN_DIRS``), see :func:`reference_plugin_dir`.
 
 :func:`check_zip` reads only the zip's directory and the plugin's Python sources (parsed, never
 executed) and returns every problem found, each saying exactly what is wrong; :func:`extract`
@@ -46,13 +52,57 @@ class SubmissionRejected(ValueError):
 
 @dataclass
 class CheckedPlugin:
-    """What a zip that passed its checks declares."""
+    """What a zip that passed its checks declares.
+
+    ``layout`` is ``"brainscore"`` (``register_model("x")``, made an entry point) or ``"reference"`` (the
+    reference Brain-Score's ``model_registry['x'] = ...``, scored as a plugin folder); ``root`` is the
+    plugin folder's path inside the zip (``my_plugin`` or ``models/my_plugin``).
+    """
 
     package: str
     identifiers: list[str]
     requirements: list[str] = field(default_factory=list)
     entries: int = 0
     uncompressed_bytes: int = 0
+    layout: str = "brainscore"
+    root: str = ""
+
+#: the reference's registries a plugin's code assigns to (``model_registry['x'] = ...``)
+REFERENCE_REGISTRIES = ("model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry",
+                        "metric_registry")
+#: requirements provided by brainscore itself (its adapters of the reference's packages)
+PROVIDED = frozenset({"brainscore", "brainscore-vision", "brainscore-core", "brainio"})
+
+
+def _reference_registration(node: ast.AST) -> tuple[str, ast.AST] | None:
+    """``(registry name, key node)`` of an assignment ``model_registry[key] = ...``, else None."""
+    if not isinstance(node, ast.Assign):
+        return None
+    for target in node.targets:
+        if isinstance(target, ast.Subscript):
+            holder = target.value
+            name = holder.id if isinstance(holder, ast.Name) else holder.attr if isinstance(holder, ast.Attribute) \
+                else None
+            if name in REFERENCE_REGISTRIES:
+                return name, target.slice
+    return None
+
+
+def reference_plugin_dir(site: Path) -> Path | None:
+    """The plugin folder to scan (``BRAINSCORE_PLUGIN_DIRS``) for a submission unpacked into ``site`` when it is
+    written for the reference Brain-Score (``site/models/`` or ``site/<plugin>/`` registering with
+    ``model_registry[...] = ...``); None for brainscore's own layout (an entry point)."""
+    site = Path(site)
+    if (site / "models").is_dir() and not (site / "models" / "__init__.py").is_file():
+        return site
+    for init in sorted(site.glob("*/__init__.py")):
+        try:
+            tree = ast.parse(init.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        if any(_reference_registration(node) for node in ast.walk(tree)):
+            return init.parent
+    return None
 
 
 def _normalise(name: str) -> str:
@@ -61,7 +111,7 @@ def _normalise(name: str) -> str:
 
 def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | None = None,
               builtin: set[str] | frozenset = frozenset(), weights_dirs: tuple[Path, ...] = (),
-              allowed: frozenset = ALLOWED_REQUIREMENTS) -> CheckedPlugin:
+              allowed: frozenset | None = ALLOWED_REQUIREMENTS) -> CheckedPlugin:
     """Check a plugin zip without unpacking it.
 
     Parameters
@@ -76,8 +126,9 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         Identifiers registered by the installed plugins (never overridable).
     weights_dirs : tuple of Path
         Folders on the server that plugin code may reference by absolute path (weights).
-    allowed : frozenset of str
-        Packages requirements.txt may name.
+    allowed : frozenset of str or None
+        Packages requirements.txt may name; None: any package (the server then satisfies them from
+        its environment or installs them, :mod:`brainscore.web.environments`).
 
     Returns
     -------
@@ -87,9 +138,9 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     ------
     SubmissionRejected
         With every problem found (size, bomb ratio, entry count, absolute or ``..`` paths, symlinks
-        or device files, missing files, colliding identifiers, disallowed requirements).
+        or device files, missing files, colliding identifiers, disallowed or URL requirements, a
+        reference plugin registering anything but models).
     """
-    problems: list[str] = []
     if len(data) > MAX_ZIP_BYTES:
         raise SubmissionRejected([f"the zip has {len(data) / 2**20:.1f} MB; the limit is {MAX_ZIP_BYTES // 2**20} MB"])
     try:
@@ -99,6 +150,30 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         raise SubmissionRejected([f"the file is not a readable zip ({error})"]) from error
     if len(infos) > MAX_ENTRIES:
         raise SubmissionRejected([f"the zip has {len(infos)} entries; the limit is {MAX_ENTRIES}"])
+    problems = _entry_problems(infos)
+    if problems:
+        raise SubmissionRejected(problems)
+    files = {i.filename: i for i in infos if not i.is_dir()}
+    package, root = _package_of(files, problems)
+    identifiers, reference = _registered_models(archive, files, weights_dirs, problems)
+    if not identifiers:
+        problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
+    taken = taken or {}
+    for identifier in identifiers:
+        if identifier in builtin:
+            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
+        elif taken.get(identifier) not in (None, owner):
+            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+    requirements = _requirements(archive, files.get(f"{root}/requirements.txt"), allowed, problems)
+    if problems:
+        raise SubmissionRejected(problems)
+    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos),
+                         layout="reference" if reference else "brainscore", root=root)
+
+
+def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
+    """Problems of the zip's directory: total size, bomb ratios, absolute or ``..`` paths, links, device files."""
+    problems: list[str] = []
     total = sum(i.file_size for i in infos)
     compressed = sum(i.compress_size for i in infos)
     if total > MAX_UNCOMPRESSED_BYTES:
@@ -122,26 +197,44 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                 and info.file_size > 1024 * 1024 and not any("zip bomb" in p for p in problems)):
             problems.append(f"{name!r} unpacks to {info.file_size / info.compress_size:.0f} times its compressed "
                             f"size (a zip bomb?); the limit is {MAX_RATIO:.0f}")
-    if problems:
-        raise SubmissionRejected(problems)
+    return problems
 
-    files = {i.filename: i for i in infos if not i.is_dir()}
+
+def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple[str, str]:
+    """``(package, root)``: the one plugin folder and its path in the zip (``my_plugin``, or the reference's
+    ``models/my_plugin``); adds to ``problems``, raises SubmissionRejected when there is no such folder."""
     tops = {PurePosixPath(n).parts[0] for n in files}
     if len(tops) != 1 or all(len(PurePosixPath(n).parts) == 1 for n in files):
         raise SubmissionRejected([
             f"the zip must hold exactly one plugin folder (e.g. my_plugin/__init__.py); it holds "
             f"{', '.join(sorted(tops)) or 'nothing'} at its root"])
     package = tops.pop()
+    root = package
+    if package == "models" and "models/__init__.py" not in files:  # the reference's layout: models/<plugin>/
+        inner = {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 2}
+        if len(inner) != 1:
+            raise SubmissionRejected([f"the zip must hold exactly one model plugin folder under models/ (e.g. "
+                                      f"models/my_plugin/__init__.py); it holds {', '.join(sorted(inner)) or 'none'}"])
+        package = inner.pop()
+        root = f"models/{package}"
     if not package.isidentifier():
         problems.append(f"the plugin folder {package!r} is not a Python package name (letters, digits, '_')")
     elif importlib.util.find_spec(package) is not None:
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
-    init = f"{package}/__init__.py"
+    init = f"{root}/__init__.py"
     if init not in files:
         raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
+    return package, root
 
+
+def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], weights_dirs: tuple,
+                       problems: list[str]) -> tuple[list[str], bool]:
+    """``(identifiers, reference)``: the models the plugin's sources register (parsed, never run) and whether it
+    is written for the reference (``model_registry[...] = ...``). Adds to ``problems`` for unparsable sources,
+    absolute paths outside ``weights_dirs``, non-literal identifiers and any other registration."""
     identifiers: list[str] = []
+    reference = False
     for name, info in files.items():
         if not name.endswith(".py"):
             continue
@@ -151,6 +244,11 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
             problems.append(f"{name} is not valid Python: {error}")
             continue
         for node in ast.walk(tree):
+            registration = _reference_registration(node)
+            if registration is not None:
+                reference = True
+                _reference_model(name, node, registration, identifiers, problems)
+                continue
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/"):
                 if not any(_under(node.value, d) for d in weights_dirs):
                     allowed_dirs = ", ".join(str(d) for d in weights_dirs) or "none configured"
@@ -166,37 +264,51 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                     identifiers.append(first.value)
                 else:
                     problems.append(f"{name} line {node.lineno}: register_model needs a literal identifier string")
-            elif called.startswith("register_") and called != "register_model":
+            elif called.startswith("register_"):
                 problems.append(f"{name} line {node.lineno}: a model submission may only call register_model, "
                                 f"not {called}")
-    if not identifiers:
-        problems.append(f"{init} registers no model: add register_model(\"my-model\") to it")
-    taken = taken or {}
-    for identifier in identifiers:
-        if identifier in builtin:
-            problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
-        elif taken.get(identifier) not in (None, owner):
-            problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
+    return identifiers, reference
 
+
+def _reference_model(name: str, node: ast.AST, registration: tuple[str, ast.AST], identifiers: list[str],
+                     problems: list[str]) -> None:
+    """Add the identifier of a reference registration ``model_registry['x'] = ...`` (or a problem)."""
+    registry_name, key = registration
+    if registry_name != "model_registry":
+        problems.append(f"{name} line {node.lineno}: a model submission may only register models "
+                        f"(model_registry[...]), not {registry_name}[...]")
+    elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value:
+        identifiers.append(key.value)
+    else:
+        problems.append(f"{name} line {node.lineno}: model_registry[...] needs a literal identifier "
+                        f"string, e.g. model_registry['my-model'] = ...")
+
+
+def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowed: frozenset | None,
+                  problems: list[str]) -> list[str]:
+    """The requirements.txt lines (``info``: its entry, None without one); adds to ``problems`` for lines that are
+    not requirements, that install from a URL, and packages not in ``allowed`` (None: any)."""
     requirements: list[str] = []
-    req_name = f"{package}/requirements.txt"
-    if req_name in files:
-        for line in archive.read(files[req_name]).decode("utf-8", "replace").splitlines():
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            try:
-                requirement = Requirement(line)
-            except InvalidRequirement:
-                problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
-                continue
-            requirements.append(str(requirement))
-            if _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
-                problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
-                                f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
-    if problems:
-        raise SubmissionRejected(problems)
-    return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), total)
+    if info is None:
+        return requirements
+    for line in archive.read(info).decode("utf-8", "replace").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            problems.append(f"requirements.txt: {line!r} is not a requirement (options and URLs are not allowed)")
+            continue
+        if requirement.url:
+            problems.append(f"requirements.txt: {line!r} installs from a URL; name a package from the index "
+                            f"(wheels only), e.g. {requirement.name}")
+            continue
+        requirements.append(str(requirement))
+        if allowed is not None and _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
+            problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
+                            f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
+    return requirements
 
 
 def _under(path: str, folder: Path) -> bool:

@@ -1,6 +1,6 @@
 """The scoring child process of a submission: ``python -m brainscore.web.child``.
 
-Run by :mod:`brainscore.web.jobs` in its own process (own working directory, memory and CPU-time
+Run by :mod:`brainscore.web.queue` in its own process (own working directory, memory and CPU-time
 limits, no network), never inside the web server. It scores one model on one benchmark, records
 the score in the results database and prints one JSON line (``{"event": "done", ...}``); anything
 else it prints, warnings and tracebacks included, is the submission's log. A failure exits non-zero

@@ -290,3 +290,19 @@ def test_timm_untrained():
     assert model.identifier == "timm:convnext_tiny-untrained"
     report = check_model(model)
     assert report["shapes"]["V1"]["neuroid"] == 96 * 56 * 56
+
+
+def test_missing_weights_message_says_when_torchvision_is_missing_too(monkeypatch):
+    """Issue 25 #6: without torchvision, the error named the weights file but not the missing package."""
+    import importlib.util
+
+    from brainscore.errors import ZOO_INSTALL
+    from brainscore.plugins.models.torchvision_models.model import missing_weights_message
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torchvision" else found(name, *a))
+    message = missing_weights_message("resnet18")
+    assert "resnet18-f37072fd.pth" in message
+    assert message.endswith(f" torchvision itself is not installed either: {ZOO_INSTALL}")
+    monkeypatch.setattr(importlib.util, "find_spec", found)
+    assert "not installed" not in missing_weights_message("resnet18")

@@ -23,7 +23,7 @@ import functools
 import importlib.util
 from pathlib import Path
 
-from brainscore.errors import DataNotFoundError, ValidationError
+from brainscore.errors import ZOO_INSTALL, DataNotFoundError, ValidationError
 from brainscore.models.commitment import ModelCommitment, pytorch_commitment
 from brainscore.models.identity import NetworkRecipe
 from brainscore.models.preprocessing import Preprocessing
@@ -81,7 +81,9 @@ def missing_weights_message(architecture: str) -> str:
             f"found. Download https://download.pytorch.org/models/{filename} into a folder and run "
             f"`brainscore config set torchvision_weights FOLDER` (or set {ENV_VAR}=FOLDER), or put it in the "
             f"torch-hub cache (torch.hub.get_dir()/checkpoints); in Python, pass weights_path=... (and "
-            f"weights_sha256=...). For the untrained network, ask for torchvision:{architecture}-untrained.")
+            f"weights_sha256=...). For the untrained network, ask for torchvision:{architecture}-untrained."
+            + ("" if importlib.util.find_spec("torchvision") is not None
+               else f" torchvision itself is not installed either: {ZOO_INSTALL}"))
 
 
 def get_model(architecture: str, weights_path=None, weights_sha256: str | None = None, pretrained: bool = True):

@@ -1,6 +1,6 @@
 """The submission queue: submissions are scored on a Dask cluster, each pair in a sandboxed child process.
 
-State lives in the database (:class:`~brainscore.results.schema.Job`), so the pages read it from
+State lives in the database (:class:`~brainscore.results.schema.SubmissionTask`), so the pages read it from
 there: ``queued`` (with its place), ``running`` (benchmark k of n), ``done``, ``failed`` (with the
 log), or ``rejected`` (its checks failed, with the reasons).
 
@@ -10,14 +10,17 @@ submissions to a Dask cluster: by default a :class:`distributed.LocalCluster` of
 (``--scheduler ADDR``, :func:`brainscore.runner.clusters.connect`). It is fair, first come first
 served: a submission's pairs form a chain (its next pair is handed over when the previous one
 ends), at most as many submissions are in flight as the cluster has worker threads, the oldest
-queued submission goes first, and each task carries the Dask priority ``-job id`` (older first).
+queued submission goes first, and each task carries the Dask priority ``-id`` of its submission task (older first).
 
 Each Dask task is :func:`run_pair`, which runs one pair as its own OS process
 (:mod:`brainscore.web.child`) with
 
 - its own working directory under the submission's folder,
 - the submission's plugin importable only there (``PYTHONPATH`` plus a ``brainscore.plugins``
-  entry point in a ``.dist-info`` folder next to it),
+  entry point in a ``.dist-info`` folder next to it; a plugin folder written for the reference
+  Brain-Score is added to ``BRAINSCORE_PLUGIN_DIRS`` instead),
+- the interpreter of the environment its requirements need (the server's own, or the virtual
+  environment :mod:`brainscore.web.environments` prepared when the submission was queued),
 - a memory limit (``RLIMIT_AS``) and a CPU-time limit (``RLIMIT_CPU``), set by ``prlimit`` (or
   in the child before it executes, where ``prlimit`` is missing), and a wall-clock limit enforced
   by the task,
@@ -25,10 +28,10 @@ Each Dask task is :func:`run_pair`, which runs one pair as its own OS process
   the worker may do so (root, ``unshare`` present); otherwise :func:`network_isolation` is empty
   and ``BRAINSCORE_OFFLINE=1`` is all that keeps the data store from downloading.
 
-Everything the child prints is appended by the task to the job's log in the database as it comes;
+Everything the child prints is appended by the Dask task to the submission task's log in the database as it comes;
 a child that fails, is killed or runs out of time is recorded as a failure of that benchmark in the
 results database, with its log. Neither the web process nor the Dask workers import torch or run
-a model: only the child does. A server restart queues the jobs it left running again; the pairs
+a model: only the child does. A server restart queues the submission tasks it left running again; the pairs
 they had finished are kept.
 """
 from __future__ import annotations
@@ -51,20 +54,29 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from brainscore import config
+from brainscore.registry import plugin_dirs
 from brainscore.results import Database, record
-from brainscore.results.schema import Job
+from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
+from brainscore.web import environments
+from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
-__all__ = ["Job", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
+__all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
            "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
 WALL_LIMIT_S = 3600
 MAX_LOG_CHARS = 2_000_000
+MAX_FAILURE_CHARS = 4000
+"""Longest failure message kept in a pair's result (the whole log is kept apart)."""
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
-_CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_HOME", "BRAINSCORE_DATA_MIRROR", "BRAINSCORE_CACHE",
-              "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+_CHILD_ENV = ("PATH", "HOME", "LANG", "XDG_CONFIG_HOME", "BRAINSCORE_CACHE", "BRAINSCORE_PLUGIN_DIRS",
+              "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+              *(setting.env for setting in config.SETTINGS.values()))
+"""Environment variables a scoring child inherits: the settings' variables and where the settings file is
+(``XDG_CONFIG_HOME``), so a child finds the data mirrors and weights the server's user configured."""
 
 
 def _now() -> datetime:
@@ -108,21 +120,21 @@ class Limits:
         return apply
 
 
-def place_in_queue(engine: Engine, job: Job) -> int | None:
-    """1 for the next queued job, 2 for the one after, ...; None unless ``job`` is queued."""
-    if job.status != "queued":
+def place_in_queue(engine: Engine, task: SubmissionTask) -> int | None:
+    """1 for the next queued task, 2 for the one after, ...; None unless ``task`` is queued."""
+    if task.status != "queued":
         return None
     with Session(engine) as session:
-        ahead = session.scalars(select(Job.id).where(Job.status == "queued", Job.id < job.id)).all()
+        ahead = session.scalars(select(SubmissionTask.id).where(SubmissionTask.status == "queued", SubmissionTask.id < task.id)).all()
     return len(ahead) + 1
 
 
-def write_entry_point(site: Path, package: str, job_id: int) -> None:
+def write_entry_point(site: Path, package: str, task_id: int) -> None:
     """Make ``package`` (a folder in ``site``) a ``brainscore.plugins`` entry point for processes that put
     ``site`` on their path (importlib.metadata reads ``.dist-info`` folders on ``sys.path``)."""
-    info = site / f"brainscore_submission_{job_id}-0.dist-info"
+    info = site / f"brainscore_submission_{task_id}-0.dist-info"
     info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: brainscore-submission-{job_id}\nVersion: 0\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: brainscore-submission-{task_id}\nVersion: 0\n")
     (info / "entry_points.txt").write_text(f"[brainscore.plugins]\nsubmission = {package}\n")
 
 
@@ -133,62 +145,62 @@ def child_command(model: str, benchmark: str, db_url: str, submission_id: int | 
             "--db", db_url] + link
 
 
-# ------------------------------------------------------------------------------ the job's rows
+# ------------------------------------------------------------------------------ the submission tasks' rows
 @functools.lru_cache(maxsize=8)
-def update_job(engine: Engine, job_id: int, log_append: str = "", **fields) -> None:
-    """Set ``fields`` of job ``job_id`` and append ``log_append`` to its log (the log is capped at
+def update_task(engine: Engine, task_id: int, log_append: str = "", **fields) -> None:
+    """Set ``fields`` of submission task ``task_id`` and append ``log_append`` to its log (the log is capped at
     :data:`MAX_LOG_CHARS`, keeping its head and its tail)."""
     with Session(engine) as session:
-        job = session.get(Job, job_id)
+        task = session.get(SubmissionTask, task_id)
         for key, value in fields.items():
-            setattr(job, key, value)
+            setattr(task, key, value)
         if log_append:
-            log = (job.log or "") + log_append
+            log = (task.log or "") + log_append
             if len(log) > MAX_LOG_CHARS:  # keep the head (what ran) and the tail (how it ended)
                 log = log[:10_000] + "\n[... log truncated ...]\n" + log[-(MAX_LOG_CHARS - 10_000):]
-            job.log = log
+            task.log = log
         session.commit()
 
 
-def _set_result(engine: Engine, job_id: int, key: str, result: dict) -> None:
+def _set_result(engine: Engine, task_id: int, key: str, result: dict) -> None:
     with Session(engine) as session:
-        job = session.get(Job, job_id)
-        job.results = {**(job.results or {}), key: result}
+        task = session.get(SubmissionTask, task_id)
+        task.results = {**(task.results or {}), key: result}
         session.commit()
 
 
-def _log_of(engine: Engine, job_id: int) -> str:
+def _log_of(engine: Engine, task_id: int) -> str:
     with Session(engine) as session:
-        return session.get(Job, job_id).log or ""
+        return session.get(SubmissionTask, task_id).log or ""
 
 
-def record_pair_failure(store: Database, job_id: int, submission_id: int | None, model: str, benchmark: str,
+def record_pair_failure(store: Database, task_id: int, submission_id: int | None, model: str, benchmark: str,
                         error: str) -> dict:
-    """Record that ``model`` failed on ``benchmark`` in job ``job_id``: in the job's results and, with the
-    job's log, in the results database. Returns the job's result entry."""
+    """Record that ``model`` failed on ``benchmark`` in submission task ``task_id``: in its results and, with the
+    task's log, in the results database. Returns the task's result entry (``results["model|benchmark"]``)."""
     result = {"status": "failed", "error": error}
-    _set_result(store.engine, job_id, f"{model}|{benchmark}", result)
-    record(Outcome.from_failure(model, benchmark, error, log=_log_of(store.engine, job_id)[-20000:]), store,
+    _set_result(store.engine, task_id, f"{model}|{benchmark}", result)
+    record(Outcome.from_failure(model, benchmark, error, log=_log_of(store.engine, task_id)[-20000:]), store,
            submission_id=submission_id)
     return result
 
 
 # ------------------------------------------------------------------------------ the Dask task
-def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limits: Limits = Limits(),
+def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limits: Limits = Limits(),
              command: list[str] | None = None) -> dict:
-    """Score one (model, benchmark) pair of job ``job_id`` in a sandboxed child process: the Dask task.
+    """Score one (model, benchmark) pair of submission task ``task_id`` in a sandboxed child process: the Dask task.
 
-    Marks the job ``running`` at pair ``k``, runs the child (its working directory
-    ``<job folder>/run``, the plugin in ``<job folder>/site``, ``limits``, no network), appends what it
-    prints to the job's log as it comes, and records the outcome in the job's results (a failure also in
+    Marks the submission task ``running`` at pair ``k``, runs the child (its working directory
+    ``<task folder>/run``, the plugin in ``<task folder>/site``, ``limits``, no network), appends what it
+    prints to the task's log as it comes, and records the outcome in the task's results (a failure also in
     the results database, with the log; a score the child records itself).
 
     Parameters
     ----------
     db_url : str
         The results database (which holds the web tables).
-    job_id, k : int
-        The job and the 1-based index of the pair among its :attr:`~brainscore.results.schema.Job.pairs`.
+    task_id, k : int
+        The submission task and the 1-based index of the pair among its :attr:`~brainscore.results.schema.SubmissionTask.pairs`.
     limits : Limits
     command : list of str, optional
         The child's command (default :func:`child_command`); the network and limit prefixes are added.
@@ -201,12 +213,13 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
     store = Database(db_url)  # opened per task: a Dask worker runs tasks in threads of its own
     engine = store.engine
     with Session(engine) as session:
-        job = session.get(Job, job_id)
-        folder, submission_id, total, started = Path(job.folder), job.submission_id, job.total, job.started
+        task = session.get(SubmissionTask, task_id)
+        folder, submission_id, total, started = Path(task.folder), task.submission_id, task.total, task.started
+        requirements = list(task.requirements or [])
     fields = {"status": "running", "current": k, "error": ""}
     if started is None:
         fields["started"] = _now()
-    update_job(engine, job_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}{_where()}\n", **fields)
+    update_task(engine, task_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}{_where()}\n", **fields)
     if submission_id is not None:
         store.update_submission(submission_id, status="running")
     site, workdir = folder / "site", folder / "run"
@@ -214,14 +227,23 @@ def run_pair(db_url: str, job_id: int, k: int, model: str, benchmark: str, limit
     env = {name: value for name, value in os.environ.items() if name in _CHILD_ENV}
     env.update(BRAINSCORE_OFFLINE="1", PYTHONUNBUFFERED="1",
                PYTHONPATH=os.pathsep.join([str(site), str(_PACKAGE_ROOT)]))
+    reference = reference_plugin_dir(site)  # a plugin folder written for the reference Brain-Score
+    folders = ([str(reference)] if reference is not None else []) + [str(p) for p in plugin_dirs()]
+    if folders:  # the server's plugin folders (its environment or its config file) and the submission's
+        env["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join(folders)
     argv = command or child_command(model, benchmark, db_url, submission_id)
-    ok, error, value = _run_child(engine, job_id, list(network_isolation()) + limits.prefix() + argv, env, workdir,
+    if command is None:
+        try:  # the environment its requirements.txt needs, prepared when it was queued
+            argv[0] = environments.python_for(requirements, folder.parent / "environments")
+        except SubmissionRejected as missing:
+            return record_pair_failure(store, task_id, submission_id, model, benchmark, "; ".join(missing.problems))
+    ok, error, value = _run_child(engine, task_id, list(network_isolation()) + limits.prefix() + argv, env, workdir,
                                   limits)
     if ok:
         result = {"status": "done", "score": value}
-        _set_result(engine, job_id, f"{model}|{benchmark}", result)
+        _set_result(engine, task_id, f"{model}|{benchmark}", result)
         return result
-    return record_pair_failure(store, job_id, submission_id, model, benchmark, error)
+    return record_pair_failure(store, task_id, submission_id, model, benchmark, error)
 
 
 def _where() -> str:
@@ -234,7 +256,7 @@ def _where() -> str:
         return ""
 
 
-def _run_child(engine: Engine, job_id: int, argv: list[str], env: dict, workdir: Path,
+def _run_child(engine: Engine, task_id: int, argv: list[str], env: dict, workdir: Path,
                limits: Limits) -> tuple[bool, str, float | None]:
     preexec = None if argv[len(network_isolation())].endswith("prlimit") else limits.preexec()
     process = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -253,7 +275,7 @@ def _run_child(engine: Engine, job_id: int, argv: list[str], env: dict, workdir:
         for line in process.stdout:
             pending.append(line)
             if time.monotonic() - flushed > 0.5:  # one write per half second, not per line
-                update_job(engine, job_id, log_append="".join(pending))
+                update_task(engine, task_id, log_append="".join(pending))
                 pending, flushed = [], time.monotonic()
             if line.startswith("{"):
                 try:
@@ -266,7 +288,7 @@ def _run_child(engine: Engine, job_id: int, argv: list[str], env: dict, workdir:
     finally:
         timer.cancel()
         if pending:
-            update_job(engine, job_id, log_append="".join(pending))
+            update_task(engine, task_id, log_append="".join(pending))
     if code == 0 and value is not None:
         return True, "", value
     if code < 0:
@@ -274,8 +296,18 @@ def _run_child(engine: Engine, job_id: int, argv: list[str], env: dict, workdir:
                   24: f"CPU-time limit of {limits.cpu} s exceeded"}.get(-code, f"killed by signal {-code}")
     else:
         reason = f"exited with code {code}"
-    tail = [line for line in _log_of(engine, job_id).splitlines() if line.strip()][-1:] or [""]
-    return False, f"{reason}: {tail[0][:300]}", None
+    tail = [line for line in _log_of(engine, task_id).splitlines() if line.strip()][-1:] or [""]
+    return False, f"{reason}: {shorten(tail[0].strip(), MAX_FAILURE_CHARS)}", None
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else cut at the last word boundary before ``limit`` with
+    `` …`` appended (a failure message is never cut inside a word)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 2]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + " …"
 
 
 # ------------------------------------------------------------------------------ the dispatcher
@@ -291,7 +323,7 @@ class Dispatcher:
     db_url : str
         Passed to the tasks, which open the database in their worker process.
     root : Path
-        Folder of the submissions (``root/<job id>/site`` holds the plugin, ``root/<job id>/run`` is
+        Folder of the submissions (``root/<task id>/site`` holds the plugin, ``root/<task id>/run`` is
         the child's working directory); an existing cluster's workers must see the same paths.
     memory_limit, cpu_limit, wall_limit : int
         Per-child limits (bytes, seconds, seconds).
@@ -312,7 +344,7 @@ class Dispatcher:
         self.workers, self.scheduler = workers, scheduler
         self.client, self._own_client, self.cluster = client, client is None, None
         self.problem: str | None = None  # why no cluster could be reached (shown on the pages)
-        self._active: dict[int, tuple] = {}  # job id -> (future, k, model, benchmark)
+        self._active: dict[int, tuple] = {}  # submission task id -> (future, k, model, benchmark)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -322,13 +354,13 @@ class Dispatcher:
         return None
 
     def requeue_running(self) -> int:
-        """Queue again the jobs a previous server left ``running`` (their finished pairs are kept); returns how many."""
+        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept); returns how many."""
         with Session(self.engine) as session:
-            jobs = session.scalars(select(Job).where(Job.status == "running")).all()
-            for job in jobs:
-                job.status, job.log = "queued", (job.log or "") + "\n[server restarted; queued again]\n"
+            tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.status == "running")).all()
+            for task in tasks:
+                task.status, task.log = "queued", (task.log or "") + "\n[server restarted; queued again]\n"
             session.commit()
-            return len(jobs)
+            return len(tasks)
 
     def start(self) -> None:
         """Queue again what a previous server left running, then start the thread (which connects to Dask)."""
@@ -344,7 +376,7 @@ class Dispatcher:
             self._thread.join(timeout=30)
 
     def notify(self) -> None:
-        """A job was queued."""
+        """A submission task was queued."""
         self._wake.set()
 
     # ---- the thread
@@ -352,7 +384,7 @@ class Dispatcher:
         from brainscore.runner import clusters
 
         if self.client is None:
-            # every submission alike: no worker set apart for forward passes (each task is a whole job)
+            # every submission alike: no worker set apart for forward passes (each Dask task is a whole scoring child)
             self.client, self.cluster = clusters.connect(scheduler=self.scheduler, workers=self.workers,
                                                          model_slot=False)
         self.problem = None
@@ -392,49 +424,49 @@ class Dispatcher:
         """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`."""
         capacity = self.capacity()
         with Session(self.engine) as session:
-            jobs = [(job.id, job.pairs, dict(job.results or {}), job.submission_id) for job in session.scalars(
-                select(Job).where(Job.status.in_(("queued", "running"))).order_by(Job.id))]
-        for job_id, pairs, results, submission_id in jobs:
+            tasks = [(task.id, task.pairs, dict(task.results or {}), task.submission_id) for task in session.scalars(
+                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running"))).order_by(SubmissionTask.id))]
+        for task_id, pairs, results, submission_id in tasks:
             if len(self._active) >= capacity:
                 return
-            if job_id in self._active:
+            if task_id in self._active:
                 continue
             remaining = [(k, m, b) for k, (m, b) in enumerate(pairs, start=1) if f"{m}|{b}" not in results]
             if not remaining:
-                self._finish(job_id)
+                self._finish(task_id)
                 continue
             k, model, benchmark = remaining[0]
-            future = self.client.submit(run_pair, self.db_url, job_id, k, model, benchmark, self.limits,
+            future = self.client.submit(run_pair, self.db_url, task_id, k, model, benchmark, self.limits,
                                         self.command(model, benchmark, submission_id),
-                                        key=f"web-job-{job_id}-{k}-{time.time_ns()}", priority=-job_id,
+                                        key=f"web-task-{task_id}-{k}-{time.time_ns()}", priority=-task_id,
                                         pure=False, retries=0)
-            self._active[job_id] = (future, k, model, benchmark)
+            self._active[task_id] = (future, k, model, benchmark)
 
     def _collect(self) -> None:
         """Take in the pairs that ended; a task that Dask lost (a worker died) is a failure of that pair."""
-        for job_id, (future, k, model, benchmark) in list(self._active.items()):
+        for task_id, (future, k, model, benchmark) in list(self._active.items()):
             if future.status == "pending":
                 continue
-            del self._active[job_id]
+            del self._active[task_id]
             if future.status != "finished":
                 try:
                     error = future.exception(timeout=5)
                 except Exception as lost:  # cancelled, or the scheduler is gone
                     error = lost
                 with Session(self.engine) as session:
-                    submission_id = session.get(Job, job_id).submission_id
+                    submission_id = session.get(SubmissionTask, task_id).submission_id
                 message = f"the scoring task was lost: {type(error).__name__}: {error}"
-                update_job(self.engine, job_id, log_append=f"\n[{message}]\n")
-                record_pair_failure(self.store, job_id, submission_id, model, benchmark, message)
-            self._wake.set()  # its next pair, or the next job
+                update_task(self.engine, task_id, log_append=f"\n[{message}]\n")
+                record_pair_failure(self.store, task_id, submission_id, model, benchmark, message)
+            self._wake.set()  # its next pair, or the next submission task
 
-    def _finish(self, job_id: int) -> None:
+    def _finish(self, task_id: int) -> None:
         with Session(self.engine) as session:
-            job = session.get(Job, job_id)
-            failed = any(r.get("status") == "failed" for r in (job.results or {}).values())
-            submission_id = job.submission_id
-        update_job(self.engine, job_id, status="failed" if failed else "done", finished=_now(),
+            task = session.get(SubmissionTask, task_id)
+            failed = any(r.get("status") == "failed" for r in (task.results or {}).values())
+            submission_id = task.submission_id
+        update_task(self.engine, task_id, status="failed" if failed else "done", finished=_now(),
                    error="one or more benchmarks failed; see the log" if failed else "")
         if submission_id is not None:
             self.store.update_submission(submission_id, status="failed" if failed else "done",
-                                         log_append=_log_of(self.engine, job_id))
+                                         log_append=_log_of(self.engine, task_id))

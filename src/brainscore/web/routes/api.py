@@ -1,0 +1,80 @@
+"""The JSON API under ``/api``: the leaderboard, models, benchmarks, and submissions (by API token, or by
+session with its CSRF header)."""
+from __future__ import annotations
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import JSONResponse
+
+from brainscore.leaderboard import tree
+from brainscore.web import checks, views
+from brainscore.web.routes.submissions import enqueue, rerun
+from brainscore.web.site import site_of
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/leaderboard")
+def api_leaderboard(request: Request):
+    """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``)."""
+    site = site_of(request)
+    return site.board(site.reader(request))
+
+
+@router.get("/compare")
+def api_compare(request: Request, models: str = ""):
+    """Two or more models side by side (``?models=A,B``): see :func:`brainscore.web.views.compare`."""
+    site = site_of(request)
+    return views.compare(site, [m.strip() for m in models.split(",") if m.strip()], site.reader(request))
+
+
+@router.get("/models/{identifier}")
+def api_model(request: Request, identifier: str):
+    """A model's scores, layer selection and (for its owner) its latest submission."""
+    site = site_of(request)
+    return views.model_json(site, identifier, site.reader(request))
+
+
+@router.get("/benchmarks")
+def api_benchmarks():
+    """The leaderboard's benchmark identifiers."""
+    return sorted(tree.benchmark_parents())
+
+
+@router.get("/benchmarks/{identifier}")
+def api_benchmark(request: Request, identifier: str):
+    """A benchmark's facts and ranking."""
+    site = site_of(request)
+    return views.benchmark_json(site, identifier, site.reader(request))
+
+
+@router.post("/submissions")
+async def api_submit(request: Request, file: UploadFile | None = File(None), benchmarks: str = Form(""),
+                     public: bool = Form(True)):
+    """Queue a plugin zip (``benchmarks``: comma-separated); 201 with its state, 400 with every problem."""
+    site = site_of(request)
+    user = site.api_user(request, csrf_needed=True)
+    if file is None:
+        raise HTTPException(400, "send the plugin zip in the multipart field 'file'")
+    data = await file.read(checks.MAX_ZIP_BYTES + 1)
+    try:
+        task = enqueue(site, user, data, file.filename or "upload.zip", [b.strip() for b in benchmarks.split(",")],
+                       public)
+    except checks.SubmissionRejected as rejected:
+        return JSONResponse({"status": "rejected", "problems": rejected.problems}, status_code=400)
+    return JSONResponse(site.view(task), status_code=201)
+
+
+@router.get("/submissions/{task_id}")
+def api_submission(request: Request, task_id: int):
+    """A submission's state, results and log (its owner only)."""
+    site = site_of(request)
+    return site.view(site.task_for(task_id, site.api_user(request, csrf_needed=False)))
+
+
+@router.post("/submissions/{task_id}/rerun")
+def api_rerun(request: Request, task_id: int, benchmark: str = Form(...)):
+    """Re-run a failed benchmark of a submission; 201 with the new submission's state."""
+    site = site_of(request)
+    user = site.api_user(request, csrf_needed=True)
+    new = rerun(site, site.task_for(task_id, user), benchmark, user)
+    return JSONResponse(site.view(new), status_code=201)

@@ -1,0 +1,117 @@
+"""Pages anyone may read: the leaderboard, a model's page, a benchmark's page and their plots (SVG)."""
+from __future__ import annotations
+
+import csv
+import io
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from brainscore.web import plots, views
+from brainscore.web.site import site_of
+
+router = APIRouter()
+
+
+@router.get("/", response_class=HTMLResponse)
+def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0):
+    """The leaderboard: every visible model's scores in tree columns; its state (sort, filter, folded columns,
+    ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
+    view can be shared and exported as it is."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.current_user(request), sort, q, desc, fold, norule)
+    return site.render(request, "leaderboard.html", **view)
+
+
+@router.get("/leaderboard.csv")
+def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                    fold: str | None = None, norule: int = 0):
+    """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    header, rows = views.leaderboard_rows(view)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([row["rank"], row["model"]] + ["" if row[h] is None else f"{row[h]:.6f}" for h in header[2:]])
+    return Response(buffer.getvalue(), media_type="text/csv",
+                    headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.csv"'})
+
+
+@router.get("/leaderboard.json")
+def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0):
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    header, rows = views.leaderboard_rows(view)
+    return {"columns": header[2:], "rows": rows}
+
+
+@router.get("/leaderboard.bib")
+def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                       fold: str | None = None, norule: int = 0):
+    """BibTeX of every benchmark shown in the view (each entry once)."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    entries: list[str] = []
+    for c in view["columns"]:
+        if c["leaf"] and not c["hidden"]:
+            for entry in _entries(views.benchmark_info(c["node"]).get("bibtex") or ""):
+                if entry not in entries:
+                    entries.append(entry)
+    return Response("\n\n".join(entries) + "\n", media_type="application/x-bibtex",
+                    headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.bib"'})
+
+
+def _entries(bibtex: str) -> list[str]:
+    """The ``@type{...}`` entries of a BibTeX text, each stripped."""
+    parts = ["@" + part for part in bibtex.split("@") if part.strip()]
+    return [part.strip() for part in parts]
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, models: str = ""):
+    """Two or more models side by side (``?models=A,B``): scores, 95% intervals, differences to the first."""
+    site = site_of(request)
+    chosen = [m.strip() for m in models.split(",") if m.strip()]
+    return site.render(request, "compare.html", **views.compare(site, chosen, site.current_user(request)))
+
+
+@router.get("/models/{identifier}", response_class=HTMLResponse)
+def model_page(request: Request, identifier: str):
+    """A model's scores, failures (with logs for its owner), layer selection and provenance."""
+    site = site_of(request)
+    return site.render(request, "model.html", **views.model_json(site, identifier, site.current_user(request)))
+
+
+@router.get("/benchmarks/{identifier}", response_class=HTMLResponse)
+def benchmark_page(request: Request, identifier: str):
+    """A benchmark's facts, its ranking of the visible models and their distribution."""
+    site = site_of(request)
+    return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, site.current_user(request)))
+
+
+@router.get("/plots/benchmarks/{identifier}.svg")
+def benchmark_plot(request: Request, identifier: str, highlight: str | None = None):
+    """SVG: the distribution of the visible models' scores on a benchmark (``highlight`` one in red)."""
+    site = site_of(request)
+    user = site.current_user(request)
+    latest = {r.model: r.score for r in site.store.scores(benchmark_identifier=identifier)}  # oldest first
+    scores = {m: v for m, v in latest.items() if v is not None and site.visible(m, user)}
+    return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
+
+
+@router.get("/plots/models/{model}/layers/{region}.svg")
+def layer_plot(request: Request, model: str, region: str):
+    """SVG: a model's selection score against layer for ``region``, the committed layer marked."""
+    site = site_of(request)
+    if not site.visible(model, site.current_user(request)):
+        raise HTTPException(404, f"no model {model!r}")
+    curve = views.selection_curves(site, model).get(region)
+    if curve is None:
+        raise HTTPException(404, f"no stored layer selection of {model} for {region}")
+    return Response(plots.layer_curve(model, f"{region} selection data", list(curve["scores"].items()),
+                                      curve["layer"]), media_type="image/svg+xml")

@@ -1,0 +1,182 @@
+"""Submissions: the upload form, checking and queueing a plugin zip, a user's submissions, a submission's
+live status page, and re-running a failed benchmark. :func:`enqueue` and :func:`rerun` serve the JSON API too.
+"""
+from __future__ import annotations
+
+import difflib
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from brainscore import registry
+from brainscore.leaderboard import tree
+from brainscore.web import checks, environments
+from brainscore.web.queue import SubmissionTask, write_entry_point
+from brainscore.web.site import Site, check_csrf, site_of
+
+router = APIRouter()
+
+
+class _Owners:
+    """``taken`` of :func:`~brainscore.web.checks.check_zip`: model identifier -> its submitter."""
+
+    def __init__(self, site: Site):
+        self.site = site
+
+    def get(self, identifier, default=None):
+        return self.site.owner_of(identifier) or default
+
+
+def benchmark_problem(identifier: str) -> str | None:
+    """Why ``identifier`` cannot be chosen for a submission (None if it can): it is unknown (with the closest
+    leaderboard benchmarks) or serves layer selection only (it is not on the leaderboard)."""
+    leaderboard = tree.benchmark_parents()
+    if identifier in leaderboard:
+        return None
+    selection = tree.benchmark_parents(include_selection=True)
+    if identifier in selection or identifier in registry.benchmarks.list():
+        serves = registry.benchmarks.metadata(identifier).get("selection_for")
+        return (f"{identifier!r} serves layer selection only{f' (of {serves})' if serves else ''} and is not on the "
+                f"leaderboard; choose leaderboard benchmarks (GET /api/benchmarks lists the {len(leaderboard)})")
+    close = difflib.get_close_matches(identifier, sorted(leaderboard), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown benchmark {identifier!r}{hint} (GET /api/benchmarks lists the {len(leaderboard)})"
+
+
+def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] | None,
+            public: bool) -> SubmissionTask:
+    """Check an uploaded zip, unpack it and queue it as a new submission task of ``user``.
+
+    ``benchmarks``: identifiers to score on (empty: every leaderboard benchmark).
+
+    Raises
+    ------
+    SubmissionRejected
+        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds).
+    """
+    chosen = [b for b in (benchmarks or []) if b] or sorted(tree.benchmark_parents())
+    problems = [benchmark_problem(b) for b in chosen]
+    if any(problems):
+        raise checks.SubmissionRejected([p for p in problems if p])
+    builtin = set(registry.models.list())
+    checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
+                               builtin=builtin - {i for i in builtin if site.owner_of(i)}, allowed=None)
+    environments.prepare(checked.requirements, site.root / "environments")  # before the network-less child
+    with Session(site.engine, expire_on_commit=False) as session:
+        task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
+                              models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
+                              public=public, status="preparing")
+        session.add(task)
+        session.commit()
+        folder = site.root / str(task.id)
+        checks.extract(data, folder / "site")
+        if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
+            write_entry_point(folder / "site", checked.package, task.id)
+        task.folder, task.status = str(folder), "queued"
+        task.submission_id = site.store.create_submission(
+            user.username, checked.identifiers, chosen, status="queued",
+            meta={"web_job": task.id, "public": public, "package": checked.package,
+                  "requirements": checked.requirements, "filename": filename[:300]})
+        task.log = (f"submission {task.id} by {user.username}: {filename}\npackage {checked.package}, models "
+                    f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
+                    f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
+        session.commit()
+    for identifier in checked.identifiers:
+        site.store.add_model(identifier, owner=user.username, public=public)
+    site.dispatcher.notify()
+    return task
+
+
+def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionTask:
+    """Queue a new submission task that re-runs ``benchmark``, which failed in ``task``.
+
+    Raises
+    ------
+    HTTPException
+        404 if ``task`` is not ``user``'s; 400 if ``benchmark`` is not one of it or did not fail.
+    """
+    if task.owner != user.username:
+        raise HTTPException(404, f"no submission {task.id} of yours")
+    if benchmark not in task.benchmarks:
+        raise HTTPException(400, f"{benchmark!r} is not a benchmark of submission {task.id}")
+    failed = [key for key, r in (task.results or {}).items()
+              if key.endswith("|" + benchmark) and r.get("status") == "failed"]
+    if not failed:
+        raise HTTPException(400, f"{benchmark!r} did not fail in submission {task.id}; nothing to re-run")
+    with Session(site.engine, expire_on_commit=False) as session:
+        new = SubmissionTask(owner=task.owner, package=task.package, filename=task.filename, models=task.models,
+                             benchmarks=[benchmark], requirements=task.requirements, public=task.public,
+                             folder=task.folder, rerun_of=task.id, status="queued",
+                             log=f"re-run of {benchmark} from submission {task.id}\n",
+                             submission_id=site.store.create_submission(task.owner, task.models, [benchmark],
+                                                                        status="queued",
+                                                                        meta={"rerun_of_web_job": task.id}))
+        session.add(new)
+        session.commit()
+    site.dispatcher.notify()
+    return new
+
+
+def _form(site: Site, request: Request, status_code: int = 200, **context):
+    return site.render(request, "submit.html", status_code=status_code, benchmarks=sorted(tree.benchmark_parents()),
+                       **context)
+
+
+@router.get("/submit", response_class=HTMLResponse)
+def submit_form(request: Request):
+    """The upload form."""
+    site = site_of(request)
+    if site.current_user(request) is None:
+        return RedirectResponse("/login", status_code=303)
+    return _form(site, request)
+
+
+@router.post("/submit")
+async def submit(request: Request, file: UploadFile = File(...), csrf_token: str | None = Form(None),
+                 visibility: str = Form("public"), benchmarks: list[str] = Form([])):
+    """Queue an uploaded zip and go to its status page (the form again, 400, with every reason it was rejected)."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    user = site.logged_in(request)
+    data = await file.read(checks.MAX_ZIP_BYTES + 1)
+    try:
+        task = enqueue(site, user, data, file.filename or "upload.zip", benchmarks, visibility != "private")
+    except checks.SubmissionRejected as rejected:
+        return _form(site, request, status_code=400, problems=rejected.problems, filename=file.filename)
+    return RedirectResponse(f"/submissions/{task.id}", status_code=303)
+
+
+@router.get("/submissions", response_class=HTMLResponse)
+def my_submissions(request: Request):
+    """The logged-in user's submissions, newest first."""
+    site = site_of(request)
+    user = site.current_user(request)
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    with Session(site.engine) as session:
+        tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.owner == user.username)
+                                .order_by(SubmissionTask.id.desc())).all()
+        rows = [site.view(t) for t in tasks]
+    return site.render(request, "submissions.html", tasks=rows)
+
+
+@router.get("/submissions/{task_id}", response_class=HTMLResponse)
+def submission_page(request: Request, task_id: int):
+    """A submission's status, results and live log (its owner only)."""
+    site = site_of(request)
+    user = site.current_user(request)
+    if user is None:
+        return RedirectResponse("/login", status_code=303)
+    return site.render(request, "submission.html", task=site.view(site.task_for(task_id, user)))
+
+
+@router.post("/submissions/{task_id}/rerun")
+def rerun_form(request: Request, task_id: int, benchmark: str = Form(...), csrf_token: str | None = Form(None)):
+    """Re-run a failed benchmark of a submission and go to the new submission's page."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    user = site.logged_in(request)
+    new = rerun(site, site.task_for(task_id, user), benchmark, user)
+    return RedirectResponse(f"/submissions/{new.id}", status_code=303)

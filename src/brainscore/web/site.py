@@ -1,0 +1,200 @@
+"""What every area of the website shares: the database, the queue, the templates, who is logged in,
+CSRF tokens and who may see which model. One :class:`Site` per application, kept in ``app.state.site``;
+the routers (:mod:`brainscore.web.routes`) reach it with :func:`site_of`.
+"""
+from __future__ import annotations
+
+import math
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import HTTPException, Request
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.results import Database
+from brainscore.web import accounts
+from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
+
+HERE = Path(__file__).parent
+
+
+def home() -> Path:
+    """``$BRAINSCORE_HOME`` (default ``~/.brainscore``), created if missing."""
+    folder = Path(os.environ.get("BRAINSCORE_HOME", Path.home() / ".brainscore"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def secret(folder: Path) -> str:
+    """The session-signing key: ``$BRAINSCORE_WEB_SECRET``, else a random key kept in ``folder``."""
+    if os.environ.get("BRAINSCORE_WEB_SECRET"):
+        return os.environ["BRAINSCORE_WEB_SECRET"]
+    path = folder / "web-secret"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def fmt(value, digits: int = 3) -> str:
+    """A number with ``digits`` decimals; ``—`` for None or NaN (the templates' ``fmt`` filter)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.{digits}f}"
+
+
+def colour(value) -> str:
+    """Background colour of a score: a red (0) to green (1) scale, grey when missing."""
+    if value is None:
+        return "#eeeeee"
+    value = min(max(float(value), 0.0), 1.0)
+    return f"hsl({int(120 * value)}, 65%, {88 - 30 * value:.0f}%)"
+
+
+def templates() -> Jinja2Templates:
+    """The Jinja2 templates of the site with its filters."""
+    built = Jinja2Templates(directory=str(HERE / "templates"))
+    built.env.filters["fmt"] = fmt
+    built.env.filters["colour"] = colour
+    return built
+
+
+@dataclass
+class Site:
+    """The shared state of one website.
+
+    Attributes
+    ----------
+    store : Database
+        The results database (the web's account and queue tables are in it too).
+    engine : Engine
+        ``store.engine``.
+    dispatcher : Dispatcher
+        The submission queue's thread.
+    root : Path
+        Folder of uploaded submissions (``root/<task id>/site``).
+    weights_dirs : tuple of Path
+        Server folders submitted plugin code may reference by absolute path.
+    """
+
+    store: Database
+    engine: Engine
+    dispatcher: Dispatcher
+    root: Path
+    weights_dirs: tuple
+    pages: Jinja2Templates
+
+    # ------------------------------------------------------------------ who is asking
+    def current_user(self, request: Request):
+        """The logged-in user of the session, or None."""
+        return accounts.user_by_id(self.engine, request.session.get("user_id"))
+
+    def token_user(self, request: Request):
+        """The user of an ``Authorization: Bearer TOKEN`` header, or None."""
+        header = request.headers.get("authorization", "")
+        return accounts.user_by_token(self.engine, header[7:].strip()) if header.lower().startswith("bearer ") else None
+
+    def reader(self, request: Request):
+        """Whoever reads a page or JSON: the session's user, else the token's, else None (anonymous)."""
+        return self.current_user(request) or self.token_user(request)
+
+    def api_user(self, request: Request, csrf_needed: bool):
+        """The user of an API call: by bearer token, or by session (then with its CSRF header if ``csrf_needed``).
+
+        Raises
+        ------
+        HTTPException
+            401 without a valid token or session, 403 without the session's CSRF token.
+        """
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("bearer "):
+            user = accounts.user_by_token(self.engine, header[7:].strip())
+            if user is None:
+                raise HTTPException(401, "the API token is not valid; create one on your account page")
+            return user
+        user = self.current_user(request)
+        if user is None:
+            raise HTTPException(401, "log in, or send an API token as 'Authorization: Bearer TOKEN'")
+        if csrf_needed and not csrf_ok(request, request.headers.get("x-csrf-token")):
+            raise HTTPException(403, "CSRF token missing or wrong: send the X-CSRF-Token header")
+        return user
+
+    def logged_in(self, request: Request):
+        """The session's user; raises HTTPException 401 when nobody is logged in."""
+        user = self.current_user(request)
+        if user is None:
+            raise HTTPException(401, "log in first")
+        return user
+
+    def render(self, request: Request, name: str, status_code: int = 200, **context):
+        """Template ``name`` with ``context``, the user and the CSRF token."""
+        context.update(user=self.current_user(request), csrf_token=csrf_token(request))
+        return self.pages.TemplateResponse(request, name, context, status_code=status_code)
+
+    # ------------------------------------------------------------------ models and who sees them
+    def owner_of(self, identifier: str):
+        """The user who submitted model ``identifier`` (None for built-ins and unknown models)."""
+        model = self.store.model(identifier)
+        return getattr(model, "owner", None) if model is not None else None
+
+    def visible(self, identifier: str, user) -> bool:
+        """Public models and built-ins to everyone; private ones to their owner only."""
+        model = self.store.model(identifier)
+        if model is None or getattr(model, "public", True):
+            return True
+        return user is not None and getattr(model, "owner", None) == user.username
+
+    def board(self, user) -> list[dict]:
+        """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user`` may see."""
+        return [r for r in leaderboard_records(self.store) if self.visible(r["model"], user)]
+
+    # ------------------------------------------------------------------ submission tasks
+    def view(self, task: SubmissionTask) -> dict:
+        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached."""
+        return {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+
+    def task_for(self, task_id: int, user) -> SubmissionTask:
+        """Submission task ``task_id`` of ``user``; raises HTTPException 404 if it is not theirs (or missing)."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            task = session.get(SubmissionTask, task_id)
+        if task is None or user is None or task.owner != user.username:
+            raise HTTPException(404, f"no submission {task_id} of yours")
+        return task
+
+    def latest_task_of(self, model: str) -> SubmissionTask | None:
+        """The newest submission task that holds ``model``, or None."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            for task in session.scalars(select(SubmissionTask).order_by(SubmissionTask.id.desc())):
+                if model in (task.models or []):
+                    return task
+        return None
+
+
+def site_of(request: Request) -> Site:
+    """The :class:`Site` of the application serving ``request``."""
+    return request.app.state.site
+
+
+def csrf_token(request: Request) -> str:
+    """The session's CSRF token (made on first use)."""
+    if "csrf" not in request.session:
+        request.session["csrf"] = secrets.token_urlsafe(32)
+    return request.session["csrf"]
+
+
+def csrf_ok(request: Request, token: str | None) -> bool:
+    """Whether ``token`` is the session's CSRF token (compared in constant time)."""
+    expected = request.session.get("csrf")
+    return bool(token and expected and secrets.compare_digest(token, expected))
+
+
+def check_csrf(request: Request, token: str | None) -> None:
+    """Raises HTTPException 403 unless ``token`` is the session's CSRF token."""
+    if not csrf_ok(request, token):
+        raise HTTPException(403, "CSRF token missing or wrong: reload the page and submit the form again")

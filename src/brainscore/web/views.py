@@ -1,0 +1,360 @@
+"""The data behind the website's pages and its JSON: the leaderboard's columns, a model's scores and
+layer selection, a benchmark's facts and ranking. Pages (:mod:`brainscore.web.routes.pages`) render these
+dictionaries; the API (:mod:`brainscore.web.routes.api`) returns them as they are.
+"""
+from __future__ import annotations
+
+import glob
+import re
+import json
+import math
+from pathlib import Path
+
+from fastapi import HTTPException
+
+import brainscore.plugins.models as builtin_model_plugins
+from brainscore import registry
+from brainscore.errors import UnknownIdentifierError
+from brainscore.leaderboard import tree
+from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.web.site import Site
+
+
+def columns() -> list[dict]:
+    """The leaderboard's columns in tree order: each node or benchmark with its depth and ancestors."""
+    parents = {**tree.inner_nodes(), **tree.benchmark_parents()}
+    kids: dict[str, list[str]] = {}
+    for child, parent in parents.items():
+        kids.setdefault(parent, []).append(child)
+    leaves = set(tree.benchmark_parents())
+    out: list[dict] = []
+
+    def has_leaves(node):
+        return node in leaves or any(has_leaves(c) for c in kids.get(node, []))
+
+    def visit(node, depth, ancestors):
+        if not has_leaves(node):
+            return
+        out.append({"node": node, "depth": depth, "ancestors": ancestors, "leaf": node in leaves,
+                    "children": [c for c in kids.get(node, []) if has_leaves(c)]})
+        for child in sorted(kids.get(node, []), key=lambda c: (c in leaves, c)):
+            visit(child, depth + 1, ancestors + [node])
+
+    for root in tree.ROOTS:
+        visit(root, 0, [])
+    return out
+
+
+def model_json(site: Site, identifier: str, user) -> dict:
+    """Everything the model page shows, as ``GET /api/models/{identifier}`` returns it.
+
+    Raises
+    ------
+    HTTPException
+        404 if the model is unknown or private to another user.
+    """
+    if not site.visible(identifier, user):
+        raise HTTPException(404, f"no model {identifier!r}")
+    records = site.store.scores(model_identifier=identifier, include_failed=True)
+    owner = site.owner_of(identifier)
+    is_owner = user is not None and owner == user.username
+    if not records and identifier not in registry.models.list() and owner is None:
+        raise HTTPException(404, f"no model {identifier!r}")
+    task = site.latest_task_of(identifier)
+    submission = None
+    if task is not None and is_owner:
+        submission = {"id": task.id, "status": task.status, "results": task.results}
+    aggregates = next((rec for rec in leaderboard_records(site.store) if rec["model"] == identifier), None)
+    model = site.store.model(identifier)
+    return {"model": identifier, "owner": owner, "is_owner": is_owner,
+            "public": getattr(model, "public", True) if model else True,
+            "scores": _latest_rows(records, is_owner), "submission": submission, "aggregates": aggregates,
+            "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
+
+
+def commitment_table(site: Site, model: str) -> dict[str, dict]:
+    """Region -> {"layer", "method", "how", "benchmarks"}: how the model's layer for each region was chosen.
+
+    From the recorded scores' provenance (``model.commitment``, :func:`brainscore.scoring.job.commitment_of`),
+    the newest per region; ``benchmarks`` are the scored benchmarks that used it.
+    """
+    from brainscore.models.layer_rule import describe
+
+    table: dict[str, dict] = {}
+    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+        provenance = record.provenance if isinstance(record.provenance, dict) else {}
+        commitment = (provenance.get("model") or {}).get("commitment")
+        if record.status != "done" or not isinstance(commitment, dict) or not commitment.get("region"):
+            continue
+        region = str(commitment["region"])
+        used = table.get(region, {}).get("benchmarks", [])
+        table[region] = {"layer": commitment.get("layer"), "method": commitment.get("method"),
+                         "how": describe(commitment), "benchmarks": sorted(set(used) | {record.benchmark})}
+    order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
+    return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def _latest_rows(records, is_owner: bool) -> list[dict]:
+    """Per benchmark its latest score, or its latest failure when no later run succeeded."""
+    done = {r.benchmark: r for r in records if r.status == "done"}  # oldest first: the latest wins
+    failed = {r.benchmark: r for r in records if r.status == "failed"}
+    rows = []
+    for r in sorted(records, key=lambda r: r.benchmark):
+        if r.status == "failed" and (failed[r.benchmark] is not r
+                                     or (r.benchmark in done and _later(done[r.benchmark], r))):
+            continue  # an older failure, or one a later run fixed
+        if r.status == "done" and done.get(r.benchmark) is not r:
+            continue
+        rows.append({"benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
+                     "ceiling": r.ceiling, "error": r.error, "ci95": list(r.ci95) if r.ci95 else None,
+                     "layers": r.layers, "provenance": r.provenance, "failure": r.failure,
+                     "benchmark_version": r.benchmark_version,
+                     "log": r.log if (r.status == "failed" and is_owner) else None,
+                     "end": r.end.isoformat() if getattr(r, "end", None) else None})
+    return rows
+
+
+def benchmark_json(site: Site, identifier: str, user) -> dict:
+    """Everything the benchmark page shows, as ``GET /api/benchmarks/{identifier}`` returns it.
+
+    Raises
+    ------
+    HTTPException
+        404 if no such benchmark is registered.
+    """
+    parents = tree.benchmark_parents(include_selection=True)
+    if identifier not in parents and identifier not in registry.benchmarks.list():
+        raise HTTPException(404, f"no benchmark {identifier!r}")
+    info = benchmark_info(identifier)
+    latest = {r.model: r for r in site.store.scores(benchmark_identifier=identifier)}  # oldest first
+    records = [r for r in latest.values() if site.visible(r.model, user)]
+    ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
+                       "ci95": list(r.ci95) if r.ci95 else None} for r in records),
+                     key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
+    ceilings = [r.ceiling for r in records if r.ceiling is not None]
+    prov = next((r.provenance for r in records if r.provenance), {}) or {}
+    ceiling_error = (prov.get("ceiling") or {}).get("error") if isinstance(prov, dict) else None
+    versions = sorted({r.benchmark_version for r in records if r.benchmark_version is not None})
+    if versions and info.get("version") is None:
+        info["version"] = versions[-1]
+    return {"benchmark": identifier, **info,
+            "ancestors": tree.path_to_root(info["parent"]) if info.get("parent") else [],
+            "ceiling": ceilings[-1] if ceilings else None, "ceiling_error": ceiling_error,
+            "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
+            "metric": prov.get("metric"), "ceiling_method": (prov.get("ceiling") or {}).get("method"),
+            "formula": prov.get("formula"), "formula_text": FORMULAS.get(prov.get("formula")),
+            "ranking": ranking}
+
+
+FORMULAS = {
+    "r2_over_ceiling": "score = r² / ceiling: the share of the data's explainable variance the model explains "
+                       "(r: the metric's raw correlation)",
+    "legacy": "score = (r / ceiling)²: the raw correlation over the ceiling, squared (the reference before 2026)",
+    "raw_over_ceiling": "score = raw / ceiling: the metric's raw value over the data's own consistency",
+    "raw_over_ceiling_clipped": "score = raw / ceiling, clipped to [0, 1]",
+    "r2": "score = r² (no ceiling)",
+    "raw": "score = the metric's raw value (no ceiling)",
+}
+"""Each normalisation formula (:func:`brainscore.scoring.job.formula_of`) in words, for the benchmark page."""
+
+
+def summary(thing) -> str | None:
+    """The first sentence of the docstring of ``thing`` (a function, or an object's class), or None."""
+    import inspect
+
+    doc = inspect.getdoc(thing if inspect.isroutine(thing) or inspect.isclass(thing) else type(thing))
+    if not doc:
+        return None
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "")
+
+
+def selection_curves(site: Site, model: str) -> dict[str, dict]:
+    """Region -> {"layer", "scores", "source"}: every candidate layer's selection score and the committed layer.
+
+    From the newest recorded score whose provenance holds the region's layer selection (any model whose
+    layer was chosen automatically, :func:`brainscore.scoring.job.layer_selection_of`); else from the
+    ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``.
+    """
+    curves = {}
+    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+        provenance = record.provenance if isinstance(record.provenance, dict) else {}
+        for region, curve in (provenance.get("layer_selection") or {}).items():
+            try:
+                curves[region] = {"layer": curve.get("layer"),
+                                  "source": f"recorded with its score on {record.benchmark}",
+                                  "scores": {str(layer): float(value) for layer, value in curve["scores"]}}
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue  # not a selection record: no curve rather than a wrong one
+    folders = [Path(p) for p in builtin_model_plugins.__path__]
+    task = site.latest_task_of(model)
+    if task is not None and task.folder:
+        folders.append(Path(task.folder) / "site")
+    for folder in folders:
+        for path in sorted(folder.glob(f"*/region_layer_map/{glob.escape(model)}.*-selection.json")):
+            region = path.name[len(model) + 1:-len("-selection.json")]
+            if region in curves:
+                continue
+            try:
+                data = json.loads(path.read_text())
+                curves[region] = {"layer": data.get("layer"), "source": "the plugin's selection record",
+                                  "scores": {str(k): float(v) for k, v in data["scores"].items()}}
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue  # not a selection record: no curve rather than a wrong one
+    return curves
+
+
+def _later(a, b) -> bool:
+    """Whether record ``a`` ended after record ``b`` (unknown times: ``a`` wins)."""
+    ta, tb = getattr(a, "end", None), getattr(b, "end", None)
+    return ta is None or tb is None or ta >= tb
+
+
+_INFO: dict[str, dict] = {}
+
+
+def benchmark_info(identifier: str) -> dict:
+    """Version, parent, bibtex and data of a benchmark (its object is built, no data is loaded); cached."""
+    if identifier not in _INFO:
+        declared = registry.benchmarks.metadata(identifier)
+        info = {"parent": declared.get("parent"), "selection_for": declared.get("selection_for"),
+                "version": None, "bibtex": "", "kind": None, "region": None, "data": None,
+                "metric_name": None, "metric_summary": None, "ceiling_summary": None}
+        try:
+            benchmark = registry.load_benchmark(identifier)
+            info.update(version=getattr(benchmark, "version", None), bibtex=getattr(benchmark, "bibtex", "") or "",
+                        kind=type(benchmark).__name__, region=getattr(benchmark, "region", None),
+                        parent=getattr(benchmark, "parent", None) or info["parent"])
+            metric = getattr(benchmark, "metric", None)
+            ceilings = [getattr(benchmark, name, None) for name in ("_ceiling_callable", "_noise_ceiling")]
+            ceilings += list(getattr(benchmark, "_ceiling_code", None) or [])
+            info.update(metric_name=type(metric).__name__ if metric is not None else None,
+                        metric_summary=summary(metric) if metric is not None else None,
+                        ceiling_summary=next((summary(c) for c in ceilings if c is not None and summary(c)), None))
+            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier", "stimulus_set_identifier"):
+                if getattr(benchmark, attribute, None):
+                    info["data"] = getattr(benchmark, attribute)
+                    break
+        except (UnknownIdentifierError, ImportError) as error:  # a broken plugin shows as such
+            info["problem"] = str(error)
+        _INFO[identifier] = info
+    return dict(_INFO[identifier])
+
+
+def label(node: str, leaf: bool) -> str:
+    """A column's header as it reads: inner nodes in words (``average_vision`` -> ``average vision``), benchmark
+    identifiers whole, breakable after ``.``, ``_`` and ``-`` (the template marks the breaks)."""
+    return node if leaf else node.replace("_", " ")
+
+
+def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0) -> dict:
+    """The leaderboard as one visitor sees it, in the state its URL gives.
+
+    Parameters
+    ----------
+    sort : str
+        A column (node or benchmark) to sort by; an unknown one sorts by ``average_vision``.
+    q : str
+        Only models whose identifier contains it (case-insensitive).
+    desc : int
+        1: highest first; 0: lowest first. Models without the column's score come last either way.
+    fold : str, optional
+        Comma-separated inner nodes whose children are folded away; None: the subtrees without any score.
+    norule : int
+        1: leave out the models that answered any benchmark with a layer committed by the relative-depth rule.
+
+    Returns
+    -------
+    dict
+        ``records`` (sorted, each with its ``rank``), ``columns`` (each with ``label`` and ``hidden``: under a
+        folded node), ``sort``, ``q``, ``desc``, ``folded`` (set of folded nodes) and ``query`` (the state as a
+        query string, for links and exports).
+    """
+    from urllib.parse import urlencode
+
+    records = site.board(user)
+    if q:
+        records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
+    cols = columns()
+    if sort not in {c["node"] for c in cols}:
+        sort = "average_vision"
+    records.sort(key=lambda r: (r["scores"].get(sort) is None,
+                                -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
+                                r["model"]))
+    inner = {c["node"] for c in cols if not c["leaf"]}
+    if fold is None:  # subtrees without any score start folded (a click unfolds them)
+        folded = {node for node in inner if all(r["scores"].get(node) is None for r in records)}
+    else:
+        folded = {node for node in fold.split(",") if node in inner}
+    for c in cols:
+        c["label"] = label(c["node"], c["leaf"])
+        c["hidden_by"] = sum(a in folded for a in c["ancestors"])  # folded ancestors (the page's script counts them)
+        c["hidden"] = c["hidden_by"] > 0
+    for rank, r in enumerate(records, start=1):
+        r["rank"] = rank
+    state = {"sort": sort, "desc": int(bool(desc))}
+    if q:
+        state["q"] = q
+    if fold is not None:
+        state["fold"] = ",".join(sorted(folded))
+    if norule:
+        state["norule"] = 1
+    return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
+            "norule": int(bool(norule)), "query": urlencode(state)}
+
+
+def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
+    """``(header, rows)`` of a :func:`leaderboard_view` for export: the columns shown (not folded away), each row
+    ``{"rank", "model", <column>: score or None}``."""
+    shown = [c["node"] for c in view["columns"] if not c["hidden"]]
+    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown}}
+            for r in view["records"]]
+    return ["rank", "model", *shown], rows
+
+
+def compare(site: Site, models: list[str], user) -> dict:
+    """Two or more models side by side: every leaderboard column's score of each, and per benchmark the
+    difference to the first model with its 95% interval.
+
+    The interval of a difference is ``±1.96 sqrt(e_a² + e_b²)`` from the two scores' bootstrap standard errors
+    (independent resamples; None when either has no error). Aggregates get no interval (their errors are not
+    recorded).
+
+    Raises
+    ------
+    HTTPException
+        400 with fewer than two models; 404 for one that is unknown or private to another user.
+    """
+    if len(models) < 2:
+        raise HTTPException(400, "compare two or more models: /compare?models=A,B")
+    board = {r["model"]: r for r in site.board(user)}
+    missing = [m for m in models if m not in board]
+    if missing:
+        raise HTTPException(404, f"no scores of {', '.join(repr(m) for m in missing)}; see the leaderboard for the "
+                                 f"models with scores")
+    errors = {m: {r["benchmark"]: r for r in model_json(site, m, user)["scores"] if r["status"] == "done"}
+              for m in models}
+    rows = []
+    for c in columns():
+        node = c["node"]
+        values = [board[m]["scores"].get(node) for m in models]
+        row = {"node": node, "label": label(node, c["leaf"]), "leaf": c["leaf"], "depth": c["depth"],
+               "scores": values, "ci95": [], "differences": []}
+        for m in models:
+            found = errors[m].get(node) if c["leaf"] else None
+            row["ci95"].append(found["ci95"] if found else None)
+        base, base_error = values[0], (errors[models[0]].get(node) or {}).get("error") if c["leaf"] else None
+        for m, value in zip(models[1:], values[1:]):
+            error = (errors[m].get(node) or {}).get("error") if c["leaf"] else None
+            if base is None or value is None:
+                row["differences"].append(None)
+                continue
+            difference = value - base
+            half = 1.96 * math.sqrt(base_error ** 2 + error ** 2) if None not in (base_error, error) else None
+            row["differences"].append({"value": difference,
+                                       "ci95": [difference - half, difference + half] if half is not None else None})
+        rows.append(row)
+    return {"models": models, "rows": rows}

@@ -1,0 +1,36 @@
+"""``brainscore_core``: the reference Brain-Score's core names, as thin adapters over :mod:`brainscore`.
+
+Brain-Score plugins written for the reference system (Schrimpf et al. 2020, brain-score/core)
+import ``Score``, ``metrics.Metric`` and the BrainIO data standards from here. Every name is one of
+``brainscore``'s own objects (or a thin subclass of one): a number computed through them is
+computed by ``brainscore``'s code. This package imports ``brainscore``; nothing in ``brainscore``
+imports it.
+
+>>> from brainscore_core import Score
+>>> float(Score(0.79))
+0.79
+"""
+from __future__ import annotations
+
+import importlib
+
+from brainscore_vision._shadow import check as _check_shadow
+
+_check_shadow("brainscore_core")  # a real brainscore_core installed too: say which one is in use
+
+_LAZY = {"Score": "brainscore_core.metrics", "Metric": "brainscore_core.metrics"}
+
+__all__ = ["Score", "Metric"]
+
+
+def __getattr__(name: str):
+    """Import a name's module on first use (PEP 562), so ``import brainscore_core`` stays cheap."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'brainscore_core' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

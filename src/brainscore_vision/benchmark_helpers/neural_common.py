@@ -1,0 +1,193 @@
+"""Neural benchmarks with the reference's signatures, on :mod:`brainscore.benchmarks.neural` and
+:mod:`brainscore.benchmarks.fixed_split`.
+
+- :class:`NeuralBenchmark` (``identifier, assembly, similarity_metric, visual_degrees,
+  number_of_trials, ceiling_func, parent, bibtex, version, timebins``) is
+  :class:`brainscore.benchmarks.neural.NeuralBenchmark`: ``assembly`` is the repetition-averaged
+  data, ``ceiling_func`` takes **no argument** (``lambda: ceiler(assembly_repetition)``), the region
+  is the assembly's ``region`` coordinate (else ``parent``), the time bins default to the assembly's
+  (else ``[(70, 170)]``). ``__call__`` is ``brainscore``'s: start_recording, place_on_screen,
+  look_at, a single time bin squeezed, ``metric(features, assembly)``, ``explained_variance``.
+- :class:`TrainTestNeuralBenchmark` is :class:`brainscore.benchmarks.fixed_split.TrainTestNeuralBenchmark`
+  with the same conventions (``train_assembly``, ``test_assembly``, a ``*_split`` metric).
+- :func:`explained_variance` is :func:`brainscore.metrics.normalisation.explained_variance`
+  (``r² / ceiling``, the reference since 2026-01-13); :func:`average_repetition` is
+  :func:`brainscore.data.assemblies.average_repetition`.
+- :func:`filter_reliable_neuroids` keeps the neuroids whose split-half reliability
+  (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`) or stored coordinate reaches a threshold.
+
+A ``LazyLoad`` given as an assembly stays unloaded until a model is scored.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from brainscore.benchmarks import neural as _neural
+from brainscore.benchmarks import fixed_split as _train_test
+from brainscore.data.assemblies import DataAssembly, average_repetition
+from brainscore.metrics.normalisation import explained_variance
+
+from brainscore_vision.benchmarks import NoArgumentCeiling, _required_positional
+from brainscore_vision.utils import LazyLoad, unwrap
+
+__all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "average_repetition", "explained_variance",
+           "filter_reliable_neuroids", "timebins_from_assembly"]
+
+DEFAULT_TIME_BINS = ((70, 170),)
+_REGIONS = ("V1", "V2", "V4", "IT")
+
+
+def _ceiling(ceiling_func: Callable | None) -> Callable | None:
+    """A ceiling function as ``brainscore`` calls it (``f(assembly)``): no-argument functions are wrapped."""
+    if ceiling_func is None:
+        return None
+    return ceiling_func if _required_positional(ceiling_func) else NoArgumentCeiling(ceiling_func)
+
+
+def _region(assembly: Any, parent: str | None, region: str | None) -> str:
+    """The recorded region: given, else the assembly's single ``region`` value, else ``parent``.
+
+    A ``LazyLoad`` or function assembly is not loaded to find it (``parent`` is used).
+
+    Raises
+    ------
+    ValueError
+        If the assembly holds several regions, or no region can be found.
+    """
+    if region is not None:
+        return str(region)
+    if not isinstance(assembly, LazyLoad) and isinstance(assembly, DataAssembly) and "region" in assembly.coords:
+        regions = np.unique(np.asarray(assembly["region"].values).astype(str))
+        if len(regions) != 1:
+            raise ValueError(f"the assembly holds neuroids of several regions {list(regions)}: select one "
+                             f"(assembly.sel(neuroid=assembly['region'] == 'IT')) or pass region=")
+        return str(regions[0])
+    if parent:
+        return str(parent)
+    raise ValueError("cannot tell which region to record: the assembly has no 'region' coordinate and no parent "
+                     f"(one of {_REGIONS}) is given; pass region=")
+
+
+def timebins_from_assembly(assembly: DataAssembly) -> list[tuple[int, int]]:
+    """``(start, end)`` ms of the assembly's time bins, or ``[(70, 170)]`` when it has none."""
+    if "time_bin_start" not in assembly.coords:
+        return [tuple(t) for t in DEFAULT_TIME_BINS]
+    starts = np.atleast_1d(assembly["time_bin_start"].values)
+    ends = np.atleast_1d(assembly["time_bin_end"].values)
+    return [(int(s), int(e)) for s, e in zip(starts, ends)]
+
+
+class NeuralBenchmark(_neural.NeuralBenchmark):
+    """Neural predictivity of one region, with the reference's signature (see the module notes).
+
+    Parameters
+    ----------
+    identifier : str
+        ``AuthorYear.region-metric``.
+    assembly : NeuroidAssembly, LazyLoad or callable () -> NeuroidAssembly
+        The repetition-averaged recordings (``presentation x neuroid [x time_bin]``), with their
+        stimulus set (``assembly.stimulus_set``, as ``load_dataset`` gives it).
+    similarity_metric : callable (source, target) -> Score
+        E.g. ``load_metric('pls')``.
+    visual_degrees : float
+    number_of_trials : int
+    ceiling_func : callable () -> Score, or None
+        E.g. ``lambda: load_ceiling('internal_consistency')(assembly_repetition)``. None: no ceiling
+        (the score is r²). A function taking the assembly is accepted too.
+    parent : str
+    bibtex : str
+    version : int
+        Default 1.
+    timebins : sequence of (start, end) ms, optional
+        Default: the assembly's time bins, else ``[(70, 170)]``.
+    region : str, optional
+        Default: the assembly's ``region`` coordinate, else ``parent``.
+    """
+
+    def __init__(self, identifier: str, assembly: Any, similarity_metric: Callable, visual_degrees: float,
+                 number_of_trials: int, ceiling_func: Callable | None = None, parent: str | None = None,
+                 bibtex: str = "", version: int = 1, timebins: Sequence[tuple[int, int]] | None = None,
+                 region: str | None = None):
+        region = _region(assembly, parent, region)
+        super().__init__(identifier=identifier, version=version, assembly=unwrap(assembly),
+                         similarity_metric=similarity_metric, visual_degrees=visual_degrees,
+                         number_of_trials=number_of_trials, ceiling_func=_ceiling(ceiling_func), region=region,
+                         parent=parent or region, bibtex=bibtex, time_bins=timebins)
+        self.timebins = timebins
+
+    @property
+    def time_bins(self) -> list[tuple[int, int]]:
+        """The time bins given, else the assembly's, else ``[(70, 170)]`` (ms)."""
+        if self.timebins is not None:
+            return [tuple(t) for t in self.timebins]
+        return timebins_from_assembly(self.recordings)
+
+
+class TrainTestNeuralBenchmark(_train_test.TrainTestNeuralBenchmark):
+    """Neural predictivity from a fixed train/test split, with the reference's signature.
+
+    Parameters
+    ----------
+    identifier : str
+    train_assembly, test_assembly : NeuroidAssembly, LazyLoad or callable
+        Recordings of the training and test stimuli (averaged inside where they have repetitions).
+    similarity_metric : callable (source_train, source_test, target_train, target_test) -> Score
+        A ``*_split`` metric, e.g. ``load_metric('ridgecv_split')``.
+    ceiling_func : callable () -> Score, or None
+        E.g. ``lambda: load_metric('internal_consistency')(test_assembly_repetition)``.
+    visual_degrees : float
+    number_of_trials : int
+    parent : str
+    bibtex : str
+    version : int
+        Default 1.
+    region : str, optional
+        Default: the test assembly's ``region`` coordinate, else ``parent``.
+    timebins : sequence of (start, end) ms, optional
+    """
+
+    def __init__(self, identifier: str, train_assembly: Any, test_assembly: Any, similarity_metric: Callable,
+                 ceiling_func: Callable | None = None, visual_degrees: float = 8, number_of_trials: int = 1,
+                 parent: str | None = None, bibtex: str = "", version: int = 1, region: str | None = None,
+                 timebins: Sequence[tuple[int, int]] | None = None, **kwargs: Any):
+        region = _region(test_assembly, parent, region)
+        super().__init__(identifier=identifier, version=version, train_assembly=unwrap(train_assembly),
+                         test_assembly=unwrap(test_assembly), similarity_metric=similarity_metric,
+                         visual_degrees=visual_degrees, number_of_trials=number_of_trials, region=region,
+                         ceiling_func=_ceiling(ceiling_func), parent=parent or region, bibtex=bibtex,
+                         time_bins=timebins, **kwargs)
+
+
+def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: float,
+                             reliability_coord: str | None = None) -> DataAssembly:
+    """The neuroids of ``assembly`` whose reliability is at least ``reliability_threshold`` (NaN dropped).
+
+    Parameters
+    ----------
+    assembly : DataAssembly
+        ``presentation x neuroid``, with repetitions when the reliability is computed.
+    reliability_threshold : float
+    reliability_coord : str, optional
+        A neuroid coordinate holding each neuroid's reliability (as the reference's packaged data
+        do). If absent or None, the split-half reliability over repetitions is computed
+        (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`).
+
+    Raises
+    ------
+    ValueError
+        If no neuroid reaches the threshold.
+    """
+    if reliability_coord is not None and reliability_coord in assembly.coords:
+        reliability = np.asarray(assembly[reliability_coord].values, dtype=float)
+    else:
+        computed = _train_test.split_half_reliability(assembly)
+        by_id = dict(zip(np.asarray(computed["neuroid_id"].values), np.asarray(computed.values, dtype=float)))
+        reliability = np.array([by_id.get(i, np.nan) for i in np.asarray(assembly["neuroid_id"].values)])
+    with np.errstate(invalid="ignore"):
+        keep = np.flatnonzero(reliability >= reliability_threshold)
+    if not len(keep):
+        raise ValueError(f"no neuroid reaches reliability {reliability_threshold} "
+                         f"(maximum {np.nanmax(reliability) if np.isfinite(reliability).any() else 'NaN'})")
+    return assembly.isel(neuroid=keep)

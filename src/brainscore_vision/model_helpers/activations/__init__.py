@@ -1,0 +1,1 @@
+"""Activations wrappers: :mod:`.pytorch` (``PytorchWrapper``, ``load_preprocess_images``)."""

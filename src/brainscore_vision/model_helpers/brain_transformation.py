@@ -1,0 +1,40 @@
+"""``ModelCommitment``: the reference's brain transformation, as :class:`brainscore.models.commitment.ModelCommitment`.
+
+``ModelCommitment(identifier, activations_model, layers, behavioral_readout_layer=None,
+region_layer_map=None, visual_degrees=8)`` takes the reference's argument order and is ``brainscore``'s
+commitment: regions in ``region_layer_map`` are recorded from those layers; a region missing from
+it is chosen among ``layers`` by ``brainscore``'s layer selection when the model is loaded through
+the registry (``load_model``/``score``), which gives it a layer scorer. Behavioural tasks read
+``behavioral_readout_layer`` (default the last of ``layers``).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from brainscore.models import commitment as _commitment
+
+__all__ = ["ModelCommitment"]
+
+
+class ModelCommitment(_commitment.ModelCommitment):
+    """A network committed to regions and behaviour, with the reference's signature.
+
+    Parameters
+    ----------
+    identifier : str
+    activations_model : PytorchWrapper
+        (or any ``brainscore`` activations extractor).
+    layers : sequence of str
+        Candidate layers in depth order.
+    behavioral_readout_layer : str, optional
+    region_layer_map : dict of str to str, optional
+        E.g. ``{'V4': 'features.7', 'IT': 'features.12'}``.
+    visual_degrees : float
+        Default 8.
+    """
+
+    def __init__(self, identifier: str, activations_model: Any, layers: Sequence[str],
+                 behavioral_readout_layer: str | None = None, region_layer_map: Mapping[str, str] | None = None,
+                 visual_degrees: float = 8, **kwargs: Any):
+        super().__init__(identifier, activations_model, list(layers), region_layer_map=region_layer_map,
+                         visual_degrees=visual_degrees, behavioral_readout_layer=behavioral_readout_layer, **kwargs)

@@ -1,0 +1,99 @@
+"""``LazyLoad``: a stand-in that builds its content on first use (the reference's ``brainscore_vision.utils``).
+
+Benchmarks wrap data that are expensive to load::
+
+    self._assembly = LazyLoad(lambda: load_dataset('Cowley2026.210325'))
+    self._assembly.stimulus_set          # loads now, once; later uses get the same object
+
+The compat benchmark helpers (:mod:`brainscore_vision.benchmark_helpers.neural_common`, ...) unwrap a
+``LazyLoad`` into ``brainscore``'s own lazy sources, so wrapped data are still read only when a
+model is scored.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+__all__ = ["LazyLoad", "unwrap"]
+
+_UNSET = object()
+
+
+class LazyLoad:
+    """Proxy for ``load_fn()``: attribute access, indexing, ``len``, iteration and calls go to the content.
+
+    ``isinstance(lazy, cls)`` answers for the content (loading it), so ``brainscore``'s metrics and
+    ceilings, which check what they are given, accept a ``LazyLoad`` of an assembly.
+
+    Parameters
+    ----------
+    load_fn : callable () -> object
+        Builds the content; called once, on first use (thread-safe).
+
+    Raises
+    ------
+    TypeError
+        If ``load_fn`` is not callable.
+    """
+
+    def __init__(self, load_fn: Callable[[], Any]):
+        if not callable(load_fn):
+            raise TypeError(f"LazyLoad needs a function that builds the content, got {type(load_fn).__name__}")
+        object.__setattr__(self, "_load_fn", load_fn)
+        object.__setattr__(self, "_content", _UNSET)
+        object.__setattr__(self, "_lock", threading.Lock())
+
+    @property
+    def content(self) -> Any:
+        """The built content (built now if needed)."""
+        if self._content is _UNSET:
+            with self._lock:
+                if self._content is _UNSET:
+                    object.__setattr__(self, "_content", self._load_fn())
+        return self._content
+
+    def load(self) -> Any:
+        """The content (a zero-argument function, for ``brainscore``'s lazy sources)."""
+        return self.content
+
+    @property
+    def __class__(self):  # noqa: D105 - isinstance(lazy, DataAssembly) sees the content's class (loads it)
+        return type(self.content)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the content has been built."""
+        return self._content is not _UNSET
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.content, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.content, name, value)
+
+    def __getitem__(self, item: Any) -> Any:
+        return self.content[item]
+
+    def __setitem__(self, item: Any, value: Any) -> None:
+        self.content[item] = value
+
+    def __len__(self) -> int:
+        return len(self.content)
+
+    def __iter__(self):
+        return iter(self.content)
+
+    def __contains__(self, item: Any) -> bool:
+        return item in self.content
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.content(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        state = repr(self._content) if self.loaded else f"not loaded: {getattr(self._load_fn, '__qualname__', '?')}"
+        return f"LazyLoad({state})"
+
+
+def unwrap(value: Any) -> Any:
+    """A ``LazyLoad`` as a zero-argument function returning its content (``brainscore``'s lazy sources); else ``value``."""
+    return value.load if isinstance(value, LazyLoad) else value

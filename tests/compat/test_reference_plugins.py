@@ -1,0 +1,228 @@
+"""Plugins written in the reference Brain-Score's style (``plugin_folder/``: a ModelCommitment + PytorchWrapper
+model, a NeuralBenchmark, a PropertiesBenchmark, a BenchmarkBase subclass with its own __call__ and a data plugin
+packaged with package_data_assembly_locally) load through BRAINSCORE_PLUGIN_DIRS / --plugin-dir and score, through
+brainscore_vision.score, ``brainscore score``, ``brainscore run`` and a website submission, what their native twins
+(``native_twins/``: the same network, data and settings in brainscore's own API) score, to 1e-6.
+
+The network is small (1,800 / 784 / 256 units at 64 pixels) and the data are Cowley et al. (2026) V4 session 210325
+(640 images, 50 neurons), repackaged from the raw files by the data plugin's own packaging script.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from brainscore import registry
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parents[1] / "src"
+PLUGINS = HERE / "plugin_folder"
+TWINS = HERE / "native_twins"
+MODEL, NATIVE_MODEL = "compat-smallnet", "native-smallnet"
+#: reference-style benchmark -> its native twin
+PAIRS = {"CompatCowley2026.210325.V4-pls": "Cowley2026.210325.V4-pls",
+         "CompatCowley2026.210325.V4-pls_by_hand": "Cowley2026.210325.V4-pls",
+         "CompatCowley2026.210325.V4-sparseness": "NativeCowley2026.210325.V4-sparseness"}
+TOLERANCE = 1e-6
+
+
+def registered_sha1s() -> dict[tuple[str, str], dict[str, str]]:
+    """(registry, identifier) -> sha1s registered in the data plugin's __init__.py (read as a reviewer reads it)."""
+    tree = ast.parse((PLUGINS / "data" / "compat_cowley2026" / "__init__.py").read_text())
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            call = node.value.body
+            keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords
+                        if k.arg.endswith("sha1") or k.arg == "identifier"}
+            found[(node.targets[0].value.id, keywords.pop("identifier"))] = keywords
+    return found
+
+
+@pytest.fixture(scope="module")
+def plugin_dirs(shared_data):
+    """The data plugin packaged (into $BRAINSCORE_HOME/packages) and both folders on BRAINSCORE_PLUGIN_DIRS."""
+    sys.path.insert(0, str(PLUGINS / "data" / "compat_cowley2026"))
+    try:
+        import data_packaging
+    finally:
+        sys.path.pop(0)
+    packaged = data_packaging.package(shared_data)
+    saved = os.environ.get("BRAINSCORE_PLUGIN_DIRS")
+    os.environ["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join([str(PLUGINS), str(TWINS)])
+    registry._discovery.reset()
+    yield packaged
+    if saved is None:
+        os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
+    else:
+        os.environ["BRAINSCORE_PLUGIN_DIRS"] = saved
+    registry._discovery.reset()
+
+
+def assert_equal_scores(compat: dict, native: dict, what: str) -> None:
+    for key in ("score", "raw", "ceiling"):
+        assert compat[key] == pytest.approx(native[key], abs=TOLERANCE), f"{what}: {key} {compat} != {native}"
+    assert 0 < native["score"] < 1 and 0 < native["ceiling"] <= 1.5  # real numbers, not a vacuous 0 == 0
+
+
+def values(score) -> dict:
+    raw = score.attrs.get("raw")
+    return {"score": float(score), "ceiling": float(score.attrs["ceiling"]),
+            "raw": float(raw) if raw is not None and getattr(raw, "ndim", 0) == 0 else float(score.attrs.get(
+                "raw_center", raw.mean()))}
+
+
+def test_the_packaged_files_are_the_registered_ones(plugin_dirs):
+    stimuli, assembly, properties = plugin_dirs
+    registered = registered_sha1s()
+    assert registered == {
+        ("stimulus_set_registry", "CompatCowley2026.210325"): {"csv_sha1": stimuli["csv_sha1"],
+                                                                "zip_sha1": stimuli["zip_sha1"]},
+        ("data_registry", "CompatCowley2026.210325"): {"sha1": assembly["sha1"]},
+        ("data_registry", "CompatCowley2026.210325.sparseness"): {"sha1": properties["sha1"]}}
+    assert [p["cls"] for p in (assembly, properties)] == ["NeuroidAssembly", "PropertiesAssembly"]
+
+
+def test_the_plugins_are_declared_without_being_imported(plugin_dirs):
+    index = registry._discovery.index()
+    for kind, identifier in [("model", MODEL), ("dataset", "CompatCowley2026.210325"),
+                             ("stimulus_set", "CompatCowley2026.210325"), *[("benchmark", b) for b in PAIRS]]:
+        assert index.modules[kind][identifier].startswith("brainscore_plugindir_"), identifier
+    import brainscore_vision
+
+    assert set(PAIRS) <= set(brainscore_vision.benchmark_registry) and MODEL in brainscore_vision.model_registry
+
+
+def test_the_model_commits_its_region_layer_map_json(plugin_dirs):
+    import brainscore_vision
+
+    model = brainscore_vision.load_model(MODEL)
+    assert model.region_layer_map == {"V1": "relu1", "V4": "relu2", "IT": "pool"}
+
+
+@pytest.mark.parametrize("identifier", sorted(PAIRS))
+def test_brainscore_vision_score_equals_the_native_twin(plugin_dirs, identifier):
+    import brainscore
+    import brainscore_vision
+
+    compat = brainscore_vision.score(model_identifier=MODEL, benchmark_identifier=identifier, bootstrap=0)
+    native = brainscore.score(NATIVE_MODEL, PAIRS[identifier], bootstrap=0)
+    assert_equal_scores(values(compat), values(native), identifier)
+    assert compat.attrs["benchmark_identifier"] == identifier and compat.attrs["layers"]["V4"] == "relu2"
+
+
+def test_brainscore_score_with_plugin_dir_equals_the_native_twin(plugin_dirs, monkeypatch, capsys):
+    from brainscore.cli import main
+
+    monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS")  # the folders come from --plugin-dir alone
+    registry._discovery.reset()
+    results = {}
+    try:
+        for model, benchmarks in ((MODEL, sorted(PAIRS)), (NATIVE_MODEL, sorted(set(PAIRS.values())))):
+            for benchmark in benchmarks:
+                assert main(["score", "--model", model, "--benchmark", benchmark, "--bootstrap", "0", "--no-record",
+                             "--json", "--plugin-dir", str(PLUGINS), "--plugin-dir", str(TWINS)]) == 0
+                results[benchmark] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    finally:
+        monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", os.pathsep.join([str(PLUGINS), str(TWINS)]))
+        registry._discovery.reset()
+    for benchmark, twin in PAIRS.items():
+        assert_equal_scores(results[benchmark], results[twin], benchmark)
+
+
+def test_the_plugins_own_tests_pass(plugin_dirs):
+    """Each plugin's test.py, as its author runs it (pytest, the plugin folder on BRAINSCORE_PLUGIN_DIRS)."""
+    tests = [str(PLUGINS / kind / name / "test.py") for kind, name in
+             (("models", "compat_smallnet"), ("data", "compat_cowley2026"), ("benchmarks", "cowley2026_v4_benchmarks"))]
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BRAINSCORE_PLUGIN_DIRS": str(PLUGINS)}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "--noconftest", "--import-mode=importlib",
+                             "-p", "no:cacheprovider", "-m", "not slow", *tests], env=env, capture_output=True,
+                            text=True, timeout=600, cwd=HERE)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"\b4 passed, 1 deselected\b", result.stdout), result.stdout
+
+
+@pytest.mark.slow
+def test_brainscore_run_with_plugin_dir_equals_the_native_twins(plugin_dirs, tmp_path):
+    """``brainscore run`` on its Dask workers (which receive the folders through the environment)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BRAINSCORE_DB_URL": f"sqlite:///{tmp_path / 'run.sqlite'}"}
+    env.pop("BRAINSCORE_PLUGIN_DIRS")
+    benchmarks = ",".join(sorted(set(PAIRS) | set(PAIRS.values())))
+    result = subprocess.run([sys.executable, "-m", "brainscore", "run", "--models", f"{MODEL},{NATIVE_MODEL}",
+                             "--benchmarks", benchmarks, "--workers", "1", "--json", "--no-progress",
+                             "--plugin-dir", str(PLUGINS), "--plugin-dir", str(TWINS)],
+                            env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    by_pair = {(r["model"], r["benchmark"]): r for r in rows}
+    for benchmark, twin in PAIRS.items():
+        assert_equal_scores(by_pair[(MODEL, benchmark)], by_pair[(NATIVE_MODEL, twin)], f"run {benchmark}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_a_website_submission_of_the_reference_model_folder_equals_the_native_twins(plugin_dirs, tmp_path):
+    """``brainscore serve`` with the benchmark and data plugins on its plugin_dirs; the model folder is zipped and
+    submitted with ``brainscore submit``; its scores equal the native twins' (scored here)."""
+    import httpx
+
+    import brainscore
+
+    server_plugins = tmp_path / "server_plugins"  # benchmarks and data only: the model comes by submission
+    for kind in ("benchmarks", "data"):
+        shutil.copytree(PLUGINS / kind, server_plugins / kind, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TWINS / "benchmarks", server_plugins / "benchmarks", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BRAINSCORE_PLUGIN_DIRS": str(server_plugins)}
+    log = open(tmp_path / "server.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "brainscore", "serve", "--port", str(port), "--db",
+                               f"sqlite:///{tmp_path / 'web.sqlite'}", "--workers", "1", "--time-limit-s", "600"],
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(240):
+            try:
+                if httpx.get(url + "/login", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"the server did not start: {(tmp_path / 'server.log').read_text()}")
+        with httpx.Client(base_url=url) as client:
+            def token_of(page):
+                return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
+            client.post("/register", data={"username": "ref-user", "password": "correct horse",
+                                           "csrf_token": token_of("/register")})
+            page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
+            token = re.search(r'id="token">([^<]+)<', page).group(1)
+        result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(PLUGINS / "models" / "compat_smallnet"),
+                                 "--server", url, "--token", token, "--benchmarks", ",".join(sorted(PAIRS)), "--wait"],
+                                env=env, capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0, result.stdout + result.stderr + (tmp_path / "server.log").read_text()[-3000:]
+        body = json.loads(result.stdout[result.stdout.index("{"):])
+        assert body["status"] == "done", body
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    for benchmark, twin in PAIRS.items():
+        native = brainscore.score(NATIVE_MODEL, twin, bootstrap=0)
+        submitted = body["results"][f"{MODEL}|{benchmark}"]
+        assert submitted["status"] == "done"
+        assert submitted["score"] == pytest.approx(float(native), abs=TOLERANCE), benchmark

@@ -1,0 +1,232 @@
+"""The submission queue: Dask tasks run each pair in a child with limits and without network; every failure is
+recorded with its log; submissions are served first come, first served, and survive a restart."""
+from __future__ import annotations
+
+import re
+import socket
+import sys
+
+import pytest
+from sqlalchemy.orm import Session
+
+from brainscore.results import Database
+from brainscore.web import accounts
+from brainscore.web.queue import Dispatcher, SubmissionTask, Limits, network_isolation, place_in_queue, run_pair
+
+BENCHMARK = "Cowley2026.210325.V4-pls"
+OTHER = "Kriegeskorte2008.IT-rdm"
+
+
+@pytest.fixture
+def url(tmp_path):
+    return f"sqlite:///{tmp_path / 'results.sqlite'}"
+
+
+def add_task(url, tmp_path, benchmarks=(BENCHMARK,), models=("fake-net",), status="queued", results=None) -> int:
+    with Session(accounts.engine_for(url)) as session:
+        task = SubmissionTask(owner="alice", models=list(models), benchmarks=list(benchmarks), folder=str(tmp_path / "task"),
+                  status=status, results=results or {})
+        session.add(task)
+        session.commit()
+        return task.id
+
+
+def get_task(url, task_id) -> SubmissionTask:
+    with Session(accounts.engine_for(url), expire_on_commit=False) as session:
+        return session.get(SubmissionTask, task_id)
+
+
+def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60)) -> SubmissionTask:
+    task_id = add_task(url, tmp_path)
+    run_pair(url, task_id, 1, "fake-net", BENCHMARK, limits, [sys.executable, "-c", code])
+    return get_task(url, task_id)
+
+
+def test_a_failing_child_is_recorded_with_its_log(url, tmp_path):
+    task = run_with(url, tmp_path, "print('loading the model'); raise SystemExit('weights missing')")
+    assert task.status == "running" and task.current == 1  # the dispatcher closes the task when its pairs are done
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "error": "exited with code 1: weights missing"}
+    assert "=== [1/1] fake-net on Cowley2026.210325.V4-pls\nloading the model\nweights missing\n" in task.log
+    (failure,) = Database(url).scores("fake-net", include_failed=True)
+    assert failure.status == "failed" and failure.failure == "exited with code 1: weights missing"
+    assert "weights missing" in failure.log
+
+
+def test_a_done_event_is_a_success(url, tmp_path):
+    task = run_with(url, tmp_path, "import json; print(json.dumps({'event': 'done', 'score': 0.42}))")
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 0.42}
+
+
+def test_memory_limit_applies_to_the_child(url, tmp_path):
+    task = run_with(url, tmp_path, "x = bytearray(3 * 1024**3)")
+    assert task.results[f"fake-net|{BENCHMARK}"]["status"] == "failed" and "MemoryError" in task.log
+
+
+def test_wall_clock_limit_kills_the_child(url, tmp_path):
+    task = run_with(url, tmp_path, "import time; time.sleep(30)", Limits(wall=1))
+    assert task.results[f"fake-net|{BENCHMARK}"]["error"].startswith("killed (time limit of 1 s")
+
+
+def test_the_child_runs_in_its_own_working_directory(url, tmp_path):
+    task = run_with(url, tmp_path, "import os, json; print(os.getcwd()); print(json.dumps({'event': 'done', 'score': 1.0}))")
+    assert f"\n{tmp_path / 'task' / 'run'}\n" in task.log
+
+
+@pytest.mark.skipif(not network_isolation(), reason="network namespaces need root and unshare (children then run offline only)")
+def test_children_have_no_network(url, tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    task = run_with(url, tmp_path, f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)")
+    server.close()
+    assert "ConnectionRefusedError" in task.log or "Network is unreachable" in task.log
+
+
+def test_place_in_queue(url, tmp_path):
+    engine = accounts.engine_for(url)
+    first, second = add_task(url, tmp_path), add_task(url, tmp_path)
+    assert place_in_queue(engine, get_task(url, first)) == 1
+    assert place_in_queue(engine, get_task(url, second)) == 2
+    assert place_in_queue(engine, get_task(url, add_task(url, tmp_path, status="running"))) is None
+
+
+@pytest.fixture
+def client():
+    """A Dask cluster of one single-threaded worker (threads of this process, so the test's command is seen)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def dispatcher_with(url, tmp_path, client, order_file, fail=()) -> Dispatcher:
+    store = Database(url)
+    dispatcher = Dispatcher(store.engine, store, url, tmp_path, memory_limit=1024**3, wall_limit=60, client=client)
+
+    def command(model, benchmark, submission_id):
+        outcome = "raise SystemExit('no layer for IT')" if benchmark in fail else \
+            "print(json.dumps({'event': 'done', 'score': 0.5}))"
+        return [sys.executable, "-c", f"import json; open({str(order_file)!r}, 'a').write('{model}|{benchmark}\\n'); "
+                                      f"{outcome}"]
+    dispatcher.command = command
+    return dispatcher
+
+
+def wait_for(url, task_ids, timeout=60):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tasks = [get_task(url, i) for i in task_ids]
+        if all(task.status in ("done", "failed") for task in tasks):
+            return tasks
+        time.sleep(0.2)
+    pytest.fail(f"tasks did not end: {[(j.id, j.status, j.log) for j in tasks]}")
+
+
+def test_submissions_run_on_dask_first_come_first_served(url, tmp_path, client):
+    order = tmp_path / "order.txt"
+    first = add_task(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER])
+    second = add_task(url, tmp_path, models=["b-net"], benchmarks=[BENCHMARK])
+    dispatcher = dispatcher_with(url, tmp_path, client, order, fail=(OTHER,))
+    dispatcher.start()
+    try:
+        done_first, done_second = wait_for(url, [first, second])
+    finally:
+        dispatcher.stop()
+    # one worker thread: the older submission's pairs both run before the newer one's
+    assert order.read_text().splitlines() == [f"a-net|{BENCHMARK}", f"a-net|{OTHER}", f"b-net|{BENCHMARK}"]
+    assert done_first.status == "failed" and done_first.current == 2
+    assert done_first.results == {f"a-net|{BENCHMARK}": {"status": "done", "score": 0.5},
+                                  f"a-net|{OTHER}": {"status": "failed", "error": "exited with code 1: no layer for IT"}}
+    assert done_first.error == "one or more benchmarks failed; see the log"
+    assert done_second.status == "done" and done_second.results == {f"b-net|{BENCHMARK}": {"status": "done", "score": 0.5}}
+    assert re.search(rf"=== \[2/2\] a-net on {OTHER} \(Dask worker inproc://[^)]+\)\nno layer for IT\n", done_first.log)
+    assert done_first.started is not None and done_first.finished >= done_first.started
+
+
+def test_a_restart_queues_running_tasks_again_and_keeps_their_finished_pairs(url, tmp_path, client):
+    order = tmp_path / "order.txt"
+    kept = {f"a-net|{BENCHMARK}": {"status": "done", "score": 0.25}}
+    task_id = add_task(url, tmp_path, models=["a-net"], benchmarks=[BENCHMARK, OTHER], status="running", results=kept)
+    dispatcher = dispatcher_with(url, tmp_path, client, order)
+    assert dispatcher.requeue_running() == 1
+    assert get_task(url, task_id).status == "queued" and "[server restarted; queued again]" in get_task(url, task_id).log
+    dispatcher.start()
+    try:
+        (task,) = wait_for(url, [task_id])
+    finally:
+        dispatcher.stop()
+    assert order.read_text().splitlines() == [f"a-net|{OTHER}"]  # only the pair it had not finished
+    assert task.status == "done" and task.results == {**kept, f"a-net|{OTHER}": {"status": "done", "score": 0.5}}
+
+
+def test_a_lost_task_is_a_visible_failure(url, tmp_path, client, monkeypatch):
+    task_id = add_task(url, tmp_path, models=["a-net"])
+    dispatcher = dispatcher_with(url, tmp_path, client, tmp_path / "order.txt")
+    monkeypatch.setattr("brainscore.web.queue.run_pair", lambda *args: 1 / 0)  # the task itself breaks
+    dispatcher.start()
+    try:
+        (task,) = wait_for(url, [task_id])
+    finally:
+        dispatcher.stop()
+    assert task.status == "failed"
+    assert task.results[f"a-net|{BENCHMARK}"] == {
+        "status": "failed", "error": "the scoring task was lost: ZeroDivisionError: division by zero"}
+    (failure,) = Database(url).scores("a-net", include_failed=True)
+    assert failure.failure == "the scoring task was lost: ZeroDivisionError: division by zero"
+
+
+def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
+    """``--scheduler ADDR``: the dispatcher connects to that cluster (over TCP) and closes only its client."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0") as cluster:
+        task_id = add_task(url, tmp_path, models=["a-net"])
+        dispatcher = dispatcher_with(url, tmp_path, None, tmp_path / "order.txt")
+        dispatcher.scheduler, dispatcher._own_client = cluster.scheduler_address, True
+        dispatcher.start()
+        try:
+            (task,) = wait_for(url, [task_id])
+        finally:
+            dispatcher.stop()
+        assert task.status == "done" and f"(Dask worker {next(iter(cluster.workers.values())).address})" in task.log
+        assert dispatcher.client is None and cluster.status.name == "running"
+
+
+def test_the_child_finds_the_settings_under_xdg_config_home(url, tmp_path, monkeypatch):
+    """Issue 25 #1: a server whose data mirror is set in ``$XDG_CONFIG_HOME/brainscore/config.toml`` scored its
+    submissions without it (the child's environment dropped XDG_CONFIG_HOME: "mirrors searched: none set")."""
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (tmp_path / "xdg" / "brainscore").mkdir(parents=True)
+    (tmp_path / "xdg" / "brainscore" / "config.toml").write_text(f'data_mirror = "{mirror}"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("BRAINSCORE_DATA_MIRROR", raising=False)
+    code = ("import json; from brainscore import config; "
+            "print(json.dumps({'event': 'done', 'score': float(len(config.data_mirrors()))})); "
+            "print('mirrors:', *config.data_mirrors())")
+    task = run_with(url, tmp_path, code)
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 1.0}
+    assert f"mirrors: {mirror}\n" in task.log
+
+
+def test_a_long_failure_message_is_kept_whole(url, tmp_path):
+    """Issue 25 #2: the failure shown on the submission page was the child's last line cut at 300 characters,
+    mid-word (``...and run `brainscor``)."""
+    message = ("DataNotFoundError: data file x.nc was not found and BRAINSCORE_OFFLINE=1 forbids downloads. " * 4
+               + "Put the file at <mirror>/x.nc and run `brainscore config set data_mirror <mirror>`")
+    task = run_with(url, tmp_path, f"raise SystemExit({message!r})")
+    assert len(message) > 300
+    assert task.results[f"fake-net|{BENCHMARK}"]["error"] == f"exited with code 1: {message}"
+
+
+def test_shorten_cuts_between_words():
+    from brainscore.web.queue import shorten
+
+    assert shorten("short enough", 100) == "short enough"
+    assert shorten("alpha beta gamma delta", 15) == "alpha beta …"
+    assert shorten("x" * 40, 10) == "xxxxxxxx …"
