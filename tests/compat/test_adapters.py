@@ -123,11 +123,26 @@ def test_benchmark_base_number_ceiling_and_defaults():
 
     benchmark = Fixed()
     assert benchmark.version == 1 and benchmark.bibtex == ""
+    assert float(type("NoCeiling", (Fixed,), {"__init__": lambda self: BenchmarkBase.__init__(
+        self, identifier="CompatTest.no-ceiling")})().ceiling) == 1.0
     assert isinstance(benchmark.ceiling, Score) and float(benchmark.ceiling) == pytest.approx(0.79)
     assert float(benchmark(None)) == pytest.approx(0.5)
     with pytest.raises(TypeError, match="must be a number or a Score"):
         type("Bad", (BenchmarkBase,), {"__call__": lambda self, c: None})(
             identifier="CompatTest.bad", ceiling_func=lambda: "high").ceiling
+
+
+def test_benchmark_base_ceiling_computed_once_per_object():
+    """Not cached on disk by name: a second object (e.g. after the data changed) computes it again."""
+    calls = []
+
+    class Counting(BenchmarkBase):
+        def __init__(self, value):
+            super().__init__(identifier="CompatTest.counting", ceiling_func=lambda: calls.append(value) or value)
+
+    first = Counting(0.5)
+    assert float(first.ceiling) == 0.5 and float(first.ceiling) == 0.5 and calls == [0.5]
+    assert float(Counting(0.7).ceiling) == 0.7 and calls == [0.5, 0.7]
 
 
 def test_train_test_equals_native(repetitions):

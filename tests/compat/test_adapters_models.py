@@ -104,6 +104,39 @@ def test_check_models(tmp_path):
         check_models.check_brain_model_processing(constant)
 
 
+def test_check_base_models_on_a_plugin_module(monkeypatch):
+    """``check_models.check_base_models(__name__)`` at the bottom of a plugin's model.py."""
+    import sys
+    import types
+
+    module = types.ModuleType("compat_check_model_module")
+    module.get_model_list = lambda: ["compat-module-net"]
+    module.get_layers = lambda name: ["relu1", "relu2"]
+    module.get_model = lambda name: PytorchWrapper(name, SmallConvNet(),
+                                                   functools.partial(load_preprocess_images, image_size=32))
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    check_models.check_base_models(module.__name__)
+
+    module.get_layers = lambda name: []
+    with pytest.raises(AssertionError, match=r"get_layers\('compat-module-net'\) must return a non-empty list"):
+        check_models.check_base_models(module.__name__)
+    del module.get_model_list
+    with pytest.raises(AssertionError, match="no get_model_list"):
+        check_models.check_base_models(module.__name__)
+
+
+def test_reference_helper_names():
+    from brainscore.metrics.normalisation import bound_score as native_bound_score
+    from brainscore.models.precomputed import PrecomputedFeatures as NativePrecomputed
+
+    from brainscore_vision.benchmark_helpers import PrecomputedFeatures
+    from brainscore_vision.benchmarks import bound_score
+
+    assert PrecomputedFeatures is NativePrecomputed and bound_score is native_bound_score
+    from brainscore.metrics.score import Score
+    assert float(bound_score(Score.of(1.2))) == 1.0 and float(bound_score(Score.of(-0.1))) == 0.0
+
+
 def test_properties_benchmark_equals_native(tmp_path):
     """A reference-style PropertiesBenchmark (neuronal_property by keywords, ceiling of the data) against brainscore's."""
     stimuli = make_stimuli(tmp_path / "stimuli", 12, size=16, identifier="compat-props")

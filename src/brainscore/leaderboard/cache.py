@@ -13,7 +13,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
 from brainscore.leaderboard.aggregate import Tree, leaderboard_records
-from brainscore.results import Database, ScoreRecord
+from brainscore.results import Database, StoredScore
 
 __all__ = ["ResultsCache"]
 
@@ -95,12 +95,12 @@ class ResultsCache:
             if name in self._values:
                 self._values.move_to_end(name)
 
-    def scores(self, version: int | None = None) -> list[ScoreRecord]:
+    def scores(self, version: int | None = None) -> list[StoredScore]:
         """Every recorded score and failure (``db.scores(include_failed=True)``, oldest first), read once."""
         return self.get("scores", lambda: self.db.scores(include_failed=True), version)
 
     def scores_of(self, model: str | None = None, benchmark: str | None = None, include_failed: bool = False,
-                  version: int | None = None) -> list[ScoreRecord]:
+                  version: int | None = None) -> list[StoredScore]:
         """The records of one model or one benchmark, as ``db.scores(model, benchmark, include_failed)`` returns them.
 
         Raises
@@ -113,8 +113,8 @@ class ResultsCache:
         version = self.version() if version is None else version
         field, key = ("model", model) if model is not None else ("benchmark", benchmark)
 
-        def group() -> dict[str, list[ScoreRecord]]:
-            grouped: dict[str, list[ScoreRecord]] = {}
+        def group() -> dict[str, list[StoredScore]]:
+            grouped: dict[str, list[StoredScore]] = {}
             for record in self.scores(version):
                 grouped.setdefault(getattr(record, field), []).append(record)
             return grouped

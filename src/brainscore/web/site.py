@@ -69,19 +69,27 @@ def score_cells(record: dict, cols: list[dict]):
     from markupsafe import Markup, escape
 
     model = escape(record["model"])
-    scores, missing = record["scores"], record["missing"]
+    scores, missing, rule = record["scores"], record["missing"], record.get("rule") or {}
     out = []
     for c in cols:
         node = c["node"]
-        value, n_missing = scores.get(node), missing.get(node, 0)
+        value, n_missing, n_rule = scores.get(node), missing.get(node, 0), rule.get(node, 0)
         node_text = escape(node)
         title = f"{model} · {node_text}: {fmt(value, 4)}" + (f" ({n_missing} missing)" if n_missing else "")
+        if n_rule:
+            title += " (layer committed by the rule)" if c["leaf"] else f" ({n_rule} with a rule-committed layer)"
+        hidden = c.get("hidden")
+        hidden_by = f' data-hidden-by="{c.get("hidden_by")}"' if hidden else ""
         shown = '<span class="missing">—</span>' if value is None else fmt(value, 3)
+        mark = (f'<span class="rule-mark" data-rule="{n_rule}">†{"" if c["leaf"] else n_rule}</span>'
+                if n_rule and value is not None else "")
         note = f'<span class="nmissing">{n_missing} missing</span>' if n_missing and not c["leaf"] else ""
         out.append(f'<td class="score{" leaf" if c["leaf"] else ""}" data-node="{node_text}" '
                    f'data-ancestors="{escape(" ".join(c["ancestors"]))}" '
-                   f'data-score="{"" if value is None else "%.6f" % value}" style="background: {colour(value)}" '
-                   f'title="{title}">{shown}{note}</td>')
+                   f'data-score="{"" if value is None else "%.6f" % value}" '
+                   f'style="background: {colour(value)}{"; display: none" if hidden else ""}"'
+                   f'{hidden_by} '
+                   f'title="{title}">{shown}{mark}{note}</td>')
     return Markup("\n  ".join(out))
 
 
@@ -206,7 +214,8 @@ class Site:
         Computed once per change of the results (:class:`~brainscore.leaderboard.cache.ResultsCache`).
         """
         hidden = self.hidden_from(user)
-        return [r for r in self.results.records() if r["model"] not in hidden]
+        # copies: the cached records are shared by every request, and views add to theirs (the rank)
+        return [dict(r) for r in self.results.records() if r["model"] not in hidden]
 
     def shared(self, request: Request, name, build, media_type: str) -> Response:
         """A response every reader with the same ``name`` gets: built and gzipped once per change of the results.

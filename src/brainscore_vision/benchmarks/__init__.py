@@ -9,7 +9,9 @@ once and cached on disk by content (identifier, version, the ceiling function's 
 ``brainscore``'s benchmarks are.
 
 ``ceil_score(score, ceiling)`` is :func:`brainscore.metrics.normalisation.ceil_score`
-(``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``).
+(``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``);
+``bound_score(score)`` is :func:`brainscore.metrics.normalisation.bound_score` (clipped to [0, 1];
+unlike the reference, a new Score is returned and the input is left unchanged).
 """
 from __future__ import annotations
 
@@ -22,10 +24,10 @@ import numpy as np
 from brainscore.benchmarks import base as _base
 from brainscore.benchmarks.base import Benchmark
 from brainscore.caching import callable_identity
-from brainscore.metrics.normalisation import ceil_score
+from brainscore.metrics.normalisation import bound_score, ceil_score
 from brainscore.metrics.score import Score
 
-__all__ = ["Benchmark", "BenchmarkBase", "ceil_score", "as_score"]
+__all__ = ["Benchmark", "BenchmarkBase", "ceil_score", "bound_score", "as_score"]
 
 
 def as_score(value: Any) -> Score:
@@ -88,6 +90,16 @@ class BenchmarkBase(_base.BenchmarkBase):
     parent : str
         Leaderboard node (``V1``, ``V2``, ``V4``, ``IT``, ``behavior``, ...).
     bibtex : str
+    ceiling_key : callable () -> dict, optional
+        ``brainscore``'s option: the content the ceiling depends on (e.g. the data's values). Given, the
+        ceiling is cached on disk by that content, as ``brainscore``'s benchmarks' are.
+
+    Notes
+    -----
+    **Ceiling caching.** Without ``ceiling_key``, the ceiling is computed once per benchmark object and
+    not cached on disk: ``brainscore`` cannot tell which data a plugin's own ceiling function reads, and
+    a cache keyed by the identifier (as the reference's) could serve the ceiling of other data after a
+    data plugin changes.
     """
 
     def __init__(self, identifier: str, ceiling_func: Callable[[], Any] | None = None, version: int = 1,
@@ -96,6 +108,20 @@ class BenchmarkBase(_base.BenchmarkBase):
         super().__init__(identifier=identifier, version=version, ceiling_func=wrapped, parent=parent, bibtex=bibtex,
                          ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
                          **kwargs)
+        self._disk_cached_ceiling = kwargs.get("ceiling_key") is not None
+        self._reference_ceiling: Score | None = None
+        self._reference_ceiling_func = wrapped
+
+    @property
+    def ceiling(self) -> Score:
+        """The ceiling: ``ceiling_func()`` as a Score, computed once (see the class notes); 1 without one."""
+        if self._disk_cached_ceiling:
+            return super().ceiling
+        if self._reference_ceiling is None:
+            func = self._reference_ceiling_func
+            self._reference_ceiling = (Score.of(1.0, error=0.0, note="no ceiling: scores are not normalised")
+                                       if func is None else func())
+        return self._reference_ceiling
 
     def __call__(self, candidate: Any) -> Score:
         """Run the experiment on ``candidate``: subclasses implement it (as in the reference, not abstract).

@@ -1,6 +1,8 @@
 """Pages anyone may read: the leaderboard, a model's page, a benchmark's page and their plots (SVG)."""
 from __future__ import annotations
 
+import csv
+import io
 import math
 
 from fastapi import APIRouter, HTTPException, Request
@@ -17,36 +19,91 @@ PAGE_SIZE = 100
 
 
 @router.get("/", response_class=HTMLResponse)
-def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1, page: int = 1):
-    """The leaderboard: every visible model's scores in tree columns, sorted by ``sort``, filtered by ``q``,
-    :data:`PAGE_SIZE` rows per ``page``."""
+def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0, page: int = 1):
+    """The leaderboard: every visible model's scores in tree columns; its state (sort, filter, folded columns,
+    ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
+    view can be shared and exported as it is. :data:`PAGE_SIZE` rows per ``page``.
+
+    Anonymous visitors without a filter all see the same pages: each is rendered and gzipped once per
+    change of the results (:meth:`~brainscore.web.site.Site.shared`).
+    """
     site = site_of(request)
     user = site.current_user(request)
-    if user is None and not q:  # anonymous visitors all see the same pages: rendered once per change
+    if user is None and not q:
         hidden = frozenset(site.hidden_from(None))
-        return site.shared(request, ("leaderboard page", hidden, sort, bool(desc), page),
-                           lambda version: _leaderboard(request, site, None, sort, q, desc, page).body, "text/html")
-    return _leaderboard(request, site, user, sort, q, desc, page)
+        return site.shared(request, ("leaderboard page", hidden, sort, bool(desc), fold, bool(norule), page),
+                           lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule, page).body,
+                           "text/html")
+    return _leaderboard(request, site, user, sort, q, desc, fold, norule, page)
 
 
-def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, page: int):
-    records = site.board(user)
-    if q:
-        records = [r for r in records if q.lower() in r["model"].lower()]
-    cols = views.columns()
-    if sort not in {c["node"] for c in cols}:
-        sort = "average_vision"
-    records.sort(key=lambda r: (r["scores"].get(sort) is None,
-                                -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
-                                r["model"]))
-    # subtrees without any score start folded (a click unfolds them)
-    empty = {c["node"] for c in cols if not c["leaf"]
-             and all(r["scores"].get(c["node"]) is None for r in records)}
-    pages = max(1, math.ceil(len(records) / PAGE_SIZE))
+def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fold: str | None, norule: int,
+                 page: int):
+    """The leaderboard page's response (its ``body`` is the HTML): one page of the view."""
+    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule)
+    total = len(view["records"])
+    pages = max(1, math.ceil(total / PAGE_SIZE))
     page = min(max(1, page), pages)
     offset = (page - 1) * PAGE_SIZE
-    return site.render(request, "leaderboard.html", records=records[offset:offset + PAGE_SIZE], total=len(records),
-                       offset=offset, page=page, pages=pages, columns=cols, sort=sort, q=q, desc=desc, folded=empty)
+    view["records"] = view["records"][offset:offset + PAGE_SIZE]
+    return site.render(request, "leaderboard.html", **view, total=total, offset=offset, page=page, pages=pages)
+
+
+@router.get("/leaderboard.csv")
+def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                    fold: str | None = None, norule: int = 0):
+    """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    header, rows = views.leaderboard_rows(view)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([row["rank"], row["model"]] + ["" if row[h] is None else f"{row[h]:.6f}" for h in header[2:]])
+    return Response(buffer.getvalue(), media_type="text/csv",
+                    headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.csv"'})
+
+
+@router.get("/leaderboard.json")
+def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0):
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    header, rows = views.leaderboard_rows(view)
+    return {"columns": header[2:], "rows": rows}
+
+
+@router.get("/leaderboard.bib")
+def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                       fold: str | None = None, norule: int = 0):
+    """BibTeX of every benchmark shown in the view (each entry once)."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    entries: list[str] = []
+    for c in view["columns"]:
+        if c["leaf"] and not c["hidden"]:
+            for entry in _entries(views.benchmark_info(c["node"]).get("bibtex") or ""):
+                if entry not in entries:
+                    entries.append(entry)
+    return Response("\n\n".join(entries) + "\n", media_type="application/x-bibtex",
+                    headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.bib"'})
+
+
+def _entries(bibtex: str) -> list[str]:
+    """The ``@type{...}`` entries of a BibTeX text, each stripped."""
+    parts = ["@" + part for part in bibtex.split("@") if part.strip()]
+    return [part.strip() for part in parts]
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, models: str = ""):
+    """Two or more models side by side (``?models=A,B``): scores, 95% intervals, differences to the first."""
+    site = site_of(request)
+    chosen = [m.strip() for m in models.split(",") if m.strip()]
+    return site.render(request, "compare.html", **views.compare(site, chosen, site.current_user(request)))
 
 
 @router.get("/models/{identifier}", response_class=HTMLResponse)

@@ -3,11 +3,17 @@
 ``check_brain_model_processing(model)`` shows the model a few synthetic images the way benchmarks
 do (placed on its screen, recorded from each committed region, and labelled with the ImageNet
 readout when it has one) and checks that the answers have the shape and values a benchmark needs.
-``check_base_models(identifier)`` loads the registered model and runs the same checks. Nothing is
-scored and no data set is needed (the reference's check scores a mock benchmark on its S3 data).
+``check_base_models(name)`` runs the same checks on the model registered as ``name``, or, when
+``name`` is a plugin's model module (``check_models.check_base_models(__name__)`` at the bottom of
+its ``model.py``), on each model of its ``get_model_list()``, built from its ``get_model(name)`` and
+``get_layers(name)`` with ``IT`` committed to the last layer. Nothing is scored and no data set is
+needed (the reference's check scores a mock benchmark on its S3 data).
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -60,16 +66,58 @@ def check_brain_model_processing(model: Any) -> None:
             assert values.std() > 0, f"{region}: activations are constant over images and units"
 
 
-def check_base_models(identifier: str) -> None:
-    """Load the model registered as ``identifier`` and run :func:`check_brain_model_processing` on it.
+def _model_module(name: str):
+    """The module ``name`` (imported if needed) when it defines ``get_model`` and ``get_layers``; else None."""
+    module = sys.modules.get(name)
+    if module is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            return None
+        module = importlib.import_module(name)
+    if callable(getattr(module, "get_model", None)) and callable(getattr(module, "get_layers", None)):
+        return module
+    return None
+
+
+def _check_module(module) -> None:
+    from brainscore.models.interface import BrainModel
+
+    from brainscore_vision.model_helpers.brain_transformation import ModelCommitment
+
+    if not callable(getattr(module, "get_model_list", None)):
+        raise AssertionError(f"{module.__name__} defines get_model and get_layers but no get_model_list() naming its "
+                             f"models; add one, or call check_base_models('<identifier>') with a registered model")
+    names = list(module.get_model_list())
+    assert names, f"{module.__name__}.get_model_list() is empty"
+    for name in names:
+        layers = module.get_layers(name)
+        assert isinstance(layers, (list, tuple)) and len(layers) > 0 and all(isinstance(layer, str) for layer in layers), \
+            f"{module.__name__}.get_layers({name!r}) must return a non-empty list of layer names, got {layers!r}"
+        model = module.get_model(name)
+        assert model is not None, f"{module.__name__}.get_model({name!r}) returned None"
+        if not isinstance(model, BrainModel):
+            model = ModelCommitment(identifier=name, activations_model=model, layers=list(layers),
+                                    region_layer_map={"IT": layers[-1]})
+        check_brain_model_processing(model)
+
+
+def check_base_models(name: str) -> None:
+    """Check the model registered as ``name``, or every model of the plugin module ``name`` (see the module notes).
 
     Raises
     ------
     UnknownIdentifierError
-        If no plugin registers ``identifier``.
+        If ``name`` is neither a model module nor a registered model.
     AssertionError
-        From the checks.
+        From the checks (which model, which layer list or region failed).
     """
+    module = _model_module(name)
+    if module is not None:
+        _check_module(module)
+        return
     import brainscore_vision
 
-    check_brain_model_processing(brainscore_vision.load_model(identifier))
+    check_brain_model_processing(brainscore_vision.load_model(name))
