@@ -17,6 +17,7 @@ from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
 from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.web import cards
 from brainscore.web.site import Site
 
 
@@ -66,9 +67,11 @@ def model_json(site: Site, identifier: str, user) -> dict:
         submission = {"id": task.id, "status": task.status, "results": task.results}
     aggregates = next((rec for rec in leaderboard_records(site.store) if rec["model"] == identifier), None)
     model = site.store.model(identifier)
+    rows = _latest_rows(records, is_owner)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
-            "scores": _latest_rows(records, is_owner), "submission": submission, "aggregates": aggregates,
+            "card": cards.model_card(identifier, task, owner, rows),
+            "scores": rows, "submission": submission, "aggregates": aggregates,
             "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
 
 
@@ -213,18 +216,38 @@ def _later(a, b) -> bool:
 _INFO: dict[str, dict] = {}
 
 
+def _plugin_description(identifier: str) -> str | None:
+    """The first paragraph of the docstring of the plugin package that registers benchmark ``identifier`` (its
+    study in words), or None."""
+    import importlib
+    import inspect
+
+    try:
+        module = importlib.import_module(registry.benchmarks.factory(identifier).__module__)
+        package = module if hasattr(module, "__path__") else importlib.import_module(module.__name__.rsplit(".", 1)[0])
+    except (UnknownIdentifierError, ImportError, AttributeError, ValueError):
+        return None
+    doc = inspect.getdoc(package) or ""
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "") or None
+
+
 def benchmark_info(identifier: str) -> dict:
     """Version, parent, bibtex and data of a benchmark (its object is built, no data is loaded); cached."""
     if identifier not in _INFO:
         declared = registry.benchmarks.metadata(identifier)
         info = {"parent": declared.get("parent"), "selection_for": declared.get("selection_for"),
                 "version": None, "bibtex": "", "kind": None, "region": None, "data": None,
-                "metric_name": None, "metric_summary": None, "ceiling_summary": None}
+                "metric_name": None, "metric_summary": None, "ceiling_summary": None, "description": None,
+                "visual_degrees": None, "number_of_trials": None}
         try:
             benchmark = registry.load_benchmark(identifier)
             info.update(version=getattr(benchmark, "version", None), bibtex=getattr(benchmark, "bibtex", "") or "",
                         kind=type(benchmark).__name__, region=getattr(benchmark, "region", None),
                         parent=getattr(benchmark, "parent", None) or info["parent"])
+            info.update(description=_plugin_description(identifier),
+                        visual_degrees=getattr(benchmark, "visual_degrees", None),
+                        number_of_trials=getattr(benchmark, "number_of_trials", None))
             metric = getattr(benchmark, "metric", None)
             ceilings = [getattr(benchmark, name, None) for name in ("_ceiling_callable", "_noise_ceiling")]
             ceilings += list(getattr(benchmark, "_ceiling_code", None) or [])
