@@ -254,7 +254,8 @@ def benchmark_info(identifier: str) -> dict:
             info.update(metric_name=type(metric).__name__ if metric is not None else None,
                         metric_summary=summary(metric) if metric is not None else None,
                         ceiling_summary=next((summary(c) for c in ceilings if c is not None and summary(c)), None))
-            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier", "stimulus_set_identifier"):
+            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier",
+                              "stimulus_set_identifier"):
                 if getattr(benchmark, attribute, None):
                     info["data"] = getattr(benchmark, attribute)
                     break
