@@ -502,3 +502,17 @@ def test_benchmark_card_describes_the_study_and_experiment(app):
     assert body["visual_degrees"] == 11.2 and body["number_of_trials"] == 14
     page = TestClient(app).get(f"/benchmarks/{BENCHMARK}").text
     assert "stimuli shown at 11.2° of visual angle · 14 trials per stimulus" in page
+
+
+def test_model_page_shows_its_score_history_across_benchmark_versions(app):
+    for version, value in ((1, 0.40), (2, 0.35)):
+        record(Outcome.from_score(Score.of(value, error=0.01, raw=value, ceiling=0.8, model_identifier="hist-net",
+                                           benchmark_identifier=BENCHMARK, benchmark_version=version)),
+               app.state.store)
+    body = TestClient(app).get("/api/models/hist-net").json()
+    assert [(run["version"], run["score"]) for run in body["history"][BENCHMARK]] == [(1, 0.40), (2, 0.35)]
+    assert TestClient(app).get("/api/models/pub-net").json()["history"] == {}  # scored once
+    page = TestClient(app).get("/models/hist-net").text
+    table = page[page.index('id="history"'):]
+    table = table[:table.index("</table>")]
+    assert table.count(f'<tr data-benchmark="{BENCHMARK}">') == 2 and table.index("0.4000") < table.index("0.3500")

@@ -71,7 +71,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "card": cards.model_card(identifier, task, owner, rows),
-            "scores": rows, "submission": submission, "aggregates": aggregates,
+            "scores": rows, "history": score_history(records), "submission": submission, "aggregates": aggregates,
             "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
 
 
@@ -95,6 +95,18 @@ def commitment_table(site: Site, model: str) -> dict[str, dict]:
                          "how": describe(commitment), "benchmarks": sorted(set(used) | {record.benchmark})}
     order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
     return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def score_history(records) -> dict[str, list[dict]]:
+    """Benchmark -> every successful score of the model on it, oldest first (``version``, ``score``, ``error``,
+    ``end``), for the benchmarks scored more than once (across benchmark versions or re-runs)."""
+    history: dict[str, list[dict]] = {}
+    for r in records:  # oldest first
+        if r.status == "done":
+            history.setdefault(r.benchmark, []).append(
+                {"version": r.benchmark_version, "score": r.score, "error": r.error,
+                 "end": r.end.isoformat() if getattr(r, "end", None) else None})
+    return {benchmark: runs for benchmark, runs in sorted(history.items()) if len(runs) > 1}
 
 
 def _latest_rows(records, is_owner: bool) -> list[dict]:
