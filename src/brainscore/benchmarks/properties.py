@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
@@ -129,14 +129,19 @@ class PropertiesBenchmark(BenchmarkBase):
         bins = {k: np.asarray(v) for k, v in assembly.attrs.items() if k.endswith("_bins")}
         return {"values": np.ascontiguousarray(np.asarray(assembly.values, dtype=float)), "bins": bins}
 
+    def presentations(self, candidate: BrainModel) -> list[Presentation]:
+        """The stimuli placed on ``candidate``'s screen, recorded from :attr:`region`."""
+        stimuli = place_on_screen(self.stimulus_set, target_visual_degrees=candidate.visual_degrees(),
+                                  source_visual_degrees=self.visual_degrees)
+        return [Presentation(stimuli, number_of_trials=self.number_of_trials, region=self.region,
+                             time_bins=self.time_bins)]
+
     @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the stimuli, compute its neuroids' property and score its distribution."""
-        candidate.start_recording(self.region, time_bins=self.time_bins)
-        stimuli = place_on_screen(self.stimulus_set, target_visual_degrees=candidate.visual_degrees(),
-                                  source_visual_degrees=self.visual_degrees)
-        responses = squeeze_time_bin(candidate.look_at(stimuli, number_of_trials=self.number_of_trials))
-        return self.score_properties(self.property_func(responses, stimuli))
+        shown, = self.presentations(candidate)
+        responses = squeeze_time_bin(shown.show(candidate))
+        return self.score_properties(self.property_func(responses, shown.stimuli))
 
     def score_properties(self, model_properties: DataAssembly) -> Score:
         """Score already computed model properties: ``metric(model, data) / ceiling``."""
