@@ -271,3 +271,48 @@ def test_a_metrics_plugin_folder_registers_metrics_and_ceilings_by_the_reference
     assert brainscore_vision.load_ceiling("compat-halves")(4) == 2
     with pytest.raises(UnknownIdentifierError, match="compat-no-such-ceiling"):
         brainscore_vision.load_ceiling("compat-no-such-ceiling")
+
+
+def test_benchmark_parents_are_read_from_the_reference_code_or_learnt_when_built(tmp_path, use_dirs):
+    """The reference gives a benchmark's leaderboard node when building it; the leaderboard needs it beforehand."""
+    write(tmp_path / "benchmarks" / "parents" / "__init__.py", """
+        from brainscore_vision import benchmark_registry
+        from .benchmark import MajajHongITPLS, Custom, computed, _region
+
+        benchmark_registry['CompatParents.IT-pls'] = MajajHongITPLS
+        benchmark_registry['CompatParents-custom'] = Custom
+        benchmark_registry['CompatParents.V4-lambda'] = lambda: _region(region='V4', suffix='pls')
+        benchmark_registry['CompatParents-computed'] = computed
+        """)
+    write(tmp_path / "benchmarks" / "parents" / "benchmark.py", """
+        from types import SimpleNamespace
+
+
+        def build(identifier, parent):
+            return SimpleNamespace(identifier=identifier, parent=parent)
+
+
+        def _region(region, suffix):  # the seed's MajajHong2015 pattern: parent=region, region bound by the caller
+            return build(identifier=f'CompatParents.{region}-{suffix}', parent=region)
+
+
+        def MajajHongITPLS():
+            return _region(region='IT', suffix='pls')
+
+
+        class Custom:
+            def __init__(self):
+                self.parent = 'behavior'
+                build(identifier='CompatParents-custom', parent='behavior')
+
+
+        def computed():
+            return build(identifier='CompatParents-computed', parent='-'.join(['V1', 'orientation']))
+        """)
+    use_dirs(tmp_path)
+    static = ["CompatParents.IT-pls", "CompatParents-custom", "CompatParents.V4-lambda"]
+    assert [registry.benchmarks.metadata(i)["parent"] for i in static] == ["IT", "behavior", "V4"]
+    assert not any(m.endswith("benchmarks.parents") for m in sys.modules)  # read without running the plugin
+    assert "parent" not in registry.benchmarks.metadata("CompatParents-computed")  # not knowable before a build
+    assert registry.load_benchmark("CompatParents-computed").parent == "V1-orientation"
+    assert registry.benchmarks.metadata("CompatParents-computed")["parent"] == "V1-orientation"  # learnt
