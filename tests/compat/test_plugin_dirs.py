@@ -316,3 +316,16 @@ def test_benchmark_parents_are_read_from_the_reference_code_or_learnt_when_built
     assert "parent" not in registry.benchmarks.metadata("CompatParents-computed")  # not knowable before a build
     assert registry.load_benchmark("CompatParents-computed").parent == "V1-orientation"
     assert registry.benchmarks.metadata("CompatParents-computed")["parent"] == "V1-orientation"  # learnt
+
+
+def test_device_is_given_to_a_reference_models_extractor_before_it_runs(tmp_path, use_dirs):
+    from brainscore.errors import ValidationError
+
+    model_plugin(tmp_path, "no_device", "compat-no-device")  # its stand-in extractor is no brainscore extractor
+    folder = model_plugin(tmp_path, "with_device", "compat-with-device")
+    (folder / "model.py").write_text(MODEL_CODE.replace("    identifier = 'stand-in'",
+                                                        "    identifier = 'stand-in'\n    _device_spec = _device = None"))
+    use_dirs(tmp_path)
+    assert registry.models.load("compat-with-device", device="cuda:1").activations_model._device_spec == "cuda:1"
+    with pytest.raises(ValidationError, match="cannot be moved to device 'cuda'"):
+        registry.models.load("compat-no-device", device="cuda")
