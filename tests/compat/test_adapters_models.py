@@ -175,6 +175,15 @@ def test_properties_benchmark_equals_native(tmp_path):
     assert float(result) == pytest.approx(float(expected), abs=1e-6)
     assert float(ours.ceiling) == pytest.approx(float(native.ceiling), abs=1e-6)
     assert 0 < float(result.attrs["raw"]) < 1
-    with pytest.raises(TypeError, match=r"needs arguments \['baseline'\]"):
+    # visual degrees and trials default as the reference reads them: stimuli's 'degrees', assembly's attrs
+    with_defaults = data.copy()
+    with_defaults.attrs["number_of_trials"] = 3
+    stimuli_with_degrees = stimuli.copy()
+    stimuli_with_degrees["degrees"] = 12.0
+    defaults = PropertiesBenchmark(identifier="CompatTest-ssi-defaults", assembly=with_defaults,
+                                   neuronal_property=suppression, stimulus_set=stimuli_with_degrees, **settings)
+    assert defaults.visual_degrees == 12.0 and defaults.number_of_trials == 3
+    assert ours.visual_degrees == 8 and ours.number_of_trials == data.attrs["number_of_trials"] == 20
+    with pytest.raises(TypeError, match=r"needs arguments \['baseline'\].*Marques 2020 benchmarks"):
         PropertiesBenchmark(identifier="x", assembly=data, neuronal_property=lambda responses, baseline: None,
                             similarity_metric=settings["similarity_metric"])
