@@ -124,6 +124,15 @@ def test_check_base_models_on_a_plugin_module(monkeypatch):
     with pytest.raises(AssertionError, match="no get_model_list"):
         check_models.check_base_models(module.__name__)
 
+    brain_models = types.ModuleType("compat_check_brain_models")
+    brain_models.get_model_list = lambda: ["compat-brain-net"]
+    brain_models.get_model = lambda name: reference_model(name, size=32)
+    monkeypatch.setitem(sys.modules, brain_models.__name__, brain_models)
+    check_models.check_brain_models(brain_models.__name__)  # recording and the probabilities task
+    brain_models.get_model = lambda name: PytorchWrapper(name, SmallConvNet())
+    with pytest.raises(AssertionError, match="is not a BrainModel"):
+        check_models.check_brain_models(brain_models.__name__)
+
 
 def test_reference_helper_names():
     from brainscore.metrics.normalisation import bound_score as native_bound_score
