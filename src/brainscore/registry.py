@@ -294,7 +294,8 @@ class Registry:
             hint = f" Closest known: {', '.join(close)}." if close else ""
             failed = _discovery.broken_modules()
             note = (f" (Plugins that failed to import, which may provide it: "
-                    f"{', '.join(f'{m} ({type(e).__name__}: {e})' for m, e in failed.items())}.)" if failed else "")
+                    f"{', '.join(f'{_discovery.name_of(m)} ({type(e).__name__}: {e})' for m, e in failed.items())}.)"
+                    if failed else "")
             raise UnknownIdentifierError(
                 f"no {self.kind} is registered as {identifier!r}.{hint} "
                 f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
@@ -415,10 +416,9 @@ class _Discovery:
             own = _Index()
             try:
                 _scan_plugin(folder / "__init__.py", module, own)
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as error:
-                # declared nothing readable: importing it (for listing) reports the error by name
-                self._warn_once(module, f"the plugin folder {folder} cannot be read ({type(error).__name__}: "
-                                        f"{error}); its identifiers are unavailable, the other plugins work")
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                # declares nothing readable: imported for listing, where its error is reported by the folder's name
+                index.dynamic.add(module)
                 continue
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
@@ -445,6 +445,11 @@ class _Discovery:
         """``the plugin folder /path/models/NAME`` for a plugin-folder module, else ``plugin MODULE``."""
         folder = self.index().folders.get(module)
         return f"the plugin folder {folder}" if folder is not None else f"plugin {module}"
+
+    def name_of(self, module: str) -> str:
+        """A plugin folder's path, else the module's name (for lists of plugins in messages)."""
+        folder = self.index().folders.get(module)
+        return str(folder) if folder is not None else module
 
     def folder_of(self, kind: str, identifier: str) -> Path | None:
         """The folder of the plugin that declares ``identifier`` (built-in or plugin folder), or None when it is

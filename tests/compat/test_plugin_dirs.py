@@ -115,9 +115,12 @@ def test_an_unreadable_folder_is_skipped_with_a_warning_naming_it(tmp_path, use_
     model_plugin(tmp_path, "fine", "compat-fine")
     write(tmp_path / "models" / "syntax" / "__init__.py", "model_registry['x' = 1\n")
     use_dirs(tmp_path)
-    with pytest.warns(registry.PluginWarning, match="syntax"):
+    with pytest.warns(registry.PluginWarning, match=f"{tmp_path.resolve() / 'models' / 'syntax'} failed to import"):
         identifiers = registry.models.list()
     assert "compat-fine" in identifiers
+    with pytest.raises(UnknownIdentifierError) as error:  # what it meant to declare is unknown: the error names it
+        registry.models.load("x")
+    assert "models/syntax (SyntaxError" in str(error.value)
 
 
 def test_a_clash_with_a_builtin_is_an_error_naming_both(tmp_path, use_dirs):
