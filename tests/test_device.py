@@ -4,6 +4,8 @@ No GPU here: ``cuda`` must fail at once with one clear message (worded for the P
 line adds its own ``--device`` wording), before any model, benchmark or data is loaded; ``cpu`` (torch on
 the host) must reach the model's factory and every metric and ceiling, numpy staying the default.
 """
+import pickle
+
 import pytest
 import torch
 
@@ -11,14 +13,17 @@ import brainscore
 from brainscore import api, device, registry  # api bound to the real loaders before any test patches them
 from brainscore.errors import ValidationError
 from brainscore.metrics import device as metric_device
-from brainscore.metrics.kernels import similarity
+from brainscore.metrics.kernels import rdm as rdm_kernels
 
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
 
 
 def test_resolve_keeps_the_name_and_none_means_no_device():
     assert device.resolve(None) is None
-    assert device.resolve("cpu") == "cpu"
+    checked = device.resolve("cpu")
+    assert checked == "cpu" and isinstance(checked, device.Device) and device.resolve(checked) is checked
+    assert str(checked) == "cpu" and type(str(checked)) is str and {checked: 1}["cpu"] == 1
+    assert type(pickle.loads(pickle.dumps(checked))) is str  # another process (a worker) checks it again
     assert device.resolve(torch.device("cpu")) == "cpu"
     assert device.is_cuda("cuda") and device.is_cuda("cuda:1")
     assert not device.is_cuda("cpu") and not device.is_cuda(None) and not device.is_cuda("cudax")
@@ -49,12 +54,12 @@ def test_score_asked_for_cuda_fails_once_before_any_work(monkeypatch):
 
     monkeypatch.setattr(registry, "load_benchmark", no_work)
     monkeypatch.setattr(registry.models, "load", no_work)
-    checked = []
-    original = device.resolve
-    monkeypatch.setattr(device, "resolve", lambda *a, **k: checked.append(a) or original(*a, **k))
+    checks = []
+    checked = device._checked
+    monkeypatch.setattr(device, "_checked", lambda *a: checks.append(a) or checked(*a))
     with pytest.raises(device.DeviceError, match="device='cuda': .* sees no CUDA GPU"):
         brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", device="cuda", bootstrap=0)
-    assert checked == [("cuda",)]  # one check, one message
+    assert checks == [("cuda", "device")]  # one check, one message
 
 
 @no_gpu
@@ -68,8 +73,10 @@ def test_a_grid_asked_for_cuda_fails_before_expanding_anything(monkeypatch):
 
 
 def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
-    seen, factories = [], []
-    correlation_matrix = similarity.correlation_matrix
+    seen, factories, checks = [], [], []
+    checked = device._checked
+    monkeypatch.setattr(device, "_checked", lambda *a: checks.append(a) or checked(*a))
+    correlation_matrix = rdm_kernels.stimulus_correlation_matrix
     load = registry.models.load
 
     def recording(X, dtype=None):  # the model's RDM: numpy by default, torch where a device was given
@@ -80,10 +87,11 @@ def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
         factories.append(kwargs.get("device"))
         return load(identifier, *args, **kwargs)
 
-    monkeypatch.setattr(similarity, "correlation_matrix", recording)
+    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
     monkeypatch.setattr(registry.models, "load", loading)
     default = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", bootstrap=0)
     on_torch = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", device="cpu", bootstrap=0)
+    assert checks == [("cpu", "device")]  # checked once, then passed down as checked
     assert factories == [None, "cpu"]
     assert seen == [("numpy", None), ("torch", "cpu")]
     assert metric_device.current() is None  # nothing left behind for the next job
@@ -94,13 +102,13 @@ def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
 
 def test_a_benchmark_takes_the_device_as_an_argument(monkeypatch):
     seen = []
-    correlation_matrix = similarity.correlation_matrix
+    correlation_matrix = rdm_kernels.stimulus_correlation_matrix
 
     def recording(X, dtype=None):
         seen.append(type(X).__module__.split(".")[0])
         return correlation_matrix(X, dtype)
 
-    monkeypatch.setattr(similarity, "correlation_matrix", recording)
+    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
     benchmark = brainscore.load_benchmark("Kriegeskorte2008.IT-rdm")
     model = brainscore.load_model("pixels")
     on_torch = benchmark(model, device="cpu")

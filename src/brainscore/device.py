@@ -1,4 +1,4 @@
-"""Where a score is computed: one device name, parsed, checked and resolved once.
+"""Where a score is computed: one device name, parsed, checked and resolved once (per process).
 
 A device is ``None`` (the default: the model on its own device, the metrics and ceilings with numpy,
 the tested reference path) or a torch device name: ``"cpu"`` (torch on the host), ``"cuda"`` or
@@ -20,7 +20,21 @@ from typing import Any
 
 from brainscore.errors import ValidationError
 
-__all__ = ["DeviceError", "resolve", "is_cuda", "for_worker"]
+__all__ = ["Device", "DeviceError", "resolve", "is_cuda", "for_worker"]
+
+
+class Device(str):
+    """A device name :func:`resolve` has checked (a ``str``: ``"cpu"``, ``"cuda"``, ``"cuda:1"``).
+
+    Passed down through the layers of one process, it is never checked again: :func:`resolve`
+    returns it as it is. It compares, hashes and serialises as its text, and pickles as plain text,
+    so another process (a Dask worker, with GPUs of its own) checks it once more where it is used.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (str, (str(self),))
 
 
 class DeviceError(ValidationError):
@@ -37,7 +51,7 @@ class DeviceError(ValidationError):
         self.device = device
 
 
-def resolve(device: Any, *, option: str = "device") -> str | None:
+def resolve(device: Any, *, option: str = "device") -> Device | None:
     """``device`` checked, as a torch device name (``"cpu"``, ``"cuda"``, ``"cuda:1"``); None stays None.
 
     Parameters
@@ -50,8 +64,9 @@ def resolve(device: Any, *, option: str = "device") -> str | None:
 
     Returns
     -------
-    str or None
-        ``str(device)`` unchanged (so records and cache keys read as the user wrote it), or None.
+    Device or None
+        The name as given (so records and cache keys read as the user wrote it), marked as checked:
+        resolving a :class:`Device` again returns it at once, without torch. None stays None.
 
     Raises
     ------
@@ -60,9 +75,13 @@ def resolve(device: Any, *, option: str = "device") -> str | None:
         names a CUDA device while torch sees no GPU (no CUDA build, no driver, or
         ``CUDA_VISIBLE_DEVICES`` hides them all) or fewer GPUs than its index.
     """
-    if device is None:
-        return None
-    name = str(device)
+    if device is None or isinstance(device, Device):
+        return device
+    return _checked(str(device), option)
+
+
+def _checked(name: str, option: str) -> Device:
+    """``name`` checked against torch (see :func:`resolve`); the one place a device name meets torch."""
     flag = option.startswith("-")  # a command-line option: "--device cuda"; the API's keyword: "device='cuda'"
     shown = f"{option} {name}" if flag else f"{option}={name!r}"
     leave_out = f"leave out {option}" if flag else f"leave {option}=None"
@@ -84,7 +103,7 @@ def resolve(device: Any, *, option: str = "device") -> str | None:
         count = torch.cuda.device_count()
         if parsed.index is not None and parsed.index >= count:
             raise DeviceError(f"{shown}: torch sees {count} CUDA GPU(s), numbered 0 to {count - 1}", name)
-    return name
+    return Device(name)
 
 
 def is_cuda(device: str | None) -> bool:
@@ -92,7 +111,7 @@ def is_cuda(device: str | None) -> bool:
     return device is not None and (device == "cuda" or device.startswith("cuda:"))
 
 
-def for_worker(device: str | None) -> str | None:
+def for_worker(device: Device | None) -> Device | None:
     """The device this process uses for a run's ``device``: one GPU per Dask worker.
 
     ``"cuda"`` on a Dask worker of a machine with several GPUs becomes ``cuda:<worker number mod
@@ -112,5 +131,5 @@ def for_worker(device: str | None) -> str | None:
 
     count = torch.cuda.device_count()
     if count > 1 and isinstance(name, int):
-        return f"cuda:{name % count}"
+        return Device(f"cuda:{name % count}")  # within the GPUs resolve() counted
     return device

@@ -276,6 +276,45 @@ def test_layer_selection_curve_recorded_with_a_score(app):
     assert client.get("/plots/models/pub-net/layers/V4.svg").status_code == 404  # its layer was given, not chosen
 
 
+def test_rule_committed_scores_are_marked_filterable_and_tabled(app):
+    """A score answered with a layer the layer rule committed carries a † in the leaderboard (leaf and parents,
+    with the legend), can be filtered out, and the model page's commitment table says how each layer was chosen."""
+    rule = {"region": "IT", "layer": "layer4.0", "method": "rule", "rule": "relative-depth-median-v1",
+            "relative_depth": 0.8095, "maps": 368, "index": 7, "n_candidates": 10, "candidates": "declared"}
+    selected = {"region": "V4", "layer": "layer2.1", "method": "selection", "benchmarks": ["Sel.a", "Sel.b"]}
+    store = app.state.store
+    for benchmark, commitment in (("Kriegeskorte2008.IT-rdm", rule), (BENCHMARK, selected)):
+        record(Outcome.from_score(Score.of(0.3, error=0.01, raw=0.2, ceiling=0.8, model_identifier="rule-net",
+                                           benchmark_identifier=benchmark, commitment=commitment,
+                                           layers={commitment["region"]: commitment["layer"]},
+                                           provenance={"model": {"identifier": "rule-net", "commitment": commitment}})),
+               store)
+    client = TestClient(app)
+    assert Outcome.from_score(Score.of(0.3, model_identifier="m", benchmark_identifier=BENCHMARK,
+                                       commitment=rule)).summary()["method"] == "rule"
+    (row,) = [r for r in client.get("/api/leaderboard").json() if r["model"] == "rule-net"]
+    assert row["rule"]["Kriegeskorte2008.IT-rdm"] == 1 and row["rule"][BENCHMARK] == 0
+    assert row["rule"]["IT"] == 1 and row["rule"]["V4"] == 0 and row["rule"]["average_vision"] == 1
+    page = client.get("/").text
+    assert 'id="rule-legend"' in page
+    rule_net = page[page.index('data-model="rule-net"'):]
+    rule_net = rule_net[:rule_net.index("</tr>")]
+    assert re.search(r'data-node="Kriegeskorte2008.IT-rdm"[^>]*title="[^"]*\(layer committed by the rule\)"', rule_net)
+    assert rule_net.count('class="rule-mark"') == 4  # the leaf, and IT, neural_vision, average_vision counting it
+    assert rule_net.count('<span class="rule-mark" data-rule="1">†1</span>') == 3
+    pub_net = page[page.index('data-model="pub-net"'):]
+    assert 'class="rule-mark"' not in pub_net[:pub_net.index("</tr>")]
+    filtered = client.get("/", params={"norule": 1}).text
+    assert 'data-model="rule-net"' not in filtered and 'data-model="pub-net"' in filtered
+    model = client.get("/api/models/rule-net").json()["commitments"]
+    assert model["IT"]["method"] == "rule" and model["IT"]["layer"] == "layer4.0"
+    assert model["IT"]["how"].startswith("rule relative-depth-median-v1: relative depth 0.809 -> candidate 8 of 10")
+    assert model["V4"] == {"layer": "layer2.1", "method": "selection", "how": "selected on 2 benchmarks (Sel.a, Sel.b)",
+                           "benchmarks": [BENCHMARK]}
+    html = client.get("/models/rule-net").text
+    assert '<tr data-region="IT" data-method="rule">' in html and '<tr data-region="V4" data-method="selection">' in html
+
+
 def test_leaderboard_benchmark_columns_link_to_their_pages(app):
     """Issue 25 #8: a benchmark's column header links to its page (the link was hidden by the style sheet)."""
     page = TestClient(app).get("/").text

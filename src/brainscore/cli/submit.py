@@ -36,7 +36,7 @@ def zip_folder(folder: Path) -> bytes:
         If a symbolic link in the folder leads out of it (``key.pem -> ~/.ssh/id_rsa``): nothing
         outside the plugin folder is ever uploaded.
     """
-    from brainscore.data.validation import links_out_of_folder
+    from brainscore.data.links import links_out_of_folder
 
     folder = Path(folder)
     paths = [p for p in sorted(folder.rglob("*")) if "__pycache__" not in p.parts]

@@ -149,6 +149,34 @@ def _value(record: ScoreRecord | None, engineering: bool) -> float | None:
     return float(value)
 
 
+def layer_method(record: ScoreRecord | None) -> str | None:
+    """How the layer behind ``record`` was chosen: ``declared``, ``selection``, ``rule``, or None.
+
+    Read from the provenance's ``model.commitment`` (:func:`brainscore.scoring.job.commitment_of`); None
+    for a failure, a benchmark without a region, or a record made before methods were kept.
+    """
+    if record is None or record.status != "done":
+        return None
+    commitment = ((record.provenance or {}).get("model") or {}).get("commitment") or {}
+    return commitment.get("method")
+
+
+def rule_counts(tree: Tree, leaf_rule: dict[str, bool]) -> dict[str, int]:
+    """Per node of ``tree``, the number of leaves at or below it whose layer came from the layer rule."""
+    counts: dict[str, int] = {}
+
+    def visit(node: str) -> int:
+        if node in tree.leaves:
+            counts[node] = int(bool(leaf_rule.get(node)))
+        else:
+            counts[node] = sum(visit(child) for child in tree.children(node))
+        return counts[node]
+
+    for root in tree.roots():
+        visit(root)
+    return counts
+
+
 def aggregate(tree: Tree, leaf_values: dict[str, float | None]) -> tuple[dict[str, float | None], dict[str, int]]:
     """Values and missing-leaf counts of every node of ``tree`` from the leaves' values.
 
@@ -198,7 +226,12 @@ def _open(db: Database | str | None) -> Database:
 
 def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
                         tree: Tree | None = None) -> list[dict]:
-    """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count}}``.
+    """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count},
+    "rule": {node: count}}``.
+
+    ``rule[node]`` counts the leaves at or below ``node`` whose score answered with a layer the model
+    committed by the layer rule (:mod:`brainscore.models.layer_rule`: no map entry and no selection
+    data for the region), so a reader can tell them from declared or selected layers.
 
     One entry per model with at least one successful score (a model whose every run failed, e.g. weights
     that could not load, is not listed: its failures are on its page), sorted by ``average_vision`` (highest
@@ -238,8 +271,9 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     for model in models:
         values = {leaf: _value(chosen.get((model, leaf)), leaf in tree.engineering) for leaf in tree.leaves}
         scores, missing = aggregate(tree, values)
+        rule = rule_counts(tree, {leaf: layer_method(chosen.get((model, leaf))) == "rule" for leaf in tree.leaves})
         entries.append({"model": model, "scores": {n: scores[n] for n in order},
-                        "missing": {n: missing[n] for n in order}})
+                        "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order}})
     top = tree.roots()[0] if tree.roots() else None
     entries.sort(key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
     return entries

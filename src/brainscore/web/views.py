@@ -69,7 +69,29 @@ def model_json(site: Site, identifier: str, user) -> dict:
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "scores": _latest_rows(records, is_owner), "submission": submission, "aggregates": aggregates,
-            "layer_selection": selection_curves(site, identifier)}
+            "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
+
+
+def commitment_table(site: Site, model: str) -> dict[str, dict]:
+    """Region -> {"layer", "method", "how", "benchmarks"}: how the model's layer for each region was chosen.
+
+    From the recorded scores' provenance (``model.commitment``, :func:`brainscore.scoring.job.commitment_of`),
+    the newest per region; ``benchmarks`` are the scored benchmarks that used it.
+    """
+    from brainscore.models.layer_rule import describe
+
+    table: dict[str, dict] = {}
+    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+        provenance = record.provenance if isinstance(record.provenance, dict) else {}
+        commitment = (provenance.get("model") or {}).get("commitment")
+        if record.status != "done" or not isinstance(commitment, dict) or not commitment.get("region"):
+            continue
+        region = str(commitment["region"])
+        used = table.get(region, {}).get("benchmarks", [])
+        table[region] = {"layer": commitment.get("layer"), "method": commitment.get("method"),
+                         "how": describe(commitment), "benchmarks": sorted(set(used) | {record.benchmark})}
+    order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
+    return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
 def _latest_rows(records, is_owner: bool) -> list[dict]:

@@ -11,12 +11,15 @@ router = APIRouter()
 
 
 @router.get("/", response_class=HTMLResponse)
-def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1):
-    """The leaderboard: every visible model's scores in tree columns, sorted by ``sort``, filtered by ``q``."""
+def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1, norule: int = 0):
+    """The leaderboard: every visible model's scores in tree columns, sorted by ``sort``, filtered by ``q``
+    (and, with ``norule=1``, without models that answered any benchmark with a rule-committed layer)."""
     site = site_of(request)
     records = site.board(site.current_user(request))
     if q:
         records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
     cols = views.columns()
     if sort not in {c["node"] for c in cols}:
         sort = "average_vision"
@@ -27,7 +30,7 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     empty = {c["node"] for c in cols if not c["leaf"]
              and all(r["scores"].get(c["node"]) is None for r in records)}
     return site.render(request, "leaderboard.html", records=records, columns=cols, sort=sort, q=q, desc=desc,
-                       folded=empty)
+                       folded=empty, norule=norule)
 
 
 @router.get("/models/{identifier}", response_class=HTMLResponse)
