@@ -78,8 +78,13 @@ def test_own_preprocessing_function(images92):
 
     stimuli = images92.iloc[:4]
     stimuli = type(images92)(stimuli, identifier="k4", stimulus_paths=images92.stimulus_paths)
-    wrapper = PytorchWrapper("compat-own-pre", SmallConvNet(), functools.partial(preprocess, image_size=64))
-    plain = PytorchWrapper("compat-plain-pre", SmallConvNet(), functools.partial(load_preprocess_images, image_size=64))
+    # the reference's positional order: model, preprocessing, identifier
+    wrapper = PytorchWrapper(SmallConvNet(), functools.partial(preprocess, image_size=64), "compat-own-pre")
+    plain = PytorchWrapper(SmallConvNet(), functools.partial(load_preprocess_images, image_size=64), "compat-plain-pre")
+    assert wrapper.identifier == "compat-own-pre" and wrapper._extractor is wrapper
+    assert PytorchWrapper(SmallConvNet()).identifier == "SmallConvNet"  # the class name, as the reference
+    with pytest.raises(NotImplementedError, match="forward_kwargs"):
+        PytorchWrapper(SmallConvNet(), forward_kwargs={"train": False})
     assert wrapper.preprocessing.image_size == 64
     assert wrapper.preprocessing.key() != plain.preprocessing.key()
     doubled = wrapper(stimuli, layers=["relu1"]).values
@@ -98,7 +103,8 @@ def test_check_models(tmp_path):
         def forward(self, x):
             return self.out(x * 0)
 
-    wrapper = PytorchWrapper("compat-constant", Constant(), functools.partial(load_preprocess_images, image_size=16))
+    wrapper = PytorchWrapper(identifier="compat-constant", model=Constant(),
+                             preprocessing=functools.partial(load_preprocess_images, image_size=16))
     constant = ModelCommitment("compat-constant", wrapper, ["out"], region_layer_map={"IT": "out"})
     with pytest.raises(AssertionError, match="IT: activations are constant"):
         check_models.check_brain_model_processing(constant)
@@ -112,8 +118,8 @@ def test_check_base_models_on_a_plugin_module(monkeypatch):
     module = types.ModuleType("compat_check_model_module")
     module.get_model_list = lambda: ["compat-module-net"]
     module.get_layers = lambda name: ["relu1", "relu2"]
-    module.get_model = lambda name: PytorchWrapper(name, SmallConvNet(),
-                                                   functools.partial(load_preprocess_images, image_size=32))
+    module.get_model = lambda name: PytorchWrapper(identifier=name, model=SmallConvNet(),
+                                                   preprocessing=functools.partial(load_preprocess_images, image_size=32))
     monkeypatch.setitem(sys.modules, module.__name__, module)
     check_models.check_base_models(module.__name__)
 
@@ -129,7 +135,7 @@ def test_check_base_models_on_a_plugin_module(monkeypatch):
     brain_models.get_model = lambda name: reference_model(name, size=32)
     monkeypatch.setitem(sys.modules, brain_models.__name__, brain_models)
     check_models.check_brain_models(brain_models.__name__)  # recording and the probabilities task
-    brain_models.get_model = lambda name: PytorchWrapper(name, SmallConvNet())
+    brain_models.get_model = lambda name: PytorchWrapper(model=SmallConvNet(), identifier=name)
     with pytest.raises(AssertionError, match="is not a BrainModel"):
         check_models.check_brain_models(brain_models.__name__)
 
