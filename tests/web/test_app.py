@@ -419,3 +419,54 @@ def test_model_page_provenance_is_a_table_not_a_dump(app):
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.split("<pre")[0], re.S)]
     assert cells[:7] == [BENCHMARK, "1", "0.1 0123456789", "cpu", "python 3.11.7, numpy 1.26.4", "1", "12.3 s"]
     assert 'class="provenance"' in row and "max-height" in TestClient(app).get("/static/style.css").text
+
+
+def _more_scores(app):
+    """A second public model with scores and bootstrap errors on two benchmarks."""
+    store = app.state.store
+    for model, values in (("pub-net", {"Mur2013-rdm": (0.30, 0.02)}),
+                          ("other-net", {BENCHMARK: (0.45, 0.03), "Mur2013-rdm": (0.20, 0.01)})):
+        for benchmark, (value, error) in values.items():
+            score = Score.of(value, raw=value, ceiling=1.0, model_identifier=model, benchmark_identifier=benchmark)
+            score.attrs["error"], score.attrs["ci95"] = error, (value - 2 * error, value + 2 * error)
+            record(Outcome.from_score(score), store)
+
+
+def test_leaderboard_view_exports_as_csv_json_and_bibtex(app):
+    """The view's state is in its URL, and its export holds the rows and columns shown, in that order."""
+    _more_scores(app)
+    client = TestClient(app)
+    page = client.get("/", params={"sort": BENCHMARK, "desc": 0, "fold": "behavior_vision,engineering_vision"}).text
+    assert 'href="/leaderboard.csv?sort=Cowley2026.210325.V4-pls&amp;desc=0&amp;fold=behavior_vision%2Cengineering_vision"' in page
+    csv_text = client.get("/leaderboard.csv", params={"sort": BENCHMARK, "desc": 0, "fold": "behavior_vision,engineering_vision"}).text
+    lines = csv_text.splitlines()
+    header = lines[0].split(",")
+    assert header[:3] == ["rank", "model", "average_vision"] and "neural_vision" in header
+    assert "behavior_vision" in header and not any(h.startswith("Geirhos") for h in header)  # folded away
+    assert [line.split(",")[1] for line in lines[1:]] == ["pub-net", "other-net"]  # ascending on the V4 benchmark
+    column = header.index(BENCHMARK)
+    assert lines[1].split(",")[column] == "0.250000" and lines[2].split(",")[column] == "0.450000"
+    body = client.get("/leaderboard.json", params={"q": "other"}).json()
+    assert [r["model"] for r in body["rows"]] == ["other-net"] and body["rows"][0]["Mur2013-rdm"] == pytest.approx(0.2)
+    bib = client.get("/leaderboard.bib", params={"fold": "behavior_vision,engineering_vision"}).text
+    assert bib.count("@article{cowley2026compact") == 1 and "geirhos" not in bib.lower()
+
+
+def test_compare_two_models_with_differences_and_their_intervals(app):
+    _more_scores(app)
+    client = TestClient(app)
+    body = client.get("/api/compare", params={"models": "pub-net,other-net"}).json()
+    rows = {r["node"]: r for r in body["rows"]}
+    mur = rows["Mur2013-rdm"]
+    assert mur["scores"] == [pytest.approx(0.30), pytest.approx(0.20)]
+    assert mur["ci95"] == [[pytest.approx(0.26), pytest.approx(0.34)], [pytest.approx(0.18), pytest.approx(0.22)]]
+    half = 1.96 * (0.02 ** 2 + 0.01 ** 2) ** 0.5
+    assert mur["differences"][0]["value"] == pytest.approx(-0.10)
+    assert mur["differences"][0]["ci95"] == [pytest.approx(-0.10 - half), pytest.approx(-0.10 + half)]
+    v4 = rows[BENCHMARK]["differences"][0]
+    assert v4["value"] == pytest.approx(0.20) and v4["ci95"][1] - v4["ci95"][0] == pytest.approx(2 * 1.96 * 0.001 ** 0.5)
+    assert rows["V4"]["differences"][0]["value"] == pytest.approx(0.20) and rows["V4"]["differences"][0]["ci95"] is None
+    page = client.get("/compare", params={"models": "pub-net,other-net"}).text
+    assert 'class="difference resolved">-0.100' in page
+    assert client.get("/compare", params={"models": "pub-net"}).status_code == 400
+    assert client.get("/api/compare", params={"models": "pub-net,secret-net"}).status_code == 404  # private

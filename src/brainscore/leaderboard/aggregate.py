@@ -34,7 +34,7 @@ import pandas as pd
 from brainscore import registry
 from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
-from brainscore.results import Database, ScoreRecord
+from brainscore.results import Database, StoredScore
 
 __all__ = ["leaderboard", "leaderboard_records", "aggregate", "Tree", "build_tree", "registered_tree", "store_tree"]
 
@@ -139,7 +139,7 @@ def _registered_version(benchmark: str) -> int | None:
         return None
 
 
-def _value(record: ScoreRecord | None, engineering: bool) -> float | None:
+def _value(record: StoredScore | None, engineering: bool) -> float | None:
     """The leaf value of ``record``: ceiled (raw for engineering); None if absent, failed or NaN."""
     if record is None or record.status != "done":
         return None
@@ -149,7 +149,7 @@ def _value(record: ScoreRecord | None, engineering: bool) -> float | None:
     return float(value)
 
 
-def layer_method(record: ScoreRecord | None) -> str | None:
+def layer_method(record: StoredScore | None) -> str | None:
     """How the layer behind ``record`` was chosen: ``declared``, ``selection``, ``rule``, or None.
 
     Read from the provenance's ``model.commitment`` (:func:`brainscore.scoring.job.commitment_of`); None
@@ -259,7 +259,7 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     for benchmark, version in db.benchmark_versions().items():
         if benchmark in latest:
             latest[benchmark] = max(version, latest[benchmark] or version)
-    chosen: dict[tuple[str, str], ScoreRecord] = {}
+    chosen: dict[tuple[str, str], StoredScore] = {}
     models: set[str] = set()
     for record in db.scores(include_failed=True):  # oldest first: later rows replace earlier ones
         if record.status == "done":

@@ -46,6 +46,12 @@ def number(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
+def _own_error(ceiling: Any) -> float | None:
+    """The ceiling's own error (its split-half spread): ``error_reference`` where the bootstrap took ``error``."""
+    attrs = getattr(ceiling, "attrs", {})
+    return number(attrs.get("error_reference", attrs.get("error")))
+
+
 def _pair(values: Any) -> tuple[float, float] | None:
     return None if values is None else (float(values[0]), float(values[1]))
 
@@ -188,7 +194,7 @@ class Outcome:
                    duration_s=float(attrs.get("duration_s", float("nan"))),
                    region=region, layer_selection=jsonable(attrs.get("layer_selection")),
                    bootstrap_unit=attrs.get("bootstrap_unit"), benchmark_version=version, benchmark_parent=parent,
-                   ceiling_error_reference=number(getattr(ceiling, "attrs", {}).get("error")),
+                   ceiling_error_reference=_own_error(ceiling),
                    visual_degrees=number(attrs.get("visual_degrees")),
                    provenance=provenance, provenance_key=provenance_key(provenance) if provenance else None)
 

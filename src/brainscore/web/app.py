@@ -17,6 +17,7 @@ limited per user name and per client address (:mod:`brainscore.web.accounts`).
 """
 from __future__ import annotations
 
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
+from brainscore.web import plots
 from brainscore.web.queue import Dispatcher
 from brainscore.web.routes import accounts, api, pages, submissions
 from brainscore.web.site import HERE, Site, home, secret, templates
@@ -73,6 +75,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     @asynccontextmanager
     async def lifespan(app):
+        threading.Thread(target=plots.warm, name="brainscore-plots-warm", daemon=True).start()
         if start_worker:
             dispatcher.start()
         yield

@@ -239,3 +239,122 @@ def benchmark_info(identifier: str) -> dict:
             info["problem"] = str(error)
         _INFO[identifier] = info
     return dict(_INFO[identifier])
+
+
+def label(node: str, leaf: bool) -> str:
+    """A column's header as it reads: inner nodes in words (``average_vision`` -> ``average vision``), benchmark
+    identifiers whole, breakable after ``.``, ``_`` and ``-`` (the template marks the breaks)."""
+    return node if leaf else node.replace("_", " ")
+
+
+def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0) -> dict:
+    """The leaderboard as one visitor sees it, in the state its URL gives.
+
+    Parameters
+    ----------
+    sort : str
+        A column (node or benchmark) to sort by; an unknown one sorts by ``average_vision``.
+    q : str
+        Only models whose identifier contains it (case-insensitive).
+    desc : int
+        1: highest first; 0: lowest first. Models without the column's score come last either way.
+    fold : str, optional
+        Comma-separated inner nodes whose children are folded away; None: the subtrees without any score.
+    norule : int
+        1: leave out the models that answered any benchmark with a layer committed by the relative-depth rule.
+
+    Returns
+    -------
+    dict
+        ``records`` (sorted, each with its ``rank``), ``columns`` (each with ``label`` and ``hidden``: under a
+        folded node), ``sort``, ``q``, ``desc``, ``folded`` (set of folded nodes) and ``query`` (the state as a
+        query string, for links and exports).
+    """
+    from urllib.parse import urlencode
+
+    records = site.board(user)
+    if q:
+        records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
+    cols = columns()
+    if sort not in {c["node"] for c in cols}:
+        sort = "average_vision"
+    records.sort(key=lambda r: (r["scores"].get(sort) is None,
+                                -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
+                                r["model"]))
+    inner = {c["node"] for c in cols if not c["leaf"]}
+    if fold is None:  # subtrees without any score start folded (a click unfolds them)
+        folded = {node for node in inner if all(r["scores"].get(node) is None for r in records)}
+    else:
+        folded = {node for node in fold.split(",") if node in inner}
+    for c in cols:
+        c["label"] = label(c["node"], c["leaf"])
+        c["hidden_by"] = sum(a in folded for a in c["ancestors"])  # folded ancestors (the page's script counts them)
+        c["hidden"] = c["hidden_by"] > 0
+    for rank, r in enumerate(records, start=1):
+        r["rank"] = rank
+    state = {"sort": sort, "desc": int(bool(desc))}
+    if q:
+        state["q"] = q
+    if fold is not None:
+        state["fold"] = ",".join(sorted(folded))
+    if norule:
+        state["norule"] = 1
+    return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
+            "norule": int(bool(norule)), "query": urlencode(state)}
+
+
+def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
+    """``(header, rows)`` of a :func:`leaderboard_view` for export: the columns shown (not folded away), each row
+    ``{"rank", "model", <column>: score or None}``."""
+    shown = [c["node"] for c in view["columns"] if not c["hidden"]]
+    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown}}
+            for r in view["records"]]
+    return ["rank", "model", *shown], rows
+
+
+def compare(site: Site, models: list[str], user) -> dict:
+    """Two or more models side by side: every leaderboard column's score of each, and per benchmark the
+    difference to the first model with its 95% interval.
+
+    The interval of a difference is ``±1.96 sqrt(e_a² + e_b²)`` from the two scores' bootstrap standard errors
+    (independent resamples; None when either has no error). Aggregates get no interval (their errors are not
+    recorded).
+
+    Raises
+    ------
+    HTTPException
+        400 with fewer than two models; 404 for one that is unknown or private to another user.
+    """
+    if len(models) < 2:
+        raise HTTPException(400, "compare two or more models: /compare?models=A,B")
+    board = {r["model"]: r for r in site.board(user)}
+    missing = [m for m in models if m not in board]
+    if missing:
+        raise HTTPException(404, f"no scores of {', '.join(repr(m) for m in missing)}; see the leaderboard for the "
+                                 f"models with scores")
+    errors = {m: {r["benchmark"]: r for r in model_json(site, m, user)["scores"] if r["status"] == "done"}
+              for m in models}
+    rows = []
+    for c in columns():
+        node = c["node"]
+        values = [board[m]["scores"].get(node) for m in models]
+        row = {"node": node, "label": label(node, c["leaf"]), "leaf": c["leaf"], "depth": c["depth"],
+               "scores": values, "ci95": [], "differences": []}
+        for m in models:
+            found = errors[m].get(node) if c["leaf"] else None
+            row["ci95"].append(found["ci95"] if found else None)
+        base, base_error = values[0], (errors[models[0]].get(node) or {}).get("error") if c["leaf"] else None
+        for m, value in zip(models[1:], values[1:]):
+            error = (errors[m].get(node) or {}).get("error") if c["leaf"] else None
+            if base is None or value is None:
+                row["differences"].append(None)
+                continue
+            difference = value - base
+            half = 1.96 * math.sqrt(base_error ** 2 + error ** 2) if None not in (base_error, error) else None
+            row["differences"].append({"value": difference,
+                                       "ci95": [difference - half, difference + half] if half is not None else None})
+        rows.append(row)
+    return {"models": models, "rows": rows}

@@ -20,6 +20,13 @@ def api_leaderboard(request: Request):
     return site.board(site.reader(request))
 
 
+@router.get("/compare")
+def api_compare(request: Request, models: str = ""):
+    """Two or more models side by side (``?models=A,B``): see :func:`brainscore.web.views.compare`."""
+    site = site_of(request)
+    return views.compare(site, [m.strip() for m in models.split(",") if m.strip()], site.reader(request))
+
+
 @router.get("/models/{identifier}")
 def api_model(request: Request, identifier: str):
     """A model's scores, layer selection and (for its owner) its latest submission."""

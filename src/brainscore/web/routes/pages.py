@@ -1,6 +1,9 @@
 """Pages anyone may read: the leaderboard, a model's page, a benchmark's page and their plots (SVG)."""
 from __future__ import annotations
 
+import csv
+import io
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -11,26 +14,70 @@ router = APIRouter()
 
 
 @router.get("/", response_class=HTMLResponse)
-def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1, norule: int = 0):
-    """The leaderboard: every visible model's scores in tree columns, sorted by ``sort``, filtered by ``q``
-    (and, with ``norule=1``, without models that answered any benchmark with a rule-committed layer)."""
+def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0):
+    """The leaderboard: every visible model's scores in tree columns; its state (sort, filter, folded columns,
+    ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
+    view can be shared and exported as it is."""
     site = site_of(request)
-    records = site.board(site.current_user(request))
-    if q:
-        records = [r for r in records if q.lower() in r["model"].lower()]
-    if norule:  # only models all of whose layers were declared or selected on data
-        records = [r for r in records if not any((r.get("rule") or {}).values())]
-    cols = views.columns()
-    if sort not in {c["node"] for c in cols}:
-        sort = "average_vision"
-    records.sort(key=lambda r: (r["scores"].get(sort) is None,
-                                -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
-                                r["model"]))
-    # subtrees without any score start folded (a click unfolds them)
-    empty = {c["node"] for c in cols if not c["leaf"]
-             and all(r["scores"].get(c["node"]) is None for r in records)}
-    return site.render(request, "leaderboard.html", records=records, columns=cols, sort=sort, q=q, desc=desc,
-                       folded=empty, norule=norule)
+    view = views.leaderboard_view(site, site.current_user(request), sort, q, desc, fold, norule)
+    return site.render(request, "leaderboard.html", **view)
+
+
+@router.get("/leaderboard.csv")
+def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                    fold: str | None = None, norule: int = 0):
+    """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    header, rows = views.leaderboard_rows(view)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([row["rank"], row["model"]] + ["" if row[h] is None else f"{row[h]:.6f}" for h in header[2:]])
+    return Response(buffer.getvalue(), media_type="text/csv",
+                    headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.csv"'})
+
+
+@router.get("/leaderboard.json")
+def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0):
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    header, rows = views.leaderboard_rows(view)
+    return {"columns": header[2:], "rows": rows}
+
+
+@router.get("/leaderboard.bib")
+def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
+                       fold: str | None = None, norule: int = 0):
+    """BibTeX of every benchmark shown in the view (each entry once)."""
+    site = site_of(request)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    entries: list[str] = []
+    for c in view["columns"]:
+        if c["leaf"] and not c["hidden"]:
+            for entry in _entries(views.benchmark_info(c["node"]).get("bibtex") or ""):
+                if entry not in entries:
+                    entries.append(entry)
+    return Response("\n\n".join(entries) + "\n", media_type="application/x-bibtex",
+                    headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.bib"'})
+
+
+def _entries(bibtex: str) -> list[str]:
+    """The ``@type{...}`` entries of a BibTeX text, each stripped."""
+    parts = ["@" + part for part in bibtex.split("@") if part.strip()]
+    return [part.strip() for part in parts]
+
+
+@router.get("/compare", response_class=HTMLResponse)
+def compare_page(request: Request, models: str = ""):
+    """Two or more models side by side (``?models=A,B``): scores, 95% intervals, differences to the first."""
+    site = site_of(request)
+    chosen = [m.strip() for m in models.split(",") if m.strip()]
+    return site.render(request, "compare.html", **views.compare(site, chosen, site.current_user(request)))
 
 
 @router.get("/models/{identifier}", response_class=HTMLResponse)
