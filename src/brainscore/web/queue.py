@@ -62,7 +62,8 @@ from brainscore.scoring.outcome import Outcome
 from brainscore.web import environments
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
-__all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
+__all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point",
+           "network_isolation",
            "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
@@ -125,7 +126,8 @@ def place_in_queue(engine: Engine, task: SubmissionTask) -> int | None:
     if task.status != "queued":
         return None
     with Session(engine) as session:
-        ahead = session.scalars(select(SubmissionTask.id).where(SubmissionTask.status == "queued", SubmissionTask.id < task.id)).all()
+        ahead = session.scalars(select(SubmissionTask.id).where(SubmissionTask.status == "queued",
+                                                                SubmissionTask.id < task.id)).all()
     return len(ahead) + 1
 
 
@@ -200,7 +202,8 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     db_url : str
         The results database (which holds the web tables).
     task_id, k : int
-        The submission task and the 1-based index of the pair among its :attr:`~brainscore.results.schema.SubmissionTask.pairs`.
+        The submission task and the 1-based index of the pair among its
+        :attr:`~brainscore.results.schema.SubmissionTask.pairs`.
     limits : Limits
     command : list of str, optional
         The child's command (default :func:`child_command`); the network and limit prefixes are added.
@@ -354,7 +357,8 @@ class Dispatcher:
         return None
 
     def requeue_running(self) -> int:
-        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept); returns how many."""
+        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept);
+        returns how many."""
         with Session(self.engine) as session:
             tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.status == "running")).all()
             for task in tasks:
@@ -425,7 +429,8 @@ class Dispatcher:
         capacity = self.capacity()
         with Session(self.engine) as session:
             tasks = [(task.id, task.pairs, dict(task.results or {}), task.submission_id) for task in session.scalars(
-                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running"))).order_by(SubmissionTask.id))]
+                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running")))
+                .order_by(SubmissionTask.id))]
         for task_id, pairs, results, submission_id in tasks:
             if len(self._active) >= capacity:
                 return

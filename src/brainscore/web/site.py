@@ -151,7 +151,8 @@ class Site:
         return user is not None and getattr(model, "owner", None) == user.username
 
     def board(self, user) -> list[dict]:
-        """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user`` may see."""
+        """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user``
+        may see."""
         return [r for r in leaderboard_records(self.store) if self.visible(r["model"], user)]
 
     # ------------------------------------------------------------------ submission tasks
