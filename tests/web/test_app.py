@@ -45,7 +45,7 @@ def user(app, name: str) -> TestClient:
 def queued_task(app, owner="alice", results=None) -> int:
     with Session(app.state.engine) as session:
         task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
-                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "error": "boom"}},
+                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "failure": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
         session.add(task)
         session.commit()

@@ -177,12 +177,12 @@ def _log_of(engine: Engine, task_id: int) -> str:
 
 
 def record_pair_failure(store: Database, task_id: int, submission_id: int | None, model: str, benchmark: str,
-                        error: str) -> dict:
+                        failure: str) -> dict:
     """Record that ``model`` failed on ``benchmark`` in submission task ``task_id``: in its results and, with the
     task's log, in the results database. Returns the task's result entry (``results["model|benchmark"]``)."""
-    result = {"status": "failed", "error": error}
+    result = {"status": "failed", "failure": failure}
     _set_result(store.engine, task_id, f"{model}|{benchmark}", result)
-    record(Outcome.from_failure(model, benchmark, error, log=_log_of(store.engine, task_id)[-20000:]), store,
+    record(Outcome.from_failure(model, benchmark, failure, log=_log_of(store.engine, task_id)[-20000:]), store,
            submission_id=submission_id)
     return result
 
@@ -211,7 +211,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     Returns
     -------
     dict
-        ``{"status": "done", "score": float}`` or ``{"status": "failed", "error": str}``.
+        ``{"status": "done", "score": float}`` or ``{"status": "failed", "failure": str}``.
     """
     store = Database(db_url)  # opened per task: a Dask worker runs tasks in threads of its own
     engine = store.engine
@@ -219,7 +219,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
         task = session.get(SubmissionTask, task_id)
         folder, submission_id, total, started = Path(task.folder), task.submission_id, task.total, task.started
         requirements = list(task.requirements or [])
-    fields = {"status": "running", "current": k, "error": ""}
+    fields = {"status": "running", "current": k, "failure": ""}
     if started is None:
         fields["started"] = _now()
     update_task(engine, task_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}{_where()}\n", **fields)
@@ -471,7 +471,7 @@ class Dispatcher:
             failed = any(r.get("status") == "failed" for r in (task.results or {}).values())
             submission_id = task.submission_id
         update_task(self.engine, task_id, status="failed" if failed else "done", finished=_now(),
-                   error="one or more benchmarks failed; see the log" if failed else "")
+                   failure="one or more benchmarks failed; see the log" if failed else "")
         if submission_id is not None:
             self.store.update_submission(submission_id, status="failed" if failed else "done",
                                          log_append=_log_of(self.engine, task_id))
