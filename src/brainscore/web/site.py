@@ -4,6 +4,7 @@ the routers (:mod:`brainscore.web.routes`) reach it with :func:`site_of`.
 """
 from __future__ import annotations
 
+import datetime as dt
 import math
 import os
 import secrets
@@ -150,10 +151,22 @@ class Site:
             return True
         return user is not None and getattr(model, "owner", None) == user.username
 
-    def board(self, user) -> list[dict]:
+    def board(self, user, at: str | None = None) -> list[dict]:
         """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user``
-        may see."""
-        return [r for r in leaderboard_records(self.store) if self.visible(r["model"], user)]
+        may see; ``at`` (``YYYY-MM-DD``): as it was at the end of that day (UTC).
+
+        Raises
+        ------
+        HTTPException
+            400 if ``at`` is not a date.
+        """
+        when = None
+        if at:
+            try:
+                when = dt.datetime.combine(dt.date.fromisoformat(at), dt.time.max, tzinfo=dt.timezone.utc)
+            except ValueError as error:
+                raise HTTPException(400, f"at={at!r} is not a date; give YYYY-MM-DD, e.g. at=2026-11-01") from error
+        return [r for r in leaderboard_records(self.store, at=when) if self.visible(r["model"], user)]
 
     # ------------------------------------------------------------------ submission tasks
     def view(self, task: SubmissionTask) -> dict:

@@ -284,7 +284,7 @@ def label(node: str, leaf: bool) -> str:
 
 
 def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0) -> dict:
+                     fold: str | None = None, norule: int = 0, at: str | None = None) -> dict:
     """The leaderboard as one visitor sees it, in the state its URL gives.
 
     Parameters
@@ -299,6 +299,8 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         Comma-separated inner nodes whose children are folded away; None: the subtrees without any score.
     norule : int
         1: leave out the models that answered any benchmark with a layer committed by the relative-depth rule.
+    at : str, optional
+        ``YYYY-MM-DD``: the leaderboard as it was at the end of that day (:meth:`Site.board`).
 
     Returns
     -------
@@ -309,7 +311,7 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
     """
     from urllib.parse import urlencode
 
-    records = site.board(user)
+    records = site.board(user, at)
     if q:
         records = [r for r in records if q.lower() in r["model"].lower()]
     if norule:  # only models all of whose layers were declared or selected on data
@@ -338,8 +340,10 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         state["fold"] = ",".join(sorted(folded))
     if norule:
         state["norule"] = 1
+    if at:
+        state["at"] = at
     return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
-            "norule": int(bool(norule)), "query": urlencode(state)}
+            "norule": int(bool(norule)), "at": at or "", "query": urlencode(state)}
 
 
 def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:

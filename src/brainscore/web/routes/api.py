@@ -14,10 +14,11 @@ router = APIRouter(prefix="/api")
 
 
 @router.get("/leaderboard")
-def api_leaderboard(request: Request):
-    """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``)."""
+def api_leaderboard(request: Request, at: str | None = None):
+    """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
+    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC)."""
     site = site_of(request)
-    return site.board(site.reader(request))
+    return site.board(site.reader(request), at)
 
 
 @router.get("/compare")

@@ -15,21 +15,21 @@ router = APIRouter()
 
 @router.get("/", response_class=HTMLResponse)
 def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0):
+                     fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard: every visible model's scores in tree columns; its state (sort, filter, folded columns,
     ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
     view can be shared and exported as it is."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.current_user(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.current_user(request), sort, q, desc, fold, norule, at)
     return site.render(request, "leaderboard.html", **view)
 
 
 @router.get("/leaderboard.csv")
 def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                    fold: str | None = None, norule: int = 0):
+                    fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
     header, rows = views.leaderboard_rows(view)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -42,20 +42,20 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
 
 @router.get("/leaderboard.json")
 def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0):
+                     fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
     header, rows = views.leaderboard_rows(view)
     return {"columns": header[2:], "rows": rows}
 
 
 @router.get("/leaderboard.bib")
 def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                       fold: str | None = None, norule: int = 0):
+                       fold: str | None = None, norule: int = 0, at: str | None = None):
     """BibTeX of every benchmark shown in the view (each entry once)."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
     entries: list[str] = []
     for c in view["columns"]:
         if c["leaf"] and not c["hidden"]:
