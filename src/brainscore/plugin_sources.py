@@ -49,6 +49,79 @@ class Index:
     folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
 
 
+def reference_parents(folder: Path) -> dict[str, str]:
+    """benchmark identifier -> ``parent``, read statically from a plugin folder in the reference's layout.
+
+    The reference declares a benchmark's leaderboard node when building it (``NeuralBenchmark(...,
+    parent='IT')``, ``super().__init__(..., parent=region)``), not when registering it. For each
+    ``benchmark_registry['X'] = F`` (``F`` a function or class of the folder, or ``lambda: F(...)``),
+    the folder's code is parsed for a ``parent=`` keyword given a literal, or a parameter that the
+    calls leading to it bind to a literal (three calls deep at most). Nothing is imported; a parent
+    computed otherwise is learnt when the benchmark is built (:meth:`Registry.load`).
+    """
+    trees = []
+    for source in sorted(folder.glob("*.py")):
+        try:
+            trees.append(ast.parse(source.read_text(encoding="utf-8")))
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            continue
+    definitions: dict[str, ast.AST] = {}
+    for tree in trees:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                definitions.setdefault(node.name, node)
+
+    def from_call(call: ast.Call, bindings: dict, depth: int) -> str | None:
+        for keyword in call.keywords:
+            if keyword.arg == "parent":
+                value = _literal(keyword.value)
+                if isinstance(value, str):
+                    return value
+                if isinstance(keyword.value, ast.Name) and isinstance(bindings.get(keyword.value.id), str):
+                    return bindings[keyword.value.id]
+        name = call.func.id if isinstance(call.func, ast.Name) else None
+        if name in definitions and depth < 3:
+            return from_definition(definitions[name], call, depth + 1)
+        return None
+
+    def from_definition(definition: ast.AST, call: ast.Call | None, depth: int) -> str | None:
+        if isinstance(definition, ast.ClassDef):
+            definition = next((n for n in definition.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+                              None)
+            if definition is None:
+                return None
+        arguments = definition.args
+        parameters = [a.arg for a in arguments.posonlyargs + arguments.args if a.arg != "self"]
+        defaults = dict(zip(parameters[len(parameters) - len(arguments.defaults):], arguments.defaults))
+        bindings = {name: _literal(value) for name, value in defaults.items()}
+        if call is not None:
+            bindings.update({name: _literal(arg) for name, arg in zip(parameters, call.args)})
+            bindings.update({k.arg: _literal(k.value) for k in call.keywords if k.arg})
+        for node in ast.walk(definition):
+            if isinstance(node, ast.Call):
+                found = from_call(node, bindings, depth)
+                if found is not None:
+                    return found
+        return None
+
+    parents = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Assign) or not node.targets or _registry_target(node.targets[0]) != "benchmark":
+                continue
+            identifier = _literal(node.targets[0].slice)
+            value = node.value
+            if isinstance(value, ast.Lambda) and isinstance(value.body, ast.Call):
+                parent = from_call(value.body, {}, 0)
+            elif isinstance(value, ast.Name) and value.id in definitions:
+                parent = from_definition(definitions[value.id], None, 0)
+            else:
+                parent = None
+            if isinstance(identifier, str) and parent is not None:
+                parents[identifier] = parent
+    return parents
+
+
 def _registry_target(node: ast.AST) -> str | None:
     """The kind a subscript assignment target ``model_registry['x']`` (or ``brainscore_vision.model_registry['x']``)
     registers into, else None."""

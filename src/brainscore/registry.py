@@ -53,7 +53,7 @@ from typing import Any, Callable
 from brainscore import config
 from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError, ValidationError
 from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, check_reference_api, plugin_dir_package,
-                                       plugin_dirs, reference_plugins, scan_plugin)
+                                       plugin_dirs, reference_parents, reference_plugins, scan_plugin)
 
 
 class PluginWarning(UserWarning):
@@ -137,7 +137,8 @@ class Registry:
             hint = f" Closest known: {', '.join(close)}." if close else ""
             failed = _discovery.broken_modules()
             note = (f" (Plugins that failed to import, which may provide it: "
-                    f"{', '.join(f'{m} ({type(e).__name__}: {e})' for m, e in failed.items())}.)" if failed else "")
+                    f"{', '.join(f'{_discovery.name_of(m)} ({type(e).__name__}: {e})' for m, e in failed.items())}.)"
+                    if failed else "")
             raise UnknownIdentifierError(
                 f"no {self.kind} is registered as {identifier!r}.{hint} "
                 f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
@@ -165,8 +166,18 @@ class Registry:
         return self.register(identifier, factory)
 
     def load(self, identifier: str, *args, **kwargs) -> Any:
-        """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds."""
-        return self.factory(identifier)(*args, **kwargs)
+        """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds.
+
+        A benchmark built without a declared ``parent`` (a reference-style plugin that computes it)
+        has its own ``parent`` attribute recorded as its declaration from then on.
+        """
+        built = self.factory(identifier)(*args, **kwargs)
+        if self.kind == "benchmark" and "parent" not in self._metadata.get(identifier, {}) \
+                and "parent" not in _discovery.index().metadata[self.kind].get(identifier, {}):
+            parent = getattr(built, "parent", None)
+            if isinstance(parent, str) and parent:
+                self._metadata.setdefault(identifier, {})["parent"] = parent
+        return built
 
     def list(self, pattern: str | None = None) -> list[str]:
         """Sorted identifiers, optionally filtered by a shell-style ``pattern`` (e.g. ``"Cowley*"``)."""
@@ -248,10 +259,9 @@ class _Discovery:
             own = Index()
             try:
                 scan_plugin(folder / "__init__.py", module, own)
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as error:
-                # declared nothing readable: importing it (for listing) reports the error by name
-                self._warn_once(module, f"the plugin folder {folder} cannot be read ({type(error).__name__}: "
-                                        f"{error}); its identifiers are unavailable, the other plugins work")
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                # declares nothing readable: imported for listing, where its error is reported by the folder's name
+                index.dynamic.add(module)
                 continue
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
@@ -265,6 +275,9 @@ class _Discovery:
             index.dynamic |= own.dynamic
             for node, parent in own.tree_nodes.items():
                 index.tree_nodes.setdefault(node, parent)
+            for identifier, parent in reference_parents(folder).items():
+                if index.modules["benchmark"].get(identifier) == module:
+                    index.metadata["benchmark"].setdefault(identifier, {}).setdefault("parent", parent)
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
@@ -275,6 +288,11 @@ class _Discovery:
         """``the plugin folder /path/models/NAME`` for a plugin-folder module, else ``plugin MODULE``."""
         folder = self.index().folders.get(module)
         return f"the plugin folder {folder}" if folder is not None else f"plugin {module}"
+
+    def name_of(self, module: str) -> str:
+        """A plugin folder's path, else the module's name (for lists of plugins in messages)."""
+        folder = self.index().folders.get(module)
+        return str(folder) if folder is not None else module
 
     def folder_of(self, kind: str, identifier: str) -> Path | None:
         """The folder of the plugin that declares ``identifier`` (built-in or plugin folder), or None when it is

@@ -170,3 +170,16 @@ def test_score_records_how_the_benchmark_region_was_committed():
     assert commitment_of(Model(), "V4") == {"region": "V4", "layer": "b", "method": "selection", "benchmarks": ["x"]}
     assert commitment_of(Model(), None) is None and commitment_of(Model(), "IT") is None
     assert commitment_of(object(), "V1") is None
+
+
+def test_a_reference_style_commitment_without_layers_gets_top_level_blocks():
+    from brainscore.models.extraction import ActivationsExtractor
+    from brainscore.models.preprocessing import Preprocessing
+    from brainscore_vision.model_helpers.brain_transformation import ModelCommitment
+
+    model = ModelCommitment("net", ActivationsExtractor(Net(), "net", Preprocessing("imagenet", 20)), layers=None,
+                            region_layer_map={"V4": "features.1"})
+    assert model.layers == EXPECTED and model.candidates_source == "top-level-blocks-v1"
+    assert model.layer_for("V4") == "features.1"
+    assert model.layer_for("IT") == EXPECTED[round(layer_rule.load()["rule"]["relative_depth"]["IT"] * 10)]
+    assert model.layer_commitments()["IT"]["method"] == "rule"

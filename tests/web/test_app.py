@@ -13,7 +13,7 @@ from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
 from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.web.queue import SubmissionTask
-from web_helpers import plugin_zip, traversal_zip
+from web_helpers import EXAMPLE_PLUGIN as EXAMPLE, plugin_zip, traversal_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 
@@ -45,7 +45,7 @@ def user(app, name: str) -> TestClient:
 def queued_task(app, owner="alice", results=None) -> int:
     with Session(app.state.engine) as session:
         task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
-                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "error": "boom"}},
+                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "failure": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
         session.add(task)
         session.commit()
@@ -470,3 +470,65 @@ def test_compare_two_models_with_differences_and_their_intervals(app):
     assert 'class="difference resolved">-0.100' in page
     assert client.get("/compare", params={"models": "pub-net"}).status_code == 400
     assert client.get("/api/compare", params={"models": "pub-net,secret-net"}).status_code == 404  # private
+
+
+def test_model_card_from_the_plugins_metadata_and_sources(app):
+    """A model's page shows its card: the reference's metadata.yml fields, its submitter and date, and the BibTeX
+    of its model.py (read, never run)."""
+    metadata = ("models:\n  carded-net:\n    architecture: DCNN\n    model_family: tiny\n"
+                "    total_parameter_count: 2496\n    training_dataset: none (untrained)\n"
+                "    task_specialization: object classification\n    huggingface_link: https://huggingface.co/x/y\n")
+    model = (EXAMPLE / "model.py").read_text() + '\nBIBTEX = """@misc{carded2026, title={A carded net}}"""\n'
+    alice = user(app, "alice")
+    zipped = plugin_zip(identifier="carded-net", package="carded_net",
+                        extra={"carded_net/metadata.yml": metadata, "carded_net/model.py": model})
+    response = alice.post("/api/submissions", files={"file": ("c.zip", zipped)}, data={"benchmarks": BENCHMARK},
+                          headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert response.status_code == 201, response.text
+    card = alice.get("/api/models/carded-net").json()["card"]
+    assert card["rows"][:6] == [["architecture", "DCNN"], ["family", "tiny"], ["parameters", 2496],
+                                ["training data", "none (untrained)"], ["task", "object classification"],
+                                ["Hugging Face", "https://huggingface.co/x/y"]]
+    assert ["submitted by", "alice"] in card["rows"] and card["bibtex"] == "@misc{carded2026, title={A carded net}}"
+    page = alice.get("/models/carded-net").text
+    assert "<th>parameters</th><td>2,496</td>" in page and "@misc{carded2026" in page
+    builtin = TestClient(app).get("/api/models/efficientnet-lite0").json()["card"]
+    assert builtin["rows"] == [["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
+
+
+def test_benchmark_card_describes_the_study_and_experiment(app):
+    body = TestClient(app).get(f"/api/benchmarks/{BENCHMARK}").json()
+    assert body["description"] == "Cowley et al. 2026 V4 neural predictivity benchmarks."
+    assert body["visual_degrees"] == 11.2 and body["number_of_trials"] == 14
+    page = TestClient(app).get(f"/benchmarks/{BENCHMARK}").text
+    assert "stimuli shown at 11.2° of visual angle · 14 trials per stimulus" in page
+
+
+def test_model_page_shows_its_score_history_across_benchmark_versions(app):
+    for version, value in ((1, 0.40), (2, 0.35)):
+        record(Outcome.from_score(Score.of(value, error=0.01, raw=value, ceiling=0.8, model_identifier="hist-net",
+                                           benchmark_identifier=BENCHMARK, benchmark_version=version)),
+               app.state.store)
+    body = TestClient(app).get("/api/models/hist-net").json()
+    assert [(run["version"], run["score"]) for run in body["history"][BENCHMARK]] == [(1, 0.40), (2, 0.35)]
+    assert TestClient(app).get("/api/models/pub-net").json()["history"] == {}  # scored once
+    page = TestClient(app).get("/models/hist-net").text
+    table = page[page.index('id="history"'):]
+    table = table[:table.index("</table>")]
+    assert table.count(f'<tr data-benchmark="{BENCHMARK}">') == 2 and table.index("0.4000") < table.index("0.3500")
+
+
+def test_api_leaderboard_at_a_date(app):
+    """``GET /api/leaderboard?at=YYYY-MM-DD`` and the page's date field: the leaderboard as it was that day."""
+    for model, day in (("early-net", "2026-01-10"), ("later-net", "2026-03-01")):
+        record(Outcome.from_score(Score.of(0.5, error=0.01, raw=0.4, ceiling=0.8, model_identifier=model,
+                                           benchmark_identifier=BENCHMARK,
+                                           provenance={"end": f"{day}T12:00:00+00:00"})), app.state.store)
+    client = TestClient(app)
+    assert [r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-02-01"}).json()] == ["early-net"]
+    assert {r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-03-01"}).json()} == \
+        {"early-net", "later-net"}
+    assert client.get("/api/leaderboard", params={"at": "yesterday"}).status_code == 400
+    page = client.get("/", params={"at": "2026-02-01"}).text
+    assert 'data-model="early-net"' in page and 'data-model="later-net"' not in page
+    assert '<input type="date" name="at" value="2026-02-01">' in page and "at=2026-02-01" in page

@@ -252,3 +252,43 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
     assert re.fullmatch(rf"submission \d+: queued \({re.escape(server)}/submissions/\d+\)\n", accepted.stdout)
     wrong = subprocess.run(command[:-4] + ["--token", "not-a-token", str(folder)], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "401" in wrong.stderr
+
+
+NO_MAP_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
+    .replace('region_layer_map={"V4": "3"}, ', "")  # no region_layer_map at all
+RULE_BENCHMARKS = ["Kriegeskorte2008.IT-rdm", "Kiani2007.IT-rdm"]  # IT: no map and no selection data -> the rule
+
+
+def test_a_model_without_a_layer_map_scores_and_its_rule_layers_are_marked(server, browser, tmp_path):
+    """Issue 22: a submission with no region_layer_map scores on every benchmark it asks for (IT committed by the
+    relative-depth rule), the leaderboard marks those scores with the rule's symbol and legend and can hide them,
+    and the model page's commitment table says how the layer was chosen."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    register(page, server, "dora")
+    zipped = plugin_zip(identifier="no-map-net", package="no_map_net", extra={"no_map_net/model.py": NO_MAP_MODEL})
+    submit(page, server, "no_map.zip", zipped, RULE_BENCHMARKS)
+    page.wait_for_url(f"{server}/submissions/*")
+    page.wait_for_function("['done', 'failed'].includes(document.getElementById('status').textContent)",
+                           timeout=300_000)
+    assert page.locator("#status").text_content() == "done", page.locator("#log").text_content()
+
+    page.goto(server + "/?q=no-map")
+    row = page.locator('tr[data-model="no-map-net"]')
+    for benchmark in RULE_BENCHMARKS:
+        cell = row.locator(f'td[data-node="{benchmark}"]')
+        assert cell.get_attribute("data-score") != "" and cell.locator(".rule-mark").text_content() == "†"
+        assert "(layer committed by the rule)" in cell.get_attribute("title")
+    assert row.locator('td[data-node="IT"] .rule-mark').text_content() == "†2"
+    legend = page.locator("#rule-legend")
+    assert legend.is_visible() and "relative-depth rule" in legend.text_content()
+    page.screenshot(path=str(tmp_path / "rule_marker.png"), full_page=True)
+    page.check("input[name=norule]")
+    page.click("button:text('filter')")
+    page.wait_for_url(f"{server}/?*norule=1*")
+    assert page.locator('tr[data-model="no-map-net"]').count() == 0
+
+    page.goto(server + "/models/no-map-net")
+    it = page.locator('#commitments tr[data-region="IT"]')
+    assert it.get_attribute("data-method") == "rule"
+    assert it.locator("code").text_content() == "6"  # candidates 1, 3, 6: round(0.809 * 2) = 2
+    assert "relative depth 0.809 -> candidate 3 of 3" in it.text_content()

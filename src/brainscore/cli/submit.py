@@ -88,6 +88,6 @@ def run(args) -> int:
             time.sleep(2)
             body = client.get(f"{server}/api/submissions/{body['id']}", headers=headers).json()
         if args.wait:
-            print(json.dumps({k: body[k] for k in ("id", "status", "results", "error")}, indent=2))
+            print(json.dumps({k: body.get(k) for k in ("id", "status", "results", "failure")}, indent=2))
             return 0 if body["status"] == "done" else 1
     return 0

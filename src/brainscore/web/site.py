@@ -4,6 +4,7 @@ the routers (:mod:`brainscore.web.routes`) reach it with :func:`site_of`.
 """
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import math
 import os
@@ -18,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
@@ -208,14 +210,27 @@ class Site:
         """The private models ``user`` may not see (one query for all models)."""
         return {m for m, owner in self.store.private_models().items() if user is None or owner != user.username}
 
-    def board(self, user) -> list[dict]:
-        """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user`` may see.
+    def board(self, user, at: str | None = None) -> list[dict]:
+        """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user``
+        may see; ``at`` (``YYYY-MM-DD``): as it was at the end of that day (UTC).
 
-        Computed once per change of the results (:class:`~brainscore.leaderboard.cache.ResultsCache`).
+        The current leaderboard is computed once per change of the results
+        (:class:`~brainscore.leaderboard.cache.ResultsCache`); each record is a copy (views add to theirs).
+
+        Raises
+        ------
+        HTTPException
+            400 if ``at`` is not a date.
         """
         hidden = self.hidden_from(user)
-        # copies: the cached records are shared by every request, and views add to theirs (the rank)
-        return [dict(r) for r in self.results.records() if r["model"] not in hidden]
+        if not at:
+            return [dict(r) for r in self.results.records() if r["model"] not in hidden]
+        try:
+            when = dt.datetime.combine(dt.date.fromisoformat(at), dt.time.max, tzinfo=dt.timezone.utc)
+        except ValueError as error:
+            raise HTTPException(400, f"at={at!r} is not a date; give YYYY-MM-DD, e.g. at=2026-11-01") from error
+        return [r for r in leaderboard_records(self.store, at=when, scores=self.results.scores())
+                if r["model"] not in hidden]
 
     def shared(self, request: Request, name, build, media_type: str) -> Response:
         """A response every reader with the same ``name`` gets: built and gzipped once per change of the results.

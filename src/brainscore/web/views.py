@@ -16,6 +16,7 @@ import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
+from brainscore.web import cards
 from brainscore.web.site import Site
 
 
@@ -65,9 +66,11 @@ def model_json(site: Site, identifier: str, user) -> dict:
         submission = {"id": task.id, "status": task.status, "results": task.results}
     aggregates = site.results.aggregates_of(identifier)
     model = site.store.model(identifier)
+    rows = _latest_rows(records, is_owner)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
-            "scores": _latest_rows(records, is_owner), "submission": submission, "aggregates": aggregates,
+            "card": cards.model_card(identifier, task, owner, rows),
+            "scores": rows, "history": score_history(records), "submission": submission, "aggregates": aggregates,
             "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
 
 
@@ -91,6 +94,18 @@ def commitment_table(site: Site, model: str) -> dict[str, dict]:
                          "how": describe(commitment), "benchmarks": sorted(set(used) | {record.benchmark})}
     order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
     return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def score_history(records) -> dict[str, list[dict]]:
+    """Benchmark -> every successful score of the model on it, oldest first (``version``, ``score``, ``error``,
+    ``end``), for the benchmarks scored more than once (across benchmark versions or re-runs)."""
+    history: dict[str, list[dict]] = {}
+    for r in records:  # oldest first
+        if r.status == "done":
+            history.setdefault(r.benchmark, []).append(
+                {"version": r.benchmark_version, "score": r.score, "error": r.error,
+                 "end": r.end.isoformat() if getattr(r, "end", None) else None})
+    return {benchmark: runs for benchmark, runs in sorted(history.items()) if len(runs) > 1}
 
 
 def _latest_rows(records, is_owner: bool) -> list[dict]:
@@ -219,25 +234,46 @@ def _later(a, b) -> bool:
 _INFO: dict[str, dict] = {}
 
 
+def _plugin_description(identifier: str) -> str | None:
+    """The first paragraph of the docstring of the plugin package that registers benchmark ``identifier`` (its
+    study in words), or None."""
+    import importlib
+    import inspect
+
+    try:
+        module = importlib.import_module(registry.benchmarks.factory(identifier).__module__)
+        package = module if hasattr(module, "__path__") else importlib.import_module(module.__name__.rsplit(".", 1)[0])
+    except (UnknownIdentifierError, ImportError, AttributeError, ValueError):
+        return None
+    doc = inspect.getdoc(package) or ""
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "") or None
+
+
 def benchmark_info(identifier: str) -> dict:
     """Version, parent, bibtex and data of a benchmark (its object is built, no data is loaded); cached."""
     if identifier not in _INFO:
         declared = registry.benchmarks.metadata(identifier)
         info = {"parent": declared.get("parent"), "selection_for": declared.get("selection_for"),
                 "version": None, "bibtex": "", "kind": None, "region": None, "data": None,
-                "metric_name": None, "metric_summary": None, "ceiling_summary": None}
+                "metric_name": None, "metric_summary": None, "ceiling_summary": None, "description": None,
+                "visual_degrees": None, "number_of_trials": None}
         try:
             benchmark = registry.load_benchmark(identifier)
             info.update(version=getattr(benchmark, "version", None), bibtex=getattr(benchmark, "bibtex", "") or "",
                         kind=type(benchmark).__name__, region=getattr(benchmark, "region", None),
                         parent=getattr(benchmark, "parent", None) or info["parent"])
+            info.update(description=_plugin_description(identifier),
+                        visual_degrees=getattr(benchmark, "visual_degrees", None),
+                        number_of_trials=getattr(benchmark, "number_of_trials", None))
             metric = getattr(benchmark, "metric", None)
             ceilings = [getattr(benchmark, name, None) for name in ("_ceiling_callable", "_noise_ceiling")]
             ceilings += list(getattr(benchmark, "_ceiling_code", None) or [])
             info.update(metric_name=type(metric).__name__ if metric is not None else None,
                         metric_summary=summary(metric) if metric is not None else None,
                         ceiling_summary=next((summary(c) for c in ceilings if c is not None and summary(c)), None))
-            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier", "stimulus_set_identifier"):
+            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier",
+                              "stimulus_set_identifier"):
                 if getattr(benchmark, attribute, None):
                     info["data"] = getattr(benchmark, attribute)
                     break
@@ -254,7 +290,7 @@ def label(node: str, leaf: bool) -> str:
 
 
 def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0) -> dict:
+                     fold: str | None = None, norule: int = 0, at: str | None = None) -> dict:
     """The leaderboard as one visitor sees it, in the state its URL gives.
 
     Parameters
@@ -269,6 +305,8 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         Comma-separated inner nodes whose children are folded away; None: the subtrees without any score.
     norule : int
         1: leave out the models that answered any benchmark with a layer committed by the relative-depth rule.
+    at : str, optional
+        ``YYYY-MM-DD``: the leaderboard as it was at the end of that day (:meth:`Site.board`).
 
     Returns
     -------
@@ -279,7 +317,7 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
     """
     from urllib.parse import urlencode
 
-    records = site.board(user)
+    records = site.board(user, at)
     if q:
         records = [r for r in records if q.lower() in r["model"].lower()]
     if norule:  # only models all of whose layers were declared or selected on data
@@ -308,8 +346,10 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         state["fold"] = ",".join(sorted(folded))
     if norule:
         state["norule"] = 1
+    if at:
+        state["at"] = at
     return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
-            "norule": int(bool(norule)), "query": urlencode(state)}
+            "norule": int(bool(norule)), "at": at or "", "query": urlencode(state)}
 
 
 def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:

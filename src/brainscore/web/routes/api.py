@@ -14,9 +14,12 @@ router = APIRouter(prefix="/api")
 
 
 @router.get("/leaderboard")
-def api_leaderboard(request: Request):
-    """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``)."""
+def api_leaderboard(request: Request, at: str | None = None):
+    """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
+    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC)."""
     site = site_of(request)
+    if at:  # a past day: computed for the request
+        return site.board(site.reader(request), at)
     hidden = frozenset(site.hidden_from(site.reader(request)))
     return site.shared(request, ("api leaderboard", hidden), lambda version: json_bytes(
         [r for r in site.results.records(version) if r["model"] not in hidden]), "application/json")

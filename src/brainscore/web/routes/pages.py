@@ -20,7 +20,7 @@ PAGE_SIZE = 100
 
 @router.get("/", response_class=HTMLResponse)
 def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0, page: int = 1):
+                     fold: str | None = None, norule: int = 0, at: str | None = None, page: int = 1):
     """The leaderboard: every visible model's scores in tree columns; its state (sort, filter, folded columns,
     ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
     view can be shared and exported as it is. :data:`PAGE_SIZE` rows per ``page``.
@@ -30,18 +30,18 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     """
     site = site_of(request)
     user = site.current_user(request)
-    if user is None and not q:
+    if user is None and not q and not at:
         hidden = frozenset(site.hidden_from(None))
         return site.shared(request, ("leaderboard page", hidden, sort, bool(desc), fold, bool(norule), page),
-                           lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule, page).body,
-                           "text/html")
-    return _leaderboard(request, site, user, sort, q, desc, fold, norule, page)
+                           lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule, None,
+                                                        page).body, "text/html")
+    return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page)
 
 
 def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fold: str | None, norule: int,
-                 page: int):
+                 at: str | None, page: int):
     """The leaderboard page's response (its ``body`` is the HTML): one page of the view."""
-    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule, at)
     total = len(view["records"])
     pages = max(1, math.ceil(total / PAGE_SIZE))
     page = min(max(1, page), pages)
@@ -52,10 +52,10 @@ def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fol
 
 @router.get("/leaderboard.csv")
 def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                    fold: str | None = None, norule: int = 0):
+                    fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
     header, rows = views.leaderboard_rows(view)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -68,20 +68,20 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
 
 @router.get("/leaderboard.json")
 def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0):
+                     fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
     header, rows = views.leaderboard_rows(view)
     return {"columns": header[2:], "rows": rows}
 
 
 @router.get("/leaderboard.bib")
 def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                       fold: str | None = None, norule: int = 0):
+                       fold: str | None = None, norule: int = 0, at: str | None = None):
     """BibTeX of every benchmark shown in the view (each entry once)."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
     entries: list[str] = []
     for c in view["columns"]:
         if c["leaf"] and not c["hidden"]:
