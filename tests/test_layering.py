@@ -25,6 +25,7 @@ RANKS = {
     "brainscore.data": 2,
     "brainscore.metrics": 3, "brainscore.models": 3,
     "brainscore.benchmarks": 4,
+    "brainscore.plugin_sources": 4.5,  # what plugins declare (static scan), reference-layout plugin folders
     "brainscore.registry": 5,
     "brainscore.plugins": 6,
     "brainscore.scoring": 7, "brainscore.results": 7.3, "brainscore.leaderboard": 7.6,

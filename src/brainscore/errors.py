@@ -53,6 +53,14 @@ class PluginImportError(BrainScoreError, ImportError):
     """A plugin module failed to import; raised when one of its identifiers is asked for."""
 
 
+class NoSelectionDataError(BrainScoreError, LookupError):
+    """A region has no selection benchmark, so its layer cannot be chosen on data.
+
+    A :class:`~brainscore.models.commitment.ModelCommitment` then commits the region by the
+    relative-depth rule (:mod:`brainscore.models.layer_rule`) instead.
+    """
+
+
 class PluginConflictError(BrainScoreError, ValueError):
     """Two plugins declare one identifier (e.g. a plugin folder re-using a built-in model's name); the
     message names both."""

@@ -39,115 +39,31 @@ Example
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import fnmatch
-import hashlib
 import importlib
-import importlib.machinery
 import importlib.util
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable
 
 from brainscore import config
 from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError, ValidationError
+from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, check_reference_api, plugin_dir_package,
+                                       plugin_dirs, reference_parents, reference_plugins, scan_plugin)
 
 
 class PluginWarning(UserWarning):
     """A third-party plugin failed to import; the other plugins keep working."""
 
-KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 # the plugin folder in which each kind is declared by convention
 _PLUGIN_FOLDERS = {"dataset": "data", "stimulus_set": "data", "metric": "metrics",
                    "ceiling": "metrics", "benchmark": "benchmarks", "model": "models"}
 _PLUGIN_ROOT = Path(__file__).parent / "plugins"
 ENTRY_POINT_GROUP = "brainscore.plugins"
-#: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
-REFERENCE_REGISTRIES = {"model_registry": "model", "benchmark_registry": "benchmark", "data_registry": "dataset",
-                        "stimulus_set_registry": "stimulus_set", "metric_registry": "metric"}
-#: the plugin folders of the reference's layout, in the order they are scanned
-REFERENCE_FOLDERS = ("data", "metrics", "benchmarks", "models")
-PLUGIN_DIR_PACKAGE_PREFIX = "brainscore_plugindir_"
-
-
-@dataclass
-class _Index:
-    """Where each identifier is declared, from a static scan of the plugin folders."""
-
-    modules: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
-    dynamic: set[str] = field(default_factory=set)  # modules whose identifiers are computed
-    # identifier -> declared metadata (literal keyword arguments of register_<kind>(...))
-    metadata: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
-    tree_nodes: dict[str, str] = field(default_factory=dict)  # node -> parent, from register_tree_node
-    # (kind, identifier) -> (the module that keeps it, the module that declares it too)
-    conflicts: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
-    folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
-
-
-def _registry_target(node: ast.AST) -> str | None:
-    """The kind a subscript assignment target ``model_registry['x']`` (or ``brainscore_vision.model_registry['x']``)
-    registers into, else None."""
-    if not isinstance(node, ast.Subscript):
-        return None
-    holder = node.value
-    name = holder.id if isinstance(holder, ast.Name) else holder.attr if isinstance(holder, ast.Attribute) else None
-    return REFERENCE_REGISTRIES.get(name)
-
-
-def _literal(node: ast.AST) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        return _NOT_LITERAL
-
-
-_NOT_LITERAL = object()
-
-
-def _scan_plugin(init_file: Path, module: str, index: _Index) -> None:
-    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):  # the reference's model_registry['x'] = factory
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                kind = _registry_target(target)
-                if kind is None:
-                    continue
-                key = _literal(target.slice)
-                if isinstance(key, str) and key:
-                    index.modules[kind].setdefault(key, module)
-                else:
-                    index.dynamic.add(module)
-            continue
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if not name or not name.startswith("register_"):
-            continue
-        kind = name[len("register_"):]
-        values = [_literal(arg) for arg in node.args]
-        keywords = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
-        if kind == "tree_node":
-            if len(values) == 2 and all(isinstance(v, str) for v in values):
-                index.tree_nodes.setdefault(values[0], values[1])
-            elif keywords.get("parent") is not None and values and isinstance(values[0], str):
-                index.tree_nodes.setdefault(values[0], keywords["parent"])
-            else:
-                index.dynamic.add(module)
-            continue
-        if kind not in KINDS:
-            continue
-        if values and isinstance(values[0], str) and all(v is not _NOT_LITERAL for v in keywords.values()):
-            index.modules[kind].setdefault(values[0], module)
-            if keywords:
-                index.metadata[kind].setdefault(values[0], keywords)
-        else:
-            index.dynamic.add(module)
 
 
 class Registry:
@@ -221,7 +137,8 @@ class Registry:
             hint = f" Closest known: {', '.join(close)}." if close else ""
             failed = _discovery.broken_modules()
             note = (f" (Plugins that failed to import, which may provide it: "
-                    f"{', '.join(f'{m} ({type(e).__name__}: {e})' for m, e in failed.items())}.)" if failed else "")
+                    f"{', '.join(f'{_discovery.name_of(m)} ({type(e).__name__}: {e})' for m, e in failed.items())}.)"
+                    if failed else "")
             raise UnknownIdentifierError(
                 f"no {self.kind} is registered as {identifier!r}.{hint} "
                 f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
@@ -249,8 +166,18 @@ class Registry:
         return self.register(identifier, factory)
 
     def load(self, identifier: str, *args, **kwargs) -> Any:
-        """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds."""
-        return self.factory(identifier)(*args, **kwargs)
+        """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds.
+
+        A benchmark built without a declared ``parent`` (a reference-style plugin that computes it)
+        has its own ``parent`` attribute recorded as its declaration from then on.
+        """
+        built = self.factory(identifier)(*args, **kwargs)
+        if self.kind == "benchmark" and "parent" not in self._metadata.get(identifier, {}) \
+                and "parent" not in _discovery.index().metadata[self.kind].get(identifier, {}):
+            parent = getattr(built, "parent", None)
+            if isinstance(parent, str) and parent:
+                self._metadata.setdefault(identifier, {})["parent"] = parent
+        return built
 
     def list(self, pattern: str | None = None) -> list[str]:
         """Sorted identifiers, optionally filtered by a shell-style ``pattern`` (e.g. ``"Cowley*"``)."""
@@ -300,7 +227,7 @@ class _Discovery:
     """Finds plugins: built-in folders (by static scan) and entry points (imported on demand)."""
 
     def __init__(self):
-        self._index: _Index | None = None
+        self._index: Index | None = None
         self._lock = threading.RLock()
         self._imported: set[str] = set()
         self._dynamic_done = False
@@ -308,19 +235,19 @@ class _Discovery:
         self._broken_ids: dict[tuple[str, str], str] = {}  # (kind, identifier) -> broken module
         self._warned: set[str] = set()
 
-    def index(self) -> _Index:
+    def index(self) -> Index:
         with self._lock:
             if self._index is None:
-                index = _Index()
+                index = Index()
                 for init_file in sorted(_PLUGIN_ROOT.glob("*/*/__init__.py")):
                     folder, name = init_file.parent.parent.name, init_file.parent.name
-                    _scan_plugin(init_file, f"brainscore.plugins.{folder}.{name}", index)
+                    scan_plugin(init_file, f"brainscore.plugins.{folder}.{name}", index)
                 for root in plugin_dirs():
                     self._scan_plugin_dir(root, index)
                 self._index = index
             return self._index
 
-    def _scan_plugin_dir(self, root: Path, index: _Index) -> None:
+    def _scan_plugin_dir(self, root: Path, index: Index) -> None:
         """Add the plugin folders under ``root`` (the reference's layout) to ``index``; problems are warned about."""
         try:
             plugins = reference_plugins(root)
@@ -329,13 +256,12 @@ class _Discovery:
             return
         for module, folder in plugins:
             index.folders[module] = folder
-            own = _Index()
+            own = Index()
             try:
-                _scan_plugin(folder / "__init__.py", module, own)
-            except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as error:
-                # declared nothing readable: importing it (for listing) reports the error by name
-                self._warn_once(module, f"the plugin folder {folder} cannot be read ({type(error).__name__}: "
-                                        f"{error}); its identifiers are unavailable, the other plugins work")
+                scan_plugin(folder / "__init__.py", module, own)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                # declares nothing readable: imported for listing, where its error is reported by the folder's name
+                index.dynamic.add(module)
                 continue
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
@@ -349,6 +275,9 @@ class _Discovery:
             index.dynamic |= own.dynamic
             for node, parent in own.tree_nodes.items():
                 index.tree_nodes.setdefault(node, parent)
+            for identifier, parent in reference_parents(folder).items():
+                if index.modules["benchmark"].get(identifier) == module:
+                    index.metadata["benchmark"].setdefault(identifier, {}).setdefault("parent", parent)
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
@@ -359,6 +288,11 @@ class _Discovery:
         """``the plugin folder /path/models/NAME`` for a plugin-folder module, else ``plugin MODULE``."""
         folder = self.index().folders.get(module)
         return f"the plugin folder {folder}" if folder is not None else f"plugin {module}"
+
+    def name_of(self, module: str) -> str:
+        """A plugin folder's path, else the module's name (for lists of plugins in messages)."""
+        folder = self.index().folders.get(module)
+        return str(folder) if folder is not None else module
 
     def folder_of(self, kind: str, identifier: str) -> Path | None:
         """The folder of the plugin that declares ``identifier`` (built-in or plugin folder), or None when it is
@@ -420,8 +354,8 @@ class _Discovery:
             self._imported.add(module)
             try:
                 if module.startswith(PLUGIN_DIR_PACKAGE_PREFIX):
-                    _check_reference_api()
-                    _plugin_dir_package(module.split(".")[0])
+                    check_reference_api()
+                    plugin_dir_package(module.split(".")[0])
                 importlib.import_module(module)
             except Exception as error:  # noqa: BLE001 - any failure of third-party code
                 self._imported.discard(module)
@@ -458,9 +392,9 @@ class _Discovery:
             if spec is None or not spec.origin or not spec.origin.endswith(".py"):
                 return
             origin = spec.origin
-        index = _Index()
+        index = Index()
         try:
-            _scan_plugin(Path(origin), module, index)
+            scan_plugin(Path(origin), module, index)
         except (OSError, SyntaxError, ValueError):
             return
         for kind, identifiers in index.modules.items():
@@ -503,18 +437,6 @@ class _Discovery:
             self._warned.clear()
 
 
-def plugin_dirs() -> list[Path]:
-    """The plugin folders in the reference's layout that discovery scans: the ``plugin_dirs`` setting
-    (``BRAINSCORE_PLUGIN_DIRS``, folders separated by ``:``), absolute, without duplicates, in order."""
-    seen, found = set(), []
-    for folder in config.plugin_dirs():
-        folder = folder.expanduser().resolve()
-        if folder not in seen:
-            seen.add(folder)
-            found.append(folder)
-    return found
-
-
 def add_plugin_dirs(folders) -> list[Path]:
     """Scan ``folders`` too (before the configured ones), in this process and in the processes it starts.
 
@@ -549,103 +471,6 @@ def add_plugin_dirs(folders) -> list[Path]:
     _discovery.reset()
     return plugin_dirs()
 
-
-def reference_plugins(root: Path) -> list[tuple[str, Path]]:
-    """(module name, folder) of every plugin in ``root``, a folder in the reference's layout.
-
-    ``root`` is either laid out like the reference's ``brainscore_vision/`` (plugins in ``models/*/``,
-    ``benchmarks/*/``, ``data/*/``, ``metrics/*/``), or holds such a ``brainscore_vision/`` folder (a
-    clone of the reference's repository), or is one plugin folder (with an ``__init__.py``).
-
-    Raises
-    ------
-    ValueError
-        If ``root`` is none of these; the message says what it must hold.
-    """
-    root = Path(root)
-    base = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
-    if any((base / folder).is_dir() for folder in REFERENCE_FOLDERS):
-        package = _package_name(base)
-        return [(f"{package}.{folder}.{init.parent.name}", init.parent)
-                for folder in REFERENCE_FOLDERS for init in sorted((base / folder).glob("*/__init__.py"))]
-    if (root / "__init__.py").is_file():
-        return [(f"{_package_name(root.parent)}.{root.name}", root)]
-    raise ValueError(f"the plugin folder {root} holds neither models/, benchmarks/, data/ nor metrics/ folders "
-                     f"(the reference's brainscore_vision/ layout) nor an __init__.py (one plugin)")
-
-
-def _check_reference_api() -> None:
-    """Raise if ``brainscore_vision`` (which plugin folders import) would not be brainscore's own adapter package.
-
-    With the reference's own ``brainscore_vision`` first on ``sys.path``, a plugin folder's
-    ``model_registry['x'] = ...`` would register into the reference's registry, not brainscore's.
-    Found with :func:`importlib.util.find_spec`, without importing it.
-    """
-    ours = Path(__file__).resolve().parent.parent / "brainscore_vision"
-    try:
-        spec = importlib.util.find_spec("brainscore_vision")
-    except (ImportError, ValueError):
-        spec = None
-    origin = Path(spec.origin).resolve().parent if spec is not None and spec.origin else None
-    if origin != ours:
-        where = f"from {origin}" if origin is not None else "not importable"
-        raise ImportError(f"plugin folders register through brainscore_vision, which is {where} instead of "
-                          f"brainscore's adapter package {ours}: the reference Brain-Score's own package is first on "
-                          f"sys.path. Put {ours.parent} first on PYTHONPATH or `pip uninstall brainscore-vision` to "
-                          f"score plugin folders with brainscore")
-
-
-def _package_name(base: Path) -> str:
-    """The package name a plugin folder's parent ``base`` is imported under (stable across processes)."""
-    digest = hashlib.sha1(str(Path(base).resolve()).encode("utf-8")).hexdigest()[:12]
-    return f"{PLUGIN_DIR_PACKAGE_PREFIX}{digest}"
-
-
-def _plugin_dir_package(name: str, base: Path | None = None):
-    """The synthetic package ``name`` whose path is a plugin folder's parent ``base`` (created on first use)."""
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
-    if base is None:
-        bases = {}
-        for root in plugin_dirs():
-            candidate = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
-            for folder in (candidate, root.parent):
-                bases[_package_name(folder)] = folder
-        base = bases.get(name)
-        if base is None:
-            raise ModuleNotFoundError(f"no plugin folder of the plugin_dirs setting is imported as {name!r}; "
-                                      f"set BRAINSCORE_PLUGIN_DIRS as in the process that made it", name=name)
-    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-    spec.submodule_search_locations = [str(base)]
-    module = importlib.util.module_from_spec(spec)
-    module.__path__ = [str(base)]
-    module.__doc__ = f"Plugins of the folder {base} (the reference Brain-Score's layout)."
-    sys.modules[name] = module
-    return module
-
-
-class _PluginDirFinder:
-    """Finds ``brainscore_plugindir_<hash>`` packages in a process that did not scan them yet (e.g. a Dask
-    worker unpickling an object of a plugin folder's class)."""
-
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
-        if path is not None or not fullname.startswith(PLUGIN_DIR_PACKAGE_PREFIX) or "." in fullname:
-            return None
-        try:
-            module = _plugin_dir_package(fullname)
-        except ModuleNotFoundError:
-            return None
-        return module.__spec__
-
-    @staticmethod
-    def invalidate_caches():
-        pass
-
-
-if not any(isinstance(finder, _PluginDirFinder) for finder in sys.meta_path):
-    sys.meta_path.append(_PluginDirFinder())
 
 _discovery = _Discovery()
 

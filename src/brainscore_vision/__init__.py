@@ -36,7 +36,7 @@ __all__ = ["model_registry", "benchmark_registry", "data_registry", "stimulus_se
            "load_model", "load_benchmark", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling",
            "score", "PluginRegistry"]
 
-_SUBMODULES = ("model_interface", "benchmarks", "benchmark_helpers", "model_helpers", "utils", "metrics", "data")
+_SUBMODULES = ("model_interface", "benchmarks", "benchmark_helpers", "model_helpers", "utils")
 
 
 def _caller_module(depth: int = 2) -> tuple[str | None, str | None]:

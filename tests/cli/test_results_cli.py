@@ -23,7 +23,7 @@ def test_score_prints_the_formula_ci_layer_and_record(tmp_path, capsys):
     assert lines[0] == f"score {record.score:.4f} = raw / ceiling = {record.raw:.4f} / {record.ceiling:.4f}"
     assert lines[1].startswith(f"ci95  [{record.ci95[0]:.4f}, {record.ci95[1]:.4f}]   error {record.error:.4f}")
     assert "bootstrap SE over stimuli: 100 resamples" in lines[1]
-    assert lines[2].startswith(f"ceiling {record.ceiling:.4f} ± ") and "layer IT -> pixels" in lines
+    assert lines[2].startswith(f"ceiling {record.ceiling:.4f} ± ") and "layer IT -> pixels   (declared by the model)" in lines
     assert lines[-1] == f"recorded as #{record.id} in {url}"
     assert record.provenance["bootstrap"]["resamples"] == 100
 

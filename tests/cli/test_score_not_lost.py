@@ -114,3 +114,37 @@ def test_a_database_whose_folder_cannot_be_made_is_a_clear_error(tmp_path):
     blocker.write_text("x")
     with pytest.raises(database_module.DatabaseUnavailable, match="cannot create the folder of the results database"):
         Database(f"sqlite:///{blocker / 'results.sqlite'}")
+
+
+class _BrokenDatabase:
+    """A database that fails on every write, as one whose disk filled during a run."""
+
+    identity = "sqlite:////nowhere/full.sqlite"
+
+    def record(self, outcome, submission_id=None):
+        raise database_module.DatabaseUnavailable("the disk holding the SQLite file /nowhere/full.sqlite is full")
+
+    def scores(self, model=None, benchmark=None, include_failed=False):
+        return []
+
+
+def test_a_run_whose_database_breaks_keeps_every_score_and_goes_on(home, capsys):
+    from brainscore import runner
+    from brainscore.results.records import DatabaseRecords
+
+    pairs = runner.pairs("pixels", f"{BENCHMARK},Kriegeskorte2008.IT-rdm")
+    summaries = runner.run_sequential(pairs, records=DatabaseRecords(_BrokenDatabase()))
+    assert [s["status"] for s in summaries] == ["done", "done"] and summaries[0]["score"] == PIXELS
+    kept = journal.pending("sqlite:////nowhere/full.sqlite")
+    assert len(kept) == 2 and capsys.readouterr().err.count("is full") == 2
+    entry = json.loads(kept[0].read_text())
+    assert entry["outcome"]["score"] == PIXELS and entry["outcome"]["provenance"]["run_key"]
+
+
+def test_a_grid_on_a_corrupt_database_stops_before_any_work_with_the_fix(home, tmp_path, capsys):
+    corrupt = tmp_path / "results.sqlite"
+    corrupt.write_bytes(b"x" * 4096)
+    code = main(["score", "--model", "pixels", "--benchmark", f"{BENCHMARK},Mur2013-rdm", "--db", f"sqlite:///{corrupt}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"error: the SQLite file {corrupt} is not a usable results database")
+    assert "Traceback" not in err and journal.pending() == []

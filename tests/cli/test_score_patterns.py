@@ -20,11 +20,12 @@ def test_lists_and_patterns_print_one_table_with_the_scores_of_single_calls(tiny
     assert main(["score", "--model", f"pixels,{tiny}", "--benchmark", BENCHMARKS]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["model", "benchmark", "status", "score", "raw", "ceiling", "error", "layer",
-                              "duration_s"]
+                              "method", "duration_s"]
     rows = [line.split() for line in out[2:6]]
     assert [(r[0], r[1], r[2]) for r in rows] == [
         ("pixels", "Kriegeskorte2008.IT-rdm", "done"), ("pixels", "Kiani2007.IT-rdm", "done"),
         (tiny, "Kriegeskorte2008.IT-rdm", "done"), (tiny, "Kiani2007.IT-rdm", "done")]
+    assert [r[8] for r in rows] == ["declared"] * 4  # both models map IT themselves
     for model, benchmark, _, score, *_ in rows:
         assert float(score) == pytest.approx(float(brainscore.score(model, benchmark)), abs=5e-5)  # 4 decimals
     assert out[6] == "4 pairs: 4 scored, 0 already recorded, 0 failed"

@@ -172,14 +172,20 @@ def test_train_test_equals_native(repetitions):
     assert 0 < float(result.attrs["raw"]) < 1
 
 
+def test_train_test_options_not_implemented_say_so(repetitions):
+    with pytest.raises(NotImplementedError, match="alpha_coord .* not implemented here"):
+        TrainTestNeuralBenchmark(identifier="CompatTest.alpha", train_assembly=repetitions, test_assembly=repetitions,
+                                 similarity_metric=None, parent="V4", alpha_coord="subject")
+
+
 def test_filter_reliable_neuroids(repetitions):
     from brainscore.benchmarks.fixed_split import split_half_reliability
 
     reliability = split_half_reliability(repetitions).values
     kept = filter_reliable_neuroids(repetitions, 0.3)
-    assert kept.sizes["neuroid"] == int((reliability >= 0.3).sum()) > 0
+    assert kept.sizes["neuroid"] == int((reliability > 0.3).sum()) > 0
     with_coord = repetitions.assign_coords(reliability=("neuroid", np.linspace(0, 1, repetitions.sizes["neuroid"])))
-    assert filter_reliable_neuroids(with_coord, 0.5, "reliability").sizes["neuroid"] == 25
+    assert filter_reliable_neuroids(with_coord, 0.5, "reliability").sizes["neuroid"] == 25  # strictly above 0.5
     with pytest.raises(ValueError, match="no neuroid reaches"):
         filter_reliable_neuroids(repetitions, 1.5)
 

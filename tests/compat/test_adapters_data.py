@@ -98,15 +98,24 @@ def test_packaging_validates(kriegeskorte, tmp_path):
         packaging.package_stimulus_set_locally(proto, "Dup2020", downloads_path=tmp_path)
 
 
-def test_load_weight_file(tmp_path):
-    weights = tmp_path / "mymodel" / "weights.pth"
-    weights.parent.mkdir()
+def test_load_weight_file(tmp_path, monkeypatch):
+    weights = tmp_path / "brainscore-vision" / "models" / "mymodel" / "weights.pth"
+    weights.parent.mkdir(parents=True)
     weights.write_bytes(b"not really weights")
-    found = load_weight_file(bucket="brainscore-storage", folder_name="brainscore-vision/models",
-                             relative_path="mymodel/weights.pth", version_id="v", sha1=sha1(weights),
-                             save_path=tmp_path)
+    # the reference's signature: bucket, relative_path, version_id, sha1, folder_name
+    found = load_weight_file("brainscore-storage", "mymodel/weights.pth", "v", sha1(weights),
+                             folder_name="brainscore-vision/models", save_path=tmp_path)
     assert found == weights
+    with pytest.raises(HashMismatchError, match="not the registered one"):
+        load_weight_file(bucket="brainscore-storage", folder_name="brainscore-vision/models",
+                         relative_path="mymodel/weights.pth", version_id="v", sha1="2" * 40, save_path=tmp_path)
     with pytest.raises(DataNotFoundError, match=r"weights\.pth .*never downloads"):
-        load_weight_file("brainscore-storage", "brainscore-vision/models", "mymodel/weights.pth", sha1="2" * 40)
-    with pytest.raises(ValueError, match="needs the file's sha1"):
-        load_weight_file("b", "f", "mymodel/weights.pth")
+        load_weight_file(bucket="brainscore-storage", relative_path="absent/weights.pth", version_id="v", sha1="2" * 40)
+    # where the reference's own download puts it: $BRAINSCORE_HOME/<folder_name>/<relative_path> (default 'models')
+    import brainscore.config
+    home_copy = brainscore.config.home() / "models" / "mymodel" / "weights.pth"
+    home_copy.parent.mkdir(parents=True, exist_ok=True)
+    home_copy.write_bytes(weights.read_bytes())
+    assert load_weight_file("brainscore-storage", "mymodel/weights.pth", "v", sha1(weights)) == home_copy
+    with pytest.warns(UserWarning, match="without a sha1 check"):  # the reference no longer checks sha1 (2025)
+        assert load_weight_file("brainscore-storage", "mymodel/weights.pth", "v", None) == home_copy

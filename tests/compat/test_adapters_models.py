@@ -78,8 +78,13 @@ def test_own_preprocessing_function(images92):
 
     stimuli = images92.iloc[:4]
     stimuli = type(images92)(stimuli, identifier="k4", stimulus_paths=images92.stimulus_paths)
-    wrapper = PytorchWrapper("compat-own-pre", SmallConvNet(), functools.partial(preprocess, image_size=64))
-    plain = PytorchWrapper("compat-plain-pre", SmallConvNet(), functools.partial(load_preprocess_images, image_size=64))
+    # the reference's positional order: model, preprocessing, identifier
+    wrapper = PytorchWrapper(SmallConvNet(), functools.partial(preprocess, image_size=64), "compat-own-pre")
+    plain = PytorchWrapper(SmallConvNet(), functools.partial(load_preprocess_images, image_size=64), "compat-plain-pre")
+    assert wrapper.identifier == "compat-own-pre" and wrapper._extractor is wrapper
+    assert PytorchWrapper(SmallConvNet()).identifier == "SmallConvNet"  # the class name, as the reference
+    with pytest.raises(NotImplementedError, match="forward_kwargs"):
+        PytorchWrapper(SmallConvNet(), forward_kwargs={"train": False})
     assert wrapper.preprocessing.image_size == 64
     assert wrapper.preprocessing.key() != plain.preprocessing.key()
     doubled = wrapper(stimuli, layers=["relu1"]).values
@@ -98,7 +103,8 @@ def test_check_models(tmp_path):
         def forward(self, x):
             return self.out(x * 0)
 
-    wrapper = PytorchWrapper("compat-constant", Constant(), functools.partial(load_preprocess_images, image_size=16))
+    wrapper = PytorchWrapper(identifier="compat-constant", model=Constant(),
+                             preprocessing=functools.partial(load_preprocess_images, image_size=16))
     constant = ModelCommitment("compat-constant", wrapper, ["out"], region_layer_map={"IT": "out"})
     with pytest.raises(AssertionError, match="IT: activations are constant"):
         check_models.check_brain_model_processing(constant)
@@ -112,8 +118,8 @@ def test_check_base_models_on_a_plugin_module(monkeypatch):
     module = types.ModuleType("compat_check_model_module")
     module.get_model_list = lambda: ["compat-module-net"]
     module.get_layers = lambda name: ["relu1", "relu2"]
-    module.get_model = lambda name: PytorchWrapper(name, SmallConvNet(),
-                                                   functools.partial(load_preprocess_images, image_size=32))
+    module.get_model = lambda name: PytorchWrapper(identifier=name, model=SmallConvNet(),
+                                                   preprocessing=functools.partial(load_preprocess_images, image_size=32))
     monkeypatch.setitem(sys.modules, module.__name__, module)
     check_models.check_base_models(module.__name__)
 
@@ -123,6 +129,15 @@ def test_check_base_models_on_a_plugin_module(monkeypatch):
     del module.get_model_list
     with pytest.raises(AssertionError, match="no get_model_list"):
         check_models.check_base_models(module.__name__)
+
+    brain_models = types.ModuleType("compat_check_brain_models")
+    brain_models.get_model_list = lambda: ["compat-brain-net"]
+    brain_models.get_model = lambda name: reference_model(name, size=32)
+    monkeypatch.setitem(sys.modules, brain_models.__name__, brain_models)
+    check_models.check_brain_models(brain_models.__name__)  # recording and the probabilities task
+    brain_models.get_model = lambda name: PytorchWrapper(model=SmallConvNet(), identifier=name)
+    with pytest.raises(AssertionError, match="is not a BrainModel"):
+        check_models.check_brain_models(brain_models.__name__)
 
 
 def test_reference_helper_names():
@@ -175,6 +190,15 @@ def test_properties_benchmark_equals_native(tmp_path):
     assert float(result) == pytest.approx(float(expected), abs=1e-6)
     assert float(ours.ceiling) == pytest.approx(float(native.ceiling), abs=1e-6)
     assert 0 < float(result.attrs["raw"]) < 1
-    with pytest.raises(TypeError, match=r"needs arguments \['baseline'\]"):
+    # visual degrees and trials default as the reference reads them: stimuli's 'degrees', assembly's attrs
+    with_defaults = data.copy()
+    with_defaults.attrs["number_of_trials"] = 3
+    stimuli_with_degrees = stimuli.copy()
+    stimuli_with_degrees["degrees"] = 12.0
+    defaults = PropertiesBenchmark(identifier="CompatTest-ssi-defaults", assembly=with_defaults,
+                                   neuronal_property=suppression, stimulus_set=stimuli_with_degrees, **settings)
+    assert defaults.visual_degrees == 12.0 and defaults.number_of_trials == 3
+    assert ours.visual_degrees == 8 and ours.number_of_trials == data.attrs["number_of_trials"] == 20
+    with pytest.raises(TypeError, match=r"needs arguments \['baseline'\].*Marques 2020 benchmarks"):
         PropertiesBenchmark(identifier="x", assembly=data, neuronal_property=lambda responses, baseline: None,
                             similarity_metric=settings["similarity_metric"])

@@ -115,9 +115,12 @@ def test_an_unreadable_folder_is_skipped_with_a_warning_naming_it(tmp_path, use_
     model_plugin(tmp_path, "fine", "compat-fine")
     write(tmp_path / "models" / "syntax" / "__init__.py", "model_registry['x' = 1\n")
     use_dirs(tmp_path)
-    with pytest.warns(registry.PluginWarning, match="syntax"):
+    with pytest.warns(registry.PluginWarning, match=f"{tmp_path.resolve() / 'models' / 'syntax'} failed to import"):
         identifiers = registry.models.list()
     assert "compat-fine" in identifiers
+    with pytest.raises(UnknownIdentifierError) as error:  # what it meant to declare is unknown: the error names it
+        registry.models.load("x")
+    assert "models/syntax (SyntaxError" in str(error.value)
 
 
 def test_a_clash_with_a_builtin_is_an_error_naming_both(tmp_path, use_dirs):
@@ -271,3 +274,61 @@ def test_a_metrics_plugin_folder_registers_metrics_and_ceilings_by_the_reference
     assert brainscore_vision.load_ceiling("compat-halves")(4) == 2
     with pytest.raises(UnknownIdentifierError, match="compat-no-such-ceiling"):
         brainscore_vision.load_ceiling("compat-no-such-ceiling")
+
+
+def test_benchmark_parents_are_read_from_the_reference_code_or_learnt_when_built(tmp_path, use_dirs):
+    """The reference gives a benchmark's leaderboard node when building it; the leaderboard needs it beforehand."""
+    write(tmp_path / "benchmarks" / "parents" / "__init__.py", """
+        from brainscore_vision import benchmark_registry
+        from .benchmark import MajajHongITPLS, Custom, computed, _region
+
+        benchmark_registry['CompatParents.IT-pls'] = MajajHongITPLS
+        benchmark_registry['CompatParents-custom'] = Custom
+        benchmark_registry['CompatParents.V4-lambda'] = lambda: _region(region='V4', suffix='pls')
+        benchmark_registry['CompatParents-computed'] = computed
+        """)
+    write(tmp_path / "benchmarks" / "parents" / "benchmark.py", """
+        from types import SimpleNamespace
+
+
+        def build(identifier, parent):
+            return SimpleNamespace(identifier=identifier, parent=parent)
+
+
+        def _region(region, suffix):  # the seed's MajajHong2015 pattern: parent=region, region bound by the caller
+            return build(identifier=f'CompatParents.{region}-{suffix}', parent=region)
+
+
+        def MajajHongITPLS():
+            return _region(region='IT', suffix='pls')
+
+
+        class Custom:
+            def __init__(self):
+                self.parent = 'behavior'
+                build(identifier='CompatParents-custom', parent='behavior')
+
+
+        def computed():
+            return build(identifier='CompatParents-computed', parent='-'.join(['V1', 'orientation']))
+        """)
+    use_dirs(tmp_path)
+    static = ["CompatParents.IT-pls", "CompatParents-custom", "CompatParents.V4-lambda"]
+    assert [registry.benchmarks.metadata(i)["parent"] for i in static] == ["IT", "behavior", "V4"]
+    assert not any(m.endswith("benchmarks.parents") for m in sys.modules)  # read without running the plugin
+    assert "parent" not in registry.benchmarks.metadata("CompatParents-computed")  # not knowable before a build
+    assert registry.load_benchmark("CompatParents-computed").parent == "V1-orientation"
+    assert registry.benchmarks.metadata("CompatParents-computed")["parent"] == "V1-orientation"  # learnt
+
+
+def test_device_is_given_to_a_reference_models_extractor_before_it_runs(tmp_path, use_dirs):
+    from brainscore.errors import ValidationError
+
+    model_plugin(tmp_path, "no_device", "compat-no-device")  # its stand-in extractor is no brainscore extractor
+    folder = model_plugin(tmp_path, "with_device", "compat-with-device")
+    (folder / "model.py").write_text(MODEL_CODE.replace("    identifier = 'stand-in'",
+                                                        "    identifier = 'stand-in'\n    _device_spec = _device = None"))
+    use_dirs(tmp_path)
+    assert registry.models.load("compat-with-device", device="cuda:1").activations_model._device_spec == "cuda:1"
+    with pytest.raises(ValidationError, match="cannot be moved to device 'cuda'"):
+        registry.models.load("compat-no-device", device="cuda")

@@ -178,19 +178,31 @@ def free_port() -> int:
 @pytest.mark.slow
 def test_a_website_submission_of_the_reference_model_folder_equals_the_native_twins(plugin_dirs, tmp_path):
     """``brainscore serve`` with the benchmark and data plugins on its plugin_dirs; the model folder is zipped and
-    submitted with ``brainscore submit``; its scores equal the native twins' (scored here)."""
+    submitted with ``brainscore submit``; its scores equal the native twins' (scored here). The submitted copy also
+    requires a package the server lacks (a wheel in a local folder, PIP_FIND_LINKS): its scoring children run in the
+    environment made for it."""
     import httpx
 
     import brainscore
+    from test_environments import wheel
 
     server_plugins = tmp_path / "server_plugins"  # benchmarks and data only: the model comes by submission
     for kind in ("benchmarks", "data"):
         shutil.copytree(PLUGINS / kind, server_plugins / kind, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(TWINS / "benchmarks", server_plugins / "benchmarks", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
+    submitted = tmp_path / "submitted" / "compat_smallnet"
+    shutil.copytree(PLUGINS / "models" / "compat_smallnet", submitted, ignore=shutil.ignore_patterns("__pycache__"))
+    with open(submitted / "requirements.txt", "a") as requirements:
+        requirements.write("compat-webwheel==1.0\n")
+    model_code = (submitted / "model.py").read_text()
+    (submitted / "model.py").write_text(model_code.replace("import torch\n", "import torch\n\nimport compat_webwheel  # noqa: F401\n", 1))
+    (tmp_path / "wheels").mkdir()
+    wheel(tmp_path / "wheels", "compat-webwheel", "1.0", "VALUE = 1\n")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(SRC), "BRAINSCORE_PLUGIN_DIRS": str(server_plugins)}
+    env = {**os.environ, "PYTHONPATH": str(SRC), "BRAINSCORE_PLUGIN_DIRS": str(server_plugins), "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": str(tmp_path / "wheels")}
     log = open(tmp_path / "server.log", "w")
     server = subprocess.Popen([sys.executable, "-m", "brainscore", "serve", "--port", str(port), "--db",
                                f"sqlite:///{tmp_path / 'web.sqlite'}", "--workers", "1", "--time-limit-s", "600"],
@@ -211,12 +223,14 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
                                            "csrf_token": token_of("/register")})
             page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
             token = re.search(r'id="token">([^<]+)<', page).group(1)
-        result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(PLUGINS / "models" / "compat_smallnet"),
+        result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(submitted),
                                  "--server", url, "--token", token, "--benchmarks", ",".join(sorted(PAIRS)), "--wait"],
                                 env=env, capture_output=True, text=True, timeout=900)
         assert result.returncode == 0, result.stdout + result.stderr + (tmp_path / "server.log").read_text()[-3000:]
         body = json.loads(result.stdout[result.stdout.index("{"):])
         assert body["status"] == "done", body
+        environments = list((Path(os.environ["BRAINSCORE_HOME"]) / "submissions" / "environments").glob("*/bin/python"))
+        assert len(environments) == 1  # made for compat-webwheel, used by the scoring children
     finally:
         server.terminate()
         server.wait(timeout=30)

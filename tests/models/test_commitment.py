@@ -70,11 +70,56 @@ def test_time_bins_of_a_temporal_model_are_averaged_by_overlap():
         align_time_bins(source, [(40, 50)])
 
 
-def test_unmapped_region_without_scorer_says_how_to_give_a_map(stimuli):
+def test_unmapped_region_without_scorer_is_committed_by_the_layer_rule(stimuli):
+    from brainscore.models import layer_rule
+
     model = _commit(region_layer_map={"V1": "features.0"})
     model.start_recording("IT", [(70, 170)])
-    with pytest.raises(BrainScoreError, match="no layer committed to region 'IT'.*region_layer_map"):
-        model.look_at(stimuli)
+    features = model.look_at(stimuli)
+    depth = layer_rule.load()["rule"]["relative_depth"]["IT"]  # 0.81 of the way: round(0.81 * 2) = 2
+    assert model.region_layer_map == {"V1": "features.0", "IT": "features.2"}
+    assert set(features["layer"].values) == {"features.2"}
+    assert model.layer_commitments() == {
+        "V1": {"layer": "features.0", "method": "declared"},
+        "IT": {"layer": "features.2", "method": "rule", "rule": "relative-depth-median-v1", "relative_depth": depth,
+               "maps": layer_rule.load()["rule"]["maps"], "index": 2, "n_candidates": 3, "candidates": "declared"}}
+    with pytest.raises(ValidationError, match="no layer rule for region 'MT'"):
+        model.layer_for("MT")
+
+
+def test_a_region_without_selection_data_falls_back_to_the_rule(stimuli, private_cache):
+    from brainscore.errors import NoSelectionDataError
+
+    class V4Only(FakeScorer):
+        def __call__(self, region, candidates):
+            if region != "V4":
+                raise NoSelectionDataError(f"no selection data for region {region!r}")
+            return super().__call__(region, candidates)
+
+        def benchmarks(self, region):
+            return ["Selection.V4-a", "Selection.V4-b"] if region == "V4" else []
+
+    model = _commit(layer_scorer=V4Only({"features.0": 0.1, "features.1": 0.3, "features.2": 0.2}))
+    assert model.layer_for("V4") == "features.1"
+    assert model.layer_for("V1") == "features.1"  # round(0.27 * 2) = 1
+    table = model.layer_commitments()
+    assert table["V4"] == {"layer": "features.1", "method": "selection",
+                           "scorer": {"identifier": "fake-scorer", "version": "1"},
+                           "benchmarks": ["Selection.V4-a", "Selection.V4-b"],
+                           "scores": [["features.0", 0.1], ["features.1", 0.3], ["features.2", 0.2]]}
+    assert table["V1"]["method"] == "rule" and table["V1"]["index"] == 1
+
+
+def test_a_network_without_a_layer_list_gets_its_top_level_blocks():
+    extractor = ActivationsExtractor(TinyNet(), "tiny", PRE, batch_size=16)
+    model = ModelCommitment("tiny", extractor, None)
+    assert model.layers == ["features.0", "features.1", "features.2", "head"]
+    assert model.candidates_source == "top-level-blocks-v1"
+    assert model.behavioral_readout_layer == "head"
+    assert model.layer_for("IT") == "features.2"  # round(0.81 * 3) = 2
+    assert model.layer_commitments()["IT"]["candidates"] == "top-level-blocks-v1"
+    with pytest.raises(ValidationError, match="no network to take them from"):
+        ModelCommitment("bare", object(), None)
 
 
 def test_layer_selection_commits_the_best_layer_once(stimuli, private_cache):

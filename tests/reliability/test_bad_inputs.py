@@ -375,9 +375,10 @@ def test_region_map_with_the_wrong_case():
 
 def test_unmapped_region_suggests_a_cli_form_the_cli_accepts():
     model = ModelCommitment("m", object(), layers=["a", "b", "c"])
+    assert model.layer_for("IT") == "c"  # a region the layer rule knows is committed by it
     with pytest.raises(BrainScoreError) as info:
-        model.layer_for("IT")
-    assert "`--layer b`" in str(info.value) and "IT=" not in str(info.value)
+        model.layer_for("MT")  # one it does not know needs a map
+    assert "`--layer b`" in str(info.value) and "MT=" not in str(info.value)
 
 
 def test_cli_score_exits_non_zero_on_a_nan_score(monkeypatch, capsys):

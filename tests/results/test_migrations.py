@@ -47,7 +47,7 @@ def test_a_database_made_by_the_old_create_all_opens_and_keeps_its_rows(db_url):
     engine.dispose()
     db = Database(db_url)
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0004"
         assert connection.execute(text("SELECT username FROM web_users")).scalars().all() == ["alice"]
         assert connection.execute(text("SELECT status FROM web_jobs")).scalars().all() == ["done"]
     assert differences(db.engine) == []
@@ -63,3 +63,36 @@ def test_downgrade_removes_the_web_tables_only(db_url):
     tables = set(inspect(db.engine).get_table_names())
     assert not tables & {"web_users", "web_tokens", "web_login_attempts", "web_jobs"}
     assert {"scores", "models", "submissions"} <= tables
+
+
+def test_failure_messages_are_renamed_failure_and_kept(db_url):
+    """Revisions 0003 and 0004: ``scores.comment`` and ``web_jobs.error`` (and each failed pair's ``"error"`` in
+    ``web_jobs.results``) become ``failure``, with the messages of existing rows kept."""
+    engine = create_engine(db_url)
+    upgrade(engine, "0002")
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO models (id, identifier, public, domain) VALUES (1, 'm', true, 'vision')"))
+        connection.execute(text("INSERT INTO benchmark_types (identifier, \"order\", visible, engineering, domain) "
+                                "VALUES ('b', 0, true, false, 'vision')"))
+        connection.execute(text("INSERT INTO benchmark_instances (id, benchmark_type_id, version) VALUES (1, 'b', 1)"))
+        connection.execute(text("INSERT INTO scores (benchmark_instance_id, model_id, status, comment) "
+                                "VALUES (1, 1, 'failed', 'ValueError: boom')"))
+    with Session(engine) as session:
+        session.execute(text("INSERT INTO web_jobs (owner, package, filename, models, benchmarks, requirements, public,"
+                             " status, current, results, error, log, folder, created) VALUES ('alice', '', '', '[]',"
+                             " '[]', '[]', true, 'failed', 1, :results, 'one or more benchmarks failed', '', '', "
+                             ":created)"),
+                        {"results": '{"m|b": {"status": "failed", "error": "exited with code 1"}, '
+                                    '"m|c": {"status": "done", "score": 0.5}}',
+                         "created": "2026-11-25 10:00:00"})
+        session.commit()
+    engine.dispose()
+    db = Database(db_url)
+    failed, = db.scores(include_failed=True)
+    assert failed.failure == "ValueError: boom"
+    with Session(db.engine) as session:
+        task = session.query(SubmissionTask).one()
+        assert task.failure == "one or more benchmarks failed"
+        assert task.results == {"m|b": {"status": "failed", "failure": "exited with code 1"},
+                                "m|c": {"status": "done", "score": 0.5}}
+    assert differences(db.engine) == []

@@ -31,4 +31,4 @@ def test_pairs_are_models_outer_benchmarks_inner_with_the_model_arguments():
     assert [(p.model, p.benchmark) for p in grid] == [
         ("pixels", "Mur2013-rdm"), ("pixels", "Kiani2007.IT-rdm"),
         ("efficientnet-lite0", "Mur2013-rdm"), ("efficientnet-lite0", "Kiani2007.IT-rdm")]
-    assert grid[0].kwargs == {} and grid[0].device == "cpu"  # the device is no model argument
+    assert grid[0].model_kwargs == {} and grid[0].model_arguments == () and grid[0].device == "cpu"  # the device is no model argument

@@ -71,16 +71,16 @@ def test_selection_warmed_per_benchmark_leaves_the_selection_only_its_metric():
     assert stages.warm_selection("pixels", "V4", "Cowley2026.190923.V4-pls", {})["note"] == "nothing to select"
 
 
-def test_describe_finds_the_shared_stimuli_and_is_cached_by_version():
-    kriegeskorte, mur = stages.describe("Kriegeskorte2008.IT-rdm"), stages.describe("Mur2013-rdm")
+def test_plan_finds_the_shared_stimuli_and_is_cached_by_version():
+    kriegeskorte, mur = stages.plan("Kriegeskorte2008.IT-rdm"), stages.plan("Mur2013-rdm")
     assert kriegeskorte["ok"] and kriegeskorte["region"] == "IT"
     assert kriegeskorte["stimuli"] == mur["stimuli"]  # the same 92 images: one activations task for both
-    assert kriegeskorte["stimuli"] != stages.describe("Cowley2026.210325.V4-pls")["stimuli"]
+    assert kriegeskorte["stimuli"] != stages.plan("Cowley2026.210325.V4-pls")["stimuli"]
     # the same images placed otherwise on the model's screen are other activations: a task of their own
-    assert stages.describe("Kiani2007.IT-rdm")["stimuli"] != kriegeskorte["stimuli"]  # 7 degrees, not 2.9
-    hermann, geirhos, accuracy = (stages.describe(b)["stimuli"] for b in (
+    assert stages.plan("Kiani2007.IT-rdm")["stimuli"] != kriegeskorte["stimuli"]  # 7 degrees, not 2.9
+    hermann, geirhos, accuracy = (stages.plan(b)["stimuli"] for b in (
         "Hermann2020cueconflict-shape_bias", "Geirhos2021cueconflict-error_consistency", "Geirhos2021cueconflict-top1"))
     assert hermann != geirhos == accuracy  # Hermann 2020 shows the files unplaced; both Geirhos 2021 at 3 degrees
     version = brainscore.load_benchmark("Kriegeskorte2008.IT-rdm").version
-    assert stages.described("Kriegeskorte2008.IT-rdm", version) == kriegeskorte
-    assert stages.described("Kriegeskorte2008.IT-rdm", version + 1) is None
+    assert stages.cached_plan("Kriegeskorte2008.IT-rdm", version) == kriegeskorte
+    assert stages.cached_plan("Kriegeskorte2008.IT-rdm", version + 1) is None

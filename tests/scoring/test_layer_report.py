@@ -132,6 +132,33 @@ def test_plot_legend_names_best_and_committed(tmp_path, monkeypatch):
                       "committed layer: features.0 (what `brainscore score` uses)"])
 
 
+def test_cli_lists_the_layer_and_method_per_region(monkeypatch, capsys):
+    import json
+
+    from brainscore.scoring import selection
+
+    def model():
+        extractor = ActivationsExtractor(TinyNet(), "tiny", Preprocessing("imagenet", 20), batch_size=16)
+        return ModelCommitment("tiny", extractor, None, region_layer_map={"V1": "features.0"},
+                               layer_scorer=selection.layer_scorer)
+
+    monkeypatch.setattr("brainscore.scoring.layer_report.load_model", lambda identifier, **kw: model())
+    monkeypatch.setattr(selection, "selection_benchmarks", lambda: {"V4": ("Sel.V4-a", "Sel.V4-b")})
+    assert main(["layers", "--model", "tiny", "--json"]) == 0
+    rows = {row["region"]: row for row in json.loads(capsys.readouterr().out)}
+    # candidates from the structure: features.0, features.1, features.2, head (4)
+    assert rows["V1"]["layer"] == "features.0" and rows["V1"]["method"] == "declared"
+    assert rows["V2"]["layer"] == "features.2" and rows["V2"]["method"] == "rule"  # round(0.524 * 3) = 2
+    assert rows["IT"]["layer"] == "features.2" and rows["IT"]["method"] == "rule"  # round(0.809 * 3) = 2
+    assert rows["V4"]["layer"] is None and rows["V4"]["method"] == "selection"  # not run without --select
+    assert "Sel.V4-a, Sel.V4-b" in rows["V4"]["detail"] and rows["V2"]["candidates"] == "top-level-blocks-v1"
+    assert main(["layers", "--model", "tiny"]) == 0
+    out = capsys.readouterr().out
+    assert "V2     features.2  rule      rule relative-depth-median-v1: relative depth 0.524 -> candidate 3 of 4" in out
+    with pytest.raises(SystemExit, match="name one with --benchmark"):
+        main(["layers", "--model", "tiny", "--pca"])
+
+
 def test_legend_and_axis_say_the_score_is_r2_over_ceiling_and_the_split_se_is_not_the_error(tmp_path, monkeypatch):
     """Issue 25 #4: a neural benchmark's score is r²/ceiling (not raw/ceiling), and the metric's split standard
     error is not the bootstrap ``error`` the README and ``brainscore score`` mean."""

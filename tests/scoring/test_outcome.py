@@ -48,7 +48,7 @@ def test_the_summary_is_the_printed_fields_in_order():
     summary = Outcome.from_score(_score()).summary()
     assert tuple(summary) == ("model", "benchmark", "status", "score", "raw", "ceiling", "error", "ci95",
                               "ceiling_error", "ceiling_ci95", "error_reference", "formula", "layer", "layers",
-                              "duration_s")
+                              "method", "duration_s")
     assert summary["ci95"] == [0.35, 0.43] and summary["duration_s"] == 12.35
     assert "provenance" not in summary and "failure" not in summary
     assert set(SUMMARY_FIELDS) == set(summary) | {"failure", "log"}

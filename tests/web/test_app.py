@@ -13,7 +13,7 @@ from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
 from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.web.queue import SubmissionTask
-from web_helpers import plugin_zip, traversal_zip
+from web_helpers import EXAMPLE_PLUGIN as EXAMPLE, plugin_zip, traversal_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 
@@ -45,7 +45,7 @@ def user(app, name: str) -> TestClient:
 def queued_task(app, owner="alice", results=None) -> int:
     with Session(app.state.engine) as session:
         task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
-                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "error": "boom"}},
+                  status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "failure": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
         session.add(task)
         session.commit()
@@ -276,6 +276,45 @@ def test_layer_selection_curve_recorded_with_a_score(app):
     assert client.get("/plots/models/pub-net/layers/V4.svg").status_code == 404  # its layer was given, not chosen
 
 
+def test_rule_committed_scores_are_marked_filterable_and_tabled(app):
+    """A score answered with a layer the layer rule committed carries a † in the leaderboard (leaf and parents,
+    with the legend), can be filtered out, and the model page's commitment table says how each layer was chosen."""
+    rule = {"region": "IT", "layer": "layer4.0", "method": "rule", "rule": "relative-depth-median-v1",
+            "relative_depth": 0.8095, "maps": 368, "index": 7, "n_candidates": 10, "candidates": "declared"}
+    selected = {"region": "V4", "layer": "layer2.1", "method": "selection", "benchmarks": ["Sel.a", "Sel.b"]}
+    store = app.state.store
+    for benchmark, commitment in (("Kriegeskorte2008.IT-rdm", rule), (BENCHMARK, selected)):
+        record(Outcome.from_score(Score.of(0.3, error=0.01, raw=0.2, ceiling=0.8, model_identifier="rule-net",
+                                           benchmark_identifier=benchmark, commitment=commitment,
+                                           layers={commitment["region"]: commitment["layer"]},
+                                           provenance={"model": {"identifier": "rule-net", "commitment": commitment}})),
+               store)
+    client = TestClient(app)
+    assert Outcome.from_score(Score.of(0.3, model_identifier="m", benchmark_identifier=BENCHMARK,
+                                       commitment=rule)).summary()["method"] == "rule"
+    (row,) = [r for r in client.get("/api/leaderboard").json() if r["model"] == "rule-net"]
+    assert row["rule"]["Kriegeskorte2008.IT-rdm"] == 1 and row["rule"][BENCHMARK] == 0
+    assert row["rule"]["IT"] == 1 and row["rule"]["V4"] == 0 and row["rule"]["average_vision"] == 1
+    page = client.get("/").text
+    assert 'id="rule-legend"' in page
+    rule_net = page[page.index('data-model="rule-net"'):]
+    rule_net = rule_net[:rule_net.index("</tr>")]
+    assert re.search(r'data-node="Kriegeskorte2008.IT-rdm"[^>]*title="[^"]*\(layer committed by the rule\)"', rule_net)
+    assert rule_net.count('class="rule-mark"') == 4  # the leaf, and IT, neural_vision, average_vision counting it
+    assert rule_net.count('<span class="rule-mark" data-rule="1">†1</span>') == 3
+    pub_net = page[page.index('data-model="pub-net"'):]
+    assert 'class="rule-mark"' not in pub_net[:pub_net.index("</tr>")]
+    filtered = client.get("/", params={"norule": 1}).text
+    assert 'data-model="rule-net"' not in filtered and 'data-model="pub-net"' in filtered
+    model = client.get("/api/models/rule-net").json()["commitments"]
+    assert model["IT"]["method"] == "rule" and model["IT"]["layer"] == "layer4.0"
+    assert model["IT"]["how"].startswith("rule relative-depth-median-v1: relative depth 0.809 -> candidate 8 of 10")
+    assert model["V4"] == {"layer": "layer2.1", "method": "selection", "how": "selected on 2 benchmarks (Sel.a, Sel.b)",
+                           "benchmarks": [BENCHMARK]}
+    html = client.get("/models/rule-net").text
+    assert '<tr data-region="IT" data-method="rule">' in html and '<tr data-region="V4" data-method="selection">' in html
+
+
 def test_leaderboard_benchmark_columns_link_to_their_pages(app):
     """Issue 25 #8: a benchmark's column header links to its page (the link was hidden by the style sheet)."""
     page = TestClient(app).get("/").text
@@ -380,3 +419,116 @@ def test_model_page_provenance_is_a_table_not_a_dump(app):
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row.split("<pre")[0], re.S)]
     assert cells[:7] == [BENCHMARK, "1", "0.1 0123456789", "cpu", "python 3.11.7, numpy 1.26.4", "1", "12.3 s"]
     assert 'class="provenance"' in row and "max-height" in TestClient(app).get("/static/style.css").text
+
+
+def _more_scores(app):
+    """A second public model with scores and bootstrap errors on two benchmarks."""
+    store = app.state.store
+    for model, values in (("pub-net", {"Mur2013-rdm": (0.30, 0.02)}),
+                          ("other-net", {BENCHMARK: (0.45, 0.03), "Mur2013-rdm": (0.20, 0.01)})):
+        for benchmark, (value, error) in values.items():
+            score = Score.of(value, raw=value, ceiling=1.0, model_identifier=model, benchmark_identifier=benchmark)
+            score.attrs["error"], score.attrs["ci95"] = error, (value - 2 * error, value + 2 * error)
+            record(Outcome.from_score(score), store)
+
+
+def test_leaderboard_view_exports_as_csv_json_and_bibtex(app):
+    """The view's state is in its URL, and its export holds the rows and columns shown, in that order."""
+    _more_scores(app)
+    client = TestClient(app)
+    page = client.get("/", params={"sort": BENCHMARK, "desc": 0, "fold": "behavior_vision,engineering_vision"}).text
+    assert 'href="/leaderboard.csv?sort=Cowley2026.210325.V4-pls&amp;desc=0&amp;fold=behavior_vision%2Cengineering_vision"' in page
+    csv_text = client.get("/leaderboard.csv", params={"sort": BENCHMARK, "desc": 0, "fold": "behavior_vision,engineering_vision"}).text
+    lines = csv_text.splitlines()
+    header = lines[0].split(",")
+    assert header[:3] == ["rank", "model", "average_vision"] and "neural_vision" in header
+    assert "behavior_vision" in header and not any(h.startswith("Geirhos") for h in header)  # folded away
+    assert [line.split(",")[1] for line in lines[1:]] == ["pub-net", "other-net"]  # ascending on the V4 benchmark
+    column = header.index(BENCHMARK)
+    assert lines[1].split(",")[column] == "0.250000" and lines[2].split(",")[column] == "0.450000"
+    body = client.get("/leaderboard.json", params={"q": "other"}).json()
+    assert [r["model"] for r in body["rows"]] == ["other-net"] and body["rows"][0]["Mur2013-rdm"] == pytest.approx(0.2)
+    bib = client.get("/leaderboard.bib", params={"fold": "behavior_vision,engineering_vision"}).text
+    assert bib.count("@article{cowley2026compact") == 1 and "geirhos" not in bib.lower()
+
+
+def test_compare_two_models_with_differences_and_their_intervals(app):
+    _more_scores(app)
+    client = TestClient(app)
+    body = client.get("/api/compare", params={"models": "pub-net,other-net"}).json()
+    rows = {r["node"]: r for r in body["rows"]}
+    mur = rows["Mur2013-rdm"]
+    assert mur["scores"] == [pytest.approx(0.30), pytest.approx(0.20)]
+    assert mur["ci95"] == [[pytest.approx(0.26), pytest.approx(0.34)], [pytest.approx(0.18), pytest.approx(0.22)]]
+    half = 1.96 * (0.02 ** 2 + 0.01 ** 2) ** 0.5
+    assert mur["differences"][0]["value"] == pytest.approx(-0.10)
+    assert mur["differences"][0]["ci95"] == [pytest.approx(-0.10 - half), pytest.approx(-0.10 + half)]
+    v4 = rows[BENCHMARK]["differences"][0]
+    assert v4["value"] == pytest.approx(0.20) and v4["ci95"][1] - v4["ci95"][0] == pytest.approx(2 * 1.96 * 0.001 ** 0.5)
+    assert rows["V4"]["differences"][0]["value"] == pytest.approx(0.20) and rows["V4"]["differences"][0]["ci95"] is None
+    page = client.get("/compare", params={"models": "pub-net,other-net"}).text
+    assert 'class="difference resolved">-0.100' in page
+    assert client.get("/compare", params={"models": "pub-net"}).status_code == 400
+    assert client.get("/api/compare", params={"models": "pub-net,secret-net"}).status_code == 404  # private
+
+
+def test_model_card_from_the_plugins_metadata_and_sources(app):
+    """A model's page shows its card: the reference's metadata.yml fields, its submitter and date, and the BibTeX
+    of its model.py (read, never run)."""
+    metadata = ("models:\n  carded-net:\n    architecture: DCNN\n    model_family: tiny\n"
+                "    total_parameter_count: 2496\n    training_dataset: none (untrained)\n"
+                "    task_specialization: object classification\n    huggingface_link: https://huggingface.co/x/y\n")
+    model = (EXAMPLE / "model.py").read_text() + '\nBIBTEX = """@misc{carded2026, title={A carded net}}"""\n'
+    alice = user(app, "alice")
+    zipped = plugin_zip(identifier="carded-net", package="carded_net",
+                        extra={"carded_net/metadata.yml": metadata, "carded_net/model.py": model})
+    response = alice.post("/api/submissions", files={"file": ("c.zip", zipped)}, data={"benchmarks": BENCHMARK},
+                          headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert response.status_code == 201, response.text
+    card = alice.get("/api/models/carded-net").json()["card"]
+    assert card["rows"][:6] == [["architecture", "DCNN"], ["family", "tiny"], ["parameters", 2496],
+                                ["training data", "none (untrained)"], ["task", "object classification"],
+                                ["Hugging Face", "https://huggingface.co/x/y"]]
+    assert ["submitted by", "alice"] in card["rows"] and card["bibtex"] == "@misc{carded2026, title={A carded net}}"
+    page = alice.get("/models/carded-net").text
+    assert "<th>parameters</th><td>2,496</td>" in page and "@misc{carded2026" in page
+    builtin = TestClient(app).get("/api/models/efficientnet-lite0").json()["card"]
+    assert builtin["rows"] == [["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
+
+
+def test_benchmark_card_describes_the_study_and_experiment(app):
+    body = TestClient(app).get(f"/api/benchmarks/{BENCHMARK}").json()
+    assert body["description"] == "Cowley et al. 2026 V4 neural predictivity benchmarks."
+    assert body["visual_degrees"] == 11.2 and body["number_of_trials"] == 14
+    page = TestClient(app).get(f"/benchmarks/{BENCHMARK}").text
+    assert "stimuli shown at 11.2° of visual angle · 14 trials per stimulus" in page
+
+
+def test_model_page_shows_its_score_history_across_benchmark_versions(app):
+    for version, value in ((1, 0.40), (2, 0.35)):
+        record(Outcome.from_score(Score.of(value, error=0.01, raw=value, ceiling=0.8, model_identifier="hist-net",
+                                           benchmark_identifier=BENCHMARK, benchmark_version=version)),
+               app.state.store)
+    body = TestClient(app).get("/api/models/hist-net").json()
+    assert [(run["version"], run["score"]) for run in body["history"][BENCHMARK]] == [(1, 0.40), (2, 0.35)]
+    assert TestClient(app).get("/api/models/pub-net").json()["history"] == {}  # scored once
+    page = TestClient(app).get("/models/hist-net").text
+    table = page[page.index('id="history"'):]
+    table = table[:table.index("</table>")]
+    assert table.count(f'<tr data-benchmark="{BENCHMARK}">') == 2 and table.index("0.4000") < table.index("0.3500")
+
+
+def test_api_leaderboard_at_a_date(app):
+    """``GET /api/leaderboard?at=YYYY-MM-DD`` and the page's date field: the leaderboard as it was that day."""
+    for model, day in (("early-net", "2026-01-10"), ("later-net", "2026-03-01")):
+        record(Outcome.from_score(Score.of(0.5, error=0.01, raw=0.4, ceiling=0.8, model_identifier=model,
+                                           benchmark_identifier=BENCHMARK,
+                                           provenance={"end": f"{day}T12:00:00+00:00"})), app.state.store)
+    client = TestClient(app)
+    assert [r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-02-01"}).json()] == ["early-net"]
+    assert {r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-03-01"}).json()} == \
+        {"early-net", "later-net"}
+    assert client.get("/api/leaderboard", params={"at": "yesterday"}).status_code == 400
+    page = client.get("/", params={"at": "2026-02-01"}).text
+    assert 'data-model="early-net"' in page and 'data-model="later-net"' not in page
+    assert '<input type="date" name="at" value="2026-02-01">' in page and "at=2026-02-01" in page

@@ -32,7 +32,7 @@ from web_helpers import plugin_zip, symlink_zip, traversal_zip, zip_bomb
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SRC = Path(__file__).resolve().parents[2] / "src"
 BENCHMARK = "Cowley2026.210325.V4-pls"
-FAILING = "Kriegeskorte2008.IT-rdm"  # the tiny net maps only V4: IT has no layer and no selection data
+FAILING = "Kriegeskorte2008.IT-rdm"  # the private net maps IT to a layer it does not have
 
 pytestmark = pytest.mark.slow
 
@@ -113,7 +113,8 @@ def submit(page, url: str, name: str, data: bytes, benchmarks: list[str], privat
 
 
 UNMAPPED_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', "")  # the same network, its V4 layer left to layer selection
+    .replace('region_layer_map={"V4": "3"}, ', 'region_layer_map={"IT": "9"}, ')  # V4 left to layer selection,
+# IT declared on a layer the network lacks (a region with no map and no selection data would be committed by the rule)
 
 
 def cli_score(tmp_path: Path, model_zip: bytes) -> float:
@@ -180,7 +181,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page.wait_for_function("['done', 'failed'].includes(document.getElementById('status').textContent)",
                            timeout=300_000)
     assert page.locator("#status").text_content() == "failed"
-    assert "NoSelectionDataError" in page.locator("#log").text_content()
+    assert "no sub-module '9'" in page.locator("#log").text_content()
     assert page.locator(f'tr[data-benchmark="{FAILING}"] button:text("re-run")').count() == 1
     page.screenshot(path=str(shots / "failed_submission.png"), full_page=True)
     assert page.locator(f'tr[data-benchmark="{BENCHMARK}"] .done').count() == 1
@@ -251,3 +252,43 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
     assert re.fullmatch(rf"submission \d+: queued \({re.escape(server)}/submissions/\d+\)\n", accepted.stdout)
     wrong = subprocess.run(command[:-4] + ["--token", "not-a-token", str(folder)], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "401" in wrong.stderr
+
+
+NO_MAP_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
+    .replace('region_layer_map={"V4": "3"}, ', "")  # no region_layer_map at all
+RULE_BENCHMARKS = ["Kriegeskorte2008.IT-rdm", "Kiani2007.IT-rdm"]  # IT: no map and no selection data -> the rule
+
+
+def test_a_model_without_a_layer_map_scores_and_its_rule_layers_are_marked(server, browser, tmp_path):
+    """Issue 22: a submission with no region_layer_map scores on every benchmark it asks for (IT committed by the
+    relative-depth rule), the leaderboard marks those scores with the rule's symbol and legend and can hide them,
+    and the model page's commitment table says how the layer was chosen."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    register(page, server, "dora")
+    zipped = plugin_zip(identifier="no-map-net", package="no_map_net", extra={"no_map_net/model.py": NO_MAP_MODEL})
+    submit(page, server, "no_map.zip", zipped, RULE_BENCHMARKS)
+    page.wait_for_url(f"{server}/submissions/*")
+    page.wait_for_function("['done', 'failed'].includes(document.getElementById('status').textContent)",
+                           timeout=300_000)
+    assert page.locator("#status").text_content() == "done", page.locator("#log").text_content()
+
+    page.goto(server + "/?q=no-map")
+    row = page.locator('tr[data-model="no-map-net"]')
+    for benchmark in RULE_BENCHMARKS:
+        cell = row.locator(f'td[data-node="{benchmark}"]')
+        assert cell.get_attribute("data-score") != "" and cell.locator(".rule-mark").text_content() == "†"
+        assert "(layer committed by the rule)" in cell.get_attribute("title")
+    assert row.locator('td[data-node="IT"] .rule-mark').text_content() == "†2"
+    legend = page.locator("#rule-legend")
+    assert legend.is_visible() and "relative-depth rule" in legend.text_content()
+    page.screenshot(path=str(tmp_path / "rule_marker.png"), full_page=True)
+    page.check("input[name=norule]")
+    page.click("button:text('filter')")
+    page.wait_for_url(f"{server}/?*norule=1*")
+    assert page.locator('tr[data-model="no-map-net"]').count() == 0
+
+    page.goto(server + "/models/no-map-net")
+    it = page.locator('#commitments tr[data-region="IT"]')
+    assert it.get_attribute("data-method") == "rule"
+    assert it.locator("code").text_content() == "6"  # candidates 1, 3, 6: round(0.809 * 2) = 2
+    assert "relative depth 0.809 -> candidate 3 of 3" in it.text_content()

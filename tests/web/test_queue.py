@@ -45,7 +45,7 @@ def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60)) -
 def test_a_failing_child_is_recorded_with_its_log(url, tmp_path):
     task = run_with(url, tmp_path, "print('loading the model'); raise SystemExit('weights missing')")
     assert task.status == "running" and task.current == 1  # the dispatcher closes the task when its pairs are done
-    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "error": "exited with code 1: weights missing"}
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "failure": "exited with code 1: weights missing"}
     assert "=== [1/1] fake-net on Cowley2026.210325.V4-pls\nloading the model\nweights missing\n" in task.log
     (failure,) = Database(url).scores("fake-net", include_failed=True)
     assert failure.status == "failed" and failure.failure == "exited with code 1: weights missing"
@@ -64,7 +64,7 @@ def test_memory_limit_applies_to_the_child(url, tmp_path):
 
 def test_wall_clock_limit_kills_the_child(url, tmp_path):
     task = run_with(url, tmp_path, "import time; time.sleep(30)", Limits(wall=1))
-    assert task.results[f"fake-net|{BENCHMARK}"]["error"].startswith("killed (time limit of 1 s")
+    assert task.results[f"fake-net|{BENCHMARK}"]["failure"].startswith("killed (time limit of 1 s")
 
 
 def test_the_child_runs_in_its_own_working_directory(url, tmp_path):
@@ -140,8 +140,8 @@ def test_submissions_run_on_dask_first_come_first_served(url, tmp_path, client):
     assert order.read_text().splitlines() == [f"a-net|{BENCHMARK}", f"a-net|{OTHER}", f"b-net|{BENCHMARK}"]
     assert done_first.status == "failed" and done_first.current == 2
     assert done_first.results == {f"a-net|{BENCHMARK}": {"status": "done", "score": 0.5},
-                                  f"a-net|{OTHER}": {"status": "failed", "error": "exited with code 1: no layer for IT"}}
-    assert done_first.error == "one or more benchmarks failed; see the log"
+                                  f"a-net|{OTHER}": {"status": "failed", "failure": "exited with code 1: no layer for IT"}}
+    assert done_first.failure == "one or more benchmarks failed; see the log"
     assert done_second.status == "done" and done_second.results == {f"b-net|{BENCHMARK}": {"status": "done", "score": 0.5}}
     assert re.search(rf"=== \[2/2\] a-net on {OTHER} \(Dask worker inproc://[^)]+\)\nno layer for IT\n", done_first.log)
     assert done_first.started is not None and done_first.finished >= done_first.started
@@ -174,7 +174,7 @@ def test_a_lost_task_is_a_visible_failure(url, tmp_path, client, monkeypatch):
         dispatcher.stop()
     assert task.status == "failed"
     assert task.results[f"a-net|{BENCHMARK}"] == {
-        "status": "failed", "error": "the scoring task was lost: ZeroDivisionError: division by zero"}
+        "status": "failed", "failure": "the scoring task was lost: ZeroDivisionError: division by zero"}
     (failure,) = Database(url).scores("a-net", include_failed=True)
     assert failure.failure == "the scoring task was lost: ZeroDivisionError: division by zero"
 
@@ -221,7 +221,7 @@ def test_a_long_failure_message_is_kept_whole(url, tmp_path):
                + "Put the file at <mirror>/x.nc and run `brainscore config set data_mirror <mirror>`")
     task = run_with(url, tmp_path, f"raise SystemExit({message!r})")
     assert len(message) > 300
-    assert task.results[f"fake-net|{BENCHMARK}"]["error"] == f"exited with code 1: {message}"
+    assert task.results[f"fake-net|{BENCHMARK}"]["failure"] == f"exited with code 1: {message}"
 
 
 def test_shorten_cuts_between_words():

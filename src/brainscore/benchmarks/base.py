@@ -4,15 +4,61 @@ from __future__ import annotations
 import contextlib
 import functools
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from brainscore import device as _device
 from brainscore.caching import Cache, callable_identity, content_key
+from brainscore.data.stimuli import StimulusSet
 from brainscore.metrics.device import computing_on
 from brainscore.metrics.device import current as metric_device
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
 from brainscore.progress import stage
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """One ``look_at`` of a benchmark's experiment, said before the model runs: what the model is set to do
+    and the stimuli it is shown, as placed on its screen.
+
+    Attributes
+    ----------
+    stimuli : StimulusSet
+        The stimuli the model looks at (already placed on its screen, or as the files are for a
+        benchmark that shows them unplaced).
+    number_of_trials : int
+    region : str, optional
+        Record from this region (``start_recording(region, time_bins)``) ...
+    time_bins : sequence of (start, end) ms, optional
+    task : str, optional
+        ... or answer this task (``start_task(task, fitting_stimuli)``, see
+        :class:`~brainscore.models.interface.Task`).
+    fitting_stimuli : optional
+        The task's argument (e.g. the label set).
+    """
+
+    stimuli: StimulusSet
+    number_of_trials: int = 1
+    region: str | None = None
+    time_bins: Any = None
+    task: str | None = None
+    fitting_stimuli: Any = None
+
+    def show(self, candidate: BrainModel):
+        """Set ``candidate`` to record (or to do the task) and let it look at the stimuli; its answer.
+
+        Returns
+        -------
+        DataAssembly
+            What ``candidate.look_at`` returns: ``presentation x neuroid [x time_bin]`` responses, or
+            the task's answers.
+        """
+        if self.region is not None:
+            candidate.start_recording(self.region, time_bins=self.time_bins)
+        elif self.task is not None:
+            candidate.start_task(self.task, self.fitting_stimuli)
+        return candidate.look_at(self.stimuli, number_of_trials=self.number_of_trials)
 
 
 class Benchmark(ABC):
@@ -51,6 +97,17 @@ class Benchmark(ABC):
         metric and the ceiling compute; implementations take it with :func:`takes_device`.
         """
 
+    def presentations(self, candidate: BrainModel) -> list[Presentation] | None:
+        """What this benchmark will show ``candidate``, in order, without running it: its stimuli placed on the
+        model's screen (which reads only ``candidate.visual_degrees()``) and what the model records or does.
+
+        The runner's warm-up shows them to extract (and cache) the features the score then reads, so
+        a benchmark whose experiment follows these presentations should return them and run them in
+        its ``__call__`` (:meth:`Presentation.show`). The default, None, says "not known": the
+        warm-up then leaves the extraction to the score itself.
+        """
+        return None
+
     def ceiling_on(self, device: str | None = None) -> Score:
         """The ceiling, computed with the metrics on ``device`` (None: numpy, or the caller's default).
 
@@ -64,6 +121,25 @@ class Benchmark(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.identifier} v{self.version}>"
+
+
+def presentations_of(benchmark: Any, candidate: BrainModel) -> list[Presentation] | None:
+    """``benchmark.presentations(candidate)`` where they are what its ``__call__`` shows, else None.
+
+    A subclass that overrides ``__call__`` below the class that says the presentations (a plugin's
+    own experiment on top of a built-in benchmark) may show something else: its presentations are
+    then not known. Anything that is no :class:`Benchmark` (a reference-style object) says nothing.
+    """
+    if not isinstance(benchmark, Benchmark):
+        return None
+    mro = type(benchmark).__mro__
+
+    def defining(name: str) -> int:
+        return next(index for index, cls in enumerate(mro) if name in vars(cls))
+
+    if defining("__call__") < defining("presentations"):
+        return None
+    return benchmark.presentations(candidate)
 
 
 class BenchmarkBase(Benchmark):

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
@@ -105,14 +105,20 @@ class LabelTaskBenchmark(BenchmarkBase):
             self._labels = sorted(set(map(str, self.stimulus_set[self.label_coord])))
         return self._labels
 
-    def choices(self, candidate: BrainModel) -> DataAssembly:
-        """Run the label task on ``candidate``: its answers, one per presentation, with the stimulus columns."""
-        candidate.start_task(Task.label, self.labels)
+    def presentations(self, candidate: BrainModel) -> list[Presentation]:
+        """The stimuli (placed on ``candidate``'s screen, unless the benchmark shows them as the files are) for
+        the label task over :attr:`labels`."""
+        labels = self.labels
         stimuli = self.stimulus_set
         if self.visual_degrees is not None:
             stimuli = place_on_screen(stimuli, target_visual_degrees=candidate.visual_degrees(),
                                       source_visual_degrees=self.visual_degrees)
-        answers = candidate.look_at(stimuli, number_of_trials=self.number_of_trials)
+        return [Presentation(stimuli, number_of_trials=self.number_of_trials, task=Task.label, fitting_stimuli=labels)]
+
+    def choices(self, candidate: BrainModel) -> DataAssembly:
+        """Run the label task on ``candidate``: its answers, one per presentation, with the stimulus columns."""
+        shown, = self.presentations(candidate)
+        answers = shown.show(candidate)
         if "presentation" not in answers.dims or "stimulus_id" not in answers.coords:
             raise ValidationError(f"{self.identifier}: the model's answers need a presentation dim with stimulus_id, "
                                   f"got dims {answers.dims}")

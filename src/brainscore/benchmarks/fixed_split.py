@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
@@ -230,16 +230,18 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
                 "threshold": self.reliability_threshold, "reliability_on": self.reliability_on}
 
     # ---- the experiment -----------------------------------------------------------------------
+    def presentations(self, candidate: BrainModel) -> list[Presentation]:
+        """The train stimuli, then the test stimuli, placed on ``candidate``'s screen, recorded from :attr:`region`."""
+        return [Presentation(place_on_screen(self.stimulus_set(part), target_visual_degrees=candidate.visual_degrees(),
+                                             source_visual_degrees=self.visual_degrees),
+                             number_of_trials=self.number_of_trials, region=self.region, time_bins=self.time_bins)
+                for part in ("train", "test")]
+
     @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the train and test stimuli and score its test-set predictivity."""
-        candidate.start_recording(self.region, time_bins=self.time_bins)
-        features = {}
-        for part in ("train", "test"):
-            stimuli = place_on_screen(self.stimulus_set(part), target_visual_degrees=candidate.visual_degrees(),
-                                      source_visual_degrees=self.visual_degrees)
-            features[part] = candidate.look_at(stimuli, number_of_trials=self.number_of_trials)
-        return self.score_features(features["train"], features["test"])
+        train, test = (shown.show(candidate) for shown in self.presentations(candidate))
+        return self.score_features(train, test)
 
     def score_features(self, source_train: DataAssembly, source_test: DataAssembly) -> Score:
         """Score model features already recorded on the train and test stimuli.

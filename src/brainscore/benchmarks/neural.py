@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
@@ -33,6 +33,24 @@ def squeeze_time_bin(assembly: DataAssembly) -> DataAssembly:
     return assembly
 
 
+def recording(candidate: BrainModel, benchmark) -> Presentation:
+    """What a recording experiment shows ``candidate``: ``benchmark``'s stimuli placed on its screen, recorded
+    from ``benchmark.region`` (the model is not run).
+
+    Parameters
+    ----------
+    candidate : BrainModel
+        Only its ``visual_degrees()`` is read.
+    benchmark
+        Anything with ``region``, ``time_bins``, ``stimulus_set``, ``visual_degrees`` (of the
+        experiment's stimuli) and ``number_of_trials`` (neural and RSA benchmarks).
+    """
+    stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidate.visual_degrees(),
+                              source_visual_degrees=benchmark.visual_degrees)
+    return Presentation(stimuli, number_of_trials=benchmark.number_of_trials, region=benchmark.region,
+                        time_bins=benchmark.time_bins)
+
+
 def record(candidate: BrainModel, benchmark) -> DataAssembly:
     """Run a recording experiment: record ``benchmark.region`` while ``candidate`` looks at the stimuli.
 
@@ -40,18 +58,14 @@ def record(candidate: BrainModel, benchmark) -> DataAssembly:
     ----------
     candidate : BrainModel
     benchmark
-        Anything with ``region``, ``time_bins``, ``stimulus_set``, ``visual_degrees`` (of the
-        experiment's stimuli) and ``number_of_trials`` (neural and RSA benchmarks).
+        As for :func:`recording`.
 
     Returns
     -------
     DataAssembly
         The model's responses (``presentation x neuroid [x time_bin]``) to the stimuli placed on its screen.
     """
-    candidate.start_recording(benchmark.region, time_bins=benchmark.time_bins)
-    stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidate.visual_degrees(),
-                              source_visual_degrees=benchmark.visual_degrees)
-    return candidate.look_at(stimuli, number_of_trials=benchmark.number_of_trials)
+    return recording(candidate, benchmark).show(candidate)
 
 
 class NeuralBenchmark(BenchmarkBase):
@@ -149,6 +163,10 @@ class NeuralBenchmark(BenchmarkBase):
                                else None)}
 
     # ---- the experiment -----------------------------------------------------------------------
+    def presentations(self, candidate: BrainModel) -> list[Presentation]:
+        """The stimuli placed on ``candidate``'s screen, recorded from :attr:`region` (see :func:`recording`)."""
+        return [recording(candidate, self)]
+
     @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on this benchmark's stimuli and score its features.

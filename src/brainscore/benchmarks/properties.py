@@ -21,14 +21,46 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
+from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
+
+
+CEILING_DRAWS = 100
+"""Draws of the data against themselves per bootstrap resample of the ceiling (the ceiling itself uses the
+metric's 1000; fewer here keep 1000 resamples to seconds, adding a spread about a tenth of the ceiling's own)."""
+
+
+def _ks_against_resamples(model: np.ndarray, data: np.ndarray, bins: np.ndarray, weights: np.ndarray,
+                          n_samples: int, random_state) -> np.ndarray:
+    """Mean KS similarity (Marques et al. 2021) of ``n_samples`` draws of ``len(data)`` model values to each resampled
+    data histogram: ``weights`` (resamples, n_data) counts how often each data value is drawn.
+
+    NaN draws are left out as :func:`~brainscore.metrics.neural.distribution_similarity.bootstrap_ks_similarity`
+    leaves them (and a resample with more than 10 % NaN draws is 0, as there)."""
+    from brainscore.metrics.neural.distribution_similarity import histogram, ks_similarity
+
+    model = np.clip(np.asarray(model, dtype=float), bins[0], bins[-1])
+    data = np.clip(np.asarray(data, dtype=float), bins[0], bins[-1])
+    rng = random_state if isinstance(random_state, np.random.RandomState) else np.random.RandomState(random_state)
+    draws = np.stack([rng.choice(model, len(data)) for _ in range(n_samples)])
+    model_hist = histogram(draws, bins).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        model_hist /= model_hist.sum(axis=1, keepdims=True)
+    per_neuron = histogram(data[:, None], bins).astype(float)          # (n_data, n_bins): one-hot, NaN rows 0
+    out = np.empty(len(weights))
+    for i, w in enumerate(np.asarray(weights, dtype=float)):
+        data_hist = w @ per_neuron
+        data_hist /= data_hist.sum()
+        similarity = np.atleast_1d(ks_similarity(model_hist, data_hist))
+        out[i] = 0.0 if np.isnan(similarity).sum() > n_samples / 10 else np.nanmean(similarity)
+    return out
 
 
 class PropertiesBenchmark(BenchmarkBase):
@@ -97,14 +129,19 @@ class PropertiesBenchmark(BenchmarkBase):
         bins = {k: np.asarray(v) for k, v in assembly.attrs.items() if k.endswith("_bins")}
         return {"values": np.ascontiguousarray(np.asarray(assembly.values, dtype=float)), "bins": bins}
 
+    def presentations(self, candidate: BrainModel) -> list[Presentation]:
+        """The stimuli placed on ``candidate``'s screen, recorded from :attr:`region`."""
+        stimuli = place_on_screen(self.stimulus_set, target_visual_degrees=candidate.visual_degrees(),
+                                  source_visual_degrees=self.visual_degrees)
+        return [Presentation(stimuli, number_of_trials=self.number_of_trials, region=self.region,
+                             time_bins=self.time_bins)]
+
     @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the stimuli, compute its neuroids' property and score its distribution."""
-        candidate.start_recording(self.region, time_bins=self.time_bins)
-        stimuli = place_on_screen(self.stimulus_set, target_visual_degrees=candidate.visual_degrees(),
-                                  source_visual_degrees=self.visual_degrees)
-        responses = squeeze_time_bin(candidate.look_at(stimuli, number_of_trials=self.number_of_trials))
-        return self.score_properties(self.property_func(responses, stimuli))
+        shown, = self.presentations(candidate)
+        responses = squeeze_time_bin(shown.show(candidate))
+        return self.score_properties(self.property_func(responses, shown.stimuli))
 
     def score_properties(self, model_properties: DataAssembly) -> Score:
         """Score already computed model properties: ``metric(model, data) / ceiling``."""
@@ -115,4 +152,38 @@ class PropertiesBenchmark(BenchmarkBase):
         score.attrs["benchmark_identifier"] = self.identifier
         score.attrs["benchmark_version"] = self.version
         score.attrs["region"] = self.region
+        score.attrs["model_properties"] = model_properties  # for the bootstrap over the data's neurons
         return score
+
+    @takes_device
+    def bootstrap(self, result: Score, resamples: int = 1000, seed: int = 0) -> BootstrapSamples | None:
+        """The score on ``resamples`` bootstrap resamples of the data's neurons (the unit the experiment sampled).
+
+        For ``ks_similarity`` (Marques et al. 2021): each resample draws the recorded neurons with replacement;
+        the raw similarity is recomputed against the resample's histogram with the metric's own model draws
+        (fixed, as the score's), and the ceiling (the data against resamples of themselves) is recomputed on the
+        same resample with :data:`CEILING_DRAWS` draws of its own (seeded), so the ceiling's uncertainty
+        propagates into ``raw / ceiling``. Returns None for another metric or without the model's properties.
+        """
+        from brainscore.metrics.neural.distribution_similarity import KSSimilarity, _property_values
+
+        model_properties = result.attrs.get("model_properties")
+        if model_properties is None or not isinstance(self.metric, KSSimilarity):
+            return None
+        metric = self.metric
+        bins = metric._bins(self.assembly)
+        model = _property_values(model_properties, metric.property_name)
+        data = _property_values(self.assembly, metric.property_name)
+        weights = resample_counts(len(data), resamples, seed)            # (resamples, neurons)
+        raw = _ks_against_resamples(model, data, bins, weights, metric.n_samples, metric.random_state)
+        ceiling = None
+        if self._ceiling_func is not None:
+            rng = np.random.RandomState(seed)
+            ceiling = np.array([_ks_against_resamples(np.repeat(data, np.asarray(w, dtype=int)), data, bins,
+                                                      w[None, :], CEILING_DRAWS, rng)[0] for w in weights])
+        c = ceiling if ceiling is not None else 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = raw / c
+        return BootstrapSamples(score=score, ceiling=ceiling, unit="neuron",
+                                method=f"recorded neurons resampled; raw against the same {metric.n_samples} model "
+                                       f"draws, ceiling recomputed on each resample ({CEILING_DRAWS} draws)")

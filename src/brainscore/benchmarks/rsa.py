@@ -24,8 +24,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, takes_device
-from brainscore.benchmarks.neural import record, squeeze_time_bin
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
+from brainscore.benchmarks.neural import record, recording, squeeze_time_bin
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
 from brainscore.data.stimuli import StimulusSet
@@ -155,6 +155,10 @@ class RSABenchmark(BenchmarkBase):
         rdms = self.rdms
         return {"values": np.ascontiguousarray(rdms.values),
                 "stimulus_id": np.asarray(rdms["stimulus_id"].values).astype(str)}
+
+    def presentations(self, candidate: BrainModel) -> list[Presentation]:
+        """The stimuli placed on ``candidate``'s screen, recorded from :attr:`region` (see :func:`recording`)."""
+        return [recording(candidate, self)]
 
     @takes_device
     def __call__(self, candidate: BrainModel) -> Score:

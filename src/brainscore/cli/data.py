@@ -192,7 +192,7 @@ def _read_stimulus_set(args, workdir: Path):
     import pandas as pd
 
     from brainscore.data.stimuli import StimulusSet
-    from brainscore.data.validation import check_no_links_out
+    from brainscore.data.links import check_no_links_out
 
     csv = Path(args.stimuli)
     frame = pd.read_csv(csv, dtype={"stimulus_id": str, "image_id": str})

@@ -201,8 +201,11 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded) -> No
                   f"{summary['ceiling_ci95'][1]:.4f}]" if summary["ceiling_ci95"] is not None else "")
         lines.append(f"ceiling {summary['ceiling']:.4f}{spread}")
     if summary["layer"] is not None:
+        from brainscore.models.layer_rule import describe
+
         region = outcome.region
-        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}")
+        how = describe(outcome.commitment)
+        lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}" + (f"   ({how})" if how else ""))
     lines.append(f"model {args.model} on {args.benchmark} in {summary['duration_s']:.1f} s")
     if not_recorded is not None:
         kept = not_recorded.kept

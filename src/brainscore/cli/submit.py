@@ -36,7 +36,7 @@ def zip_folder(folder: Path) -> bytes:
         If a symbolic link in the folder leads out of it (``key.pem -> ~/.ssh/id_rsa``): nothing
         outside the plugin folder is ever uploaded.
     """
-    from brainscore.data.validation import links_out_of_folder
+    from brainscore.data.links import links_out_of_folder
 
     folder = Path(folder)
     paths = [p for p in sorted(folder.rglob("*")) if "__pycache__" not in p.parts]
@@ -88,6 +88,6 @@ def run(args) -> int:
             time.sleep(2)
             body = client.get(f"{server}/api/submissions/{body['id']}", headers=headers).json()
         if args.wait:
-            print(json.dumps({k: body[k] for k in ("id", "status", "results", "error")}, indent=2))
+            print(json.dumps({k: body.get(k) for k in ("id", "status", "results", "failure")}, indent=2))
             return 0 if body["status"] == "done" else 1
     return 0

@@ -40,6 +40,7 @@ import xarray as xr
 
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly
 from brainscore.data.io import load_packaged_stimulus_set, read_netcdf, write_netcdf
+from brainscore.data.links import check_no_links_out
 from brainscore.data.stimuli import StimulusSet
 from brainscore.data.store import Source, extract_zip, fetch
 from brainscore.data import validation as _validation
@@ -229,7 +230,7 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
         members = frame["stimulus_path_within_store"].astype(str).tolist()
     else:
         members = [sid + Path(paths[sid]).suffix for sid in frame["stimulus_id"]]
-    _validation.check_no_links_out(paths)  # always, even without validate: never package what a link points at
+    check_no_links_out(paths)  # always, even without validate: never package what a link points at
     if len(set(members)) != len(members):
         raise ValidationError(f"stimulus set {identifier!r}: zip member names repeat; each stimulus needs its own "
                               f"file name")

@@ -24,6 +24,7 @@ comes from a missing benchmark is visible as such.
 """
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import math
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ import pandas as pd
 from brainscore import registry
 from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
-from brainscore.results import Database, ScoreRecord
+from brainscore.results import Database, StoredScore
 
 __all__ = ["leaderboard", "leaderboard_records", "aggregate", "Tree", "build_tree", "registered_tree", "store_tree"]
 
@@ -139,7 +140,7 @@ def _registered_version(benchmark: str) -> int | None:
         return None
 
 
-def _value(record: ScoreRecord | None, engineering: bool) -> float | None:
+def _value(record: StoredScore | None, engineering: bool) -> float | None:
     """The leaf value of ``record``: ceiled (raw for engineering); None if absent, failed or NaN."""
     if record is None or record.status != "done":
         return None
@@ -147,6 +148,34 @@ def _value(record: ScoreRecord | None, engineering: bool) -> float | None:
     if value is None or math.isnan(value):
         return None
     return float(value)
+
+
+def layer_method(record: StoredScore | None) -> str | None:
+    """How the layer behind ``record`` was chosen: ``declared``, ``selection``, ``rule``, or None.
+
+    Read from the provenance's ``model.commitment`` (:func:`brainscore.scoring.job.commitment_of`); None
+    for a failure, a benchmark without a region, or a record made before methods were kept.
+    """
+    if record is None or record.status != "done":
+        return None
+    commitment = ((record.provenance or {}).get("model") or {}).get("commitment") or {}
+    return commitment.get("method")
+
+
+def rule_counts(tree: Tree, leaf_rule: dict[str, bool]) -> dict[str, int]:
+    """Per node of ``tree``, the number of leaves at or below it whose layer came from the layer rule."""
+    counts: dict[str, int] = {}
+
+    def visit(node: str) -> int:
+        if node in tree.leaves:
+            counts[node] = int(bool(leaf_rule.get(node)))
+        else:
+            counts[node] = sum(visit(child) for child in tree.children(node))
+        return counts[node]
+
+    for root in tree.roots():
+        visit(root)
+    return counts
 
 
 def aggregate(tree: Tree, leaf_values: dict[str, float | None]) -> tuple[dict[str, float | None], dict[str, int]]:
@@ -197,8 +226,14 @@ def _open(db: Database | str | None) -> Database:
 
 
 def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
-                        tree: Tree | None = None) -> list[dict]:
-    """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count}}``.
+                        tree: Tree | None = None, at: dt.datetime | None = None,
+                        scores: Iterable[StoredScore] | None = None) -> list[dict]:
+    """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count},
+    "rule": {node: count}}``.
+
+    ``rule[node]`` counts the leaves at or below ``node`` whose score answered with a layer the model
+    committed by the layer rule (:mod:`brainscore.models.layer_rule`: no map entry and no selection
+    data for the region), so a reader can tell them from declared or selected layers.
 
     One entry per model with at least one successful score (a model whose every run failed, e.g. weights
     that could not load, is not listed: its failures are on its page), sorted by ``average_vision`` (highest
@@ -214,6 +249,13 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         Shell-style patterns: only matching benchmarks are leaves (e.g. ``"Cowley*"``).
     tree : Tree, optional
         Default: the tree the registered plugins declare.
+    at : datetime, optional
+        The leaderboard as it was at this time (UTC): only records that ended by then, each benchmark at the
+        newest version recorded by then, and benchmarks without any record by then left out of the tree (as
+        the reference's "wayback" view leaves out benchmarks that did not exist yet). Records without an end
+        time are left out.
+    scores : iterable of StoredScore, optional
+        ``db.scores(include_failed=True)`` already read (oldest first); read here when not given.
 
     Raises
     ------
@@ -222,27 +264,45 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     """
     db = _open(db)
     tree = tree or registered_tree(benchmarks)
-    latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
-    for benchmark, version in db.benchmark_versions().items():
-        if benchmark in latest:
-            latest[benchmark] = max(version, latest[benchmark] or version)
-    chosen: dict[tuple[str, str], ScoreRecord] = {}
+    records = db.scores(include_failed=True) if scores is None else list(scores)  # oldest first: later rows win
+    if at is None:
+        latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
+        for benchmark, version in db.benchmark_versions().items():
+            if benchmark in latest:
+                latest[benchmark] = max(version, latest[benchmark] or version)
+    else:
+        at = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)  # naive: UTC, as the records
+        records = [r for r in records if getattr(r, "end", None) is not None and _aware(r.end) <= at]
+        latest = {}
+        for r in records:
+            if r.benchmark in tree.leaves and r.benchmark_version is not None:
+                latest[r.benchmark] = max(r.benchmark_version, latest.get(r.benchmark, r.benchmark_version))
+        existing = {leaf: tree.parents[leaf] for leaf in tree.leaves if leaf in latest}
+        if not existing:
+            return []
+        tree = build_tree(existing)
+    chosen: dict[tuple[str, str], StoredScore] = {}
     models: set[str] = set()
-    for record in db.scores(include_failed=True):  # oldest first: later rows replace earlier ones
+    for record in records:
         if record.status == "done":
             models.add(record.model)
-        if record.benchmark in tree.leaves and record.benchmark_version == latest[record.benchmark]:
+        if record.benchmark in tree.leaves and record.benchmark_version == latest.get(record.benchmark):
             chosen[record.model, record.benchmark] = record
     order = tree.order()
     entries = []
     for model in models:
         values = {leaf: _value(chosen.get((model, leaf)), leaf in tree.engineering) for leaf in tree.leaves}
         scores, missing = aggregate(tree, values)
+        rule = rule_counts(tree, {leaf: layer_method(chosen.get((model, leaf))) == "rule" for leaf in tree.leaves})
         entries.append({"model": model, "scores": {n: scores[n] for n in order},
-                        "missing": {n: missing[n] for n in order}})
+                        "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order}})
     top = tree.roots()[0] if tree.roots() else None
     entries.sort(key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
     return entries
+
+
+def _aware(when: dt.datetime) -> dt.datetime:
+    return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
 
 
 def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None) -> pd.DataFrame:

@@ -12,7 +12,12 @@ activations model (an :class:`~brainscore.models.extraction.ActivationsExtractor
   ``layer_scorer(region, candidates)`` (supplied by the caller, e.g. a benchmark-based scorer;
   this layer does not import benchmarks) and taking the best-scoring layer. The choice is stored
   in the cache by (weights, preprocessing, candidate layers, region, scorer identity), so it is
-  computed once;
+  computed once. A region the scorer has no selection data for (it raises
+  :class:`~brainscore.errors.NoSelectionDataError`), or any region when there is no scorer, is
+  committed by the relative-depth rule of :mod:`brainscore.models.layer_rule`, which never looks at
+  a benchmark. How each region's layer was chosen is kept in ``layer_methods``;
+- *candidate layers*: given by the plugin, or (``layers=None``) the outputs of the network's
+  top-level blocks (:func:`brainscore.models.structure.structural_candidates`);
 - *behaviour*: ``start_task("label" | "probabilities" | "odd_one_out" | "passive", ...)`` with
   the readouts of :mod:`brainscore.models.readouts`.
 
@@ -29,10 +34,11 @@ import numpy as np
 from brainscore.caching import Cache, callable_identity, content_key
 from brainscore.data.assemblies import BehavioralAssembly, NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
-from brainscore.errors import BrainScoreError, ValidationError
-from brainscore.models import readouts
+from brainscore.errors import BrainScoreError, NoSelectionDataError, ValidationError
+from brainscore.models import layer_rule, readouts
 from brainscore.models.candidates import SELECTION_PCA_COMPONENTS, SELECTION_PCA_METHOD, LayerCandidates
 from brainscore.models.extraction.core import LOGITS
+from brainscore.models.structure import CANDIDATE_DEFINITION, structural_candidates
 from brainscore.models.interface import BrainModel, Task
 
 #: Time bin recorded when ``start_recording`` is given none (ms), as the reference.
@@ -112,11 +118,14 @@ class ModelCommitment(BrainModel):
     activations_model : ActivationsExtractor
         Computes layer activations (``extract`` and ``__call__``; see
         :class:`~brainscore.models.extraction.ActivationsExtractor`).
-    layers : sequence of str
-        Candidate layers for regions, in depth order.
+    layers : sequence of str, optional
+        Candidate layers for regions, in depth order. None: the outputs of the network's top-level
+        blocks (:func:`~brainscore.models.structure.structural_candidates` of
+        ``activations_model.model``), recorded as ``candidates_source``.
     region_layer_map : dict of str to str, optional
-        Region (``V1``, ``V2``, ``V4``, ``IT``) -> committed layer. Missing regions are selected
-        with ``layer_scorer`` on first use.
+        Region (``V1``, ``V2``, ``V4``, ``IT``) -> committed layer (method ``declared``). Missing
+        regions are selected with ``layer_scorer`` on first use (method ``selection``), or, where
+        it has no selection data or there is no scorer, committed by the layer rule (``rule``).
     visual_degrees : float
         Field of view in degrees (8 as the reference).
     behavioral_readout_layer : str, optional
@@ -131,18 +140,36 @@ class ModelCommitment(BrainModel):
         The committed layers (grows as regions are selected).
     layer_scores : dict of str to dict of str to float
         Per selected region, the scores of the candidates.
+    layer_methods : dict of str to dict
+        Per committed region, how its layer was chosen: ``{"method": "declared"}``,
+        ``{"method": "selection", "scorer": ..., "benchmarks": [...]}`` (scores in ``layer_scores``)
+        or ``{"method": "rule", "rule", "relative_depth", "maps", "index", "n_candidates"}``.
+    candidates_source : str
+        ``"declared"`` (the plugin listed them) or the structural definition used
+        (:data:`~brainscore.models.structure.CANDIDATE_DEFINITION`).
     """
 
-    def __init__(self, identifier: str, activations_model, layers: Sequence[str],
+    def __init__(self, identifier: str, activations_model, layers: Sequence[str] | None = None,
                  region_layer_map: Mapping[str, str] | None = None, visual_degrees: float = 8,
                  behavioral_readout_layer: str | None = None,
                  layer_scorer: Callable[[str, LayerCandidates], Mapping[str, float]] | None = None):
-        if not layers:
-            raise ValidationError(f"model {identifier!r} needs at least one candidate layer")
         self._identifier = identifier
         self.activations_model = activations_model
-        self.layers = list(layers)
+        if layers is None:
+            network = getattr(activations_model, "model", None)
+            if network is None:
+                raise ValidationError(f"model {identifier!r} lists no candidate layers and its activations model "
+                                      f"has no network to take them from; give layers=[...]")
+            self.layers = structural_candidates(network)
+            self.candidates_source = CANDIDATE_DEFINITION
+        else:
+            self.layers = list(layers)
+            self.candidates_source = "declared"
+        if not self.layers:
+            raise ValidationError(f"model {identifier!r} needs at least one candidate layer")
         self.region_layer_map: dict[str, str] = dict(region_layer_map or {})
+        self.layer_methods: dict[str, dict[str, Any]] = {region: {"method": "declared"}
+                                                         for region in self.region_layer_map}
         if not isinstance(visual_degrees, (int, float, np.integer, np.floating)) or isinstance(visual_degrees, bool) \
                 or not np.isfinite(visual_degrees) or visual_degrees <= 0:
             raise ValidationError(f"visual_degrees must be a finite number of degrees > 0 (the model's field of "
@@ -275,30 +302,75 @@ class ModelCommitment(BrainModel):
         return LayerCandidates(self, self.layers)
 
     def layer_for(self, region: str) -> str:
-        """The layer committed to ``region``; selected by ``layer_scorer`` (once, then cached) if unmapped.
+        """The layer committed to ``region``: declared, else selected by ``layer_scorer`` (once, then
+        cached), else (no scorer, or no selection data for the region) by the layer rule.
 
         Raises
         ------
         BrainScoreError
-            If the region is unmapped and no scorer is set, or the scorer returns no finite score.
+            If the scorer returns no finite score; ValidationError for a region the rule does not
+            know (the reference maps V1, V2, V4 and IT) when it cannot be selected either.
         """
         if region in self.region_layer_map:
+            self.layer_methods.setdefault(region, {"method": "declared"})
             return self.region_layer_map[region]
         near = [key for key in self.region_layer_map if str(key).casefold() == str(region).casefold()]
         if near:
             raise ValidationError(f"model {self.identifier!r} has a layer for region {near[0]!r} but is asked for "
                                   f"{region!r}: region names are case-sensitive; use "
                                   f"region_layer_map={{{region!r}: {self.region_layer_map[near[0]]!r}}}")
-        if self.layer_scorer is None:
+        if self.layer_scorer is not None:
+            try:
+                selection = self._select(region)
+            except NoSelectionDataError:
+                pass
+            else:
+                self.region_layer_map[region] = selection["layer"]
+                self.layer_scores[region] = dict(selection["scores"])
+                benchmarks = getattr(self.layer_scorer, "benchmarks", None)
+                self.layer_methods[region] = {"method": "selection", "scorer": dict(selection["scorer"]),
+                                              "benchmarks": list(benchmarks(region)) if callable(benchmarks) else []}
+                return selection["layer"]
+        return self.commit_by_rule(region)
+
+    def commit_by_rule(self, region: str) -> str:
+        """Commit ``region`` by the relative-depth rule (:func:`brainscore.models.layer_rule.rule_layer`).
+
+        Returns
+        -------
+        str
+            The committed layer; ``layer_methods[region]`` records the rule and its parameters.
+
+        Raises
+        ------
+        ValidationError
+            For a region the rule has no data for.
+        """
+        if region not in layer_rule.load()["rule"]["relative_depth"]:
             middle = self.layers[len(self.layers) // 2]
-            raise BrainScoreError(
-                f"model {self.identifier!r} has no layer committed to region {region!r} and no layer scorer to "
-                f"select one. Give a map, e.g. region_layer_map={{{region!r}: {middle!r}}} (candidates: "
-                f"{self.layers}), or `--layer {middle}` on the command line (it commits the benchmark's region).")
-        selection = self._select(region)
-        self.region_layer_map[region] = selection["layer"]
-        self.layer_scores[region] = dict(selection["scores"])
-        return selection["layer"]
+            raise ValidationError(
+                f"model {self.identifier!r} has no layer committed to region {region!r}, no selection data for it "
+                f"and no layer rule for region {region!r} (the rule knows {layer_rule.REGIONS}). Give a map, e.g. "
+                f"region_layer_map={{{region!r}: {middle!r}}} (candidates: {self.layers}), or `--layer {middle}` on "
+                f"the command line (it commits the benchmark's region).")
+        layer, parameters = layer_rule.rule_layer(region, self.layers)
+        self.region_layer_map[region] = layer
+        self.layer_methods[region] = {"method": "rule", **parameters, "candidates": self.candidates_source}
+        return layer
+
+    def layer_commitments(self) -> dict[str, dict[str, Any]]:
+        """Region -> ``{"layer", "method", ...}`` for every committed region: the layer and how it was chosen.
+
+        ``selection`` entries carry ``scores`` (every candidate's selection score, depth order).
+        """
+        table: dict[str, dict[str, Any]] = {}
+        for region, layer in self.region_layer_map.items():
+            entry = {"layer": layer, **self.layer_methods.get(region, {"method": "declared"})}
+            if entry["method"] == "selection" and region in self.layer_scores:
+                entry["scores"] = [[candidate, float(self.layer_scores[region][candidate])] for candidate in self.layers
+                                   if candidate in self.layer_scores[region]]
+            table[str(region)] = entry
+        return table
 
     def _selection_key(self, region: str) -> str:
         model = self.activations_model
@@ -404,7 +476,7 @@ def load_region_layer_map(plugin_dir, identifier: str) -> dict[str, str]:
     return mapping
 
 
-def pytorch_commitment(identifier: str, model, layers: Sequence[str], preprocessing=None,
+def pytorch_commitment(identifier: str, model, layers: Sequence[str] | None = None, preprocessing=None,
                        weights_hash: str | None = None, region_layer_map: Mapping[str, str] | None = None,
                        plugin_dir=None, visual_degrees: float = 8, behavioral_readout_layer: str | None = None,
                        layer_scorer=None, batch_size: int | None = None, device=None) -> ModelCommitment:
@@ -419,8 +491,8 @@ def pytorch_commitment(identifier: str, model, layers: Sequence[str], preprocess
     model : torch.nn.Module or NetworkRecipe
         The network, or a :class:`~brainscore.models.identity.NetworkRecipe` that builds it only
         when an activation is not cached.
-    layers : sequence of str
-        Candidate layers in depth order.
+    layers : sequence of str, optional
+        Candidate layers in depth order (None: the outputs of the network's top-level blocks).
     preprocessing : Preprocessing, optional
     weights_hash : str, optional
         sha256 of the weights file (default: hash of the state dict).

@@ -8,9 +8,9 @@
 database cannot take it, the outcome is kept in the journal (:mod:`brainscore.results.journal`) and
 recorded the next time the database opens.
 """
-from brainscore.results.database import (Database, DatabaseError, DatabaseUnavailable, ModelRecord, ScoreRecord,
-                                         SubmissionRecord, default_url)
+from brainscore.results.database import (Database, DatabaseError, DatabaseUnavailable, StoredModel, StoredScore,
+                                         StoredSubmission, default_url)
 from brainscore.results.records import NotRecorded, record
 
-__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "NotRecorded", "record", "ScoreRecord", "ModelRecord",
-           "SubmissionRecord", "default_url"]
+__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "NotRecorded", "record", "StoredScore", "StoredModel",
+           "StoredSubmission", "default_url"]

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, select
+from sqlalchemy import create_engine, event, func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,7 +30,7 @@ from brainscore.results import journal
 from brainscore.results.schema import BenchmarkInstance, BenchmarkType, Model, ScoreRow, Submission
 from brainscore.scoring.outcome import Outcome, number as _float
 
-__all__ = ["Database", "ScoreRecord", "ModelRecord", "SubmissionRecord", "default_url", "DatabaseError",
+__all__ = ["Database", "StoredScore", "StoredModel", "StoredSubmission", "default_url", "DatabaseError",
            "DatabaseUnavailable", "identity_of", "explain"]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -68,8 +68,9 @@ def default_url() -> str:
 
 
 @dataclass
-class ScoreRecord:
-    """One recorded score (or failure), as plain Python values.
+class StoredScore:
+    """One score (or failure) as the database holds it, read back as plain Python values (a row of ``scores``,
+    :class:`~brainscore.results.schema.ScoreRow`, with its model, benchmark and version joined in).
 
     Attributes
     ----------
@@ -120,8 +121,8 @@ class ScoreRecord:
 
 
 @dataclass
-class ModelRecord:
-    """A model row: identifier, owner, public, weights sha256, visual degrees."""
+class StoredModel:
+    """A model as the database holds it (a row of ``models``): identifier, owner, public, weights sha256, visual degrees."""
 
     identifier: str
     owner: str | None
@@ -132,8 +133,8 @@ class ModelRecord:
 
 
 @dataclass
-class SubmissionRecord:
-    """A submission row: owner, models and benchmarks asked for, status and log."""
+class StoredSubmission:
+    """A submission as the database holds it (a row of ``submissions``): owner, models and benchmarks asked for, status and log."""
 
     id: int
     owner: str | None
@@ -312,15 +313,15 @@ class Database:
         heads = _migration_heads()
         if heads is not None:
             from sqlalchemy import text
-            from sqlalchemy.exc import SQLAlchemyError
 
             try:
                 with self.engine.connect() as connection:
                     current = {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
                 if current == heads:
                     return
-            except SQLAlchemyError:  # no version table yet, or cannot connect: Alembic says which
-                pass
+            except SQLAlchemyError as error:  # no version table yet, or cannot connect: Alembic says which
+                if "locked" in str(error).lower():  # already waited BUSY_TIMEOUT_MS: not a second time in Alembic
+                    raise self._fail(error) from None
         from alembic import command
         from alembic.config import Config
         from alembic.runtime.migration import MigrationContext
@@ -471,11 +472,11 @@ class Database:
         return query.order_by(ScoreRow.id)
 
     @staticmethod
-    def _record(row: ScoreRow, model: str, benchmark: str, version: int, ceiling: float | None) -> ScoreRecord:
+    def _stored(row: ScoreRow, model: str, benchmark: str, version: int, ceiling: float | None) -> StoredScore:
         ci95 = (row.ci95_low, row.ci95_high) if row.ci95_low is not None and row.ci95_high is not None else None
         provenance = row.provenance or {}
         row_ceiling = _float((provenance.get("ceiling") or {}).get("value")) if provenance else None
-        return ScoreRecord(model=model, benchmark=benchmark, benchmark_version=version, score=row.score_ceiled,
+        return StoredScore(model=model, benchmark=benchmark, benchmark_version=version, score=row.score_ceiled,
                            raw=row.score_raw, ceiling=row_ceiling if row_ceiling is not None else ceiling,
                            error=row.error, ci95=ci95, provenance=provenance, layers=row.layers,
                            start=_utc(row.start_timestamp), end=_utc(row.end_timestamp), status=row.status,
@@ -483,12 +484,12 @@ class Database:
                            submission_id=row.submission_id, log=row.log)
 
     def find_score(self, model_identifier: str, benchmark_identifier: str,
-                   provenance_key: str | None = None) -> ScoreRecord | None:
+                   provenance_key: str | None = None) -> StoredScore | None:
         """The latest successful score of the model on the benchmark (with that provenance key, if given).
 
         Returns
         -------
-        ScoreRecord or None
+        StoredScore or None
             None when no such score was recorded.
         """
         query = self._query(model_identifier, benchmark_identifier, ["done"])
@@ -496,10 +497,10 @@ class Database:
             query = query.where(ScoreRow.provenance_key == provenance_key)
         with self._session() as session:
             found = session.execute(query.order_by(None).order_by(ScoreRow.id.desc()).limit(1)).first()
-            return self._record(*found) if found else None
+            return self._stored(*found) if found else None
 
     def scores(self, model_identifier: str | None = None, benchmark_identifier: str | None = None,
-               include_failed: bool = False) -> list[ScoreRecord]:
+               include_failed: bool = False) -> list[StoredScore]:
         """Every recorded score (oldest first), optionally of one model and/or one benchmark.
 
         Parameters
@@ -509,30 +510,30 @@ class Database:
         """
         statuses = ["done", "failed"] if include_failed else ["done"]
         with self._session() as session:
-            return [self._record(*row) for row in session.execute(self._query(model_identifier, benchmark_identifier,
+            return [self._stored(*row) for row in session.execute(self._query(model_identifier, benchmark_identifier,
                                                                               statuses)).all()]
 
     def add_model(self, identifier: str, owner: str | None = None, public: bool = True,
-                  weights_hash: str | None = None, visual_degrees: float | None = None) -> ModelRecord:
+                  weights_hash: str | None = None, visual_degrees: float | None = None) -> StoredModel:
         """Create the model row, or update the given fields of an existing one; returns it."""
         with self._session.begin() as session:
             row = self._model_row(session, identifier, owner=owner, weights_hash=weights_hash,
                                   visual_degrees=visual_degrees)
             row.public = bool(public)
             session.flush()
-            return ModelRecord(row.identifier, row.owner, row.public, row.weights_hash, row.visual_degrees, row.id)
+            return StoredModel(row.identifier, row.owner, row.public, row.weights_hash, row.visual_degrees, row.id)
 
-    def model(self, identifier: str) -> ModelRecord | None:
+    def model(self, identifier: str) -> StoredModel | None:
         """The model row of ``identifier``, or None."""
         with self._session() as session:
             row = session.scalar(select(Model).where(Model.identifier == identifier))
-            return None if row is None else ModelRecord(row.identifier, row.owner, row.public, row.weights_hash,
+            return None if row is None else StoredModel(row.identifier, row.owner, row.public, row.weights_hash,
                                                         row.visual_degrees, row.id)
 
-    def models(self) -> list[ModelRecord]:
+    def models(self) -> list[StoredModel]:
         """Every model row, by identifier."""
         with self._session() as session:
-            return [ModelRecord(r.identifier, r.owner, r.public, r.weights_hash, r.visual_degrees, r.id)
+            return [StoredModel(r.identifier, r.owner, r.public, r.weights_hash, r.visual_degrees, r.id)
                     for r in session.scalars(select(Model).order_by(Model.identifier))]
 
     def create_submission(self, owner: str | None, models: list[str], benchmarks: list[str],
@@ -546,7 +547,7 @@ class Database:
             session.flush()
             return row.id
 
-    def submission(self, submission_id: int) -> SubmissionRecord:
+    def submission(self, submission_id: int) -> StoredSubmission:
         """The submission ``submission_id``.
 
         Raises
@@ -558,7 +559,7 @@ class Database:
             row = session.get(Submission, submission_id)
             if row is None:
                 raise DatabaseError(f"no submission {submission_id} in {self._shown_url}")
-            return SubmissionRecord(row.id, row.owner, list(row.models or []), list(row.benchmarks or []), row.status,
+            return StoredSubmission(row.id, row.owner, list(row.models or []), list(row.benchmarks or []), row.status,
                                     row.log or "", _utc(row.created), _utc(row.updated), dict(row.meta or {}))
 
     def update_submission(self, submission_id: int, status: str | None = None, log_append: str | None = None) -> None:
@@ -597,6 +598,22 @@ class Database:
             for node, parent in parents.items():
                 row = self._type_row(session, node, parent=parent, order=order.get(node))
                 row.engineering = node in engineering
+
+    def results_version(self) -> int:
+        """The largest score row id: it changes whenever a score or failure is recorded (0 when there is none).
+
+        One lookup in the primary key's index. Score rows are only ever added (never updated or
+        deleted), so what is computed from the scores (the leaderboard) is cached under this number
+        and computed again only when it changes, in every process that reads the database.
+        """
+        with self._session() as session:
+            return int(session.execute(select(func.max(ScoreRow.id))).scalar() or 0)
+
+    def private_models(self) -> dict[str, str | None]:
+        """Identifier -> owner of every model that is not public (one query; the website hides these)."""
+        with self._session() as session:
+            return {identifier: owner for identifier, owner in
+                    session.execute(select(Model.identifier, Model.owner).where(Model.public.is_(False)))}
 
     def benchmark_versions(self) -> dict[str, int]:
         """Benchmark -> the newest version recorded."""

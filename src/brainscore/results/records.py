@@ -92,9 +92,12 @@ def record(outcome: Outcome, database: Database | str | None = None, submission_
 def _stored_outcome(stored, model: str, benchmark: str) -> Outcome:
     """The outcome of a score read back from the database (what a skipped pair reports)."""
     layers = stored.layers or None
+    commitment = ((stored.provenance or {}).get("model") or {}).get("commitment") or None
+    layer = (commitment or {}).get("layer") or (next(iter(layers.values())) if layers and len(layers) == 1 else None)
     return Outcome(model=model, benchmark=benchmark, status="done", score=stored.score, raw=stored.raw,
                    ceiling=stored.ceiling, error=stored.error, ci95=stored.ci95,
-                   layer=next(iter(layers.values())) if layers and len(layers) == 1 else None, layers=layers,
+                   layer=layer, layers=layers, method=(commitment or {}).get("method"), commitment=commitment,
+                   region=(commitment or {}).get("region"),
                    benchmark_version=stored.benchmark_version, provenance=stored.provenance or {},
                    provenance_key=stored.provenance_key)
 

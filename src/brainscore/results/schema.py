@@ -180,7 +180,8 @@ class SubmissionTask(Base):
     ``status``: ``preparing`` -> ``queued`` -> ``running`` -> ``done`` | ``failed``. ``current`` is
     the number of (model, benchmark) pairs started so far (``k`` of :attr:`total`), ``results``
     maps ``"model|benchmark"`` to ``{"status": "done", "score": float}`` or ``{"status":
-    "failed", "error": str}``, ``log`` is everything the scoring processes printed.
+    "failed", "failure": str}``, ``failure`` says why the task failed (both were ``error`` before
+    migration ``0004``), ``log`` is everything the scoring processes printed.
     ``submission_id`` is the row of :class:`Submission` its scores are recorded under.
     """
 
@@ -196,7 +197,7 @@ class SubmissionTask(Base):
     status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
     current: Mapped[int] = mapped_column(Integer, default=0)
     results: Mapped[dict] = mapped_column(JSON, default=dict)
-    error: Mapped[str] = mapped_column(Text, default="")
+    failure: Mapped[str] = mapped_column(Text, default="")
     log: Mapped[str] = mapped_column(Text, default="")
     folder: Mapped[str] = mapped_column(String(500), default="")
     rerun_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -220,7 +221,7 @@ class SubmissionTask(Base):
         return {"id": self.id, "owner": self.owner, "status": self.status, "place": place,
                 "models": self.models, "benchmarks": self.benchmarks, "public": self.public,
                 "progress": {"current": self.current, "total": self.total}, "results": self.results,
-                "requirements": self.requirements, "error": self.error, "log": self.log,
+                "requirements": self.requirements, "failure": self.failure, "log": self.log,
                 "rerun_of": self.rerun_of, "submission_id": self.submission_id,
                 "created": self.created.isoformat() if self.created else None,
                 "finished": self.finished.isoformat() if self.finished else None}

@@ -2,7 +2,7 @@
 
 The task graph of :func:`run` (one run, keys ``(stage, run id, ...)``):
 
-``describe[b]`` (stimuli of each benchmark, to find what pairs share) ·
+``plan[b]`` (region and stimuli of each benchmark, to find what pairs share) ·
 ``ceiling[b]`` once per benchmark ·
 ``select[m, region, selection benchmark]`` (candidate layers' features, split over workers) ->
 ``select[m, region]`` -> ``activations[m, stimuli, region]`` (one per stimulus set and region,
@@ -30,7 +30,7 @@ from brainscore.runner.keys import run_key
 from brainscore.scoring import selection
 from brainscore.scoring.outcome import Outcome
 
-STAGES = ("describe", "select", "activations", "ceiling", "score")
+STAGES = ("plan", "select", "activations", "ceiling", "score")
 #: Times Dask re-runs a task that raised (a worker that dies is rescheduled by the scheduler itself,
 #: up to ``distributed.scheduler.allowed-failures`` times).
 RETRIES = 2
@@ -52,7 +52,7 @@ def _skipped(pairs: Sequence[Pair], records, rerun: bool, on_result: Callback | 
     info = {b: _benchmark_info(b) for b in dict.fromkeys(p.benchmark for p in pairs)}
     todo, done = [], []
     for pair in pairs:
-        key = run_key(pair.model, pair.benchmark, info[pair.benchmark]["version"], pair.kwargs)
+        key = run_key(pair.model, pair.benchmark, info[pair.benchmark]["version"], pair.model_kwargs)
         found = None if rerun or records is None else records.find(pair.model, pair.benchmark, key)
         if found is not None:
             summary = found.replace(status="skipped").summary()
@@ -103,7 +103,7 @@ def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
     todo, done, _ = _skipped(pairs, records, rerun, on_result)
     results = list(done)
     for pair, key in todo:
-        outcome = stages.score_pair(pair.model, pair.benchmark, pair.kwargs, device=pair.device)
+        outcome = stages.score_pair(pair.model, pair.benchmark, pair.model_kwargs, device=pair.device)
         results.append(_finish(records, outcome, key, on_result))
     return _in_order(results, pairs)
 
@@ -257,23 +257,22 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
 
     benchmarks = list(dict.fromkeys(pair.benchmark for pair, _ in todo))
     with display if display else contextlib.nullcontext():
-        known = {b: stages.described(b, info[b]["version"]) for b in benchmarks}
-        describe = {b: submit("describe", stages.describe, b, name=(b,), priority=30)
-                    for b in benchmarks if known[b] is None}
+        known = {b: stages.cached_plan(b, info[b]["version"]) for b in benchmarks}
+        planned = {b: submit("plan", stages.plan, b, name=(b,), priority=30) for b in benchmarks if known[b] is None}
         select = {}
         selection_data = selection.selection_benchmarks()
         for pair, _ in todo:
             region = info[pair.benchmark]["region"]
             if region is not None and (pair.model, region) not in select:
-                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.kwargs, device=pair.device,
-                               name=(pair.model, region, b), needs=forward, priority=20)
+                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.model_kwargs,
+                               device=pair.device, name=(pair.model, region, b), needs=forward, priority=20)
                         for b in selection_data.get(region, ())]
-                select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region, pair.kwargs,
-                                                      *warm, device=pair.device, name=(pair.model, region),
-                                                      needs=forward, priority=20)
+                select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region,
+                                                      pair.model_kwargs, *warm, device=pair.device,
+                                                      name=(pair.model, region), needs=forward, priority=20)
         devices = {pair.benchmark: pair.device for pair, _ in reversed(todo)}  # the metrics' device
         ceiling = {b: submit("ceiling", stages.compute_ceiling, b, devices[b], name=(b,)) for b in benchmarks}
-        stimuli = {b: (known[b] or describe[b].result())["stimuli"] for b in benchmarks}
+        stimuli = {b: (known[b] or planned[b].result())["stimuli"] for b in benchmarks}
         activations: dict[tuple, Any] = {}
         scores = {}
         for pair, key in todo:
@@ -282,9 +281,9 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
             if group not in activations:
                 upstream = [select[(pair.model, region)]] if region is not None else []
                 activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
-                                            pair.kwargs, *upstream, device=pair.device, name=group, needs=forward,
+                                            pair.model_kwargs, *upstream, device=pair.device, name=group, needs=forward,
                                             priority=10)
-            future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.kwargs,
+            future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.model_kwargs,
                             ceiling[pair.benchmark], activations[group], device=pair.device,
                             name=(pair.model, pair.benchmark),
                             needs=resources)  # on a GPU the score holds the model too

@@ -63,13 +63,15 @@ class Pair:
 
     model: str
     benchmark: str
-    model_kwargs: tuple[tuple[str, Any], ...] = field(default=())
+    #: The model factory's keyword arguments as sorted ``(name, value)`` items (hashable; see :attr:`model_kwargs`).
+    model_arguments: tuple[tuple[str, Any], ...] = field(default=())
     device: str | None = None
 
     @property
-    def kwargs(self) -> dict[str, Any]:
-        """The model factory's keyword arguments (e.g. ``{"region_layer_map": {...}}``; never the device)."""
-        return dict(self.model_kwargs)
+    def model_kwargs(self) -> dict[str, Any]:
+        """The model factory's keyword arguments as a dict (e.g. ``{"region_layer_map": {...}}``; never the device):
+        what the stages take as ``model_kwargs``."""
+        return dict(self.model_arguments)
 
 
 def pairs(models: str | list[str], benchmarks: str | list[str], *, device: str | None = None,
@@ -84,5 +86,5 @@ def pairs(models: str | list[str], benchmarks: str | list[str], *, device: str |
         From :func:`expand`.
     """
     device = resolve_device(device)
-    frozen = tuple(sorted(model_kwargs.items()))
-    return [Pair(m, b, frozen, device) for m in expand(models, "model") for b in expand(benchmarks, "benchmark")]
+    arguments = tuple(sorted(model_kwargs.items()))
+    return [Pair(m, b, arguments, device) for m in expand(models, "model") for b in expand(benchmarks, "benchmark")]

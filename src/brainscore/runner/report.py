@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence, TextIO
 
-COLUMNS = ("model", "benchmark", "status", "score", "raw", "ceiling", "error", "layer", "duration_s")
+COLUMNS = ("model", "benchmark", "status", "score", "raw", "ceiling", "error", "layer", "method", "duration_s")
 
 
 def json_line(summary: dict[str, Any]) -> str:
@@ -21,7 +21,8 @@ def _cell(key: str, value: Any) -> str:
 
 
 def table(summaries: Sequence[dict[str, Any]]) -> str:
-    """A plain-text table of the summaries: model, benchmark, status, score, raw, ceiling, error, layer, duration (s)."""
+    """A plain-text table of the summaries: model, benchmark, status, score, raw, ceiling, error, layer, how the
+    layer was chosen (``declared``, ``selection`` or ``rule``), duration (s)."""
     rows = [[_cell(k, s.get(k)) for k in COLUMNS] for s in summaries]
     header = list(COLUMNS)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]

@@ -9,9 +9,10 @@ once, in parallel, and the final score is bit-identical to a sequential ``brains
   selection split over workers;
 - :func:`select_layer` per (model, region): the layer selection a model needs for a region it has
   no stored layer for (cached under ``layer_selection``);
-- :func:`warm_activations` per (model, stimulus set, region or behaviour): runs a benchmark's
-  experiment up to the model's first ``look_at`` (which extracts and caches the features), then
-  stops before the metric; every benchmark on the same stimuli then finds them cached;
+- :func:`warm_activations` per (model, stimulus set, region or behaviour): shows the model what the
+  benchmark says it will show (its stimuli placed on the model's screen; the model's ``look_at``
+  extracts and caches the features), without the metric; every benchmark on the same stimuli then
+  finds them cached;
 - :func:`compute_ceiling` per benchmark (not per model), cached under ``ceilings``;
 - :func:`score_pair` per (model, benchmark): the job itself.
 
@@ -28,28 +29,11 @@ import traceback
 from typing import Any
 
 from brainscore import registry
+from brainscore.benchmarks.base import presentations_of
 from brainscore.caching import Cache
 from brainscore.device import for_worker
 from brainscore.scoring import job, selection
 from brainscore.scoring.outcome import Outcome
-
-
-class _Recorded(Exception):
-    """Raised by :class:`_FirstLook` once the model has looked at the benchmark's stimuli."""
-
-
-class _FirstLook:
-    """A model that forwards everything, but stops the experiment after its first ``look_at`` returns."""
-
-    def __init__(self, model):
-        self._model = model
-
-    def __getattr__(self, name):
-        return getattr(self._model, name)
-
-    def look_at(self, *args, **kwargs):
-        self._model.look_at(*args, **kwargs)
-        raise _Recorded
 
 
 def _failure(error: BaseException) -> dict[str, Any]:
@@ -62,18 +46,19 @@ def _model(model: str, model_kwargs: dict[str, Any], device: str | None):
     return job.load_model(model, device=for_worker(device), **model_kwargs)
 
 
-def _describe_key(benchmark: str, version: Any) -> str:
+def _plan_key(benchmark: str, version: Any) -> str:
     from brainscore.caching import content_key
 
+    # "runner-describe": the key this stage had before it was named plan (its cached answers stay valid)
     return content_key(kind="runner-describe", benchmark=benchmark, version=version, layout=2)
 
 
-def described(benchmark: str, version: Any) -> dict[str, Any] | None:
-    """The cached :func:`describe` of ``benchmark`` at ``version``, or None (then run :func:`describe`)."""
-    return Cache("runner").load(_describe_key(benchmark, version))
+def cached_plan(benchmark: str, version: Any) -> dict[str, Any] | None:
+    """The cached :func:`plan` of ``benchmark`` at ``version``, or None (then run :func:`plan`)."""
+    return Cache("runner").load(_plan_key(benchmark, version))
 
 
-def describe(benchmark: str) -> dict[str, Any]:
+def plan(benchmark: str) -> dict[str, Any]:
     """What the planner needs to share work: the benchmark's region (or None) and its stimuli's identity.
 
     Loads the benchmark's stimuli once; the answer is cached by benchmark and version (it decides
@@ -97,7 +82,7 @@ def describe(benchmark: str) -> dict[str, Any]:
         shown = f"@{getattr(instance, 'visual_degrees', None)}deg"
         identity = f"{getattr(stimuli, 'identifier', '?')}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}{shown}"
         result = {"ok": True, "region": getattr(instance, "region", None), "version": version, "stimuli": identity}
-        Cache("runner").save(_describe_key(benchmark, version), result)
+        Cache("runner").save(_plan_key(benchmark, version), result)
         return result
     except Exception as error:  # noqa: BLE001 - reported to the planner, who falls back to no sharing
         return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
@@ -144,18 +129,24 @@ def select_layer(model: str, region: str, model_kwargs: dict[str, Any], *upstrea
 
 def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
                      device: str | None = None) -> dict[str, Any]:
-    """Run ``benchmark``'s experiment on ``model`` up to the first ``look_at``, so its features are cached.
+    """Show ``model`` what ``benchmark`` will show it (:meth:`~brainscore.benchmarks.base.Benchmark.presentations`),
+    so that its features are extracted and cached before the score needs them; no metric runs.
 
-    ``upstream`` are the results this depends on (the layer selection), unused except as ordering.
+    ``upstream`` are the results this depends on (the layer selection), unused except as ordering. A
+    benchmark that does not say what it shows is left to its score (``note`` says so).
     """
     start = time.perf_counter()
     try:
-        registry.load_benchmark(benchmark)(_FirstLook(_model(model, model_kwargs, device)))
-    except _Recorded:
-        return {"ok": True, "duration_s": time.perf_counter() - start}
+        instance = _model(model, model_kwargs, device)
+        shown = presentations_of(registry.load_benchmark(benchmark), instance)
+        if shown is None:
+            return {"ok": True, "duration_s": time.perf_counter() - start,
+                    "note": "the benchmark does not say what it shows; its score extracts the features"}
+        for presentation in shown:
+            presentation.show(instance)
     except Exception as error:  # noqa: BLE001
         return _failure(error)
-    return {"ok": True, "duration_s": time.perf_counter() - start, "note": "the benchmark never called look_at"}
+    return {"ok": True, "duration_s": time.perf_counter() - start, "presentations": len(shown)}
 
 
 def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]:

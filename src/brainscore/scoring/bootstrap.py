@@ -36,7 +36,7 @@ from brainscore.metrics.score import Score
 
 __all__ = ["confidence_interval", "attach", "BootstrapSamples", "BOOTSTRAP_INPUTS"]
 
-BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out")
+BOOTSTRAP_INPUTS = ("choices", "model_rdm", "held_out", "model_properties")
 """Attributes benchmarks attach for their ``bootstrap`` only; :func:`attach` removes them."""
 
 

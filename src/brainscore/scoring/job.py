@@ -103,6 +103,23 @@ def _device(model: Any) -> str:
     return "cpu"
 
 
+def commitment_of(model: Any, region: str | None) -> dict | None:
+    """How ``model`` chose the layer it answered ``region`` with: ``{"region", "layer", "method", ...}``, or None.
+
+    ``method`` is ``declared`` (the model's own map), ``selection`` (with ``scorer`` and ``benchmarks``;
+    the per-layer scores are in :func:`layer_selection_of`) or ``rule`` (with the rule's ``rule``,
+    ``relative_depth``, ``maps``, ``index``, ``n_candidates`` and ``candidates``, see
+    :mod:`brainscore.models.layer_rule`). None for a benchmark without a region or a model without layers.
+    """
+    table = getattr(model, "layer_commitments", None)
+    if region is None or table is None:
+        return None
+    entry = table().get(region)
+    if entry is None:
+        return None
+    return {"region": region, **{key: value for key, value in entry.items() if key != "scores"}}
+
+
 def _commit_layer(model: Any, benchmark: Any) -> None:
     """Commit the benchmark's region to a layer now (running layer selection, on numpy, if needed)."""
     region = getattr(benchmark, "region", None)
@@ -144,7 +161,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         reports it, e.g. the SEM over cross-validation splits), ``ci95`` (the bootstrap 95%
         percentile interval), ``ceiling_error``/``ceiling_ci95`` (the same for the ceiling),
         ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``,
-        ``layers`` (the committed region -> layer map, where the model has one), ``layer_selection``
+        ``layers`` (the committed region -> layer map, where the model has one), ``commitment`` (how
+        the benchmark's region was committed, :func:`commitment_of`; also in the provenance), ``layer_selection``
         (every candidate layer's selection score, for regions whose layer was chosen automatically, see
         :func:`layer_selection_of`; also in the provenance), ``duration_s`` and
         ``provenance`` (see :mod:`brainscore.scoring.provenance`).
@@ -179,6 +197,9 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     layers = getattr(model, "region_layer_map", None)
     if layers is not None:
         result.attrs["layers"] = dict(layers)
+    commitment = commitment_of(model, getattr(benchmark, "region", None))
+    if commitment is not None:
+        result.attrs["commitment"] = commitment
     selection_curves = layer_selection_of(model)
     if selection_curves:
         result.attrs["layer_selection"] = selection_curves
@@ -190,7 +211,7 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     ceiling = result.attrs.get("ceiling")
     result.attrs["provenance"] = _provenance.collect(
         model={"identifier": model_identifier, "weights_sha256": weights, "architecture_fingerprint": fingerprint,
-               "layers": result.attrs.get("layers"),
+               "layers": result.attrs.get("layers"), "commitment": commitment,
                "kwargs": {**model_kwargs, **({} if device is None else {"device": device})} or None},
         benchmark={"identifier": benchmark_identifier, "version": getattr(benchmark, "version", None),
                    "data_files": dict(sorted(data_files.items()))},

@@ -220,3 +220,65 @@ def plot(rows: Sequence[LayerScore], path: str | Path, title: str = "") -> Path:
 def as_dicts(rows: Sequence[LayerScore]) -> list[dict]:
     """The rows as plain dictionaries (for JSON or CSV)."""
     return [asdict(r) for r in rows]
+
+
+def commitment_table(model, select: bool = False) -> list[dict]:
+    """How ``model`` commits each region (V1, V2, V4, IT) to a layer: one row per region.
+
+    A region its map names is ``declared``; a region with selection data is ``selection`` (run now
+    only when ``select`` is true or its choice is cached, else ``layer`` is None and ``detail`` says
+    so); any other is committed by the layer ``rule`` (:mod:`brainscore.models.layer_rule`, instant).
+
+    Parameters
+    ----------
+    model : str or ModelCommitment
+    select : bool
+        Run layer selection for regions whose choice is not cached yet (minutes per region).
+
+    Returns
+    -------
+    list of dict
+        ``{"region", "layer", "method", "detail", "candidates"}``; ``candidates`` is ``declared`` or the
+        structural definition used.
+
+    Raises
+    ------
+    BrainScoreError
+        For a model that commits no layers (no ``layer_for``).
+    """
+    from brainscore.models.layer_rule import REGIONS, describe
+    from brainscore.scoring import selection
+
+    if isinstance(model, str):
+        model = load_model(model)
+    if not hasattr(model, "layer_for") or not hasattr(model, "layer_commitments"):
+        raise BrainScoreError(f"model {getattr(model, 'identifier', model)!r} commits no layers to regions "
+                              f"(it is not a ModelCommitment)")
+    available = selection.selection_benchmarks()
+    rows = []
+    for region in REGIONS:
+        declared = region in model.region_layer_map and \
+            model.layer_methods.get(region, {"method": "declared"})["method"] == "declared"
+        if not declared and region in available and getattr(model, "layer_scorer", None) is not None \
+                and not select and not model.selection_cached(region):
+            rows.append({"region": region, "layer": None, "method": "selection",
+                         "detail": f"on {len(available[region])} benchmarks ({', '.join(available[region])}); "
+                                   f"not run yet (--select runs it)",
+                         "candidates": model.candidates_source})
+            continue
+        model.layer_for(region)
+        entry = model.layer_commitments()[region]
+        rows.append({"region": region, "layer": entry["layer"], "method": entry["method"],
+                     "detail": describe(entry), "candidates": model.candidates_source})
+    return rows
+
+
+def format_commitments(rows: Sequence[dict]) -> str:
+    """The commitment table as text: region, layer, method, how."""
+    width = max([len("layer")] + [len(str(row["layer"] or "-")) for row in rows])
+    lines = [f"{'region':<7}{'layer':<{width + 2}}{'method':<10}how", "-" * (width + 40)]
+    for row in rows:
+        lines.append(f"{row['region']:<7}{str(row['layer'] or '-'):<{width + 2}}{row['method']:<10}{row['detail']}")
+    if rows:
+        lines.append(f"candidate layers: {rows[0]['candidates']}")
+    return "\n".join(lines)

@@ -46,6 +46,12 @@ def number(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
+def _own_error(ceiling: Any) -> float | None:
+    """The ceiling's own error (its split-half spread): ``error_reference`` where the bootstrap took ``error``."""
+    attrs = getattr(ceiling, "attrs", {})
+    return number(attrs.get("error_reference", attrs.get("error")))
+
+
 def _pair(values: Any) -> tuple[float, float] | None:
     return None if values is None else (float(values[0]), float(values[1]))
 
@@ -78,6 +84,10 @@ class Outcome:
         The layer committed for the benchmark's region (or the model's only layer).
     layers : dict or None
         Region -> committed layer.
+    method : str or None
+        How ``layer`` was chosen: ``declared`` (the model's map), ``selection`` (on the region's
+        selection data) or ``rule`` (the relative-depth rule, :mod:`brainscore.models.layer_rule`);
+        None for a benchmark without a region.
     duration_s : float or None
         Seconds the job took.
     failure : str or None
@@ -86,6 +96,10 @@ class Outcome:
         The failure's traceback (or a submission's log).
     region : str or None
         The benchmark's region (not in the summary).
+    commitment : dict or None
+        How the region's layer was committed, with the method's parameters (the selection's
+        benchmarks, the rule's relative depth and index; :func:`brainscore.scoring.job.commitment_of`;
+        not in the summary, also in the provenance's ``model.commitment``).
     layer_selection : dict or None
         How the layers were committed: for each region whose layer was chosen automatically, every
         candidate layer's selection score (the method's record; not in the summary).
@@ -117,10 +131,12 @@ class Outcome:
     formula: str | None = None
     layer: str | None = None
     layers: dict | None = None
+    method: str | None = None
     duration_s: float | None = None
     failure: str | None = None
     log: str | None = None
     region: str | None = field(default=None, metadata=_HIDDEN)
+    commitment: dict | None = field(default=None, metadata=_HIDDEN)
     layer_selection: dict | None = field(default=None, metadata=_HIDDEN)
     bootstrap_unit: str | None = field(default=None, metadata=_HIDDEN)
     benchmark_version: int | None = field(default=None, metadata=_HIDDEN)
@@ -162,7 +178,8 @@ class Outcome:
             raise ValueError(f"an outcome needs a scalar score; got dims {getattr(score, 'dims', None)} for "
                              f"{model} on {benchmark}: reduce it to the benchmark's single value first")
         layers = attrs.get("layers") or {}
-        region = attrs.get("region")
+        commitment = attrs.get("commitment") or None
+        region = attrs.get("region") or (commitment or {}).get("region")
         layer = layers.get(region) if region else (next(iter(layers.values())) if len(layers) == 1 else None)
         ceiling = attrs.get("ceiling")
         provenance = jsonable(attrs.get("provenance") or {})
@@ -172,11 +189,12 @@ class Outcome:
                    error=number(attrs.get("error")), ci95=_pair(attrs.get("ci95")),
                    ceiling_error=number(attrs.get("ceiling_error")), ceiling_ci95=_pair(attrs.get("ceiling_ci95")),
                    error_reference=number(attrs.get("error_reference")), formula=attrs.get("formula"),
-                   layer=layer, layers=jsonable(layers) or None,
+                   layer=layer, layers=jsonable(layers) or None, method=(commitment or {}).get("method"),
+                   commitment=jsonable(commitment),
                    duration_s=float(attrs.get("duration_s", float("nan"))),
                    region=region, layer_selection=jsonable(attrs.get("layer_selection")),
                    bootstrap_unit=attrs.get("bootstrap_unit"), benchmark_version=version, benchmark_parent=parent,
-                   ceiling_error_reference=number(getattr(ceiling, "attrs", {}).get("error")),
+                   ceiling_error_reference=_own_error(ceiling),
                    visual_degrees=number(attrs.get("visual_degrees")),
                    provenance=provenance, provenance_key=provenance_key(provenance) if provenance else None)
 

@@ -7,8 +7,9 @@ over the selection stimuli (all layers hooked together, layers above 1000 featur
 benchmark's metric, and the scores are averaged over the region's selection benchmarks.
 
 A region's selection benchmarks are those whose plugin declares ``selection_for=<region>`` when
-registering them (:func:`selection_benchmarks`); they never count toward the leaderboard. A region
-without any needs an explicit ``region_layer_map``.
+registering them (:func:`selection_benchmarks`); they never count toward the leaderboard. For a
+region without any, the scorer raises :class:`~brainscore.errors.NoSelectionDataError` and the
+model commits the region by the relative-depth rule (:mod:`brainscore.models.layer_rule`).
 
 The raw (unceiled) metric is used: a per-benchmark ceiling is the same for every layer, so it does
 not change the argmax within a benchmark (and selection data often have no repetitions to
@@ -22,8 +23,10 @@ import numpy as np
 
 from brainscore import registry
 from brainscore.benchmarks.screen import place_on_screen
-from brainscore.errors import BrainScoreError
+from brainscore.errors import NoSelectionDataError
 from brainscore.progress import stage
+
+__all__ = ["NoSelectionDataError", "LayerCandidates", "selection_benchmarks", "selection_features", "layer_scorer"]
 
 VERSION = 1  # bump when the choice of benchmarks or the rule changes (invalidates stored choices)
 
@@ -37,10 +40,6 @@ class LayerCandidates(Protocol):
     def visual_degrees(self) -> float: ...
 
     def look_at_layers(self, stimuli): ...
-
-
-class NoSelectionDataError(BrainScoreError, LookupError):
-    """A region has no selection benchmark, so its layer cannot be chosen automatically."""
 
 
 def selection_benchmarks() -> dict[str, tuple[str, ...]]:
@@ -87,14 +86,14 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     Raises
     ------
     NoSelectionDataError
-        If the region has no selection benchmark; pass ``region_layer_map={region: layer}``.
+        If the region has no selection benchmark (the model then commits it by the layer rule).
     """
     available = selection_benchmarks()
     if region not in available:
         raise NoSelectionDataError(
-            f"no selection data for region {region!r} (available: {sorted(available)}); give the model "
-            f"an explicit map, e.g. load_model(..., region_layer_map={{'{region}': '<layer>'}}) "
-            f"or `brainscore score ... --layer <layer>`")
+            f"no selection data for region {region!r} (available: {sorted(available)}); the layer rule "
+            f"commits it, or give the model an explicit map, e.g. load_model(..., "
+            f"region_layer_map={{'{region}': '<layer>'}}) or `brainscore score ... --layer <layer>`")
     per_layer: dict[str, list[float]] = {layer: [] for layer in candidates.layers}
     for identifier in available[region]:
         benchmark, features = selection_features(identifier, candidates)
@@ -106,4 +105,6 @@ def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:
     return {layer: float(np.mean(values)) for layer, values in per_layer.items()}
 
 
+#: the scorer's regions and benchmarks, for the record of a selection (``ModelCommitment.layer_methods``)
+layer_scorer.benchmarks = lambda region: selection_benchmarks().get(region, ())  # type: ignore[attr-defined]
 layer_scorer.identifier = f"brainscore.scoring.selection.layer_scorer-v{VERSION}"  # type: ignore[attr-defined]

@@ -17,15 +17,18 @@ limited per user name and per client address (:mod:`brainscore.web.accounts`).
 """
 from __future__ import annotations
 
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
+from brainscore.web import plots
 from brainscore.web.queue import Dispatcher
 from brainscore.web.routes import accounts, api, pages, submissions
 from brainscore.web.site import HERE, Site, home, secret, templates
@@ -73,17 +76,20 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     @asynccontextmanager
     async def lifespan(app):
+        threading.Thread(target=plots.warm, name="brainscore-plots-warm", daemon=True).start()
         if start_worker:
             dispatcher.start()
         yield
         dispatcher.stop()
 
     app = FastAPI(title="brainscore", lifespan=lifespan)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)  # for clients that accept it
     app.add_middleware(SessionMiddleware, secret_key=secret(folder), session_cookie="brainscore_session",
                        same_site="lax", https_only=False, max_age=14 * 24 * 3600)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
+    app.state.results = site.results  # the leaderboard and anonymous pages, once per change of the scores
     for area in (pages, accounts, submissions, api):
         app.include_router(area.router)
     app.add_exception_handler(HTTPException, _http_error)

@@ -38,6 +38,12 @@ def _cached(kind: str, payload, draw) -> bytes:
         return _CACHE[key]
 
 
+def warm() -> None:
+    """Import matplotlib and draw one throw-away figure, so the first plot a visitor asks for does not wait for
+    the import and the font cache (seconds on a fresh machine; the website calls it in a thread at start-up)."""
+    _cached("warm", [], lambda plt: plt.subplots(figsize=(1, 1))[0])
+
+
 def distribution(benchmark: str, scores: dict[str, float], highlight: str | None = None) -> bytes:
     """SVG: every model's score on ``benchmark`` as a histogram with each model marked as a tick.
 

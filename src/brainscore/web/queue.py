@@ -62,7 +62,8 @@ from brainscore.scoring.outcome import Outcome
 from brainscore.web import environments
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
-__all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "network_isolation",
+__all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point",
+           "network_isolation",
            "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
@@ -125,7 +126,8 @@ def place_in_queue(engine: Engine, task: SubmissionTask) -> int | None:
     if task.status != "queued":
         return None
     with Session(engine) as session:
-        ahead = session.scalars(select(SubmissionTask.id).where(SubmissionTask.status == "queued", SubmissionTask.id < task.id)).all()
+        ahead = session.scalars(select(SubmissionTask.id).where(SubmissionTask.status == "queued",
+                                                                SubmissionTask.id < task.id)).all()
     return len(ahead) + 1
 
 
@@ -175,12 +177,12 @@ def _log_of(engine: Engine, task_id: int) -> str:
 
 
 def record_pair_failure(store: Database, task_id: int, submission_id: int | None, model: str, benchmark: str,
-                        error: str) -> dict:
+                        failure: str) -> dict:
     """Record that ``model`` failed on ``benchmark`` in submission task ``task_id``: in its results and, with the
     task's log, in the results database. Returns the task's result entry (``results["model|benchmark"]``)."""
-    result = {"status": "failed", "error": error}
+    result = {"status": "failed", "failure": failure}
     _set_result(store.engine, task_id, f"{model}|{benchmark}", result)
-    record(Outcome.from_failure(model, benchmark, error, log=_log_of(store.engine, task_id)[-20000:]), store,
+    record(Outcome.from_failure(model, benchmark, failure, log=_log_of(store.engine, task_id)[-20000:]), store,
            submission_id=submission_id)
     return result
 
@@ -200,7 +202,8 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     db_url : str
         The results database (which holds the web tables).
     task_id, k : int
-        The submission task and the 1-based index of the pair among its :attr:`~brainscore.results.schema.SubmissionTask.pairs`.
+        The submission task and the 1-based index of the pair among its
+        :attr:`~brainscore.results.schema.SubmissionTask.pairs`.
     limits : Limits
     command : list of str, optional
         The child's command (default :func:`child_command`); the network and limit prefixes are added.
@@ -208,7 +211,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     Returns
     -------
     dict
-        ``{"status": "done", "score": float}`` or ``{"status": "failed", "error": str}``.
+        ``{"status": "done", "score": float}`` or ``{"status": "failed", "failure": str}``.
     """
     store = Database(db_url)  # opened per task: a Dask worker runs tasks in threads of its own
     engine = store.engine
@@ -216,7 +219,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
         task = session.get(SubmissionTask, task_id)
         folder, submission_id, total, started = Path(task.folder), task.submission_id, task.total, task.started
         requirements = list(task.requirements or [])
-    fields = {"status": "running", "current": k, "error": ""}
+    fields = {"status": "running", "current": k, "failure": ""}
     if started is None:
         fields["started"] = _now()
     update_task(engine, task_id, log_append=f"\n=== [{k}/{total}] {model} on {benchmark}{_where()}\n", **fields)
@@ -354,7 +357,8 @@ class Dispatcher:
         return None
 
     def requeue_running(self) -> int:
-        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept); returns how many."""
+        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept);
+        returns how many."""
         with Session(self.engine) as session:
             tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.status == "running")).all()
             for task in tasks:
@@ -425,7 +429,8 @@ class Dispatcher:
         capacity = self.capacity()
         with Session(self.engine) as session:
             tasks = [(task.id, task.pairs, dict(task.results or {}), task.submission_id) for task in session.scalars(
-                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running"))).order_by(SubmissionTask.id))]
+                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running")))
+                .order_by(SubmissionTask.id))]
         for task_id, pairs, results, submission_id in tasks:
             if len(self._active) >= capacity:
                 return
@@ -466,7 +471,7 @@ class Dispatcher:
             failed = any(r.get("status") == "failed" for r in (task.results or {}).values())
             submission_id = task.submission_id
         update_task(self.engine, task_id, status="failed" if failed else "done", finished=_now(),
-                   error="one or more benchmarks failed; see the log" if failed else "")
+                   failure="one or more benchmarks failed; see the log" if failed else "")
         if submission_id is not None:
             self.store.update_submission(submission_id, status="failed" if failed else "done",
                                          log_append=_log_of(self.engine, task_id))

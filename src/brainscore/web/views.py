@@ -16,7 +16,7 @@ import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
-from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.web import cards
 from brainscore.web.site import Site
 
 
@@ -55,7 +55,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     """
     if not site.visible(identifier, user):
         raise HTTPException(404, f"no model {identifier!r}")
-    records = site.store.scores(model_identifier=identifier, include_failed=True)
+    records = site.results.scores_of(model=identifier, include_failed=True)
     owner = site.owner_of(identifier)
     is_owner = user is not None and owner == user.username
     if not records and identifier not in registry.models.list() and owner is None:
@@ -64,12 +64,48 @@ def model_json(site: Site, identifier: str, user) -> dict:
     submission = None
     if task is not None and is_owner:
         submission = {"id": task.id, "status": task.status, "results": task.results}
-    aggregates = next((rec for rec in leaderboard_records(site.store) if rec["model"] == identifier), None)
+    aggregates = site.results.aggregates_of(identifier)
     model = site.store.model(identifier)
+    rows = _latest_rows(records, is_owner)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
-            "scores": _latest_rows(records, is_owner), "submission": submission, "aggregates": aggregates,
-            "layer_selection": selection_curves(site, identifier)}
+            "card": cards.model_card(identifier, task, owner, rows),
+            "scores": rows, "history": score_history(records), "submission": submission, "aggregates": aggregates,
+            "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
+
+
+def commitment_table(site: Site, model: str) -> dict[str, dict]:
+    """Region -> {"layer", "method", "how", "benchmarks"}: how the model's layer for each region was chosen.
+
+    From the recorded scores' provenance (``model.commitment``, :func:`brainscore.scoring.job.commitment_of`),
+    the newest per region; ``benchmarks`` are the scored benchmarks that used it.
+    """
+    from brainscore.models.layer_rule import describe
+
+    table: dict[str, dict] = {}
+    for record in site.results.scores_of(model=model):  # oldest first: the newest wins
+        provenance = record.provenance if isinstance(record.provenance, dict) else {}
+        commitment = (provenance.get("model") or {}).get("commitment")
+        if record.status != "done" or not isinstance(commitment, dict) or not commitment.get("region"):
+            continue
+        region = str(commitment["region"])
+        used = table.get(region, {}).get("benchmarks", [])
+        table[region] = {"layer": commitment.get("layer"), "method": commitment.get("method"),
+                         "how": describe(commitment), "benchmarks": sorted(set(used) | {record.benchmark})}
+    order = {region: i for i, region in enumerate(("V1", "V2", "V4", "IT"))}
+    return dict(sorted(table.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def score_history(records) -> dict[str, list[dict]]:
+    """Benchmark -> every successful score of the model on it, oldest first (``version``, ``score``, ``error``,
+    ``end``), for the benchmarks scored more than once (across benchmark versions or re-runs)."""
+    history: dict[str, list[dict]] = {}
+    for r in records:  # oldest first
+        if r.status == "done":
+            history.setdefault(r.benchmark, []).append(
+                {"version": r.benchmark_version, "score": r.score, "error": r.error,
+                 "end": r.end.isoformat() if getattr(r, "end", None) else None})
+    return {benchmark: runs for benchmark, runs in sorted(history.items()) if len(runs) > 1}
 
 
 def _latest_rows(records, is_owner: bool) -> list[dict]:
@@ -92,6 +128,12 @@ def _latest_rows(records, is_owner: bool) -> list[dict]:
     return rows
 
 
+def latest_scores(site: Site, benchmark: str) -> dict:
+    """Model -> its latest successful score record on ``benchmark`` (computed once per change of the results)."""
+    return site.results.get(("latest scores", benchmark),  # oldest first: the latest of each model wins
+                            lambda: {r.model: r for r in site.results.scores_of(benchmark=benchmark)})
+
+
 def benchmark_json(site: Site, identifier: str, user) -> dict:
     """Everything the benchmark page shows, as ``GET /api/benchmarks/{identifier}`` returns it.
 
@@ -104,8 +146,9 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
     if identifier not in parents and identifier not in registry.benchmarks.list():
         raise HTTPException(404, f"no benchmark {identifier!r}")
     info = benchmark_info(identifier)
-    latest = {r.model: r for r in site.store.scores(benchmark_identifier=identifier)}  # oldest first
-    records = [r for r in latest.values() if site.visible(r.model, user)]
+    latest = latest_scores(site, identifier)
+    hidden = site.hidden_from(user)
+    records = [r for r in latest.values() if r.model not in hidden]
     ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
                        "ci95": list(r.ci95) if r.ci95 else None} for r in records),
                      key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
@@ -155,7 +198,7 @@ def selection_curves(site: Site, model: str) -> dict[str, dict]:
     ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``.
     """
     curves = {}
-    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+    for record in site.results.scores_of(model=model):  # oldest first: the newest wins
         provenance = record.provenance if isinstance(record.provenance, dict) else {}
         for region, curve in (provenance.get("layer_selection") or {}).items():
             try:
@@ -191,25 +234,46 @@ def _later(a, b) -> bool:
 _INFO: dict[str, dict] = {}
 
 
+def _plugin_description(identifier: str) -> str | None:
+    """The first paragraph of the docstring of the plugin package that registers benchmark ``identifier`` (its
+    study in words), or None."""
+    import importlib
+    import inspect
+
+    try:
+        module = importlib.import_module(registry.benchmarks.factory(identifier).__module__)
+        package = module if hasattr(module, "__path__") else importlib.import_module(module.__name__.rsplit(".", 1)[0])
+    except (UnknownIdentifierError, ImportError, AttributeError, ValueError):
+        return None
+    doc = inspect.getdoc(package) or ""
+    first = " ".join(doc.split("\n\n", 1)[0].split())
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "") or None
+
+
 def benchmark_info(identifier: str) -> dict:
     """Version, parent, bibtex and data of a benchmark (its object is built, no data is loaded); cached."""
     if identifier not in _INFO:
         declared = registry.benchmarks.metadata(identifier)
         info = {"parent": declared.get("parent"), "selection_for": declared.get("selection_for"),
                 "version": None, "bibtex": "", "kind": None, "region": None, "data": None,
-                "metric_name": None, "metric_summary": None, "ceiling_summary": None}
+                "metric_name": None, "metric_summary": None, "ceiling_summary": None, "description": None,
+                "visual_degrees": None, "number_of_trials": None}
         try:
             benchmark = registry.load_benchmark(identifier)
             info.update(version=getattr(benchmark, "version", None), bibtex=getattr(benchmark, "bibtex", "") or "",
                         kind=type(benchmark).__name__, region=getattr(benchmark, "region", None),
                         parent=getattr(benchmark, "parent", None) or info["parent"])
+            info.update(description=_plugin_description(identifier),
+                        visual_degrees=getattr(benchmark, "visual_degrees", None),
+                        number_of_trials=getattr(benchmark, "number_of_trials", None))
             metric = getattr(benchmark, "metric", None)
             ceilings = [getattr(benchmark, name, None) for name in ("_ceiling_callable", "_noise_ceiling")]
             ceilings += list(getattr(benchmark, "_ceiling_code", None) or [])
             info.update(metric_name=type(metric).__name__ if metric is not None else None,
                         metric_summary=summary(metric) if metric is not None else None,
                         ceiling_summary=next((summary(c) for c in ceilings if c is not None and summary(c)), None))
-            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier", "stimulus_set_identifier"):
+            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier",
+                              "stimulus_set_identifier"):
                 if getattr(benchmark, attribute, None):
                     info["data"] = getattr(benchmark, attribute)
                     break
@@ -217,3 +281,126 @@ def benchmark_info(identifier: str) -> dict:
             info["problem"] = str(error)
         _INFO[identifier] = info
     return dict(_INFO[identifier])
+
+
+def label(node: str, leaf: bool) -> str:
+    """A column's header as it reads: inner nodes in words (``average_vision`` -> ``average vision``), benchmark
+    identifiers whole, breakable after ``.``, ``_`` and ``-`` (the template marks the breaks)."""
+    return node if leaf else node.replace("_", " ")
+
+
+def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = "", desc: int = 1,
+                     fold: str | None = None, norule: int = 0, at: str | None = None) -> dict:
+    """The leaderboard as one visitor sees it, in the state its URL gives.
+
+    Parameters
+    ----------
+    sort : str
+        A column (node or benchmark) to sort by; an unknown one sorts by ``average_vision``.
+    q : str
+        Only models whose identifier contains it (case-insensitive).
+    desc : int
+        1: highest first; 0: lowest first. Models without the column's score come last either way.
+    fold : str, optional
+        Comma-separated inner nodes whose children are folded away; None: the subtrees without any score.
+    norule : int
+        1: leave out the models that answered any benchmark with a layer committed by the relative-depth rule.
+    at : str, optional
+        ``YYYY-MM-DD``: the leaderboard as it was at the end of that day (:meth:`Site.board`).
+
+    Returns
+    -------
+    dict
+        ``records`` (sorted, each with its ``rank``), ``columns`` (each with ``label`` and ``hidden``: under a
+        folded node), ``sort``, ``q``, ``desc``, ``folded`` (set of folded nodes) and ``query`` (the state as a
+        query string, for links and exports).
+    """
+    from urllib.parse import urlencode
+
+    records = site.board(user, at)
+    if q:
+        records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
+    cols = columns()
+    if sort not in {c["node"] for c in cols}:
+        sort = "average_vision"
+    records.sort(key=lambda r: (r["scores"].get(sort) is None,
+                                -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
+                                r["model"]))
+    inner = {c["node"] for c in cols if not c["leaf"]}
+    if fold is None:  # subtrees without any score start folded (a click unfolds them)
+        folded = {node for node in inner if all(r["scores"].get(node) is None for r in records)}
+    else:
+        folded = {node for node in fold.split(",") if node in inner}
+    for c in cols:
+        c["label"] = label(c["node"], c["leaf"])
+        c["hidden_by"] = sum(a in folded for a in c["ancestors"])  # folded ancestors (the page's script counts them)
+        c["hidden"] = c["hidden_by"] > 0
+    for rank, r in enumerate(records, start=1):
+        r["rank"] = rank
+    state = {"sort": sort, "desc": int(bool(desc))}
+    if q:
+        state["q"] = q
+    if fold is not None:
+        state["fold"] = ",".join(sorted(folded))
+    if norule:
+        state["norule"] = 1
+    if at:
+        state["at"] = at
+    return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
+            "norule": int(bool(norule)), "at": at or "", "query": urlencode(state)}
+
+
+def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
+    """``(header, rows)`` of a :func:`leaderboard_view` for export: the columns shown (not folded away), each row
+    ``{"rank", "model", <column>: score or None}``."""
+    shown = [c["node"] for c in view["columns"] if not c["hidden"]]
+    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown}}
+            for r in view["records"]]
+    return ["rank", "model", *shown], rows
+
+
+def compare(site: Site, models: list[str], user) -> dict:
+    """Two or more models side by side: every leaderboard column's score of each, and per benchmark the
+    difference to the first model with its 95% interval.
+
+    The interval of a difference is ``±1.96 sqrt(e_a² + e_b²)`` from the two scores' bootstrap standard errors
+    (independent resamples; None when either has no error). Aggregates get no interval (their errors are not
+    recorded).
+
+    Raises
+    ------
+    HTTPException
+        400 with fewer than two models; 404 for one that is unknown or private to another user.
+    """
+    if len(models) < 2:
+        raise HTTPException(400, "compare two or more models: /compare?models=A,B")
+    board = {r["model"]: r for r in site.board(user)}
+    missing = [m for m in models if m not in board]
+    if missing:
+        raise HTTPException(404, f"no scores of {', '.join(repr(m) for m in missing)}; see the leaderboard for the "
+                                 f"models with scores")
+    errors = {m: {r["benchmark"]: r for r in model_json(site, m, user)["scores"] if r["status"] == "done"}
+              for m in models}
+    rows = []
+    for c in columns():
+        node = c["node"]
+        values = [board[m]["scores"].get(node) for m in models]
+        row = {"node": node, "label": label(node, c["leaf"]), "leaf": c["leaf"], "depth": c["depth"],
+               "scores": values, "ci95": [], "differences": []}
+        for m in models:
+            found = errors[m].get(node) if c["leaf"] else None
+            row["ci95"].append(found["ci95"] if found else None)
+        base, base_error = values[0], (errors[models[0]].get(node) or {}).get("error") if c["leaf"] else None
+        for m, value in zip(models[1:], values[1:]):
+            error = (errors[m].get(node) or {}).get("error") if c["leaf"] else None
+            if base is None or value is None:
+                row["differences"].append(None)
+                continue
+            difference = value - base
+            half = 1.96 * math.sqrt(base_error ** 2 + error ** 2) if None not in (base_error, error) else None
+            row["differences"].append({"value": difference,
+                                       "ci95": [difference - half, difference + half] if half is not None else None})
+        rows.append(row)
+    return {"models": models, "rows": rows}

@@ -146,12 +146,20 @@ class TrainTestNeuralBenchmark(_train_test.TrainTestNeuralBenchmark):
     region : str, optional
         Default: the test assembly's ``region`` coordinate, else ``parent``.
     timebins : sequence of (start, end) ms, optional
+    alpha_coord, per_voxel_ceilings
+        The reference's options; not implemented here (``NotImplementedError`` when set).
     """
 
     def __init__(self, identifier: str, train_assembly: Any, test_assembly: Any, similarity_metric: Callable,
                  ceiling_func: Callable | None = None, visual_degrees: float = 8, number_of_trials: int = 1,
                  parent: str | None = None, bibtex: str = "", version: int = 1, region: str | None = None,
-                 timebins: Sequence[tuple[int, int]] | None = None, **kwargs: Any):
+                 timebins: Sequence[tuple[int, int]] | None = None, alpha_coord: str | None = None,
+                 per_voxel_ceilings: bool = False, **kwargs: Any):
+        if alpha_coord is not None or per_voxel_ceilings:
+            raise NotImplementedError(
+                f"{identifier}: alpha_coord (a regression per value of a coordinate) and per_voxel_ceilings "
+                f"(neuroid-wise explained variance) of the reference's TrainTestNeuralBenchmark are not implemented "
+                f"here; leave them at their defaults (one regression, the aggregate ceiling)")
         region = _region(test_assembly, parent, region)
         super().__init__(identifier=identifier, version=version, train_assembly=unwrap(train_assembly),
                          test_assembly=unwrap(test_assembly), similarity_metric=similarity_metric,
@@ -162,7 +170,7 @@ class TrainTestNeuralBenchmark(_train_test.TrainTestNeuralBenchmark):
 
 def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: float,
                              reliability_coord: str | None = None) -> DataAssembly:
-    """The neuroids of ``assembly`` whose reliability is at least ``reliability_threshold`` (NaN dropped).
+    """The neuroids of ``assembly`` whose reliability is above ``reliability_threshold`` (NaN dropped).
 
     Parameters
     ----------
@@ -186,7 +194,7 @@ def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: floa
         by_id = dict(zip(np.asarray(computed["neuroid_id"].values), np.asarray(computed.values, dtype=float)))
         reliability = np.array([by_id.get(i, np.nan) for i in np.asarray(assembly["neuroid_id"].values)])
     with np.errstate(invalid="ignore"):
-        keep = np.flatnonzero(reliability >= reliability_threshold)
+        keep = np.flatnonzero(reliability > reliability_threshold)  # strictly above, as the reference
     if not len(keep):
         raise ValueError(f"no neuroid reaches reliability {reliability_threshold} "
                          f"(maximum {np.nanmax(reliability) if np.isfinite(reliability).any() else 'NaN'})")

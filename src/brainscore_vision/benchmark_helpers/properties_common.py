@@ -15,13 +15,21 @@ Differences from ``brainscore``'s class, all in the signature:
   (``neuroid x neuronal_property``);
 - ``ceiling_func`` may take the data assembly (``NeuronalPropertyCeiling(metric)``-style, e.g.
   ``load_ceiling('ks_similarity', property_name=...)``) or nothing;
-- ``timebins`` (default ``[(70, 170)]``), ``version`` (default 1), ``visual_degrees`` (default 8)
-  and ``number_of_trials`` (default 1) are keywords.
+- ``timebins`` (default ``[(70, 170)]``) and ``version`` (default 1) are keywords; ``visual_degrees``
+  and ``number_of_trials`` are too, defaulting as the reference reads them from the data: the
+  stimulus set's ``degrees`` column and the assembly's ``number_of_trials`` attribute (else 8
+  degrees and 1 trial).
+
+Not supported: a ``neuronal_property`` that needs ``baseline`` (the reference's Marques et al.
+pipeline of receptive-field mapping and firing-rate calibration, which ``brainscore``'s own
+Marques 2020 benchmarks implement); constructing such a benchmark raises a ``TypeError`` that says so.
 """
 from __future__ import annotations
 
 import inspect
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from brainscore.benchmarks import properties as _properties
 from brainscore.data.assemblies import DataAssembly
@@ -44,8 +52,11 @@ class _PropertyFunction:
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         unknown = [name for name in required if name not in _ARGUMENTS]
         if unknown:
+            hint = (" (the reference's calibrated blank responses: use brainscore's Marques 2020 benchmarks, "
+                    "e.g. `brainscore list benchmarks 'Marques2020*'`, or compute the property from the responses)"
+                    if "baseline" in unknown else "")
             raise TypeError(f"neuronal_property {getattr(func, '__qualname__', func)!r} needs arguments {unknown} "
-                            f"that the benchmark cannot give; it gives {list(_ARGUMENTS)}")
+                            f"that the benchmark cannot give; it gives {list(_ARGUMENTS)}{hint}")
         takes_all = any(p.kind == p.VAR_KEYWORD for p in parameters.values())
         self.names = [name for name in _ARGUMENTS if takes_all or name in parameters]
         self.func, self.benchmark = func, benchmark
@@ -72,8 +83,10 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
     ceiling_func : callable, optional
     parent, bibtex : str
     version : int
-    visual_degrees : float
-    number_of_trials : int
+    visual_degrees : float, optional
+        Default: the stimulus set's ``degrees`` (one value), else 8.
+    number_of_trials : int, optional
+        Default: the assembly's ``attrs['number_of_trials']``, else 1.
     stimulus_set : StimulusSet, LazyLoad or callable, optional
     region : str, optional
         Default: the assembly's ``region`` coordinate, else ``parent``, else ``V1``.
@@ -87,7 +100,7 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
     def __init__(self, identifier: str, assembly: Any, neuronal_property: Callable[..., Any],
                  similarity_metric: Callable, timebins: Sequence[tuple[int, int]] = ((70, 170),),
                  ceiling_func: Callable | None = None, parent: str | None = None, bibtex: str = "",
-                 version: int = 1, visual_degrees: float = 8, number_of_trials: int = 1,
+                 version: int = 1, visual_degrees: float | None = None, number_of_trials: int | None = None,
                  stimulus_set: Any = None, region: str | None = None):
         if region is None:  # the data's region, else a parent that is a region, else V1 (Marques et al.'s)
             has_region = (not isinstance(assembly, LazyLoad) and isinstance(assembly, DataAssembly)
@@ -100,6 +113,31 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
                          similarity_metric=similarity_metric, ceiling_func=_ceiling(ceiling_func),
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, region=region,
                          parent=parent or region, bibtex=bibtex, time_bins=timebins)
+
+    # brainscore's __init__ stores these two; the defaults are read from the data when first needed
+    @property
+    def visual_degrees(self) -> float:
+        """Degrees of visual angle of the stimuli (given, else the stimulus set's ``degrees``, else 8)."""
+        if self._given_visual_degrees is not None:
+            return self._given_visual_degrees
+        degrees = self.stimulus_set.get("degrees")
+        values = np.unique(np.asarray(degrees, dtype=float)) if degrees is not None else []
+        return float(values[0]) if len(values) == 1 else 8.0
+
+    @visual_degrees.setter
+    def visual_degrees(self, value) -> None:
+        self._given_visual_degrees = None if value is None else float(value)
+
+    @property
+    def number_of_trials(self) -> int:
+        """Presentations per stimulus (given, else the assembly's ``number_of_trials`` attribute, else 1)."""
+        if self._given_number_of_trials is not None:
+            return self._given_number_of_trials
+        return int(self.assembly.attrs.get("number_of_trials", 1))
+
+    @number_of_trials.setter
+    def number_of_trials(self, value) -> None:
+        self._given_number_of_trials = None if value is None else int(value)
 
     def _assembly_stimuli(self):
         stimuli = self.assembly.attrs.get("stimulus_set")

@@ -4,8 +4,10 @@
 region_layer_map=None, visual_degrees=8)`` takes the reference's argument order and is ``brainscore``'s
 commitment: regions in ``region_layer_map`` are recorded from those layers; a region missing from
 it is chosen among ``layers`` by ``brainscore``'s layer selection when the model is loaded through
-the registry (``load_model``/``score``), which gives it a layer scorer. Behavioural tasks read
-``behavioral_readout_layer`` (default the last of ``layers``).
+the registry (``load_model``/``score``), which gives it a layer scorer, or, for a region without
+selection data, by the relative-depth rule (:mod:`brainscore.models.layer_rule`). ``layers=None``
+takes the outputs of the network's top-level blocks (:mod:`brainscore.models.structure`).
+Behavioural tasks read ``behavioral_readout_layer`` (default the last of ``layers``).
 """
 from __future__ import annotations
 
@@ -24,8 +26,8 @@ class ModelCommitment(_commitment.ModelCommitment):
     identifier : str
     activations_model : PytorchWrapper
         (or any ``brainscore`` activations extractor).
-    layers : sequence of str
-        Candidate layers in depth order.
+    layers : sequence of str or None
+        Candidate layers in depth order; None: the outputs of the network's top-level blocks.
     behavioral_readout_layer : str, optional
     region_layer_map : dict of str to str, optional
         E.g. ``{'V4': 'features.7', 'IT': 'features.12'}``.
@@ -33,8 +35,9 @@ class ModelCommitment(_commitment.ModelCommitment):
         Default 8.
     """
 
-    def __init__(self, identifier: str, activations_model: Any, layers: Sequence[str],
+    def __init__(self, identifier: str, activations_model: Any, layers: Sequence[str] | None = None,
                  behavioral_readout_layer: str | None = None, region_layer_map: Mapping[str, str] | None = None,
                  visual_degrees: float = 8, **kwargs: Any):
-        super().__init__(identifier, activations_model, list(layers), region_layer_map=region_layer_map,
+        super().__init__(identifier, activations_model, None if layers is None else list(layers),
+                         region_layer_map=region_layer_map,
                          visual_degrees=visual_degrees, behavioral_readout_layer=behavioral_readout_layer, **kwargs)

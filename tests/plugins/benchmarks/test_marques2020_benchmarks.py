@@ -327,3 +327,34 @@ def test_unresponsive_layers_raise_clear_errors():
         study_properties(silent, table, "Cavanaugh2002a")
     with pytest.raises(ValueError, match="none of the 3 units responds"):
         prop.firing_rate_affine(np.ones((3, 2, 8)), np.ones(3))
+
+
+def test_marques_scores_have_a_bootstrap_error_and_interval():
+    """Issue 25 #5: Marques 2020 scores were recorded with ``"error": null, "ci95": null`` (no bootstrap). The
+    bootstrap resamples the recorded neurons; with every neuron drawn once it gives back the raw similarity and the
+    ceiling exactly (the metric's own model draws and seed)."""
+    from brainscore.benchmarks.properties import _ks_against_resamples
+    from brainscore.metrics.neural.distribution_similarity import _property_values
+    from brainscore.scoring.bootstrap import attach, confidence_interval
+
+    benchmark = brainscore.load_benchmark("Marques2020_DeValois1982-pref_or")
+    data = benchmark.assembly
+    rng = np.random.RandomState(1)
+    model_properties = data.copy(data=np.where(np.isnan(data.values), np.nan, rng.uniform(0, 180, data.shape)))
+    score = benchmark.score_properties(model_properties)
+    metric = benchmark.metric
+    model = _property_values(model_properties, metric.property_name)
+    measured = _property_values(data, metric.property_name)
+    bins = metric._bins(data)
+    once = np.ones((1, len(measured)))
+    assert _ks_against_resamples(model, measured, bins, once, metric.n_samples, metric.random_state)[0] == \
+        pytest.approx(float(score.attrs["raw"]), abs=1e-12)
+    assert _ks_against_resamples(measured, measured, bins, once, metric.n_samples, metric.random_state)[0] == \
+        pytest.approx(float(benchmark.ceiling), abs=1e-12)
+    samples = confidence_interval(benchmark, score, resamples=200, seed=0)
+    assert samples.unit == "neuron" and samples.score.shape == samples.ceiling.shape == (200,)
+    assert np.isfinite(samples.score).all()
+    attach(score, samples)
+    low, high = score.attrs["ci95"]
+    assert 0 < score.attrs["error"] < 0.2 and low < float(score) < high
+    assert score.attrs["ceiling_error"] > 0 and "model_properties" not in score.attrs

@@ -11,10 +11,40 @@ function toggle(button) {
       }
     });
 }
+// the folded columns live in the address (?fold=a,b), so a view can be shared; the server renders them folded
+function rememberFolds() {
+  var folded = [];
+  document.querySelectorAll("button.fold").forEach(function (b) { if (b.textContent === "+") folded.push(b.dataset.node); });
+  var url = new URL(location.href);
+  url.searchParams.set("fold", folded.sort().join(","));
+  history.replaceState(null, "", url);
+  document.querySelectorAll("a.sort, #export-csv, #export-json, #export-bib").forEach(function (a) {
+    var target = new URL(a.href);
+    target.searchParams.set("fold", folded.sort().join(","));
+    a.href = target.toString();
+  });
+  var field = document.querySelector("#filter input[name=fold]");
+  if (!field) {
+    field = document.createElement("input"); field.type = "hidden"; field.name = "fold";
+    var filter = document.getElementById("filter"); if (filter) filter.appendChild(field);
+  }
+  field.value = folded.sort().join(",");
+}
 document.querySelectorAll("button.fold").forEach(function (button) {
-  button.addEventListener("click", function () { toggle(button); });
-  if (button.dataset.startFolded) toggle(button);
+  button.addEventListener("click", function () { toggle(button); rememberFolds(); });
 });
+// tick rows to compare them
+var compare = document.getElementById("compare");
+if (compare) {
+  var boxes = document.querySelectorAll("td.pick input[type=checkbox]");
+  boxes.forEach(function (box) {
+    box.addEventListener("change", function () {
+      var picked = Array.prototype.filter.call(boxes, function (b) { return b.checked; }).map(function (b) { return b.value; });
+      compare.querySelector("input[name=models]").value = picked.join(",");
+      compare.querySelector("button").disabled = picked.length < 2;
+    });
+  });
+}
 
 function watchSubmission(id, status) {
   if (status !== "queued" && status !== "running" && status !== "preparing") return;

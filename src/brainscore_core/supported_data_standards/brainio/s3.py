@@ -38,7 +38,7 @@ from brainscore.errors import DataNotFoundError, HashMismatchError
 from .assemblies import NeuroidAssembly, as_reference_class
 from .packaging import local_packages_dir
 
-__all__ = ["load_stimulus_set_from_s3", "load_assembly_from_s3", "locate_by_sha1"]
+__all__ = ["load_stimulus_set_from_s3", "load_assembly_from_s3", "locate_by_sha1", "candidate_paths"]
 
 _HASHES: dict[tuple, tuple[str, str]] = {}  # file state -> (sha1, sha256), computed once per process
 
@@ -70,6 +70,12 @@ def _relative_paths(names: list[str], bucket: str | None) -> list[str]:
     return [f"{prefix}/{name}" if prefix else name for prefix in prefixes for name in names]
 
 
+def candidate_paths(names: list[str], bucket: str | None = None) -> list[Path]:
+    """Existing local files named one of ``names``, in search order (see the module notes); not verified."""
+    relative = _relative_paths(names, bucket)
+    return [folder / rel for folder in _folders() for rel in relative if (folder / rel).is_file()]
+
+
 def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None) -> tuple[Path, str]:
     """The first local file named one of ``names`` whose sha1 is ``sha1``, and its sha256.
 
@@ -92,14 +98,11 @@ def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None) -> tu
     """
     wrong = []
     relative = _relative_paths(names, bucket)
-    for folder in _folders():
-        for rel in relative:
-            candidate = folder / rel
-            if candidate.is_file():
-                found_sha1, sha256 = _hashes(candidate)
-                if found_sha1 == sha1:
-                    return candidate, sha256
-                wrong.append(f"{candidate} (sha1 {found_sha1})")
+    for candidate in candidate_paths(names, bucket):
+        found_sha1, sha256 = _hashes(candidate)
+        if found_sha1 == sha1:
+            return candidate, sha256
+        wrong.append(f"{candidate} (sha1 {found_sha1})")
     if wrong:
         raise HashMismatchError(f"{names[0]}: the files found are not the registered one (sha1 {sha1}): "
                                 f"{'; '.join(wrong)}. Replace them with the original file, or register its sha1.")

@@ -128,24 +128,40 @@ def _as_preprocessing(preprocessing: Any) -> Any:
 
 
 class PytorchWrapper(ActivationsExtractor):
-    """The reference's ``PytorchWrapper(identifier, model, preprocessing)``: ``brainscore``'s activations extractor.
+    """The reference's ``PytorchWrapper(model, preprocessing, identifier=None)``: ``brainscore``'s activations extractor.
 
     Parameters
     ----------
-    identifier : str
-        The model's name.
     model : torch.nn.Module
     preprocessing : callable or Preprocessing, optional
         See the module notes (default: ImageNet preprocessing at 224 pixels).
+    identifier : str, optional
+        The model's name (default: the network's class name, as the reference).
+    forward_kwargs : dict, optional
+        The reference's extra keyword arguments of the forward pass; not supported (an error when given).
     batch_size : int, optional
         Images per forward pass (default ``brainscore``'s: 4 on the CPU, 64 on a GPU; features do not
         depend on it beyond rounding).
     device : str, optional
     **kwargs
         Passed to :class:`~brainscore.models.extraction.ActivationsExtractor` (e.g. ``weights_hash``).
+
+    Raises
+    ------
+    NotImplementedError
+        For a non-empty ``forward_kwargs``.
     """
 
-    def __init__(self, identifier: str, model: Any, preprocessing: Any = None, batch_size: int | None = None,
-                 device: Any = None, **kwargs: Any):
-        super().__init__(model, identifier, preprocessing=_as_preprocessing(preprocessing), batch_size=batch_size,
-                         device=device, **kwargs)
+    def __init__(self, model: Any, preprocessing: Any = None, identifier: str | None = None,
+                 forward_kwargs: dict | None = None, batch_size: int | None = None, device: Any = None, **kwargs: Any):
+        if forward_kwargs:
+            raise NotImplementedError(f"PytorchWrapper: forward_kwargs {sorted(forward_kwargs)} are not supported here: "
+                                      f"the network is called as model(images); wrap it in a torch.nn.Module whose "
+                                      f"forward passes them (and name its layers under that module)")
+        super().__init__(model, identifier or type(model).__name__, preprocessing=_as_preprocessing(preprocessing),
+                         batch_size=batch_size, device=device, **kwargs)
+
+    @property
+    def _extractor(self) -> "PytorchWrapper":
+        """Itself: reference plugins reach the extractor helper as ``wrapper._extractor`` (e.g. ``set_visual_degrees``)."""
+        return self

@@ -1,8 +1,10 @@
 """Smoke tests a model plugin runs before submission (the reference's ``check_models``).
 
 ``check_brain_model_processing(model)`` shows the model a few synthetic images the way benchmarks
-do (placed on its screen, recorded from each committed region, and labelled with the ImageNet
-readout when it has one) and checks that the answers have the shape and values a benchmark needs.
+do (placed on its screen, recorded from each committed region, then the ``probabilities`` task
+fitted on half of them with two labels) and checks that the answers have the shape and values a
+benchmark needs. ``check_brain_models(module)`` runs it on every model of a module whose
+``get_model(name)`` returns brain models.
 ``check_base_models(name)`` runs the same checks on the model registered as ``name``, or, when
 ``name`` is a plugin's model module (``check_models.check_base_models(__name__)`` at the bottom of
 its ``model.py``), on each model of its ``get_model_list()``, built from its ``get_model(name)`` and
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_base_models", "check_brain_model_processing"]
+__all__ = ["check_base_models", "check_brain_models", "check_brain_model_processing"]
 
 _N_IMAGES = 6
 
@@ -36,7 +38,8 @@ def _stimuli(folder: Path):
         path = folder / f"check_{i}.png"
         Image.fromarray(rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)).save(path)
         paths[f"check_{i}"] = path
-    return StimulusSet({"stimulus_id": list(paths)}, identifier="check_models", stimulus_paths=paths)
+    return StimulusSet({"stimulus_id": list(paths), "image_label": ["a", "b"] * (_N_IMAGES // 2)},
+                       identifier="check_models", stimulus_paths=paths)
 
 
 def check_brain_model_processing(model: Any) -> None:
@@ -49,6 +52,8 @@ def check_brain_model_processing(model: Any) -> None:
         number of presentations, non-finite or constant activations.
     """
     from brainscore.benchmarks.screen import place_on_screen
+
+    from brainscore_vision.model_interface import BrainModel
 
     regions = list(getattr(model, "region_layer_map", None) or {}) or ["IT"]
     with tempfile.TemporaryDirectory(prefix="brainscore-check-") as folder:
@@ -64,6 +69,13 @@ def check_brain_model_processing(model: Any) -> None:
             values = np.asarray(recordings.values, dtype=float)
             assert np.isfinite(values).all(), f"{region}: activations contain NaN or infinite values"
             assert values.std() > 0, f"{region}: activations are constant over images and units"
+        model.start_task(BrainModel.Task.probabilities, stimuli)
+        probabilities = model.look_at(stimuli, number_of_trials=1)
+        assert probabilities.dims == ("presentation", "choice") and probabilities.shape == (_N_IMAGES, 2), \
+            f"probabilities task: look_at returned dims {probabilities.dims} shape {probabilities.shape}, expected " \
+            f"presentation x choice ({_N_IMAGES} x 2)"
+        np.testing.assert_allclose(np.asarray(probabilities.values, dtype=float).sum(axis=1), 1, atol=1e-6,
+                                   err_msg="probabilities task: each presentation's probabilities must sum to 1")
 
 
 def _model_module(name: str):
@@ -101,6 +113,24 @@ def _check_module(module) -> None:
         if not isinstance(model, BrainModel):
             model = ModelCommitment(identifier=name, activations_model=model, layers=list(layers),
                                     region_layer_map={"IT": layers[-1]})
+        check_brain_model_processing(model)
+
+
+def check_brain_models(name: str) -> None:
+    """Check every model of the module ``name`` whose ``get_model(model)`` returns a brain model.
+
+    Raises
+    ------
+    AssertionError
+        If the module lists no models, a model is not a ``BrainModel``, or a check fails.
+    """
+    from brainscore.models.interface import BrainModel
+
+    module = _model_module(name) or importlib.import_module(name)
+    assert callable(getattr(module, "get_model_list", None)), f"{name} has no get_model_list()"
+    for model_name in module.get_model_list():
+        model = module.get_model(model_name)
+        assert isinstance(model, BrainModel), f"{name}.get_model({model_name!r}) is not a BrainModel: {model!r}"
         check_brain_model_processing(model)
 
 

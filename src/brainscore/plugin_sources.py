@@ -1,0 +1,309 @@
+"""Where plugins come from and what they declare, read without running them.
+
+:func:`scan_plugin` reads a plugin's ``__init__.py`` (``ast``, never executed) for the identifiers
+it registers; :mod:`brainscore.registry` scans the built-in plugin folders with it and imports a
+plugin only when one of its identifiers is loaded.
+
+Plugin folders in the reference Brain-Score's layout are scanned beside the built-in plugins.
+
+``--plugin-dir`` and the ``plugin_dirs`` setting (``BRAINSCORE_PLUGIN_DIRS``) name folders laid out
+like the reference's ``brainscore_vision/`` (``models/*/``, ``benchmarks/*/``, ``data/*/``,
+``metrics/*/``), a clone of its repository, or one plugin folder. Each folder's parent is imported
+as a synthetic package ``brainscore_plugindir_<hash of its path>`` (stable across processes), so
+a Dask worker that unpickles an object of a plugin folder's class finds its module through
+the import hook installed here. :mod:`brainscore.registry` scans what these functions list.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.machinery
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from brainscore import config
+
+__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
+           "plugin_dirs", "reference_plugins", "check_reference_api", "package_name", "plugin_dir_package"]
+
+KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
+#: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
+REFERENCE_REGISTRIES = {"model_registry": "model", "benchmark_registry": "benchmark", "data_registry": "dataset",
+                        "stimulus_set_registry": "stimulus_set", "metric_registry": "metric"}
+
+
+@dataclass
+class Index:
+    """Where each identifier is declared, from a static scan of the plugin folders (:func:`scan_plugin`)."""
+
+    modules: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    dynamic: set[str] = field(default_factory=set)  # modules whose identifiers are computed
+    # identifier -> declared metadata (literal keyword arguments of register_<kind>(...))
+    metadata: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    tree_nodes: dict[str, str] = field(default_factory=dict)  # node -> parent, from register_tree_node
+    # (kind, identifier) -> (the module that keeps it, the module that declares it too)
+    conflicts: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
+
+
+def reference_parents(folder: Path) -> dict[str, str]:
+    """benchmark identifier -> ``parent``, read statically from a plugin folder in the reference's layout.
+
+    The reference declares a benchmark's leaderboard node when building it (``NeuralBenchmark(...,
+    parent='IT')``, ``super().__init__(..., parent=region)``), not when registering it. For each
+    ``benchmark_registry['X'] = F`` (``F`` a function or class of the folder, or ``lambda: F(...)``),
+    the folder's code is parsed for a ``parent=`` keyword given a literal, or a parameter that the
+    calls leading to it bind to a literal (three calls deep at most). Nothing is imported; a parent
+    computed otherwise is learnt when the benchmark is built (:meth:`Registry.load`).
+    """
+    trees = []
+    for source in sorted(folder.glob("*.py")):
+        try:
+            trees.append(ast.parse(source.read_text(encoding="utf-8")))
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            continue
+    definitions: dict[str, ast.AST] = {}
+    for tree in trees:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                definitions.setdefault(node.name, node)
+
+    def from_call(call: ast.Call, bindings: dict, depth: int) -> str | None:
+        for keyword in call.keywords:
+            if keyword.arg == "parent":
+                value = _literal(keyword.value)
+                if isinstance(value, str):
+                    return value
+                if isinstance(keyword.value, ast.Name) and isinstance(bindings.get(keyword.value.id), str):
+                    return bindings[keyword.value.id]
+        name = call.func.id if isinstance(call.func, ast.Name) else None
+        if name in definitions and depth < 3:
+            return from_definition(definitions[name], call, depth + 1)
+        return None
+
+    def from_definition(definition: ast.AST, call: ast.Call | None, depth: int) -> str | None:
+        if isinstance(definition, ast.ClassDef):
+            definition = next((n for n in definition.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+                              None)
+            if definition is None:
+                return None
+        arguments = definition.args
+        parameters = [a.arg for a in arguments.posonlyargs + arguments.args if a.arg != "self"]
+        defaults = dict(zip(parameters[len(parameters) - len(arguments.defaults):], arguments.defaults))
+        bindings = {name: _literal(value) for name, value in defaults.items()}
+        if call is not None:
+            bindings.update({name: _literal(arg) for name, arg in zip(parameters, call.args)})
+            bindings.update({k.arg: _literal(k.value) for k in call.keywords if k.arg})
+        for node in ast.walk(definition):
+            if isinstance(node, ast.Call):
+                found = from_call(node, bindings, depth)
+                if found is not None:
+                    return found
+        return None
+
+    parents = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Assign) or not node.targets or _registry_target(node.targets[0]) != "benchmark":
+                continue
+            identifier = _literal(node.targets[0].slice)
+            value = node.value
+            if isinstance(value, ast.Lambda) and isinstance(value.body, ast.Call):
+                parent = from_call(value.body, {}, 0)
+            elif isinstance(value, ast.Name) and value.id in definitions:
+                parent = from_definition(definitions[value.id], None, 0)
+            else:
+                parent = None
+            if isinstance(identifier, str) and parent is not None:
+                parents[identifier] = parent
+    return parents
+
+
+def _registry_target(node: ast.AST) -> str | None:
+    """The kind a subscript assignment target ``model_registry['x']`` (or ``brainscore_vision.model_registry['x']``)
+    registers into, else None."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    holder = node.value
+    name = holder.id if isinstance(holder, ast.Name) else holder.attr if isinstance(holder, ast.Attribute) else None
+    return REFERENCE_REGISTRIES.get(name)
+
+
+def _literal(node: ast.AST) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
+
+
+def scan_plugin(init_file: Path, module: str, index: Index) -> None:
+    """Add what the plugin module ``module`` (its file ``init_file``) declares to ``index``, without running it.
+
+    Reads literal ``register_<kind>("identifier", ..., key=literal)`` and ``register_tree_node`` calls and the
+    reference's ``model_registry["identifier"] = ...`` assignments; a module whose identifiers are computed is
+    marked dynamic (imported when an identifier is not found statically).
+
+    Raises
+    ------
+    OSError, SyntaxError, ValueError
+        If the file cannot be read or parsed.
+    """
+    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):  # the reference's model_registry['x'] = factory
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                kind = _registry_target(target)
+                if kind is None:
+                    continue
+                key = _literal(target.slice)
+                if isinstance(key, str) and key:
+                    index.modules[kind].setdefault(key, module)
+                else:
+                    index.dynamic.add(module)
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if not name or not name.startswith("register_"):
+            continue
+        kind = name[len("register_"):]
+        values = [_literal(arg) for arg in node.args]
+        keywords = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
+        if kind == "tree_node":
+            if len(values) == 2 and all(isinstance(v, str) for v in values):
+                index.tree_nodes.setdefault(values[0], values[1])
+            elif keywords.get("parent") is not None and values and isinstance(values[0], str):
+                index.tree_nodes.setdefault(values[0], keywords["parent"])
+            else:
+                index.dynamic.add(module)
+            continue
+        if kind not in KINDS:
+            continue
+        if values and isinstance(values[0], str) and all(v is not _NOT_LITERAL for v in keywords.values()):
+            index.modules[kind].setdefault(values[0], module)
+            if keywords:
+                index.metadata[kind].setdefault(values[0], keywords)
+        else:
+            index.dynamic.add(module)
+
+
+#: the plugin folders of the reference's layout, in the order they are scanned
+REFERENCE_FOLDERS = ("data", "metrics", "benchmarks", "models")
+PLUGIN_DIR_PACKAGE_PREFIX = "brainscore_plugindir_"
+
+
+def plugin_dirs() -> list[Path]:
+    """The plugin folders in the reference's layout that discovery scans: the ``plugin_dirs`` setting
+    (``BRAINSCORE_PLUGIN_DIRS``, folders separated by ``:``), absolute, without duplicates, in order."""
+    seen, found = set(), []
+    for folder in config.plugin_dirs():
+        folder = folder.expanduser().resolve()
+        if folder not in seen:
+            seen.add(folder)
+            found.append(folder)
+    return found
+
+
+def reference_plugins(root: Path) -> list[tuple[str, Path]]:
+    """(module name, folder) of every plugin in ``root``, a folder in the reference's layout.
+
+    ``root`` is either laid out like the reference's ``brainscore_vision/`` (plugins in ``models/*/``,
+    ``benchmarks/*/``, ``data/*/``, ``metrics/*/``), or holds such a ``brainscore_vision/`` folder (a
+    clone of the reference's repository), or is one plugin folder (with an ``__init__.py``).
+
+    Raises
+    ------
+    ValueError
+        If ``root`` is none of these; the message says what it must hold.
+    """
+    root = Path(root)
+    base = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
+    if any((base / folder).is_dir() for folder in REFERENCE_FOLDERS):
+        package = package_name(base)
+        return [(f"{package}.{folder}.{init.parent.name}", init.parent)
+                for folder in REFERENCE_FOLDERS for init in sorted((base / folder).glob("*/__init__.py"))]
+    if (root / "__init__.py").is_file():
+        return [(f"{package_name(root.parent)}.{root.name}", root)]
+    raise ValueError(f"the plugin folder {root} holds neither models/, benchmarks/, data/ nor metrics/ folders "
+                     f"(the reference's brainscore_vision/ layout) nor an __init__.py (one plugin)")
+
+
+def check_reference_api() -> None:
+    """Raise if ``brainscore_vision`` (which plugin folders import) would not be brainscore's own adapter package.
+
+    With the reference's own ``brainscore_vision`` first on ``sys.path``, a plugin folder's
+    ``model_registry['x'] = ...`` would register into the reference's registry, not brainscore's.
+    Found with :func:`importlib.util.find_spec`, without importing it.
+    """
+    ours = Path(__file__).resolve().parent.parent / "brainscore_vision"
+    try:
+        spec = importlib.util.find_spec("brainscore_vision")
+    except (ImportError, ValueError):
+        spec = None
+    origin = Path(spec.origin).resolve().parent if spec is not None and spec.origin else None
+    if origin != ours:
+        where = f"from {origin}" if origin is not None else "not importable"
+        raise ImportError(f"plugin folders register through brainscore_vision, which is {where} instead of "
+                          f"brainscore's adapter package {ours}: the reference Brain-Score's own package is first on "
+                          f"sys.path. Put {ours.parent} first on PYTHONPATH or `pip uninstall brainscore-vision` to "
+                          f"score plugin folders with brainscore")
+
+
+def package_name(base: Path) -> str:
+    """The package name a plugin folder's parent ``base`` is imported under (stable across processes)."""
+    digest = hashlib.sha1(str(Path(base).resolve()).encode("utf-8")).hexdigest()[:12]
+    return f"{PLUGIN_DIR_PACKAGE_PREFIX}{digest}"
+
+
+def plugin_dir_package(name: str, base: Path | None = None):
+    """The synthetic package ``name`` whose path is a plugin folder's parent ``base`` (created on first use)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    if base is None:
+        bases = {}
+        for root in plugin_dirs():
+            candidate = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
+            for folder in (candidate, root.parent):
+                bases[package_name(folder)] = folder
+        base = bases.get(name)
+        if base is None:
+            raise ModuleNotFoundError(f"no plugin folder of the plugin_dirs setting is imported as {name!r}; "
+                                      f"set BRAINSCORE_PLUGIN_DIRS as in the process that made it", name=name)
+    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    spec.submodule_search_locations = [str(base)]
+    module = importlib.util.module_from_spec(spec)
+    module.__path__ = [str(base)]
+    module.__doc__ = f"Plugins of the folder {base} (the reference Brain-Score's layout)."
+    sys.modules[name] = module
+    return module
+
+
+class _PluginDirFinder:
+    """Finds ``brainscore_plugindir_<hash>`` packages in a process that did not scan them yet (e.g. a Dask
+    worker unpickling an object of a plugin folder's class)."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if path is not None or not fullname.startswith(PLUGIN_DIR_PACKAGE_PREFIX) or "." in fullname:
+            return None
+        try:
+            module = plugin_dir_package(fullname)
+        except ModuleNotFoundError:
+            return None
+        return module.__spec__
+
+    @staticmethod
+    def invalidate_caches():
+        pass
+
+
+if not any(isinstance(finder, _PluginDirFinder) for finder in sys.meta_path):
+    sys.meta_path.append(_PluginDirFinder())
