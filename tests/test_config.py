@@ -118,7 +118,7 @@ def test_usable_memory_inside_a_dask_worker_is_its_limit_less_its_resident_memor
     _fake_machine(monkeypatch, available=20 << 30, rss=500 << 20)
     assert config.usable_memory() == 20 << 30  # a lone process: the machine's available memory
     fake = types.ModuleType("distributed")
-    fake.get_worker = lambda: _Memory(memory_limit=int(1.5 * (1 << 30)))
+    fake.get_worker = lambda: _Memory(memory_manager=_Memory(memory_limit=int(1.5 * (1 << 30))))
     monkeypatch.setitem(sys.modules, "distributed", fake)
     assert config.usable_memory() == (1536 - 500) << 20  # the worker's 1.5 GiB less 500 MiB resident
 

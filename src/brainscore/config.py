@@ -342,7 +342,9 @@ def _dask_worker_limit() -> tuple[int, int] | None:
         worker = distributed.get_worker()
     except (ValueError, AttributeError):  # not in a worker task
         return None
-    limit = getattr(worker, "memory_limit", None)
+    # distributed >= 2022.11 keeps it on the worker's memory manager
+    limit = getattr(getattr(worker, "memory_manager", None), "memory_limit", None) or getattr(
+        worker, "memory_limit", None)
     if not limit:
         return None
     import psutil
