@@ -99,3 +99,32 @@ def test_a_model_whose_every_run_failed_is_not_listed(tree, tmp_path):
     _record(db, "fine", "ita", 0.5)
     record(Outcome.from_failure("fine", "beh", "boom", provenance={"benchmark": {"version": 1}}), db)
     assert [e["model"] for e in leaderboard_records(db, tree=tree)] == ["fine"]
+
+
+def test_the_leaderboard_as_it_was_at_a_date(tree, tmp_path):
+    """``at``: only scores that ended by then, each benchmark at the newest version recorded by then, and the
+    benchmarks without a score by then left out (the reference's wayback view)."""
+    import datetime as dt
+
+    db = Database(f"sqlite:///{tmp_path / 'r.sqlite'}")
+
+    def scored(model, benchmark, value, day, version=1):
+        record(Outcome.from_score(Score.of(value, model_identifier=model, benchmark_identifier=benchmark,
+                                           benchmark_version=version, raw=Score.of(value),
+                                           provenance={"end": f"2026-{day}T12:00:00+00:00"})), db)
+
+    scored("m", "ita", 0.6, "01-10")
+    scored("m", "v4a", 0.4, "01-10")
+    scored("m", "v4a", 0.8, "03-01", version=2)   # a new version, later
+    scored("late", "ita", 0.9, "03-01")           # a model that came later
+    scored("m", "beh", 0.3, "03-01")              # a benchmark scored only later
+    then = dt.datetime(2026, 2, 1, tzinfo=dt.timezone.utc)
+    (entry,) = leaderboard_records(db, tree=tree, at=then)
+    assert entry["model"] == "m" and entry["scores"]["v4a"] == pytest.approx(0.4)
+    assert "beh" not in entry["scores"] and "behavior_vision" not in entry["scores"]  # did not exist yet
+    # v4b, V1's and IT's other benchmarks had no score by then either: V4 = 0.4, IT = 0.6, no V1
+    assert "v4b" not in entry["scores"] and "V1" not in entry["scores"]
+    assert entry["scores"]["neural_vision"] == pytest.approx((0.4 + 0.6) / 2)
+    now = {e["model"]: e for e in leaderboard_records(db, tree=tree, at=dt.datetime(2026, 3, 2))}
+    assert set(now) == {"m", "late"} and now["m"]["scores"]["v4a"] == pytest.approx(0.8)
+    assert leaderboard_records(db, tree=tree, at=dt.datetime(2025, 1, 1)) == []

@@ -516,3 +516,19 @@ def test_model_page_shows_its_score_history_across_benchmark_versions(app):
     table = page[page.index('id="history"'):]
     table = table[:table.index("</table>")]
     assert table.count(f'<tr data-benchmark="{BENCHMARK}">') == 2 and table.index("0.4000") < table.index("0.3500")
+
+
+def test_api_leaderboard_at_a_date(app):
+    """``GET /api/leaderboard?at=YYYY-MM-DD`` and the page's date field: the leaderboard as it was that day."""
+    for model, day in (("early-net", "2026-01-10"), ("later-net", "2026-03-01")):
+        record(Outcome.from_score(Score.of(0.5, error=0.01, raw=0.4, ceiling=0.8, model_identifier=model,
+                                           benchmark_identifier=BENCHMARK,
+                                           provenance={"end": f"{day}T12:00:00+00:00"})), app.state.store)
+    client = TestClient(app)
+    assert [r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-02-01"}).json()] == ["early-net"]
+    assert {r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-03-01"}).json()} == \
+        {"early-net", "later-net"}
+    assert client.get("/api/leaderboard", params={"at": "yesterday"}).status_code == 400
+    page = client.get("/", params={"at": "2026-02-01"}).text
+    assert 'data-model="early-net"' in page and 'data-model="later-net"' not in page
+    assert '<input type="date" name="at" value="2026-02-01">' in page and "at=2026-02-01" in page

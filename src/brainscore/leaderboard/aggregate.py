@@ -24,6 +24,7 @@ comes from a missing benchmark is visible as such.
 """
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import math
 from dataclasses import dataclass
@@ -225,7 +226,8 @@ def _open(db: Database | str | None) -> Database:
 
 
 def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
-                        tree: Tree | None = None) -> list[dict]:
+                        tree: Tree | None = None, at: dt.datetime | None = None,
+                        scores: Iterable[StoredScore] | None = None) -> list[dict]:
     """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count},
     "rule": {node: count}}``.
 
@@ -247,6 +249,13 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         Shell-style patterns: only matching benchmarks are leaves (e.g. ``"Cowley*"``).
     tree : Tree, optional
         Default: the tree the registered plugins declare.
+    at : datetime, optional
+        The leaderboard as it was at this time (UTC): only records that ended by then, each benchmark at the
+        newest version recorded by then, and benchmarks without any record by then left out of the tree (as
+        the reference's "wayback" view leaves out benchmarks that did not exist yet). Records without an end
+        time are left out.
+    scores : iterable of StoredScore, optional
+        ``db.scores(include_failed=True)`` already read (oldest first); read here when not given.
 
     Raises
     ------
@@ -255,16 +264,29 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     """
     db = _open(db)
     tree = tree or registered_tree(benchmarks)
-    latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
-    for benchmark, version in db.benchmark_versions().items():
-        if benchmark in latest:
-            latest[benchmark] = max(version, latest[benchmark] or version)
+    records = db.scores(include_failed=True) if scores is None else list(scores)  # oldest first: later rows win
+    if at is None:
+        latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
+        for benchmark, version in db.benchmark_versions().items():
+            if benchmark in latest:
+                latest[benchmark] = max(version, latest[benchmark] or version)
+    else:
+        at = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)  # naive: UTC, as the records
+        records = [r for r in records if getattr(r, "end", None) is not None and _aware(r.end) <= at]
+        latest = {}
+        for r in records:
+            if r.benchmark in tree.leaves and r.benchmark_version is not None:
+                latest[r.benchmark] = max(r.benchmark_version, latest.get(r.benchmark, r.benchmark_version))
+        existing = {leaf: tree.parents[leaf] for leaf in tree.leaves if leaf in latest}
+        if not existing:
+            return []
+        tree = build_tree(existing)
     chosen: dict[tuple[str, str], StoredScore] = {}
     models: set[str] = set()
-    for record in db.scores(include_failed=True):  # oldest first: later rows replace earlier ones
+    for record in records:
         if record.status == "done":
             models.add(record.model)
-        if record.benchmark in tree.leaves and record.benchmark_version == latest[record.benchmark]:
+        if record.benchmark in tree.leaves and record.benchmark_version == latest.get(record.benchmark):
             chosen[record.model, record.benchmark] = record
     order = tree.order()
     entries = []
@@ -277,6 +299,10 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     top = tree.roots()[0] if tree.roots() else None
     entries.sort(key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
     return entries
+
+
+def _aware(when: dt.datetime) -> dt.datetime:
+    return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
 
 
 def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None) -> pd.DataFrame:
