@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from brainscore import caching
+from brainscore import caching, config
 from brainscore.caching import Cache, content_key, locked_entry, verified
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
@@ -36,8 +36,10 @@ __all__ = ["LayerCandidates", "gram_pca", "SELECTION_PCA_COMPONENTS", "SELECTION
 
 #: Principal components kept per layer during layer selection (the reference's LayerPCA).
 SELECTION_PCA_COMPONENTS = 1000
-#: Bytes of unreduced layer features a layer-selection pass may hold in memory (None: a quarter of the
-#: memory available when the pass starts); the rest of its layers wait for their PCA in unlinked
+#: Bytes of unreduced layer features a layer-selection pass may hold in memory (None: a quarter of
+#: :func:`brainscore.config.usable_memory` when the pass starts, i.e. of what is left of a Dask worker's
+#: ``memory_limit`` inside a worker, not of the machine's memory, which killed workers in issue 24;
+#: the other three quarters are room for the network's forward pass and the PCA); the rest of its layers wait for their PCA in unlinked
 #: temporary files under the cache, which the kernel writes back to disk once they are large.
 SELECTION_MEMORY_BYTES: int | None = None
 #: Names the PCA method in cache keys (2: all eigenpairs by syevd, then the top k); a new method, a new name.
@@ -187,7 +189,7 @@ class LayerCandidates:
         sinks: dict[str, _RowSink] = {}
         folder = Path(cache.root) if caching.enabled() else Path(tempfile.gettempdir())
         budget = _MemoryBudget(SELECTION_MEMORY_BYTES if SELECTION_MEMORY_BYTES is not None
-                               else _available_memory() // 4)
+                               else config.usable_memory() // 4)
         streamed = [layer for layer in layers if layer not in stored]
         entries: dict[str, dict] = {}
         try:
@@ -258,13 +260,6 @@ class LayerCandidates:
         }
         return package_features(scores[rows], stimuli, neuroid_coords, features.trials, features.shifts,
                                 features.visual_degrees, features.image_size)
-
-
-def _available_memory() -> int:
-    """Bytes of memory available to a new allocation (``psutil.virtual_memory().available``)."""
-    import psutil
-
-    return int(psutil.virtual_memory().available)
 
 
 class _MemoryBudget:
