@@ -110,6 +110,7 @@ def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
     plugin["__init__.py"] = plugin["__init__.py"].replace("my-tiny-net", "load-net-placeholder")
     (home / "plugin.json").write_text(json.dumps(plugin))
     return {"models": models, "benchmarks": benchmarks, "columns": columns, "tokens": tokens,
+            "submit_benchmark": sorted(tree.benchmark_parents())[0],  # a leaderboard one (not selection-only)
             "plugin_files": str(home / "plugin.json"), "accepted": str(home / "accepted.txt"),
             "rows": len(models) * len(benchmarks), "fill_s": filled}
 

@@ -88,7 +88,7 @@ class Submitter(FastHttpUser):
                 archive.writestr(f"{package}/{name}", text.replace("load-net-placeholder", identifier))
         plugin = buffer.getvalue()
         body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"benchmarks\"\r\n\r\n"
-                f"{CONFIG['benchmarks'][0]}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+                f"{CONFIG['submit_benchmark']}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
                 f"filename=\"plugin.zip\"\r\nContent-Type: application/zip\r\n\r\n").encode() + plugin + \
                f"\r\n--{boundary}--\r\n".encode()
         with self.client.post("/api/submissions", data=body, name="POST /api/submissions", catch_response=True,
