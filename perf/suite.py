@@ -146,8 +146,11 @@ def distinct_images(benchmarks: list[str]) -> list[Path]:
     return list(files.values())
 
 
-def forward_floor(model_identifier: str, files: list[Path]) -> float:
-    """Seconds of one bare forward pass over ``files`` at the model's batch size (loading and preprocessing included)."""
+def forward_floor(model_identifier: str, files: list[Path], device: str | None = None) -> float:
+    """Seconds of one bare forward pass over ``files`` at the model's batch size (loading and preprocessing included).
+
+    ``device`` (e.g. ``"cuda"``): the network runs there, each batch copied to it (the time waits for the device).
+    """
     # the model first: importing brainscore's extraction before torch sets torch's threading up as
     # extraction runs it (passive OpenMP waits, huge pages), so the floor is measured the same way
     extractor = brainscore.load_model(model_identifier).activations_model
@@ -156,10 +159,18 @@ def forward_floor(model_identifier: str, files: list[Path]) -> float:
     network = extractor.model.eval()
     if extractor.preprocessing.channels_last:
         network = network.to(memory_format=torch.channels_last)
+    batch = extractor.batch_size
+    if device is not None:
+        from brainscore.models.extraction.pytorch import DEFAULT_GPU_BATCH_SIZE
+
+        network, batch = network.to(device), DEFAULT_GPU_BATCH_SIZE
     start = time.perf_counter()
     with torch.inference_mode():
-        for first in range(0, len(files), extractor.batch_size):
-            network(extractor.preprocessing(files[first:first + extractor.batch_size]))
+        for first in range(0, len(files), batch):
+            images = extractor.preprocessing(files[first:first + batch])
+            network(images.to(device) if device is not None else images)
+    if device is not None:
+        torch.cuda.synchronize()
     return time.perf_counter() - start
 
 
@@ -253,6 +264,48 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*",
     return "\n".join(rows) + "\n"
 
 
+#: Benchmarks whose data ``../shared/tools/device-payload`` bundles for a bare GPU machine (read its header).
+GPU_BENCHMARKS = "Cowley2026*,Kriegeskorte2008*,Kiani*,Mur*,Marques2020*"
+
+
+def gpu_speed(models: list[str], benchmarks_spec: str = GPU_BENCHMARKS) -> str:
+    """Side by side on one node (issue 24): the forward-pass floor on the CPU and on the GPU, ``brainscore run``
+    on the CPU and ``brainscore run --device cuda``, each run from an empty cache, for each of ``models``.
+
+    Returns a markdown table, or a line saying why it was skipped when torch sees no CUDA GPU.
+    """
+    import tempfile
+
+    import brainscore.models.extraction  # noqa: F401 - before torch: its threading settings (see there)
+    import torch
+
+    if not torch.cuda.is_available():
+        return ("--gpu skipped: torch sees no CUDA GPU (torch.cuda.is_available() is False); run it on a GPU "
+                "machine, e.g. with the data of ../shared/tools/device-payload\n")
+    from brainscore.runner.grid import expand
+
+    benchmarks = expand(benchmarks_spec, "benchmark")
+    files = distinct_images(benchmarks)
+    card = torch.cuda.get_device_name(0)
+    rows = [f"GPU: {card}; {len(benchmarks)} benchmarks, {len(files)} images",
+            "| model | floor CPU (s) | floor GPU (s) | `brainscore run` CPU (s) | `brainscore run --device cuda` (s) "
+            "| CPU/GPU run | pairs done CPU / GPU |", "|---|---:|---:|---:|---:|---:|---|"]
+    for model in models:
+        floors = [forward_floor(model, files), forward_floor(model, files, device="cuda")]
+        runs = []
+        for extra in ([], ["--device", "cuda"]):
+            with tempfile.TemporaryDirectory() as home:
+                seconds, _, _, out = _timed([sys.executable, "-m", "brainscore", "run", "--models", model,
+                                             "--benchmarks", benchmarks_spec, "--json", "--no-progress", *extra],
+                                            Path(home))
+            done = sum(values[0] == "done" for values in _scores(out).values())
+            runs.append((seconds, done))
+            print(f"{model} {extra or 'cpu'}: {seconds:.1f} s, {done} pairs done", file=sys.stderr, flush=True)
+        rows.append(f"| `{model}` | {floors[0]:.2f} | {floors[1]:.2f} | {runs[0][0]:.1f} | {runs[1][0]:.1f} | "
+                    f"{runs[0][0] / runs[1][0]:.2f} | {runs[0][1]} / {runs[1][1]} of {len(benchmarks)} |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--speed", action="store_true", help="time the floor, `brainscore run` and sequential "
@@ -265,7 +318,14 @@ def main(argv: list[str] | None = None) -> int:
                                                           "--speed: identifiers and patterns, comma-separated)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here (with --speed: every "
                                                                  "pair's numbers from (b) and (c))")
+    parser.add_argument("--gpu", action="store_true", help="floor, `brainscore run` on the CPU and with --device "
+                                                           "cuda, side by side on the payload's benchmarks (skips "
+                                                           "without a GPU)")
     args = parser.parse_args(argv)
+    if args.gpu:
+        print(gpu_speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
+                        args.benchmark or GPU_BENCHMARKS), end="")
+        return 0
     if args.speed:
         print(speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
                     benchmarks_spec=args.benchmark or "*", pairs_out=args.json))
