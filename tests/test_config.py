@@ -93,3 +93,77 @@ def test_torch_threads_default_is_the_usable_cores_and_the_setting_wins(xdg, mon
         monkeypatch.setenv("BRAINSCORE_TORCH_THREADS", bad)
         with pytest.raises(ValidationError, match="torch_threads must be a whole number >= 1"):
             config.torch_threads()
+
+
+# ---- memory this process may use (issue 24) ---------------------------------------------------------
+class _Memory:
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+def _fake_machine(monkeypatch, available: int, rss: int):
+    import psutil
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: _Memory(available=available, total=available * 2))
+    monkeypatch.setattr(psutil, "Process", lambda *a: _Memory(memory_info=lambda: _Memory(rss=rss)))
+
+
+def test_usable_memory_inside_a_dask_worker_is_its_limit_less_its_resident_memory(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    from brainscore import config
+
+    monkeypatch.setattr(config, "CGROUP_MEMORY_FILES", (str(tmp_path / "none"),))
+    _fake_machine(monkeypatch, available=20 << 30, rss=500 << 20)
+    assert config.usable_memory() == 20 << 30  # a lone process: the machine's available memory
+    fake = types.ModuleType("distributed")
+    fake.get_worker = lambda: _Memory(memory_manager=_Memory(memory_limit=int(1.5 * (1 << 30))))
+    monkeypatch.setitem(sys.modules, "distributed", fake)
+    assert config.usable_memory() == (1536 - 500) << 20  # the worker's 1.5 GiB less 500 MiB resident
+
+    def outside():
+        raise ValueError("No worker found")
+    fake.get_worker = outside  # distributed imported, but not in a worker task
+    assert config.usable_memory() == 20 << 30
+    fake.get_worker = lambda: _Memory(memory_limit=2 << 30)
+    _fake_machine(monkeypatch, available=3 << 30, rss=3 << 30)  # over its limit: nothing left, never negative
+    assert config.usable_memory() == 0
+
+
+def test_usable_memory_respects_a_cgroup_limit(monkeypatch, tmp_path):
+    from brainscore import config
+
+    (tmp_path / "memory.max").write_text("2147483648\n")
+    (tmp_path / "memory.current").write_text("1073741824\n")
+    monkeypatch.setattr(config, "CGROUP_MEMORY_FILES", (str(tmp_path / "memory.max"),))
+    monkeypatch.setattr(config, "CGROUP_MEMORY_USAGE_FILES", (str(tmp_path / "memory.current"),))
+    _fake_machine(monkeypatch, available=20 << 30, rss=0)
+    assert config.usable_memory() == 1 << 30
+    (tmp_path / "memory.max").write_text("max\n")  # no limit set
+    assert config.usable_memory() == 20 << 30
+
+
+def test_a_lone_process_does_not_import_distributed_to_size_its_memory():
+    import subprocess
+    import sys
+
+    code = "import sys; from brainscore import config; config.usable_memory(); print('distributed' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("text, expected", [("1.5GiB", 3 << 29), ("4GB", 4 * 10**9), ("500 MiB", 500 << 20),
+                                            ("2000", 2000)])
+def test_memory_sizes_parse_to_bytes(text, expected):
+    from brainscore import config
+
+    assert config.parse_bytes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "1.5 parsecs", "-2GiB", "0"])
+def test_a_bad_memory_size_is_a_clear_error(text):
+    from brainscore import config
+
+    with pytest.raises(ValidationError, match="memory size such as 1.5GiB"):
+        config.parse_bytes(text)

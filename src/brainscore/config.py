@@ -41,6 +41,11 @@ torch_threads, BRAINSCORE_TORCH_THREADS
     ``len(os.sched_getaffinity(0))``). PyTorch's kernels split sums across threads, so activations
     differ in their last bits between thread counts: the count is part of every activation cache
     key, and the extractor sets it (``torch.set_num_threads``) before running a network on the CPU.
+memory_per_worker, BRAINSCORE_MEMORY_PER_WORKER
+    Memory limit of each worker of ``brainscore run``'s local cluster, e.g. ``3GiB`` (default: the
+    machine's memory shared among the workers, the one that runs networks given at least
+    4 GiB, room for a forward pass). ``--memory-per-worker`` sets it for one run. Budgets inside a
+    worker (layer selection's) are fractions of what is left of its limit (:func:`usable_memory`).
 """
 from __future__ import annotations
 
@@ -60,7 +65,7 @@ class Setting:
     key: str
     env: str
     help: str
-    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment), "bool" or "int"
+    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment), "bool", "int" or "bytes"
 
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
@@ -76,7 +81,32 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "paths"),
     Setting("torch_threads", "BRAINSCORE_TORCH_THREADS",
             "CPU threads torch runs networks with (default: the usable cores); part of activation cache keys", "int"),
+    Setting("memory_per_worker", "BRAINSCORE_MEMORY_PER_WORKER",
+            "memory limit of each local `brainscore run` worker, e.g. 3GiB (default: the machine's memory shared "
+            "among the workers, at least 4 GiB for the one running networks)", "bytes"),
 )}
+
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+          "t": 10**12, "tb": 10**12, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
+
+def parse_bytes(text: str | int) -> int:
+    """A memory size as a whole number of bytes: ``"1.5GiB"``, ``"4 GB"``, ``"500MiB"``, ``2000000000``.
+
+    Units: B, kB/MB/GB/TB (powers of 1000; K/M/G/T alike), KiB/MiB/GiB/TiB (powers of 1024), case-insensitive.
+
+    Raises
+    ------
+    ValidationError
+        If the text is not a positive number with one of those units.
+    """
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", str(text))
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _UNITS or int(float(match.group(1)) * _UNITS[unit]) < 1:
+        raise ValidationError(f"expected a memory size such as 1.5GiB, 4GB or 500MiB, got {text!r}")
+    return int(float(match.group(1)) * _UNITS[unit])
 
 
 def config_file() -> Path:
@@ -152,6 +182,11 @@ def _parse(setting: Setting, value: Any) -> Any:
         if number is None or number < 1:
             raise ValidationError(f"{setting.key} must be a whole number >= 1, got {value!r}")
         return number
+    if setting.kind == "bytes":
+        try:
+            return parse_bytes(value)
+        except ValidationError as error:
+            raise ValidationError(f"{setting.key}: {error}") from None
     if setting.kind == "paths":
         items = value if isinstance(value, list) else str(value).split(os.pathsep)
         return [str(Path(str(p).strip()).expanduser()) for p in items if str(p).strip()]
@@ -245,6 +280,12 @@ def path_setting(key: str) -> Path | None:
     return Path(value) if value else None
 
 
+def memory_per_worker() -> int | None:
+    """The memory limit of each local cluster worker in bytes (setting ``memory_per_worker``), None when unset."""
+    value, _ = get("memory_per_worker")
+    return int(value) if value is not None else None
+
+
 def torch_threads() -> int:
     """CPU threads PyTorch runs networks with (setting ``torch_threads``; default the usable cores).
 
@@ -268,6 +309,73 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+#: cgroup v2 (then v1) files holding the memory limit of this process's container, read by :func:`usable_memory`.
+CGROUP_MEMORY_FILES = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+CGROUP_MEMORY_USAGE_FILES = ("/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory/memory.usage_in_bytes")
+
+
+def _read_bytes(paths: tuple[str, ...]) -> int | None:
+    """The first of ``paths`` that holds a whole number of bytes (``max`` or a missing file: None)."""
+    for path in paths:
+        try:
+            text = Path(path).read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if text.isdigit() and int(text) < (1 << 60):  # cgroup v1 writes a huge number for 'no limit'
+            return int(text)
+    return None
+
+
+def _dask_worker_limit() -> tuple[int, int] | None:
+    """``(memory_limit, rss)`` in bytes of the Dask worker this code runs in, or None outside one (or no limit).
+
+    Imports nothing: only looks where ``distributed`` is already imported (a worker always has it).
+    """
+    import sys
+
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return None
+    try:
+        worker = distributed.get_worker()
+    except (ValueError, AttributeError):  # not in a worker task
+        return None
+    # distributed >= 2022.11 keeps it on the worker's memory manager
+    limit = getattr(getattr(worker, "memory_manager", None), "memory_limit", None) or getattr(
+        worker, "memory_limit", None)
+    if not limit:
+        return None
+    import psutil
+
+    return int(limit), int(psutil.Process().memory_info().rss)
+
+
+def usable_memory() -> int:
+    """Bytes this process may still allocate: the smallest of the limits that apply to it (>= 0).
+
+    - inside a Dask worker with a ``memory_limit`` (``distributed.get_worker()``): that limit minus
+      the process's resident memory (RSS), since the nanny restarts a worker near its limit however
+      much memory the machine has free;
+    - a cgroup memory limit (``/sys/fs/cgroup/memory.max``, a container's or a batch job's) minus
+      the cgroup's current usage, where one is set;
+    - the machine's available memory (``psutil.virtual_memory().available``), always.
+
+    In-memory budgets (layer selection's candidate features, issue 24) are fractions of this, so
+    they shrink with the worker rather than grow with the machine. ``distributed`` is never
+    imported here: a lone process that has not imported it is not a worker.
+    """
+    import psutil
+
+    candidates = [int(psutil.virtual_memory().available)]
+    worker = _dask_worker_limit()
+    if worker is not None:
+        candidates.append(worker[0] - worker[1])
+    cgroup = _read_bytes(CGROUP_MEMORY_FILES)
+    if cgroup is not None:
+        candidates.append(cgroup - (_read_bytes(CGROUP_MEMORY_USAGE_FILES) or 0))
+    return max(0, min(candidates))
 
 
 def package_version() -> str:

@@ -55,13 +55,19 @@ def model_plugin(root: Path, name: str, identifier: str) -> Path:
 
 @pytest.fixture
 def use_dirs(monkeypatch):
-    """Point BRAINSCORE_PLUGIN_DIRS at the given folders and scan anew (and again after the test)."""
+    """Point BRAINSCORE_PLUGIN_DIRS at the given folders and scan anew (and again after the test); identifiers the
+    test's folders registered are removed after it, so later tests (e.g. counts of benchmarks) do not see them."""
+    before = {kind: set(known._factories) for kind, known in registry.REGISTRIES.items()}
+
     def use(*folders):
         monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", os.pathsep.join(str(f) for f in folders))
         registry._discovery.reset()
     yield use
     monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS", raising=False)
     registry._discovery.reset()
+    for kind, known in registry.REGISTRIES.items():
+        for identifier in set(known._factories) - before[kind]:
+            del known._factories[identifier]
 
 
 def loaded_modules(prefix: str) -> list[str]:

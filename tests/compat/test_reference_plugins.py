@@ -140,6 +140,24 @@ def test_brainscore_score_with_plugin_dir_equals_the_native_twin(plugin_dirs, mo
         assert_equal_scores(results[benchmark], results[twin], benchmark)
 
 
+def test_brainscore_layers_with_plugin_dir_scores_the_committed_layer_as_score_does(plugin_dirs, monkeypatch, capsys):
+    import brainscore
+    from brainscore.cli import main
+
+    monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS")
+    registry._discovery.reset()
+    try:
+        assert main(["layers", "--model", MODEL, "--benchmark", "CompatCowley2026.210325.V4-pls", "--json",
+                     "--plugin-dir", str(PLUGINS)]) == 0
+        rows = json.loads(capsys.readouterr().out)
+    finally:
+        monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", os.pathsep.join([str(PLUGINS), str(TWINS)]))
+        registry._discovery.reset()
+    assert [(r["layer"], r["committed"]) for r in rows] == [("relu1", False), ("relu2", True), ("pool", False)]
+    native = brainscore.score(NATIVE_MODEL, "Cowley2026.210325.V4-pls", bootstrap=0)
+    assert_equal_scores(rows[1], values(native), "layers relu2")
+
+
 def test_the_plugins_own_tests_pass(plugin_dirs):
     """Each plugin's test.py, as its author runs it (pytest, the plugin folder on BRAINSCORE_PLUGIN_DIRS)."""
     tests = [str(PLUGINS / kind / name / "test.py") for kind, name in

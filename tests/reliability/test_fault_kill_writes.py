@@ -6,7 +6,7 @@ of a run's seconds), so here the process kills itself at named points inside the
 and the database passes SQLite's ``integrity_check`` and holds no score at all (never a partial
 one); the next run completes with the values of an unkilled run, exactly one score recorded. A last
 test kills a process that records scores back to back at random moments (so the kill lands inside
-``record_score`` nearly every time) and checks that every score whose commit returned is there,
+the recording nearly every time) and checks that every score whose commit returned is there,
 complete, and nothing else but at most the one in flight.
 """
 from __future__ import annotations

@@ -159,3 +159,45 @@ def test_a_gpu_cluster_gives_every_worker_one_gpu_and_no_model_slot():
             client.close()
     finally:
         cluster.close()
+
+
+GIB = 1 << 30
+
+
+def test_a_cpu_node_has_one_model_worker_and_metric_workers_sized_by_cores_and_memory():
+    specs = clusters.worker_layout(gpus=0, cores=16, memory=128 * GIB)
+    assert [s.name for s in specs] == list(range(16))
+    assert [s.resources for s in specs] == [{"MODEL": 1}] + [None] * 15
+    assert [s.yields for s in specs] == [False] + [True] * 15
+    assert {s.memory_limit for s in specs} == {8 * GIB}  # 128 GiB / 16 is above the 4 GiB a network needs
+    # this machine: 2 cores, 24 GiB; 12 workers ask for 2 GiB each, the network's worker still gets 4 GiB
+    twelve = clusters.worker_layout(gpus=0, cores=2, memory=24 * GIB, workers=12)
+    assert [s.memory_limit for s in twelve] == [4 * GIB] + [2 * GIB] * 11
+    assert len(clusters.worker_layout(gpus=0, cores=16, memory=20 * GIB)) == 5  # one per 4 GiB
+    assert [s.memory_limit for s in clusters.worker_layout(0, 4, 8 * GIB, memory_per_worker=3 * GIB)] == [3 * GIB] * 2
+
+
+def test_a_gpu_node_has_one_worker_per_gpu_for_models_and_cpu_workers_on_the_other_cores():
+    specs = clusters.worker_layout(gpus=1, cores=16, memory=128 * GIB)  # issue 24's node
+    assert len(specs) == 16 and [s.device for s in specs] == ["gpu"] + ["cpu"] * 15
+    assert [s.resources for s in specs] == [{"GPU": 1}] + [None] * 15
+    assert [s.yields for s in specs] == [False] + [True] * 15
+    two = clusters.worker_layout(gpus=2, cores=4, memory=8 * GIB)
+    assert [s.resources for s in two] == [{"GPU": 1}, {"GPU": 1}]  # 8 GiB: two workers, both on a GPU
+    assert [s.memory_limit for s in two] == [4 * GIB, 4 * GIB]
+    with pytest.raises(ValidationError, match="fewer than the 2 GPUs"):
+        clusters.worker_layout(gpus=2, cores=4, memory=8 * GIB, workers=1)
+    with pytest.raises(ValidationError, match="at least 1"):
+        clusters.worker_layout(gpus=0, cores=4, memory=8 * GIB, workers=0)
+
+
+def test_local_workers_get_the_memory_limit_asked_for():
+    from distributed import Client
+
+    cluster = clusters.local_cluster(2, memory_per_worker=3 * GIB // 2)
+    try:
+        with Client(cluster) as client:
+            limits = [info["memory_limit"] for info in client.scheduler_info(n_workers=-1)["workers"].values()]
+            assert limits == [3 * GIB // 2] * 2
+    finally:
+        cluster.close()

@@ -25,6 +25,10 @@ def add_parser(subparsers) -> None:
                        help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml")
     parser.add_argument("--workers", type=_worker_count, default=None,
                         help="worker processes (local) or jobs (--cluster); default: sized to the machine")
+    parser.add_argument("--memory-per-worker", type=_memory_size, default=None, metavar="SIZE",
+                        help="memory limit of each local worker, e.g. 3GiB (default: the setting memory_per_worker, "
+                             "else the machine's memory shared among the workers, at least 4 GiB for the one "
+                             "running networks); in-worker budgets follow it")
     parser.add_argument("--device", default=None, help="torch device of the models and of the metrics and ceilings, "
                                                         "e.g. cuda (one model per GPU); default: numpy metrics")
     parser.add_argument("--json", action="store_true", help="print one JSON object per pair as it finishes "
@@ -51,6 +55,19 @@ def _worker_count(text: str) -> int:
     return value
 
 
+def _memory_size(text: str) -> int:
+    """``--memory-per-worker``: a memory size such as ``3GiB`` in bytes."""
+    import argparse
+
+    from brainscore.config import parse_bytes
+    from brainscore.errors import ValidationError
+
+    try:
+        return parse_bytes(text)
+    except ValidationError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def run(args) -> int:
     from brainscore import runner
     from brainscore.runner import clusters, report
@@ -68,7 +85,8 @@ def run(args) -> int:
         gpus = max(1, torch.cuda.device_count())
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
     stats: dict = {}
-    client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload)
+    client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload,
+                                       memory_per_worker=args.memory_per_worker)
     try:
         summaries = runner.run(pairs, client, records=runner.open_records(), rerun=args.rerun, on_result=on_result,
                                progress=True, gpu=bool(gpus),

@@ -1,10 +1,22 @@
-"""``brainscore serve``: the website (leaderboard, model and benchmark pages, submissions)."""
+"""``brainscore serve``: the website (leaderboard, model and benchmark pages, submissions).
+
+With ``--web-workers N`` (N > 1) the pages are served by N uvicorn worker processes sharing the
+port, while this process runs the one submission dispatcher (its Dask cluster): two dispatchers
+would hand the same queued submission out twice. The workers find queued submissions through the
+database (the dispatcher polls it twice a second), so nothing else passes between the processes;
+what each worker caches from the results (the leaderboard) is checked against the database's
+results version on every request.
+"""
 from __future__ import annotations
 
 import errno
+import json
+import os
 import socket
 
 from brainscore.errors import BrainScoreError
+
+_CONFIG_VARIABLE = "BRAINSCORE_WEB_WORKER_CONFIG"
 
 
 def add_parser(subparsers) -> None:
@@ -26,7 +38,49 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--scheduler", default=None,
                         help="use an existing Dask scheduler (tcp://host:8786) instead of starting workers; its "
                              "workers must see the database and BRAINSCORE_HOME/submissions")
+    parser.add_argument("--web-workers", type=_at_least_one, default=1, metavar="N",
+                        help="processes serving the pages (uvicorn workers; default 1); the submission queue runs "
+                             "in this process")
+    parser.add_argument("--no-scoring", action="store_true",
+                        help="queue submissions without scoring them (no Dask cluster): pages and queue only")
     parser.set_defaults(func=run)
+
+
+def _at_least_one(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _app_arguments(args) -> dict:
+    return {"db_url": args.db, "weights_dirs": [str(d) for d in args.weights_dir],
+            "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
+            "workers": args.workers, "scheduler": args.scheduler}
+
+
+def web_worker_app():
+    """The application of one uvicorn worker process of ``--web-workers``: pages only, no dispatcher.
+
+    uvicorn imports this factory in each worker; the arguments come from the serving process through
+    ``$BRAINSCORE_WEB_WORKER_CONFIG`` (JSON).
+    """
+    from brainscore.web import create_app
+
+    arguments = json.loads(os.environ[_CONFIG_VARIABLE])
+    arguments["weights_dirs"] = tuple(arguments["weights_dirs"])
+    return _warmed(create_app(**arguments, start_worker=False))
+
+
+def _warmed(app):
+    """``app`` with the leaderboard computed (seconds at 16,000 scores) before it takes its first request."""
+    app.state.results.records()
+    return app
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -61,10 +115,26 @@ def run(args) -> int:
 
     from brainscore.web import create_app
 
-    app = create_app(db_url=args.db, weights_dirs=tuple(args.weights_dir),
-                     memory_limit=int(args.memory_limit_gb * 1024**3), wall_limit=args.time_limit_s,
-                     workers=args.workers, scheduler=args.scheduler)
+    arguments = _app_arguments(args)
+    app = create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])},
+                     start_worker=args.web_workers == 1 and not args.no_scoring)
     port = sock.getsockname()[1]
-    print(f"brainscore website on http://{args.host}:{port}/", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    print(f"brainscore website on http://{args.host}:{port}/"
+          + (f" ({args.web_workers} worker processes)" if args.web_workers > 1 else ""), flush=True)
+    if args.web_workers == 1:
+        uvicorn.Server(uvicorn.Config(_warmed(app), log_level="warning")).run(sockets=[sock])
+        return 0
+    # this process: the one dispatcher (the schema was upgraded above, before the workers open the database)
+    from uvicorn.supervisors import Multiprocess
+
+    dispatcher = app.state.worker
+    if not args.no_scoring:
+        dispatcher.start()
+    os.environ[_CONFIG_VARIABLE] = json.dumps(arguments)
+    config = uvicorn.Config("brainscore.cli.serve:web_worker_app", factory=True, workers=args.web_workers,
+                            log_level="warning")
+    try:
+        Multiprocess(config, sockets=[sock]).run()  # what uvicorn.run does for workers, on the socket bound above
+    finally:
+        dispatcher.stop()
     return 0

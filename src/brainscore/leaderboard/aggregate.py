@@ -226,7 +226,8 @@ def _open(db: Database | str | None) -> Database:
 
 
 def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
-                        tree: Tree | None = None, at: dt.datetime | None = None) -> list[dict]:
+                        tree: Tree | None = None, at: dt.datetime | None = None,
+                        scores: Iterable[StoredScore] | None = None) -> list[dict]:
     """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count},
     "rule": {node: count}}``.
 
@@ -253,6 +254,8 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         newest version recorded by then, and benchmarks without any record by then left out of the tree (as
         the reference's "wayback" view leaves out benchmarks that did not exist yet). Records without an end
         time are left out.
+    scores : iterable of StoredScore, optional
+        ``db.scores(include_failed=True)`` already read (oldest first); read here when not given.
 
     Raises
     ------
@@ -261,7 +264,7 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     """
     db = _open(db)
     tree = tree or registered_tree(benchmarks)
-    records = db.scores(include_failed=True)  # oldest first: later rows replace earlier ones
+    records = db.scores(include_failed=True) if scores is None else list(scores)  # oldest first: later rows win
     if at is None:
         latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
         for benchmark, version in db.benchmark_versions().items():

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from brainscore import caching
+from brainscore import caching, config
 from brainscore.caching import Cache, content_key, locked_entry, verified
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
@@ -36,8 +36,10 @@ __all__ = ["LayerCandidates", "gram_pca", "SELECTION_PCA_COMPONENTS", "SELECTION
 
 #: Principal components kept per layer during layer selection (the reference's LayerPCA).
 SELECTION_PCA_COMPONENTS = 1000
-#: Bytes of unreduced layer features a layer-selection pass may hold in memory (None: a quarter of the
-#: memory available when the pass starts); the rest of its layers wait for their PCA in unlinked
+#: Bytes of unreduced layer features a layer-selection pass may hold in memory (None: a quarter of
+#: :func:`brainscore.config.usable_memory` when the pass starts, i.e. of what is left of a Dask worker's
+#: ``memory_limit`` inside a worker, not of the machine's memory, which killed workers in issue 24;
+#: the other three quarters are room for the network's forward pass and the PCA); the rest of its layers wait for their PCA in unlinked
 #: temporary files under the cache, which the kernel writes back to disk once they are large.
 SELECTION_MEMORY_BYTES: int | None = None
 #: Names the PCA method in cache keys (2: all eigenpairs by syevd, then the top k); a new method, a new name.
@@ -79,7 +81,7 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
     gram = np.zeros((n, n), dtype=np.float64)
     step = max(1, block_bytes // max(1, n * 4))
     for start in range(0, p, step):
-        block = np.asarray(features[:, start:start + step], dtype=np.float32)
+        block = _column_block(features, start, min(p, start + step))
         block = block - block.mean(axis=0, dtype=np.float64).astype(np.float32)
         gram += block @ block.T
     if eigensolver == "all":
@@ -93,6 +95,34 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
     flip = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
     flip[flip == 0] = 1
     return (scores * flip).astype(np.float32)
+
+
+#: Bytes of whole rows of a memory-mapped layer that :func:`gram_pca` maps at a time (see :func:`_column_block`).
+MAPPED_ROWS_BYTES = 32 << 20
+
+
+def _column_block(features: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Columns ``start:stop`` of ``features`` as a float32 array, holding few mapped pages when it is a memory map.
+
+    Pages of a file mapping that a process has touched count in its resident memory (RSS), which
+    is what a Dask worker's memory limit is checked against, and the kernel maps file pages in
+    large folios: reading a column block of a 1 GB layer row by row mapped about half of the file
+    at once. The rows are therefore copied a few at a time (about :data:`MAPPED_ROWS_BYTES` of
+    whole rows) and unmapped after each group (``madvise(MADV_DONTNEED)``: the pages stay in the
+    kernel's file cache). Same values as ``np.asarray(features[:, start:stop])`` (issue 24).
+    """
+    import mmap
+
+    raw = getattr(features, "_mmap", None) if isinstance(features, np.memmap) else None
+    if raw is None or not hasattr(raw, "madvise") or not hasattr(mmap, "MADV_DONTNEED"):
+        return np.asarray(features[:, start:stop], dtype=np.float32)
+    n = features.shape[0]
+    out = np.empty((n, stop - start), dtype=np.float32)
+    group = max(1, MAPPED_ROWS_BYTES // max(1, features.shape[1] * features.itemsize))
+    for first in range(0, n, group):
+        out[first:first + group] = features[first:first + group, start:stop]
+        raw.madvise(mmap.MADV_DONTNEED)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -187,7 +217,7 @@ class LayerCandidates:
         sinks: dict[str, _RowSink] = {}
         folder = Path(cache.root) if caching.enabled() else Path(tempfile.gettempdir())
         budget = _MemoryBudget(SELECTION_MEMORY_BYTES if SELECTION_MEMORY_BYTES is not None
-                               else _available_memory() // 4)
+                               else config.usable_memory() // 4)
         streamed = [layer for layer in layers if layer not in stored]
         entries: dict[str, dict] = {}
         try:
@@ -258,13 +288,6 @@ class LayerCandidates:
         }
         return package_features(scores[rows], stimuli, neuroid_coords, features.trials, features.shifts,
                                 features.visual_degrees, features.image_size)
-
-
-def _available_memory() -> int:
-    """Bytes of memory available to a new allocation (``psutil.virtual_memory().available``)."""
-    import psutil
-
-    return int(psutil.virtual_memory().available)
 
 
 class _MemoryBudget:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, select
+from sqlalchemy import create_engine, event, func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -598,6 +598,22 @@ class Database:
             for node, parent in parents.items():
                 row = self._type_row(session, node, parent=parent, order=order.get(node))
                 row.engineering = node in engineering
+
+    def results_version(self) -> int:
+        """The largest score row id: it changes whenever a score or failure is recorded (0 when there is none).
+
+        One lookup in the primary key's index. Score rows are only ever added (never updated or
+        deleted), so what is computed from the scores (the leaderboard) is cached under this number
+        and computed again only when it changes, in every process that reads the database.
+        """
+        with self._session() as session:
+            return int(session.execute(select(func.max(ScoreRow.id))).scalar() or 0)
+
+    def private_models(self) -> dict[str, str | None]:
+        """Identifier -> owner of every model that is not public (one query; the website hides these)."""
+        with self._session() as session:
+            return {identifier: owner for identifier, owner in
+                    session.execute(select(Model.identifier, Model.owner).where(Model.public.is_(False)))}
 
     def benchmark_versions(self) -> dict[str, int]:
         """Benchmark -> the newest version recorded."""

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Sequence
 
 from brainscore import config
@@ -57,71 +58,146 @@ def worker_environment() -> dict[str, str | None]:
     return env
 
 
+@dataclass(frozen=True)
+class WorkerSpec:
+    """One worker of a local cluster: its name, Dask resources, memory limit (bytes) and scheduling role.
+
+    ``yields``: the worker computes at a lower priority (:func:`yield_to_model`) so that a forward
+    pass beside it keeps the cores; ``device``: ``"gpu"`` for a worker that holds a GPU, else ``"cpu"``.
+    """
+
+    name: int
+    resources: dict[str, int] | None
+    memory_limit: int
+    yields: bool
+    device: str = "cpu"
+
+
+def worker_layout(gpus: int, cores: int, memory: int, workers: int | None = None,
+                  memory_per_worker: int | None = None, model_slot: bool = True) -> list[WorkerSpec]:
+    """The workers of a local cluster on a node of ``gpus`` GPUs, ``cores`` cores and ``memory`` bytes (pure).
+
+    - Count: ``workers``, else one per core and at most one per :data:`WORKER_MEMORY_GIB` GiB of
+      ``memory`` (at least one; with GPUs at least one per GPU).
+    - Without GPUs: worker 0 holds :data:`MODEL` (with ``model_slot``), so forward passes run one
+      at a time with every core, and the others compute metrics at a lower priority beside it.
+    - With GPUs: workers ``0 .. gpus-1`` each hold ``GPU=1`` (every task that runs a network asks for
+      it; :func:`brainscore.device.for_worker` gives worker ``k`` GPU ``k``); the other workers, on the
+      remaining cores, run ceilings, metrics and bootstraps beside them at a lower priority, so they
+      do not wait behind the model work (issue 24: one worker per GPU made every ceiling queue).
+    - Memory limit: ``memory_per_worker`` for every worker where given; else ``memory`` shared
+      equally, except that a worker that runs networks (MODEL or GPU) gets at least
+      :data:`WORKER_MEMORY_GIB` GiB (never more than ``memory``): room for a forward pass and the
+      layer-selection budget. Limits may add up to more than ``memory``; a limit is where Dask
+      restarts a worker, not a reservation.
+
+    Raises
+    ------
+    ValidationError
+        If ``workers`` is below 1 or below ``gpus``, or ``gpus``, ``cores`` or ``memory`` are not positive
+        (``gpus`` may be 0).
+    """
+    if gpus < 0 or cores < 1 or memory < 1:
+        raise ValidationError(f"a node needs gpus >= 0, cores >= 1 and memory >= 1 byte; got gpus={gpus}, "
+                              f"cores={cores}, memory={memory}")
+    if memory_per_worker is not None and memory_per_worker < 1:
+        raise ValidationError(f"--memory-per-worker must be positive, got {memory_per_worker} bytes")
+    per_model = WORKER_MEMORY_GIB << 30
+    if workers is None:
+        n = max(1, gpus, min(cores, memory // per_model))
+    else:
+        n = int(workers)
+        if n < 1:
+            raise ValidationError(f"--workers must be at least 1, got {n}")
+        if n < gpus:
+            raise ValidationError(f"--workers {n} is fewer than the {gpus} GPUs: give at least one worker per GPU "
+                                  f"or leave --workers out")
+    share = memory // n
+    model_memory = max(share, min(per_model, memory))
+    specs = []
+    for number in range(n):
+        if gpus:
+            holds = number < gpus
+            resources = {"GPU": 1} if holds else None
+        else:
+            holds = model_slot and number == 0
+            resources = {MODEL: 1} if holds else None
+        yields = (bool(gpus) or model_slot) and not holds and n > 1
+        limit = memory_per_worker or (model_memory if holds else share)
+        specs.append(WorkerSpec(number, resources, int(limit), yields, "gpu" if gpus and holds else "cpu"))
+    return specs
+
+
 def default_workers() -> int:
     """Worker processes for this machine: one per core, at most one per :data:`WORKER_MEMORY_GIB` GiB of memory."""
     import psutil
 
-    cores = config.usable_cores()
-    by_memory = int(psutil.virtual_memory().total / (WORKER_MEMORY_GIB << 30))
-    return max(1, min(cores, by_memory))
+    return len(worker_layout(0, config.usable_cores(), int(psutil.virtual_memory().total)))
 
 
 def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[str] = (), model_slot: bool = True,
-                  **kwargs):
+                  memory_per_worker: int | None = None, **kwargs):
     """A LocalCluster of ``workers`` processes (one task at a time each) computing as a lone process does.
 
-    Every worker starts with :func:`worker_environment`: torch and BLAS use as many threads as in a
+    Laid out by :func:`worker_layout` for this machine (its cores, memory and ``gpus``). Every
+    worker starts with :func:`worker_environment`: torch and BLAS use as many threads as in a
     lone ``brainscore score`` process, so scores are bit-identical to it. On the CPU, worker 0 alone
     holds the resource :data:`MODEL` (one slot): the tasks of a run that run a network ask for it, so
     forward passes run one at a time with every core (:func:`model_resources`), while the other
     workers compute metrics and ceilings at a lower priority (:func:`yield_to_model`). Two forward
     passes side by side on the same cores take longer together than one after the other, and hold
-    two networks' activations in memory.
+    two networks' activations in memory. With GPUs, one worker per GPU holds ``GPU=1`` and the
+    others compute on the remaining cores.
 
     Parameters
     ----------
     workers : int, optional
-        Default :func:`default_workers` (with ``gpus``, one worker per GPU).
+        All workers, GPU ones included. Default: one per core, at most one per
+        :data:`WORKER_MEMORY_GIB` GiB (:func:`worker_layout`).
     gpus : int
-        Give each worker the resource ``GPU=1`` instead (tasks that run a model ask for it: one
-        model per GPU).
+        GPUs: workers ``0 .. gpus-1`` get the resource ``GPU=1`` (tasks that run a model ask for
+        it: one model per GPU).
     preload : sequence of str
         Modules every worker imports when it starts (e.g. a model plugin that is not installed).
     model_slot : bool
         On the CPU, give worker 0 :data:`MODEL` and lower the others' priority (False: all workers
         alike, e.g. for the website's queue, whose tasks run whole jobs in child processes).
+    memory_per_worker : int, optional
+        Each worker's memory limit in bytes (default: the setting ``memory_per_worker``, else as
+        :func:`worker_layout` shares the machine's memory).
     **kwargs
         Passed to :class:`distributed.LocalCluster` (e.g. ``dashboard_address``).
 
     Raises
     ------
     ValidationError
-        If ``workers`` is below 1.
+        If ``workers`` is below 1 (or below ``gpus``).
     """
+    import psutil
     from distributed import LocalCluster
 
-    n = int(workers) if workers is not None else (gpus or default_workers())  # 0 is an error, not 'unset'
-    if n < 1:
-        raise ValidationError(f"--workers must be at least 1, got {n}")
+    if workers is not None and int(workers) < 1:  # 0 is an error, not 'unset'
+        raise ValidationError(f"--workers must be at least 1, got {workers}")
+    memory = config.memory_per_worker() if memory_per_worker is None else memory_per_worker
+    specs = worker_layout(gpus, config.usable_cores(), int(psutil.virtual_memory().total), workers, memory,
+                          model_slot)
     env = worker_environment()  # None unsets Dask's default of 1 BLAS thread
     import dask
 
     # the nannies read the environment when they are made: the workers are started inside this block
     with dask.config.set({"distributed.nanny.pre-spawn-environ": {**dask.config.get(
             "distributed.nanny.pre-spawn-environ", {}), **env}}):
-        # on the CPU every worker but the one that runs networks computes at a lower priority (dask_setup)
-        slot = model_slot and not gpus
-        hooks = [__name__] if slot and n > 1 else []
+        # the workers beside the one that runs networks compute at a lower priority (dask_setup)
+        hooks = [__name__] if any(spec.yields for spec in specs) else []
         cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, preload=hooks + list(preload),
                                dashboard_address=kwargs.pop("dashboard_address", None), **kwargs)
         try:
             template = cluster.new_spec
-            for number in range(n):  # named 0, 1, ... (brainscore.device.for_worker picks GPU <number mod GPUs>)
-                resources = {"GPU": 1} if gpus else ({MODEL: 1} if slot and number == 0 else None)
-                cluster.worker_spec[number] = {"cls": template["cls"],
-                                               "options": {**template["options"], "resources": resources}}
+            for spec in specs:  # named 0, 1, ... (brainscore.device.for_worker picks GPU <number mod GPUs>)
+                cluster.worker_spec[spec.name] = {"cls": template["cls"], "options": {
+                    **template["options"], "resources": spec.resources, "memory_limit": spec.memory_limit}}
             cluster.sync(cluster._correct_state)  # starts them, raising if one cannot start (scale would not)
-            cluster.wait_for_workers(n)
+            cluster.wait_for_workers(len(specs))
         except BaseException:
             cluster.close()
             raise
@@ -130,7 +206,8 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
 
 def dask_setup(worker) -> None:
     """Dask preload hook (``brainscore.runner.clusters``) of a local CPU cluster's workers: see :func:`yield_to_model`."""
-    if MODEL not in (getattr(getattr(worker, "state", None), "total_resources", None) or {}):
+    held = getattr(getattr(worker, "state", None), "total_resources", None) or {}
+    if MODEL not in held and "GPU" not in held:
         yield_to_model()
 
 
@@ -195,10 +272,11 @@ def jobqueue_cluster(name: str, workers: int = 1, gpus: bool = False, **kwargs):
 
 
 def connect(scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
-            gpus: int = 0, preload: Sequence[str] = (), model_slot: bool = True):
+            gpus: int = 0, preload: Sequence[str] = (), model_slot: bool = True, memory_per_worker: int | None = None):
     """A ``(client, cluster)`` pair for a run (``cluster`` None when connecting to an existing scheduler).
 
-    ``model_slot`` is passed to :func:`local_cluster`. Close both when done (the client first).
+    ``model_slot`` and ``memory_per_worker`` (bytes) are passed to :func:`local_cluster`. Close both
+    when done (the client first).
     """
     from distributed import Client
 
@@ -213,7 +291,8 @@ def connect(scheduler: str | None = None, cluster: str | None = None, workers: i
             client.register_plugin(_preload_plugin(module))
         return client, None
     made = (jobqueue_cluster(cluster, workers or 1, gpus=bool(gpus)) if cluster
-            else local_cluster(workers, gpus=gpus, preload=preload, model_slot=model_slot))
+            else local_cluster(workers, gpus=gpus, preload=preload, model_slot=model_slot,
+                                memory_per_worker=memory_per_worker))
     return Client(made), made
 
 

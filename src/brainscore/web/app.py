@@ -24,6 +24,7 @@ from pathlib import Path
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
@@ -82,11 +83,13 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         dispatcher.stop()
 
     app = FastAPI(title="brainscore", lifespan=lifespan)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)  # for clients that accept it
     app.add_middleware(SessionMiddleware, secret_key=secret(folder), session_cookie="brainscore_session",
                        same_site="lax", https_only=False, max_age=14 * 24 * 3600)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
+    app.state.results = site.results  # the leaderboard and anonymous pages, once per change of the scores
     for area in (pages, accounts, submissions, api):
         app.include_router(area.router)
     app.add_exception_handler(HTTPException, _http_error)

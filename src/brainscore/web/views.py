@@ -16,7 +16,6 @@ import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
-from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.web import cards
 from brainscore.web.site import Site
 
@@ -56,7 +55,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     """
     if not site.visible(identifier, user):
         raise HTTPException(404, f"no model {identifier!r}")
-    records = site.store.scores(model_identifier=identifier, include_failed=True)
+    records = site.results.scores_of(model=identifier, include_failed=True)
     owner = site.owner_of(identifier)
     is_owner = user is not None and owner == user.username
     if not records and identifier not in registry.models.list() and owner is None:
@@ -65,7 +64,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     submission = None
     if task is not None and is_owner:
         submission = {"id": task.id, "status": task.status, "results": task.results}
-    aggregates = next((rec for rec in leaderboard_records(site.store) if rec["model"] == identifier), None)
+    aggregates = site.results.aggregates_of(identifier)
     model = site.store.model(identifier)
     rows = _latest_rows(records, is_owner)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
@@ -84,7 +83,7 @@ def commitment_table(site: Site, model: str) -> dict[str, dict]:
     from brainscore.models.layer_rule import describe
 
     table: dict[str, dict] = {}
-    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+    for record in site.results.scores_of(model=model):  # oldest first: the newest wins
         provenance = record.provenance if isinstance(record.provenance, dict) else {}
         commitment = (provenance.get("model") or {}).get("commitment")
         if record.status != "done" or not isinstance(commitment, dict) or not commitment.get("region"):
@@ -129,6 +128,12 @@ def _latest_rows(records, is_owner: bool) -> list[dict]:
     return rows
 
 
+def latest_scores(site: Site, benchmark: str) -> dict:
+    """Model -> its latest successful score record on ``benchmark`` (computed once per change of the results)."""
+    return site.results.get(("latest scores", benchmark),  # oldest first: the latest of each model wins
+                            lambda: {r.model: r for r in site.results.scores_of(benchmark=benchmark)})
+
+
 def benchmark_json(site: Site, identifier: str, user) -> dict:
     """Everything the benchmark page shows, as ``GET /api/benchmarks/{identifier}`` returns it.
 
@@ -141,8 +146,9 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
     if identifier not in parents and identifier not in registry.benchmarks.list():
         raise HTTPException(404, f"no benchmark {identifier!r}")
     info = benchmark_info(identifier)
-    latest = {r.model: r for r in site.store.scores(benchmark_identifier=identifier)}  # oldest first
-    records = [r for r in latest.values() if site.visible(r.model, user)]
+    latest = latest_scores(site, identifier)
+    hidden = site.hidden_from(user)
+    records = [r for r in latest.values() if r.model not in hidden]
     ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
                        "ci95": list(r.ci95) if r.ci95 else None} for r in records),
                      key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
@@ -192,7 +198,7 @@ def selection_curves(site: Site, model: str) -> dict[str, dict]:
     ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``.
     """
     curves = {}
-    for record in site.store.scores(model_identifier=model):  # oldest first: the newest wins
+    for record in site.results.scores_of(model=model):  # oldest first: the newest wins
         provenance = record.provenance if isinstance(record.provenance, dict) else {}
         for region, curve in (provenance.get("layer_selection") or {}).items():
             try:

@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 from brainscore.leaderboard import tree
 from brainscore.web import checks, views
 from brainscore.web.routes.submissions import enqueue, rerun
-from brainscore.web.site import site_of
+from brainscore.web.site import json_bytes, site_of
 
 router = APIRouter(prefix="/api")
 
@@ -18,7 +18,11 @@ def api_leaderboard(request: Request, at: str | None = None):
     """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
     ``at=YYYY-MM-DD``: as it was at the end of that day (UTC)."""
     site = site_of(request)
-    return site.board(site.reader(request), at)
+    if at:  # a past day: computed for the request
+        return site.board(site.reader(request), at)
+    hidden = frozenset(site.hidden_from(site.reader(request)))
+    return site.shared(request, ("api leaderboard", hidden), lambda version: json_bytes(
+        [r for r in site.results.records(version) if r["model"] not in hidden]), "application/json")
 
 
 @router.get("/compare")
@@ -32,7 +36,11 @@ def api_compare(request: Request, models: str = ""):
 def api_model(request: Request, identifier: str):
     """A model's scores, layer selection and (for its owner) its latest submission."""
     site = site_of(request)
-    return views.model_json(site, identifier, site.reader(request))
+    user = site.reader(request)
+    if user is None:  # every anonymous reader gets the same JSON: built once per change of the results
+        return site.shared(request, ("api model", frozenset(site.hidden_from(None)), identifier),
+                           lambda version: json_bytes(views.model_json(site, identifier, None)), "application/json")
+    return views.model_json(site, identifier, user)
 
 
 @router.get("/benchmarks")
@@ -45,7 +53,12 @@ def api_benchmarks():
 def api_benchmark(request: Request, identifier: str):
     """A benchmark's facts and ranking."""
     site = site_of(request)
-    return views.benchmark_json(site, identifier, site.reader(request))
+    user = site.reader(request)
+    if user is None:
+        return site.shared(request, ("api benchmark", frozenset(site.hidden_from(None)), identifier),
+                           lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
+                           "application/json")
+    return views.benchmark_json(site, identifier, user)
 
 
 @router.post("/submissions")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
@@ -13,15 +14,40 @@ from brainscore.web.site import site_of
 router = APIRouter()
 
 
+PAGE_SIZE = 100
+"""Leaderboard rows per page: a page a browser lays out at once (all 704 models were 6.2 MB of HTML)."""
+
+
 @router.get("/", response_class=HTMLResponse)
 def leaderboard_page(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
-                     fold: str | None = None, norule: int = 0, at: str | None = None):
+                     fold: str | None = None, norule: int = 0, at: str | None = None, page: int = 1):
     """The leaderboard: every visible model's scores in tree columns; its state (sort, filter, folded columns,
     ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
-    view can be shared and exported as it is."""
+    view can be shared and exported as it is. :data:`PAGE_SIZE` rows per ``page``.
+
+    Anonymous visitors without a filter all see the same pages: each is rendered and gzipped once per
+    change of the results (:meth:`~brainscore.web.site.Site.shared`).
+    """
     site = site_of(request)
-    view = views.leaderboard_view(site, site.current_user(request), sort, q, desc, fold, norule, at)
-    return site.render(request, "leaderboard.html", **view)
+    user = site.current_user(request)
+    if user is None and not q and not at:
+        hidden = frozenset(site.hidden_from(None))
+        return site.shared(request, ("leaderboard page", hidden, sort, bool(desc), fold, bool(norule), page),
+                           lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule, None,
+                                                        page).body, "text/html")
+    return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page)
+
+
+def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fold: str | None, norule: int,
+                 at: str | None, page: int):
+    """The leaderboard page's response (its ``body`` is the HTML): one page of the view."""
+    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule, at)
+    total = len(view["records"])
+    pages = max(1, math.ceil(total / PAGE_SIZE))
+    page = min(max(1, page), pages)
+    offset = (page - 1) * PAGE_SIZE
+    view["records"] = view["records"][offset:offset + PAGE_SIZE]
+    return site.render(request, "leaderboard.html", **view, total=total, offset=offset, page=page, pages=pages)
 
 
 @router.get("/leaderboard.csv")
@@ -84,23 +110,34 @@ def compare_page(request: Request, models: str = ""):
 def model_page(request: Request, identifier: str):
     """A model's scores, failures (with logs for its owner), layer selection and provenance."""
     site = site_of(request)
-    return site.render(request, "model.html", **views.model_json(site, identifier, site.current_user(request)))
+    user = site.current_user(request)
+    if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
+        return site.shared(request, ("model page", frozenset(site.hidden_from(None)), identifier),
+                           lambda version: site.render(request, "model.html",
+                                                       **views.model_json(site, identifier, None)).body, "text/html")
+    return site.render(request, "model.html", **views.model_json(site, identifier, user))
 
 
 @router.get("/benchmarks/{identifier}", response_class=HTMLResponse)
 def benchmark_page(request: Request, identifier: str):
     """A benchmark's facts, its ranking of the visible models and their distribution."""
     site = site_of(request)
-    return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, site.current_user(request)))
+    user = site.current_user(request)
+    if user is None:
+        return site.shared(request, ("benchmark page", frozenset(site.hidden_from(None)), identifier),
+                           lambda version: site.render(request, "benchmark.html",
+                                                       **views.benchmark_json(site, identifier, None)).body,
+                           "text/html")
+    return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, user))
 
 
 @router.get("/plots/benchmarks/{identifier}.svg")
 def benchmark_plot(request: Request, identifier: str, highlight: str | None = None):
     """SVG: the distribution of the visible models' scores on a benchmark (``highlight`` one in red)."""
     site = site_of(request)
-    user = site.current_user(request)
-    latest = {r.model: r.score for r in site.store.scores(benchmark_identifier=identifier)}  # oldest first
-    scores = {m: v for m, v in latest.items() if v is not None and site.visible(m, user)}
+    hidden = site.hidden_from(site.current_user(request))
+    scores = {m: r.score for m, r in views.latest_scores(site, identifier).items()
+              if r.score is not None and m not in hidden}
     return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
 

@@ -1,0 +1,256 @@
+"""The website under load at the reference's scale: 704 models x 23 benchmarks, 200 visitors, 20 submitters.
+
+    python perf/web_load.py [--models 704] [--visitors 200] [--submitters 20] [--duration 60]
+                            [--web-workers 4] [--postgres] [--locust /path/to/locust]
+
+1. Fills a results database (a fresh SQLite file, or with ``--postgres`` a throw-away PostgreSQL
+   server from ``tests/postgres_server.py``) with one score of every model on every benchmark the
+   plugins register for the leaderboard plus the selection-only ones (704 x 23 = 16,192 rows with
+   the defaults; brain-score.org shows about 700 models), each with a provenance of the size real
+   ones have, and 20 accounts with API tokens.
+2. Measures one visitor alone: ``GET /`` (time, bytes sent with and without gzip).
+3. Starts ``brainscore serve --web-workers N --no-scoring`` on 127.0.0.1 (pages and queue only: the
+   submissions are queued, not scored) and drives it with Locust (``pip install locust``; give its
+   executable with ``--locust`` when it lives in another environment), headless, bounded by
+   ``--duration``: ``--visitors`` users reading the leaderboard (sorted, filtered), model and
+   benchmark pages and the JSON API, and ``--submitters`` users uploading a plugin every 5-15 s.
+4. Prints p50/p99 and errors per request type, and checks that every accepted submission is in
+   the queue exactly once, in the order it was accepted.
+
+Nothing leaves 127.0.0.1; the server and Locust are stopped at the end (or on Ctrl-C).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def provenance(model: str, benchmark: str, k: int) -> dict:
+    """A provenance of the size and shape ``brainscore.score`` records (about 1.5 kB of JSON)."""
+    return {"start": "2026-11-25T12:00:00+00:00", "end": "2026-11-25T12:01:00+00:00",
+            "model": {"identifier": model, "weights_sha256": f"{k:064x}", "architecture_sha256": f"{k + 1:064x}",
+                      "preprocessing": {"image_size": 224, "normalisation": "imagenet"}, "visual_degrees": 8},
+            "benchmark": {"identifier": benchmark, "version": 1,
+                          "data_files": {f"packaged/assy_{benchmark}_{i}.nc": f"{i:064x}" for i in range(3)}},
+            "metric": {"name": "pls", "splits": 10, "seed": 0, "components": 25},
+            "ceiling": {"method": "internal consistency", "value": 0.8, "error": 0.01},
+            "versions": {"brainscore": "1.0", "torch": "2.5", "numpy": "2.1", "xarray": "2025.1"},
+            "layers": {"IT": "layer4.1"}}
+
+
+def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
+    """The results database at ``url`` with ``n_models`` x every benchmark; returns the load test's configuration."""
+    from sqlalchemy import insert
+    from sqlalchemy.orm import Session
+
+    from brainscore.leaderboard import tree
+    from brainscore.metrics.score import Score
+    from brainscore.scoring.outcome import Outcome
+    from brainscore.results import Database
+    from brainscore.results.records import record
+    from brainscore.results.schema import BenchmarkInstance, Model, ScoreRow
+    from brainscore.web import accounts
+
+    db = Database(url)
+    benchmarks = sorted(tree.benchmark_parents(include_selection=True))
+    models = [f"model-{k:04d}" for k in range(n_models)]
+    rng = random.Random(0)
+    started = time.perf_counter()
+    for benchmark in benchmarks:  # the first model through the recording API: benchmark instances as in real use
+        score = Score.of(rng.random(), model_identifier=models[0], benchmark_identifier=benchmark,
+                         raw=Score.of(rng.random()), ceiling=Score.of(0.8), benchmark_version=1)
+        score.attrs["provenance"] = provenance(models[0], benchmark, 0)
+        record(Outcome.from_score(score), db)
+    with Session(db.engine) as session:
+        instances = {i.benchmark_type_id: i.id for i in session.query(BenchmarkInstance)}
+        session.execute(insert(Model), [{"identifier": m, "public": True} for m in models[1:]])
+        model_ids = {m.identifier: m.id for m in session.query(Model)}
+        rows = []
+        for k, model in enumerate(models[1:], start=1):
+            for benchmark in benchmarks:
+                value = rng.random()
+                rows.append({"benchmark_instance_id": instances[benchmark], "model_id": model_ids[model],
+                             "status": "done", "score_raw": value * 0.8, "score_ceiled": value, "error": 0.01,
+                             "ci95_low": value - 0.02, "ci95_high": value + 0.02, "layers": {"IT": "layer4.1"},
+                             "provenance": provenance(model, benchmark, k), "provenance_key": f"{k:032x}{k:032x}"})
+        session.execute(insert(ScoreRow), rows)
+        session.commit()
+    filled = time.perf_counter() - started
+    engine = accounts.engine_for(url)
+    tokens = []
+    for i in range(n_users):
+        user = accounts.register(engine, f"submitter{i:02d}", "a long enough password")
+        tokens.append(accounts.create_token(engine, user))
+    from brainscore.leaderboard.aggregate import registered_tree
+
+    columns = registered_tree().order()
+    plugin = {p.name: p.read_text() for p in (ROOT / "docs/examples/my_tiny_net").iterdir() if p.is_file()}
+    plugin["__init__.py"] = plugin["__init__.py"].replace("my-tiny-net", "load-net-placeholder")
+    (home / "plugin.json").write_text(json.dumps(plugin))
+    return {"models": models, "benchmarks": benchmarks, "columns": columns, "tokens": tokens,
+            "submit_benchmark": sorted(tree.benchmark_parents())[0],  # a leaderboard one (not selection-only)
+            "plugin_files": str(home / "plugin.json"), "accepted": str(home / "accepted.txt"),
+            "rows": len(models) * len(benchmarks), "fill_s": filled}
+
+
+@contextmanager
+def server(url: str, home: Path, web_workers: int):
+    port = free_port()
+    env = {**os.environ, "BRAINSCORE_HOME": str(home), "PYTHONPATH": str(ROOT / "src")}
+    command = [sys.executable, "-m", "brainscore", "serve", "--host", "127.0.0.1", "--port", str(port), "--db", url,
+               "--web-workers", str(web_workers), "--no-scoring"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=open(home / "server.log", "w"),
+                               start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        import httpx
+
+        deadline = time.time() + 120
+        while True:
+            try:
+                if httpx.get(f"{base}/api/benchmarks", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.time() > deadline:
+                raise SystemExit(f"the server did not start: {(home / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def one_visitor(base: str) -> dict:
+    """``GET /`` alone: seconds (median of 5), bytes sent without and with gzip."""
+    import httpx
+
+    times = []
+    with httpx.Client(timeout=120) as client:
+        for _ in range(5):
+            started = time.perf_counter()
+            plain = client.get(f"{base}/", headers={"Accept-Encoding": "identity"})
+            times.append(time.perf_counter() - started)
+        gzipped = client.get(f"{base}/", headers={"Accept-Encoding": "gzip"})
+        raw_size = int(gzipped.headers.get("content-length") or len(gzipped.content))
+        api = client.get(f"{base}/api/leaderboard", headers={"Accept-Encoding": "gzip"})
+    return {"seconds": sorted(times)[2], "bytes": len(plain.content), "gzip_bytes": raw_size,
+            "gzip": gzipped.headers.get("content-encoding") == "gzip", "api_bytes": len(api.content),
+            "api_gzip_bytes": int(api.headers.get("content-length") or len(api.content))}
+
+
+def run_locust(locust: str, base: str, config: Path, visitors: int, submitters: int, duration: int,
+               out: Path) -> list[dict]:
+    env = {**os.environ, "WEB_LOAD_CONFIG": str(config), "WEB_LOAD_SUBMITTERS": str(submitters)}
+    users = visitors + submitters
+    command = [locust, "-f", str(Path(__file__).with_name("web_load_locustfile.py")), "--headless", "--host", base,
+               "-u", str(users), "-r", str(max(1, users // 10)), "-t", f"{duration}s", "--stop-timeout", "30",
+               "--csv", str(out / "locust"), "--only-summary", "--loglevel", "WARNING"]
+    subprocess.run(command, env=env, check=False, timeout=duration + 180, stdout=subprocess.DEVNULL,
+                   stderr=open(out / "locust.log", "w"))
+    with open(out / "locust_stats.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def check_queue(url: str, accepted_file: Path) -> str:
+    """Every accepted submission (201 received) is queued exactly once; none queued twice."""
+    from sqlalchemy import create_engine, text
+
+    accepted = [line.split() for line in accepted_file.read_text().splitlines()] if accepted_file.exists() else []
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT id, models FROM web_jobs ORDER BY id")).all()
+    queued = {int(r[0]): (json.loads(r[1]) if isinstance(r[1], str) else r[1]) for r in rows}
+    lost = [i for i, m in accepted if int(i) not in queued or queued[int(i)] != [m]]
+    identifiers = [m for models in queued.values() for m in models]
+    duplicated = len(identifiers) - len(set(identifiers))
+    late = len(queued) - len(accepted)
+    return (f"submissions: {len(accepted)} accepted (201 received), {len(lost)} of them lost, {duplicated} queued "
+            f"twice; {len(queued)} queued in all ({late} answered after Locust stopped); the dispatcher takes them "
+            f"by id, the order they were queued")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", type=int, default=704)
+    parser.add_argument("--visitors", type=int, default=200)
+    parser.add_argument("--submitters", type=int, default=20)
+    parser.add_argument("--duration", type=int, default=60, help="seconds of load (at most 600)")
+    parser.add_argument("--web-workers", type=int, default=4)
+    parser.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL server instead of SQLite")
+    parser.add_argument("--locust", default=shutil.which("locust") or "locust")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (database, Locust CSV)")
+    args = parser.parse_args()
+    args.duration = min(args.duration, 600)
+    home = Path(tempfile.mkdtemp(prefix="brainscore-web-load-"))
+    os.environ["BRAINSCORE_HOME"] = str(home)
+    try:
+        with (_postgres(home) if args.postgres else _sqlite(home)) as url:
+            config = fill(url, args.models, args.submitters, home)
+            print(f"database: {config['rows']:,} scores ({args.models} models x {len(config['benchmarks'])} "
+                  f"benchmarks), filled in {config['fill_s']:.1f} s; {url.split('@')[-1]}")
+            (home / "config.json").write_text(json.dumps(config))
+            with server(url, home, args.web_workers) as base:
+                alone = one_visitor(base)
+                print(f"one visitor: GET / {alone['seconds'] * 1000:.0f} ms, {alone['bytes']:,} bytes "
+                      f"({alone['gzip_bytes']:,} gzipped: {alone['gzip']}); /api/leaderboard {alone['api_bytes']:,} "
+                      f"bytes ({alone['api_gzip_bytes']:,} on the wire)")
+                stats = run_locust(args.locust, base, home / "config.json", args.visitors, args.submitters,
+                                   args.duration, home)
+            print(f"{args.visitors} visitors + {args.submitters} submitters for {args.duration} s, "
+                  f"{args.web_workers} web worker processes:")
+            print(f"{'request':28s} {'count':>7s} {'errors':>6s} {'req/s':>7s} {'p50 ms':>7s} {'p99 ms':>7s}")
+            for row in stats:
+                print(f"{row['Name']:28s} {row['Request Count']:>7s} {row['Failure Count']:>6s} "
+                      f"{float(row['Requests/s']):7.1f} {row['50%']:>7s} {row['99%']:>7s}")
+            print(check_queue(url, Path(config["accepted"])))
+    finally:
+        if args.keep:
+            print(f"kept {home}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+@contextmanager
+def _sqlite(home: Path):
+    yield f"sqlite:///{home / 'results.sqlite'}"
+
+
+@contextmanager
+def _postgres(home: Path):
+    from postgres_server import PostgresServer
+
+    pg = PostgresServer().start()
+    try:
+        yield pg.url
+    finally:
+        pg.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""What is computed from the recorded scores, computed once per change of the results, not per request.
+
+The website shows the leaderboard to every visitor; at the reference's scale (about 700 models x 23
+benchmarks, 16,100 scores) aggregating it takes about a second. :class:`ResultsCache` keeps each
+computed value with the :meth:`~brainscore.results.Database.results_version` it was computed at
+(the largest score row id: one index lookup) and computes it again only when that changed: a score or failure recorded by any process (a scoring child, ``brainscore
+score``, another web worker) invalidates it at the next request, with no message between processes.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Iterable
+
+from brainscore.leaderboard.aggregate import Tree, leaderboard_records
+from brainscore.results import Database, StoredScore
+
+__all__ = ["ResultsCache"]
+
+
+class ResultsCache:
+    """Values computed from a results database, each kept until a score is recorded.
+
+    Parameters
+    ----------
+    db : Database
+    benchmarks : str or list of str, optional
+        Patterns restricting the leaderboard's leaves (see :func:`leaderboard_records`).
+    tree : Tree, optional
+        Default: the tree the registered plugins declare.
+    max_values : int
+        Most values kept (names used least recently are dropped first): rendered pages of every
+        sort order, say, stay bounded.
+
+    Notes
+    -----
+    Thread-safe: concurrent requests for a value being computed wait for that one computation
+    (never N copies of it at once). Values are shared between callers: do not modify them.
+
+    Examples
+    --------
+    >>> cache = ResultsCache(Database("sqlite://"))
+    >>> cache.records()
+    []
+    """
+
+    def __init__(self, db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None,
+                 max_values: int = 256):
+        self.db, self.benchmarks, self.tree = db, benchmarks, tree
+        self.max_values = max_values
+        self._values: OrderedDict[Any, tuple[int, Any]] = OrderedDict()  # least recently used first
+        self._locks: dict[Any, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self.computed = 0  # how many values were computed (tests and perf check that requests reuse them)
+
+    def version(self) -> int:
+        """The results database's current :meth:`~brainscore.results.Database.results_version`."""
+        return self.db.results_version()
+
+    def get(self, name: Any, compute: Callable[[], Any], version: int | None = None) -> Any:
+        """``compute()``, computed once per results version under ``name`` (any hashable).
+
+        Parameters
+        ----------
+        name : hashable
+            What the value is, e.g. ``("benchmark", "Kiani2007.IT-rdm")``.
+        compute : callable
+            Computes the value from the database.
+        version : int, optional
+            The version already read in this request (saves one query).
+        """
+        version = self.version() if version is None else version
+        kept = self._values.get(name)
+        if kept is not None and kept[0] == version:
+            self._touch(name)
+            return kept[1]
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        with lock:
+            kept = self._values.get(name)
+            if kept is not None and kept[0] == version:
+                return kept[1]  # computed by the request this one waited for
+            value = compute()
+            with self._guard:
+                self._values[name] = (version, value)
+                self._values.move_to_end(name)
+                while len(self._values) > self.max_values:
+                    dropped, _ = self._values.popitem(last=False)
+                    self._locks.pop(dropped, None)
+            self.computed += 1
+            return value
+
+    def _touch(self, name: Any) -> None:
+        with self._guard:
+            if name in self._values:
+                self._values.move_to_end(name)
+
+    def scores(self, version: int | None = None) -> list[StoredScore]:
+        """Every recorded score and failure (``db.scores(include_failed=True)``, oldest first), read once."""
+        return self.get("scores", lambda: self.db.scores(include_failed=True), version)
+
+    def scores_of(self, model: str | None = None, benchmark: str | None = None, include_failed: bool = False,
+                  version: int | None = None) -> list[StoredScore]:
+        """The records of one model or one benchmark, as ``db.scores(model, benchmark, include_failed)`` returns them.
+
+        Raises
+        ------
+        ValueError
+            If neither or both of ``model`` and ``benchmark`` are given.
+        """
+        if (model is None) == (benchmark is None):
+            raise ValueError("give either a model or a benchmark")
+        version = self.version() if version is None else version
+        field, key = ("model", model) if model is not None else ("benchmark", benchmark)
+
+        def group() -> dict[str, list[StoredScore]]:
+            grouped: dict[str, list[StoredScore]] = {}
+            for record in self.scores(version):
+                grouped.setdefault(getattr(record, field), []).append(record)
+            return grouped
+
+        found = self.get(f"scores by {field}", group, version).get(key, [])
+        return found if include_failed else [r for r in found if r.status == "done"]
+
+    def records(self, version: int | None = None) -> list[dict]:
+        """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
+        version = self.version() if version is None else version
+        return self.get("leaderboard", lambda: leaderboard_records(self.db, self.benchmarks, self.tree,
+                                                                   scores=self.scores(version)), version)
+
+    def aggregates_of(self, model: str, version: int | None = None) -> dict | None:
+        """The leaderboard entry of ``model`` (``{"model", "scores", "missing"}``), or None if it has no score."""
+        version = self.version() if version is None else version
+        by_model = self.get("by_model", lambda: {e["model"]: e for e in self.records(version)}, version)
+        return by_model.get(model)
+
+    def invalidate(self) -> None:
+        """Drop every value (the next request computes them again)."""
+        with self._guard:
+            self._values.clear()
