@@ -113,3 +113,19 @@ def test_channels_last_batch_has_same_values(tmp_path, rng):
     plain, last = Preprocessing()([path]), Preprocessing(channels_last=True)([path])
     assert last.is_contiguous(memory_format=torch.channels_last)
     assert torch.equal(plain, last)
+
+
+def test_a_batch_decoded_by_several_threads_equals_one_decoded_by_one(tmp_path, monkeypatch):
+    from brainscore.models import preprocessing
+    from model_fixtures import make_stimuli
+
+    stimuli = make_stimuli(tmp_path / "images", 9, size=37)
+    paths = list(stimuli["stimulus_path"])
+    prep = preprocessing.imagenet(64)
+    monkeypatch.setattr(preprocessing, "DECODE_THREADS", 1)
+    alone = prep(paths)
+    monkeypatch.setattr(preprocessing, "DECODE_THREADS", 4)
+    together = prep(paths)
+    assert together.shape == (9, 3, 64, 64)
+    assert torch.equal(alone, together)  # bit for bit, in the same order
+    assert torch.equal(together[3], prep.image(paths[3]))
