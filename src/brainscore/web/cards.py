@@ -58,7 +58,7 @@ def metadata(folder: Path, model: str) -> dict:
     path = folder / "metadata.yml"
     if not path.is_file():
         return {}
-    import yaml  # PyYAML comes with dask
+    import yaml
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
