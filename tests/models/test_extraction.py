@@ -157,7 +157,11 @@ def test_peak_memory_is_one_batch_not_all_images(tmp_path):
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["file_mb"] > 390
-    assert result["growth_mb"] < 150, result
+    # streaming holds at most: the batch the network computes, its copy out of the hook and two batches
+    # queued for the background writer (4 x 51.4 MB); holding every image would be 410 MB. When the disk
+    # is slow (another process writing) the writer's queue fills, so the bound is the queue's, not one batch.
+    batch_mb = 4 * 64 * 224 * 224 * 4 / 2**20
+    assert result["growth_mb"] < 5 * batch_mb < 0.65 * result["file_mb"], result
 
 
 def test_microsaccade_spiral_follows_the_reference():
