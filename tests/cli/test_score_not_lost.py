@@ -130,10 +130,10 @@ class _BrokenDatabase:
 
 def test_a_run_whose_database_breaks_keeps_every_score_and_goes_on(home, capsys):
     from brainscore import runner
-    from brainscore.results.records import DatabaseRecords
+    from brainscore.results.records import DatabaseOutcomeStore
 
     pairs = runner.pairs("pixels", f"{BENCHMARK},Kriegeskorte2008.IT-rdm")
-    summaries = runner.run_sequential(pairs, records=DatabaseRecords(_BrokenDatabase()))
+    summaries = runner.run_sequential(pairs, store=DatabaseOutcomeStore(_BrokenDatabase()))
     assert [s["status"] for s in summaries] == ["done", "done"] and summaries[0]["score"] == PIXELS
     kept = journal.pending("sqlite:////nowhere/full.sqlite")
     assert len(kept) == 2 and capsys.readouterr().err.count("is full") == 2

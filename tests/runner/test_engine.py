@@ -84,18 +84,18 @@ def test_a_worker_killed_mid_task_is_retried_and_the_table_equals_a_sequential_r
 
 
 def test_pairs_already_recorded_are_skipped_and_rerun_forces_them(worker_environment, monkeypatch):
-    records = runner.open_records(worker_environment / "records.jsonl")
+    store = runner.open_outcome_store(worker_environment / "records.jsonl")
     pairs = runner.pairs("tiny-seeded", "Kriegeskorte2008.IT-rdm,Geirhos2021edge-top1")
-    first = runner.run_sequential(pairs, records=records)
+    first = runner.run_sequential(pairs, store=store)
     assert [r["status"] for r in first] == ["done", "done"]
     seen = []
-    again = runner.run_sequential(pairs, records=records, on_result=seen.append)
+    again = runner.run_sequential(pairs, store=store, on_result=seen.append)
     assert [r["status"] for r in again] == ["skipped", "skipped"]
     assert [r["score"] for r in again] == [r["score"] for r in first]
     assert len(seen) == 2
-    forced = runner.run_sequential(pairs[:1], records=records, rerun=True)
+    forced = runner.run_sequential(pairs[:1], store=store, rerun=True)
     assert forced[0]["status"] == "done" and forced[0]["score"] == first[0]["score"]
-    assert len(records.path.read_text().splitlines()) == 3
+    assert len(store.path.read_text().splitlines()) == 3
 
 
 def run_on_two_workers(pairs):
@@ -182,18 +182,18 @@ class FakeDatabase:
 
 
 def test_the_database_backend_records_scores_and_failures_and_skips_by_run_key():
-    from brainscore.results.records import DatabaseRecords
+    from brainscore.results.records import DatabaseOutcomeStore
 
     database = FakeDatabase()
-    records = DatabaseRecords(database)
+    store = DatabaseOutcomeStore(database)
     pairs = runner.pairs("tiny-seeded,pixels", "Kiani2007.IT-rdm,Geirhos2021edge-top1")
     import runner_helpers  # noqa: F401
 
-    first = runner.run_sequential(pairs, records=records)
+    first = runner.run_sequential(pairs, store=store)
     assert [r["status"] for r in first] == ["done", "done", "done", "failed"]
     assert [r.status for r in database.rows] == ["done", "done", "done", "failed"]
     assert database.rows[3].log.startswith("Traceback") and "ValidationError" in database.rows[3].failure
     assert len({r.provenance["run_key"] for r in database.rows}) == 4
-    again = runner.run_sequential(pairs, records=records)
+    again = runner.run_sequential(pairs, store=store)
     assert [r["status"] for r in again] == ["skipped", "skipped", "skipped", "failed"]  # failures are retried
     assert [r["score"] for r in again[:3]] == [r["score"] for r in first[:3]]

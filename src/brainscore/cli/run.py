@@ -88,7 +88,7 @@ def run(args) -> int:
     client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload,
                                        memory_per_worker=args.memory_per_worker)
     try:
-        summaries = runner.run(pairs, client, records=runner.open_records(), rerun=args.rerun, on_result=on_result,
+        summaries = runner.run(pairs, client, store=runner.open_outcome_store(), rerun=args.rerun, on_result=on_result,
                                progress=True, gpu=bool(gpus),
                                stream=_Quiet() if args.no_progress else None, stats=stats)
     finally:

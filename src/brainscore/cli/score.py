@@ -61,13 +61,13 @@ def run_grid(args) -> int:
         raise SystemExit("error: --layer applies to one benchmark; name a single --benchmark with it")
     pairs = runner.pairs(args.model, args.benchmark, device=_device(args))
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
-    records = None
+    store = None
     if not args.no_record:  # every score and failure is recorded, as for a single pair
         from brainscore.results import Database
-        from brainscore.results.records import DatabaseRecords
+        from brainscore.results.records import DatabaseOutcomeStore
 
-        records = DatabaseRecords(Database(args.db))
-    summaries = runner.run_sequential(pairs, records=records, rerun=True, on_result=on_result)
+        store = DatabaseOutcomeStore(Database(args.db))
+    summaries = runner.run_sequential(pairs, store=store, rerun=True, on_result=on_result)
     if not args.json:
         print(report.table(summaries))
     return 1 if report.failures(summaries, sys.stderr) else 0

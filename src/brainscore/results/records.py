@@ -9,9 +9,9 @@ that database opens, and :class:`NotRecorded` says where it is kept and what to 
 
 A run (:mod:`brainscore.runner`) keeps its results in a *store* with two methods, ``find`` (the
 latest successful outcome of a pair with a given run key) and ``record``:
-:class:`DatabaseRecords` (the results database, the run key in each row's provenance) or
-:class:`JsonLinesRecords` (``$BRAINSCORE_HOME/runs/results.jsonl``, one JSON object per outcome);
-:func:`open_records` picks one.
+:class:`DatabaseOutcomeStore` (the results database, the run key in each row's provenance) or
+:class:`JsonLinesOutcomeStore` (``$BRAINSCORE_HOME/runs/results.jsonl``, one JSON object per outcome);
+:func:`open_outcome_store` picks one.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from brainscore.results.database import Database, DatabaseError, DatabaseUnavail
 from brainscore.results import journal
 from brainscore.scoring.outcome import Outcome
 
-__all__ = ["record", "NotRecorded", "JsonLinesRecords", "DatabaseRecords", "open_records"]
+__all__ = ["record", "NotRecorded", "JsonLinesOutcomeStore", "DatabaseOutcomeStore", "open_outcome_store"]
 
 
 class NotRecorded(DatabaseError):
@@ -102,7 +102,7 @@ def _stored_outcome(stored, model: str, benchmark: str) -> Outcome:
                    provenance_key=stored.provenance_key)
 
 
-class JsonLinesRecords:
+class JsonLinesOutcomeStore:
     """Outcomes appended to a JSON-lines file (one summary per line, with its run key, flushed per outcome).
 
     Parameters
@@ -147,7 +147,7 @@ class JsonLinesRecords:
             os.fsync(f.fileno())
 
 
-class DatabaseRecords:
+class DatabaseOutcomeStore:
     """Outcomes in the results database (:class:`brainscore.results.Database`), through :func:`record`.
 
     The run key is stored in each row's provenance (``provenance["run_key"]``).
@@ -168,8 +168,8 @@ class DatabaseRecords:
         record(outcome.with_provenance(run_key=key), self.database)
 
 
-def open_records(path: str | os.PathLike | None = None):
+def open_outcome_store(path: str | os.PathLike | None = None):
     """The store a run writes to: the results database, or the JSON-lines file at ``path`` when given."""
     if path is None:
-        return DatabaseRecords(Database())
-    return JsonLinesRecords(path)
+        return DatabaseOutcomeStore(Database())
+    return JsonLinesOutcomeStore(path)

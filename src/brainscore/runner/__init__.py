@@ -12,6 +12,6 @@ thin shell over it.
 """
 from brainscore.runner.engine import run, run_sequential
 from brainscore.runner.grid import Pair, expand, pairs
-from brainscore.results.records import open_records
+from brainscore.results.records import open_outcome_store
 
-__all__ = ["run", "run_sequential", "pairs", "expand", "Pair", "open_records"]
+__all__ = ["run", "run_sequential", "pairs", "expand", "Pair", "open_outcome_store"]

@@ -47,13 +47,13 @@ def _benchmark_info(benchmark: str) -> dict[str, Any]:
     return {"region": getattr(instance, "region", None), "version": getattr(instance, "version", None)}
 
 
-def _skipped(pairs: Sequence[Pair], records, rerun: bool, on_result: Callback | None):
+def _skipped(pairs: Sequence[Pair], store, rerun: bool, on_result: Callback | None):
     """Split ``pairs`` into those to compute (with their run keys) and the summaries of those already recorded."""
     info = {b: _benchmark_info(b) for b in dict.fromkeys(p.benchmark for p in pairs)}
     todo, done = [], []
     for pair in pairs:
         key = run_key(pair.model, pair.benchmark, info[pair.benchmark]["version"], pair.model_kwargs)
-        found = None if rerun or records is None else records.find(pair.model, pair.benchmark, key)
+        found = None if rerun or store is None else store.find(pair.model, pair.benchmark, key)
         if found is not None:
             summary = found.replace(status="skipped").summary()
             done.append(summary)
@@ -64,13 +64,13 @@ def _skipped(pairs: Sequence[Pair], records, rerun: bool, on_result: Callback | 
     return todo, done, info
 
 
-def _finish(records, outcome: Outcome, key: str, on_result: Callback | None) -> dict[str, Any]:
+def _finish(store, outcome: Outcome, key: str, on_result: Callback | None) -> dict[str, Any]:
     """Record ``outcome`` (if there is a store), report its summary to ``on_result``; the summary."""
-    if records is not None:
+    if store is not None:
         from brainscore.results import NotRecorded
 
         try:
-            records.record(outcome, key)
+            store.record(outcome, key)
         except NotRecorded as error:  # kept in the journal; the run goes on with the other pairs
             print(f"warning: {error}", file=sys.stderr, flush=True)
     summary = outcome.summary()
@@ -79,14 +79,14 @@ def _finish(records, outcome: Outcome, key: str, on_result: Callback | None) -> 
     return summary
 
 
-def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
+def run_sequential(pairs: Sequence[Pair], store=None, rerun: bool = False,
                    on_result: Callback | None = None) -> list[dict[str, Any]]:
     """Score ``pairs`` one after the other in this process (what ``brainscore score`` does for several pairs).
 
     Parameters
     ----------
     pairs : sequence of Pair
-    records : DatabaseRecords or JsonLinesRecords, optional
+    store : DatabaseOutcomeStore or JsonLinesOutcomeStore, optional
         Where outcomes are recorded and already-recorded pairs are found (:mod:`brainscore.results.records`);
         None records nothing.
     rerun : bool
@@ -100,11 +100,11 @@ def run_sequential(pairs: Sequence[Pair], records=None, rerun: bool = False,
         One summary per pair (:meth:`brainscore.scoring.outcome.Outcome.summary`; ``status`` is
         ``done``, ``failed`` or ``skipped``), in the order of ``pairs``.
     """
-    todo, done, _ = _skipped(pairs, records, rerun, on_result)
+    todo, done, _ = _skipped(pairs, store, rerun, on_result)
     results = list(done)
     for pair, key in todo:
         outcome = stages.score_pair(pair.model, pair.benchmark, pair.model_kwargs, device=pair.device)
-        results.append(_finish(records, outcome, key, on_result))
+        results.append(_finish(store, outcome, key, on_result))
     return _in_order(results, pairs)
 
 
@@ -207,7 +207,7 @@ class Progress:
         self.show(final=True)
 
 
-def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_result: Callback | None = None,
+def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_result: Callback | None = None,
         progress: bool = True, gpu: bool = False, stream=None, stats: dict | None = None) -> list[dict[str, Any]]:
     """Score ``pairs`` on the Dask cluster of ``client``; the summaries of all pairs in the order of ``pairs``.
 
@@ -216,7 +216,7 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     pairs : sequence of Pair
     client : distributed.Client
         Its workers must see the same ``$BRAINSCORE_HOME`` (the cache) and data mirror as this process.
-    records : DatabaseRecords or JsonLinesRecords, optional
+    store : DatabaseOutcomeStore or JsonLinesOutcomeStore, optional
         Where each outcome is recorded as it finishes (None: nowhere), and where pairs
         already recorded with the same run key are found and skipped.
     rerun : bool
@@ -240,7 +240,7 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
     """
     from distributed import as_completed
 
-    todo, results, info = _skipped(pairs, records, rerun, on_result)
+    todo, results, info = _skipped(pairs, store, rerun, on_result)
     if not todo:
         return _in_order(results, pairs)
     run_id = uuid.uuid4().hex[:8]
@@ -294,7 +294,7 @@ def run(pairs: Sequence[Pair], client, records=None, rerun: bool = False, on_res
                 outcome = future.result()
             except Exception as error:  # noqa: BLE001 - e.g. KilledWorker after too many worker deaths
                 outcome = Outcome.from_failure(pair.model, pair.benchmark, error)
-            results.append(_finish(records, outcome, key, on_result))
+            results.append(_finish(store, outcome, key, on_result))
     if stats is not None and display:
         stats.update({stage: round(seconds, 2) for stage, seconds in display.seconds.items()})
     return _in_order(results, pairs)
