@@ -213,7 +213,12 @@ def test_ceilings_agree_with_the_reference(identifier):
     assert benchmark.bibtex.count("@article") == 2
 
 
-def test_a_model_without_a_v1_layer_is_told_how_to_give_one():
+def test_a_model_without_a_v1_layer_commits_v1_by_the_layer_rule():
+    """No V1 selection data here: V1 is committed by the relative-depth rule (issue 22), not refused.
+
+    With two candidates the rule's V1 depth (0.270, ``models/layer_rule.json``) rounds to the first.
+    """
+    from brainscore.models import layer_rule
     from brainscore.models.commitment import pytorch_commitment
     from brainscore.scoring.selection import layer_scorer
     import torch
@@ -221,8 +226,11 @@ def test_a_model_without_a_v1_layer_is_told_how_to_give_one():
     network = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())
     model = pytorch_commitment("tiny", network, ["0", "1"], layer_scorer=layer_scorer)
     model.start_recording("V1", time_bins=[(70, 170)])
-    with pytest.raises(BrainScoreError, match=r"region_layer_map=\{'V1': '<layer>'\}.*--layer"):
-        model.look_at(brainscore.load_stimulus_set("Marques2020_blank"))
+    features = model.look_at(brainscore.load_stimulus_set("Marques2020_blank"))
+    depth = layer_rule.load()["rule"]["relative_depth"]["V1"]
+    assert round(depth * (2 - 1)) == 0
+    assert model.layer_methods["V1"]["method"] == "rule"
+    assert set(map(str, features["layer"].values)) == {"0"}
 
 
 # ---- the whole analysis on synthetic units with known tuning -------------------------------------------
