@@ -8,7 +8,6 @@ from scipy.interpolate import UnivariateSpline
 
 import brainscore
 from brainscore import registry
-from brainscore.errors import BrainScoreError
 from brainscore.plugins.benchmarks.marques2020 import properties as prop
 from brainscore.plugins.data.marques2020 import gratings
 
