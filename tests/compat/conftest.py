@@ -17,9 +17,13 @@ from brainscore.plugin_sources import PLUGIN_DIR_PACKAGE_PREFIX
 
 @pytest.fixture(scope="module", autouse=True)
 def restore_registries():
-    """Undo a module's registrations: identifiers no built-in plugin declares, learnt metadata, tree nodes, the
-    plugin folders' modules (so a later module pointing at the same folder imports and registers it again)."""
+    """Undo a module's registrations: identifiers registered while it ran that no built-in plugin declares,
+    learnt metadata, tree nodes, the plugin folders' modules (so a later module pointing at the same folder
+    imports and registers it again)."""
     metadata = {kind: {k: dict(v) for k, v in known._metadata.items()} for kind, known in registry.REGISTRIES.items()}
+    # what other test modules registered before this one (e.g. runner_helpers' 'tiny-seeded') stays registered:
+    # their modules are imported once per session and would not register it again
+    registered_before = {kind: set(known._factories) for kind, known in registry.REGISTRIES.items()}
     tree_nodes = dict(registry._tree_nodes)
     plugin_dirs = os.environ.get("BRAINSCORE_PLUGIN_DIRS")
     yield
@@ -30,8 +34,8 @@ def restore_registries():
     registry._discovery.reset()
     builtin = registry._discovery.index().modules
     for kind, known in registry.REGISTRIES.items():
-        for identifier in [i for i in known._factories if not str(builtin[kind].get(i, "")).startswith(
-                "brainscore.plugins.")]:
+        for identifier in [i for i in known._factories if i not in registered_before[kind]
+                           and not str(builtin[kind].get(i, "")).startswith("brainscore.plugins.")]:
             del known._factories[identifier]
         known._metadata.clear()
         known._metadata.update(metadata[kind])
