@@ -125,8 +125,13 @@ def _select_and_gather(blocks: NeuroidBlocks, stimuli, chunk: int | None = None
         kept_values.append(block[:, near])
         del block
     indices = np.concatenate(kept_indices) if kept_indices else np.zeros(0, dtype=np.int64)
-    selected = (np.concatenate(kept_values, axis=1) if kept_values
-                else np.zeros((blocks.n_presentations, 0), dtype=blocks.dtype))
+    # column-major, the layout ``values[:, units]`` gives a whole layer in memory: the later reductions then run
+    # in the same order, so the numbers do not depend on the block size down to the last bit
+    selected = np.empty((blocks.n_presentations, len(indices)), dtype=blocks.dtype, order="F")
+    column = 0
+    for part in kept_values:
+        selected[:, column:column + part.shape[1]] = part
+        column += part.shape[1]
     return indices, centres, selected
 
 
