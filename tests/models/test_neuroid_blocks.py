@@ -100,14 +100,14 @@ def test_expand_rows_copies_bounded_blocks(tmp_path, array, monkeypatch):
     original = NpyWriter.append
     monkeypatch.setattr(NpyWriter, "append", lambda self, batch: (appended.append(len(batch)), original(self, batch)))
     target = tmp_path / "expanded.npy"
-    trials_array = array.reshape(11, -1)  # 11 rows = 11 unique images x 1 trial; view as 5 x 2 trials + 1 row
+    flat = array.reshape(11, -1)
     expand_rows(unique, target, first_of, 1, checksum=False)
     np.testing.assert_array_equal(np.load(target), array[first_of])
     assert max(appended) == 4 and not unique.exists()
-    unique = _npy(tmp_path, trials_array[:10].reshape(10, 2, 3, 5), "unique2.npy")  # 5 images x 2 trials
+    unique = _npy(tmp_path, flat[:10].reshape(10, 2, 3, 5), "unique2.npy")  # rows of 5 images x 2 trials
     appended.clear()
     expand_rows(unique, tmp_path / "trials.npy", np.array([4, 0, 4]), 2, checksum=False)
-    expected = trials_array[:10].reshape(10, 2, 3, 5)[[8, 9, 0, 1, 8, 9]]
+    expected = flat[:10].reshape(10, 2, 3, 5)[[8, 9, 0, 1, 8, 9]]
     np.testing.assert_array_equal(np.load(tmp_path / "trials.npy"), expected)
     assert max(appended) == 4
 

@@ -392,7 +392,8 @@ def test_a_tiny_memory_budget_reads_the_layer_from_disk_in_blocks_with_the_same_
     in_memory = NeuroidAssembly(values, dims=("presentation", "neuroid"),
                                 coords={"stimulus_id": ("presentation", table["stimulus_id"].to_numpy()),
                                         "neuroid_id": ("neuroid", np.array([f"layer.{j}" for j in range(40)]))})
-    per_unit = 4 * len(table) + 24 * len(gratings.parameters("Marques2020_receptive_field"))
+    n_receptive_field = len(gratings.parameters("Marques2020_receptive_field"))
+    per_unit = 4 * len(table) + 24 * n_receptive_field
     for study, identifier in [("DeValois1982a", "Marques2020_DeValois1982-pref_or"),
                               ("DeValois1982b", "Marques2020_DeValois1982-peak_sf"),
                               ("Schiller1976c", "Marques2020_Schiller1976-sf_bandwidth"),
@@ -400,7 +401,7 @@ def test_a_tiny_memory_budget_reads_the_layer_from_disk_in_blocks_with_the_same_
         monkeypatch.setattr(marques, "MEMORY_BYTES", None)
         whole = marques.study_properties(in_memory, table, study)
         monkeypatch.setattr(marques, "MEMORY_BYTES", 3 * per_unit + per_unit // 2)
-        assert marques.units_per_block(len(table), per_unit and len(gratings.parameters("Marques2020_receptive_field"))) == 3
+        assert marques.units_per_block(len(table), n_receptive_field) == 3
         streamed = marques.study_properties(features.blocks(table), table, study)
         assert 0 < whole.attrs["n_selected"] < 40
         np.testing.assert_array_equal(streamed.values, whole.values)
