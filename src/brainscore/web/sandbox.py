@@ -155,9 +155,10 @@ def _mount(libc, source: str | None, target: str, fstype: str | None, flags: int
            f"mount {source} on {target}")
 
 
-def _bind(libc, source: str, target: str, writable: bool = False) -> None:
+def _bind(libc, source: str, target: str, writable: bool = False, device: bool = False) -> None:
     _mount(libc, source, target, None, _MS_BIND | _MS_REC)
-    _mount(libc, None, target, None, _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV | (0 if writable else _MS_RDONLY))
+    flags = _MS_BIND | _MS_REMOUNT | _MS_NOSUID | (0 if device else _MS_NODEV) | (0 if writable else _MS_RDONLY)
+    _mount(libc, None, target, None, flags)
 
 
 def _place(root: str, path: str, like: str) -> str:
@@ -201,7 +202,7 @@ def build_jail(spec: Spec, root: str) -> None:
     # /dev: a few harmless devices, /dev/shm in the child's quota; /proc of this PID namespace
     for name in DEVICES:
         if os.path.exists(f"/dev/{name}"):
-            _bind(libc, f"/dev/{name}", _place(root, f"/dev/{name}", f"/dev/{name}"), writable=True)
+            _bind(libc, f"/dev/{name}", _place(root, f"/dev/{name}", f"/dev/{name}"), writable=True, device=True)
     _bind(libc, root + work + "/.tmp", _place(root, "/dev/shm", root + work), writable=True)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2")):
