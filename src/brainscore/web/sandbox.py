@@ -55,7 +55,7 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 _MNT_DETACH = 2
-_PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 36, 38
+_PR_CAPBSET_DROP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 24, 36, 38
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 
 
@@ -221,12 +221,21 @@ def build_jail(spec: Spec, root: str) -> None:
 
 
 def drop_privileges(spec: Spec) -> None:
-    """Become ``spec.uid``/``spec.gid`` with no supplementary groups (where given), and never gain privileges."""
+    """Empty the capability bounding set (so not even a root of a user namespace has capabilities after
+    ``exec``), become ``spec.uid``/``spec.gid`` with no supplementary groups (where given), never gain privileges."""
+    libc = _libc()
+    if spec.isolate:  # in the namespaces the launcher holds CAP_SETPCAP (without them it may not, nor matter)
+        try:
+            last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+        except (OSError, ValueError):
+            last = 40
+        for capability in range(last + 1):
+            _check(libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0), f"prctl(PR_CAPBSET_DROP, {capability})")
     if spec.uid is not None:
         os.setgroups([])
         os.setgid(spec.gid)
         os.setuid(spec.uid)
-    _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
 
 
 def set_limits(spec: Spec) -> None:
@@ -240,14 +249,15 @@ def set_limits(spec: Spec) -> None:
 
 
 def _processes() -> list[tuple[int, int, int]]:
-    """(pid, parent pid, session) of every process visible here."""
+    """(pid, parent pid, session) of every living process visible here (zombies left out)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat", "rb") as stat:
                     fields = stat.read().rsplit(b")", 1)[1].split()
-                found.append((int(entry), int(fields[1]), int(fields[3])))
+                if fields[0] != b"Z":
+                    found.append((int(entry), int(fields[1]), int(fields[3])))
             except (OSError, IndexError, ValueError):
                 pass
     return found
@@ -257,6 +267,7 @@ def _kill_left_behind(session: int) -> int:
     """Kill the processes the child left: (namespaced) every other process; else this process's children
     (orphans re-parented to it, the sub-reaper) and the child's session. Returns how many there were."""
     me, killed = os.getpid(), set()
+    _reap()
     for _ in range(50):
         found = [pid for pid, parent, sid in _processes()
                  if pid != me and (me == 1 or parent == me or sid == session)]
@@ -268,14 +279,19 @@ def _kill_left_behind(session: int) -> int:
                 killed.add(pid)
             except ProcessLookupError:
                 pass
-        while True:  # reap them
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
+        _reap()
         time.sleep(0.02)
     return len(killed)
+
+
+def _reap() -> None:
+    """Collect the exit status of every child that ended (orphans re-parented to this process included)."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
 
 
 def main(argv: list[str] | None = None) -> int:
