@@ -16,8 +16,13 @@ router = APIRouter(prefix="/api")
 @router.get("/leaderboard")
 def api_leaderboard(request: Request, at: str | None = None):
     """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
-    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC)."""
+    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC). The leaderboard page's filters and weights apply
+    too (``m.<field>=``, ``params_min=``, ``params_max=``, ``only=``, ``w.<node>=``: see
+    :func:`brainscore.web.views.explore_params`); records are then sorted by the re-weighted average."""
     site = site_of(request)
+    explore = views.explore_params(request.query_params)
+    if explore:  # filtered or re-weighted: computed for the request
+        return views.leaderboard_view(site, site.reader(request), at=at, explore=explore)["records"]
     if at:  # a past day: computed for the request
         return site.board(site.reader(request), at)
     hidden = frozenset(site.hidden_from(site.reader(request)))

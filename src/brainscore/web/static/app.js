@@ -33,6 +33,15 @@ function rememberFolds() {
 document.querySelectorAll("button.fold").forEach(function (button) {
   button.addEventListener("click", function () { toggle(button); rememberFolds(); });
 });
+// the explore panel's fields at their default (any, empty, weight 1) stay out of the address: it keeps only the view's state
+var filterForm = document.getElementById("filter");
+if (filterForm) {
+  filterForm.addEventListener("submit", function () {
+    filterForm.querySelectorAll("[data-default]").forEach(function (field) {
+      if (field.value === field.dataset.default || Number(field.value) === Number(field.dataset.default) && field.dataset.default !== "") field.disabled = true;
+    });
+  });
+}
 // tick rows to compare them
 var compare = document.getElementById("compare");
 if (compare) {
