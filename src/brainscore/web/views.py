@@ -18,7 +18,7 @@ import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
-from brainscore.web import cards
+from brainscore.web import cards, new_benchmarks
 from brainscore.web.site import Site
 
 
@@ -167,7 +167,7 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
             "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
             "metric": prov.get("metric"), "ceiling_method": (prov.get("ceiling") or {}).get("method"),
             "formula": prov.get("formula"), "formula_text": FORMULAS.get(prov.get("formula")),
-            "ranking": ranking}
+            "ranking": ranking, "rescoring": new_benchmarks.progress(site, identifier, hidden)}
 
 
 FORMULAS = {

@@ -6,7 +6,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse
 
 from brainscore.leaderboard import tree
-from brainscore.web import checks, views
+from brainscore.web import checks, new_benchmarks, views
 from brainscore.web.routes.submissions import enqueue, rerun
 from brainscore.web.site import json_bytes, site_of
 
@@ -64,6 +64,16 @@ def api_benchmark(request: Request, identifier: str):
                            lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
                            "application/json")
     return views.benchmark_json(site, identifier, user)
+
+
+@router.get("/benchmarks/{identifier}/progress")
+def api_benchmark_progress(request: Request, identifier: str):
+    """How far the benchmark's newest version, queued for every public model, has come (computed per request:
+    ``{"version", "total", "scored", "queued", "running", "failed", "models"}``), or null if it never was queued."""
+    site = site_of(request)
+    if identifier not in tree.benchmark_parents(include_selection=True):
+        raise HTTPException(404, f"no benchmark {identifier!r}")
+    return new_benchmarks.progress(site, identifier, site.hidden_from(site.reader(request)))
 
 
 @router.post("/submissions")

@@ -71,3 +71,16 @@ function watchSubmission(id, status) {
     });
   }, 1000);
 }
+
+// a benchmark being scored on every public model: its progress, refreshed until nothing is queued or running
+var rescoring = document.getElementById("rescoring");
+if (rescoring) {
+  var refresh = setInterval(function () {
+    fetch("/api/benchmarks/" + encodeURIComponent(rescoring.dataset.benchmark) + "/progress").then(function (r) { return r.json(); }).then(function (p) {
+      if (!p) return;
+      ["scored", "total", "queued", "running", "failed"].forEach(function (k) { document.getElementById("rescoring-" + k).textContent = p[k]; });
+      var bar = rescoring.querySelector("progress"); bar.max = p.total; bar.value = p.scored;
+      if (!p.queued && !p.running) clearInterval(refresh);
+    });
+  }, 5000);
+}
