@@ -152,3 +152,22 @@ def test_a_record_without_provenance_cannot_be_reproduced(tmp_path, capsys):
     row = record(Outcome.from_score(typed), url)
     assert main(["reproduce", str(row), "--db", url]) == 2
     assert f"record #{row} ({MODEL} on {BENCHMARK}) has no provenance" in capsys.readouterr().err
+
+
+def test_a_layer_committed_by_the_rule_is_pinned_and_reproduces(tmp_path, capsys):
+    """tiny-seeded-unmapped has no IT layer and IT no selection data: the rule commits `features`; the rerun pins it."""
+    import runner_helpers
+
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    assert main(["score", "--model", runner_helpers.UNMAPPED, "--benchmark", BENCHMARK, "--bootstrap", "20",
+                 "--db", url]) == 0
+    stored, = Database(url).scores()
+    assert stored.provenance["model"]["commitment"]["method"] == "rule"
+    capsys.readouterr()
+    assert main(["reproduce", str(stored.id), "--db", url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["settings"]["pinned"] == {"IT": "features"}
+    assert report["settings"]["model_kwargs"] == {"region_layer_map": {"IT": "features"}}
+    assert report["matches"] and all(v["equal"] for v in report["values"])
+    # pinning turns the method into 'declared' by construction: only the committed layer is compared
+    assert not [c for c in report["provenance_changes"] if c["item"].startswith("model")]
