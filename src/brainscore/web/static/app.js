@@ -71,6 +71,13 @@ function watchSubmission(id, status) {
     });
   }, 1000);
 }
+// a score page's command: copied to the clipboard with one click
+document.querySelectorAll("button.copy").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var text = document.getElementById(button.dataset.copy).textContent;
+    navigator.clipboard.writeText(text).then(function () { button.textContent = "copied"; });
+  });
+});
 
 // a benchmark being scored on every public model: its progress, refreshed until nothing is queued or running
 var rescoring = document.getElementById("rescoring");
