@@ -66,7 +66,7 @@ from brainscore.errors import BrainScoreError
 from brainscore.results import Database, record
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
-from brainscore.web import environments, sandbox
+from brainscore.web import environments, notices, sandbox
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
 __all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point",
@@ -88,7 +88,8 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this b
 _CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_CACHE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
               "OPENBLAS_NUM_THREADS")
 """Environment variables a scoring child inherits; the settings (data mirrors, weights) are added resolved by
-:func:`child_settings`, so the child never needs the server's configuration file."""
+:func:`child_settings`, so the child never needs the server's configuration file. Not the website's own
+settings (mail server and password, :data:`brainscore.config.Setting.child`): a submission's code never sees them."""
 
 
 def _now() -> datetime:
@@ -154,7 +155,7 @@ def child_settings() -> dict[str, str]:
     environment and configuration file, as the environment variables a child reads them from."""
     values = {}
     for key, setting in config.SETTINGS.items():
-        if key == "home":
+        if key == "home" or not setting.child:
             continue
         try:
             value, _ = config.get(key)
@@ -507,12 +508,18 @@ class Dispatcher:
         Address of an existing Dask scheduler to use instead (``tcp://host:8786``).
     client : distributed.Client, optional
         A client to use as is (tests); the dispatcher then neither starts nor closes a cluster.
+    mailer : Mailer, optional
+        Mails each finished or failed submission's result to its owner (:func:`brainscore.web.notices.send_result`,
+        in a thread of its own: a slow or broken mail server never holds up the queue or loses a score).
+        None: no mail.
     """
 
     def __init__(self, engine: Engine, store: Database, db_url: str, root: Path,
                  memory_limit: int = MEMORY_LIMIT_BYTES, cpu_limit: int = CPU_LIMIT_S, wall_limit: int = WALL_LIMIT_S,
-                 workers: int | None = None, scheduler: str | None = None, client=None):
+                 workers: int | None = None, scheduler: str | None = None, client=None, mailer=None):
         self.engine, self.store, self.db_url, self.root = engine, store, db_url, Path(root)
+        self.mailer = mailer
+        self.mails: list[threading.Thread] = []  # the threads sending results (tests join them)
         self.limits = Limits(memory=memory_limit, cpu=cpu_limit, wall=wall_limit)
         self.workers, self.scheduler = workers, scheduler
         self.client, self._own_client, self.cluster = client, client is None, None
@@ -645,3 +652,8 @@ class Dispatcher:
         if submission_id is not None:
             self.store.update_submission(submission_id, status="failed" if failed else "done",
                                          log_append=_log_of(self.engine, task_id))
+        if self.mailer is not None:
+            thread = threading.Thread(target=notices.send_result, args=(self.engine, self.mailer, task_id),
+                                      name=f"brainscore-mail-{task_id}", daemon=True)
+            thread.start()
+            self.mails = [t for t in self.mails if t.is_alive()] + [thread]
