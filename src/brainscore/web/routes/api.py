@@ -92,3 +92,10 @@ def api_rerun(request: Request, task_id: int, benchmark: str = Form(...)):
     user = site.api_user(request, csrf_needed=True)
     new = rerun(site, site.task_for(task_id, user), benchmark, user)
     return JSONResponse(site.view(new), status_code=201)
+
+
+@router.get("/scores/{score_id}")
+def api_score(request: Request, score_id: int):
+    """One recorded score with its provenance (what ``brainscore reproduce ID --server URL`` re-runs)."""
+    site = site_of(request)
+    return views.score_json(site, score_id, site.reader(request), str(request.base_url).rstrip("/"))

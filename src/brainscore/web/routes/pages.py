@@ -159,4 +159,5 @@ def score_page(request: Request, score_id: int):
     """One recorded score: its numbers, layer and settings, what it was computed from, and the one command
     that re-runs it and checks the bits (``brainscore reproduce ID``)."""
     site = site_of(request)
-    return site.render(request, "score.html", **views.score_json(site, score_id, site.current_user(request)))
+    server = str(request.base_url).rstrip("/")
+    return site.render(request, "score.html", **views.score_json(site, score_id, site.current_user(request), server))
