@@ -286,6 +286,11 @@ def settings_of(record) -> dict:
     provenance = record.provenance or {}
     model = provenance.get("model") or {}
     bootstrap = provenance.get("bootstrap") or {}
+    if (not model or "resamples" not in bootstrap) and record.status == "failed":
+        raise UnknownRecordError(
+            f"record #{record.id} is a failure of {record.model} on {record.benchmark} ({record.failure}), which "
+            f"records no settings to re-run with and no numbers to compare; see whether it still fails with "
+            f"`brainscore score --model {record.model} --benchmark {record.benchmark} --no-record`")
     if not model or "resamples" not in bootstrap:
         raise UnknownRecordError(
             f"record #{record.id} ({record.model} on {record.benchmark}) has no provenance saying how it was computed "
