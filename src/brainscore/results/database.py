@@ -36,6 +36,9 @@ __all__ = ["Database", "StoredScore", "StoredModel", "StoredSubmission", "defaul
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
+_VERSION_QUERY = "SELECT version FROM results_version WHERE id = 1"
+
+
 class DatabaseError(BrainScoreError):
     """The results database cannot be opened or does not hold what was asked for."""
 
@@ -600,14 +603,21 @@ class Database:
                 row.engineering = node in engineering
 
     def results_version(self) -> int:
-        """The largest score row id: it changes whenever a score or failure is recorded (0 when there is none).
+        """A number that changes whenever what the leaderboard shows may have changed.
 
-        One lookup in the primary key's index. Score rows are only ever added (never updated or
-        deleted), so what is computed from the scores (the leaderboard) is cached under this number
-        and computed again only when it changes, in every process that reads the database.
+        The database bumps it (triggers of migration ``0005``, in the writer's transaction) on any
+        insert, update or delete of a score, any update or delete of a model, and the insert of a
+        private model, whichever process or tool writes them; a new public model without scores
+        leaves it. What is computed from the scores and the models' visibility (the leaderboard,
+        the pages anonymous visitors see) is cached under this number in every process and
+        computed again only when it changes. Reading it is one primary-key lookup on a pooled
+        connection (no ORM session).
         """
-        with self._session() as session:
-            return int(session.execute(select(func.max(ScoreRow.id))).scalar() or 0)
+        try:
+            with self.engine.connect() as connection:
+                return int(connection.exec_driver_sql(_VERSION_QUERY).scalar_one())
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
 
     def private_models(self) -> dict[str, str | None]:
         """Identifier -> owner of every model that is not public (one query; the website hides these)."""

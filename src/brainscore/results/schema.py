@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
@@ -134,6 +134,16 @@ class ScoreRow(Base):
 
     benchmark_instance: Mapped[BenchmarkInstance] = relationship()
     model: Mapped[Model] = relationship()
+
+
+class ResultsVersion(Base):
+    """One row (``id`` 1): a counter the database's triggers bump whenever a score changes, a model is
+    updated or deleted, or a private model is added (migration ``0005``); the website caches what it
+    computes from the results under it (:meth:`brainscore.results.Database.results_version`)."""
+
+    __tablename__ = "results_version"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    version: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
 
 # ------------------------------------------------------------------------------------ the website
