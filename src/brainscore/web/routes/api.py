@@ -18,11 +18,12 @@ def api_leaderboard(request: Request, at: str | None = None):
     """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
     ``at=YYYY-MM-DD``: as it was at the end of that day (UTC)."""
     site = site_of(request)
-    if at:  # a past day: computed for the request
-        return site.board(site.reader(request), at)
-    hidden = frozenset(site.hidden_from(site.reader(request)))
-    return site.shared(request, ("api leaderboard", hidden), lambda version: json_bytes(
-        [r for r in site.results.records(version) if r["model"] not in hidden]), "application/json")
+    reader = site.reader(request)
+    if at:  # a past day
+        return site.shared(request, lambda version: json_bytes(site.board(reader, at)), "application/json", reader)
+    return site.shared(request, lambda version: json_bytes(
+        [r for r in site.results.records(version) if r["model"] not in site.hidden_from(reader, version)]),
+        "application/json", reader)
 
 
 @router.get("/compare")
@@ -38,8 +39,8 @@ def api_model(request: Request, identifier: str):
     site = site_of(request)
     user = site.reader(request)
     if user is None:  # every anonymous reader gets the same JSON: built once per change of the results
-        return site.shared(request, ("api model", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: json_bytes(views.model_json(site, identifier, None)), "application/json")
+        return site.shared(request, lambda version: json_bytes(views.model_json(site, identifier, None)),
+                           "application/json")
     return views.model_json(site, identifier, user)
 
 
@@ -55,8 +56,7 @@ def api_benchmark(request: Request, identifier: str):
     site = site_of(request)
     user = site.reader(request)
     if user is None:
-        return site.shared(request, ("api benchmark", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
+        return site.shared(request, lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
                            "application/json")
     return views.benchmark_json(site, identifier, user)
 
