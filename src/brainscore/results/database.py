@@ -502,6 +502,22 @@ class Database:
             found = session.execute(query.order_by(None).order_by(ScoreRow.id.desc()).limit(1)).first()
             return self._stored(*found) if found else None
 
+    def score_by_id(self, score_id: int) -> StoredScore | None:
+        """The score (or failure) recorded as row ``score_id`` (the ``#N`` of ``recorded as #N``), or None.
+
+        Raises
+        ------
+        DatabaseUnavailable
+            If the database cannot be read (the message says why and the fix).
+        """
+        query = self._query(None, None, ["done", "failed"]).where(ScoreRow.id == int(score_id))
+        try:
+            with self._session() as session:
+                found = session.execute(query).first()
+        except (SQLAlchemyError, OSError) as error:
+            raise self._fail(error) from None
+        return self._stored(*found) if found else None
+
     def scores(self, model_identifier: str | None = None, benchmark_identifier: str | None = None,
                include_failed: bool = False) -> list[StoredScore]:
         """Every recorded score (oldest first), optionally of one model and/or one benchmark.

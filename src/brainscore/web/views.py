@@ -119,7 +119,7 @@ def _latest_rows(records, is_owner: bool) -> list[dict]:
             continue  # an older failure, or one a later run fixed
         if r.status == "done" and done.get(r.benchmark) is not r:
             continue
-        rows.append({"benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
+        rows.append({"id": r.id, "benchmark": r.benchmark, "status": r.status, "score": r.score, "raw": r.raw,
                      "ceiling": r.ceiling, "error": r.error, "ci95": list(r.ci95) if r.ci95 else None,
                      "layers": r.layers, "provenance": r.provenance, "failure": r.failure,
                      "benchmark_version": r.benchmark_version,
@@ -404,3 +404,37 @@ def compare(site: Site, models: list[str], user) -> dict:
                                        "ci95": [difference - half, difference + half] if half is not None else None})
         rows.append(row)
     return {"models": models, "rows": rows}
+
+
+def score_json(site: Site, score_id: int, user) -> dict:
+    """Everything a score's page shows: the record's numbers, layer, settings, provenance summary, and the
+    command that re-runs it (``brainscore reproduce ID``, :mod:`brainscore.runner.reproduce`).
+
+    Raises
+    ------
+    HTTPException
+        404 if no score is recorded as ``score_id`` or its model is private to another user.
+    """
+    from brainscore.models.layer_rule import describe
+
+    stored = site.store.score_by_id(score_id)
+    if stored is None or not site.visible(stored.model, user):
+        raise HTTPException(404, f"no score #{score_id}")
+    provenance = stored.provenance if isinstance(stored.provenance, dict) else {}
+    model = provenance.get("model") or {}
+    commitment = model.get("commitment") if isinstance(model.get("commitment"), dict) else {}
+    bootstrap = provenance.get("bootstrap") or {}
+    data_files = (provenance.get("benchmark") or {}).get("data_files") or {}
+    return {"id": stored.id, "model": stored.model, "benchmark": stored.benchmark,
+            "benchmark_version": stored.benchmark_version, "status": stored.status, "score": stored.score,
+            "raw": stored.raw, "ceiling": stored.ceiling, "error": stored.error,
+            "ci95": list(stored.ci95) if stored.ci95 else None, "failure": stored.failure,
+            "layer": commitment.get("layer"), "region": commitment.get("region"), "method": commitment.get("method"),
+            "how": describe(commitment) if commitment else None, "formula": provenance.get("formula"),
+            "bootstrap": bootstrap or None, "device": (provenance.get("environment") or {}).get("device"),
+            "code": provenance.get("code") or {}, "environment": provenance.get("environment") or {},
+            "data_files": dict(sorted(data_files.items())), "weights_sha256": model.get("weights_sha256"),
+            "provenance_key": stored.provenance_key, "provenance": provenance,
+            "end": stored.end.isoformat() if stored.end else None,
+            "reproducible": bool(model) and "resamples" in bootstrap,
+            "command": f"brainscore reproduce {stored.id}"}

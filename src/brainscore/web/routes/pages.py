@@ -150,3 +150,11 @@ def layer_plot(request: Request, model: str, region: str):
         raise HTTPException(404, f"no stored layer selection of {model} for {region}")
     return Response(plots.layer_curve(model, f"{region} selection data", list(curve["scores"].items()),
                                       curve["layer"]), media_type="image/svg+xml")
+
+
+@router.get("/scores/{score_id}", response_class=HTMLResponse)
+def score_page(request: Request, score_id: int):
+    """One recorded score: its numbers, layer and settings, what it was computed from, and the one command
+    that re-runs it and checks the bits (``brainscore reproduce ID``)."""
+    site = site_of(request)
+    return site.render(request, "score.html", **views.score_json(site, score_id, site.current_user(request)))

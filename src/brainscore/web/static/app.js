@@ -62,3 +62,10 @@ function watchSubmission(id, status) {
     });
   }, 1000);
 }
+// a score page's command: copied to the clipboard with one click
+document.querySelectorAll("button.copy").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var text = document.getElementById(button.dataset.copy).textContent;
+    navigator.clipboard.writeText(text).then(function () { button.textContent = "copied"; });
+  });
+});
