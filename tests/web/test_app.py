@@ -493,7 +493,7 @@ def test_model_card_from_the_plugins_metadata_and_sources(app):
     page = alice.get("/models/carded-net").text
     assert "<th>parameters</th><td>2,496</td>" in page and "@misc{carded2026" in page
     builtin = TestClient(app).get("/api/models/efficientnet-lite0").json()["card"]
-    assert builtin["rows"] == [["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
+    assert builtin["rows"] == [["parameters", "not known"], ["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
 
 
 def test_benchmark_card_describes_the_study_and_experiment(app):

@@ -203,7 +203,7 @@ def test_a_browser_revalidates_with_its_etag_and_sees_a_new_score_at_once(app, u
     assert _models(client.get("/", headers={"If-None-Match": tags["/"]}).text) == ["second-net", "first-net"]
 
 
-def test_every_query_parameter_of_the_route_is_part_of_the_key(app):
+def test_every_query_parameter_is_part_of_the_key(app):
     for k in range(3):
         _record(app.state.store, f"net-{k}", k / 3)
     client = TestClient(app)
@@ -211,10 +211,15 @@ def test_every_query_parameter_of_the_route_is_part_of_the_key(app):
     assert _models(client.get("/?q=net-2").text) == ["net-2"]
     assert _models(client.get("/?desc=0").text) == ["net-0", "net-1", "net-2"]
     assert _models(client.get("/?q=net-1").text) == ["net-1"]
+
+    def average(**params):
+        return {r["model"]: r["scores"]["average_vision"] for r in client.get("/api/leaderboard", params=params).json()}
+
+    equal, v4_doubled = average(), average(**{"w.V4": "2"})  # the explore weights are read by prefix (w.<node>)
+    assert v4_doubled["net-2"] > equal["net-2"] > 0
     computed = app.state.results.computed
-    # a parameter the route does not take changes nothing: the same entry, not a new one per value
-    assert _models(client.get("/?q=net-1&utm_source=x").text) == ["net-1"]
-    assert app.state.results.computed == computed
+    assert average(**{"w.V4": "2"}) == v4_doubled and average() == equal
+    assert app.state.results.computed == computed  # both from the cache
 
 
 def test_cached_pages_never_show_a_private_model_to_whoever_may_not_see_it(app, url):

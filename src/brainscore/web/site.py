@@ -255,8 +255,8 @@ class Site:
             Whose view it is (None: anonymous). The key holds the models hidden from ``viewer``, so
             nobody gets a body built for a reader who may see more.
         name : hashable, optional
-            What the body is; default :func:`page_key` (the path and the query parameters the route
-            declares), so every parameter a route takes (filters, weights, sort) is part of the key.
+            What the body is; default :func:`page_key` (the path and every query parameter), so
+            whatever a route reads from the URL (filters, weights, sort) is part of the key.
 
         Notes
         -----
@@ -301,14 +301,10 @@ class Site:
 
 
 def page_key(request: Request) -> tuple:
-    """What a shared response depends on besides the results and the viewer: the path and the values of
-    the query parameters its route declares (others are ignored by the route, so they do not make a new
-    entry), in a fixed order."""
-    route = request.scope.get("route")
-    dependant = getattr(route, "dependant", None)
-    names = {p.alias or p.name for p in dependant.query_params} if dependant is not None else None
-    items = sorted((k, v) for k, v in request.query_params.multi_items() if names is None or k in names)
-    return request.url.path, tuple(items)
+    """What a shared response depends on besides the results and the viewer: the path and every query
+    parameter, in a fixed order (the leaderboard reads some, such as its filters ``m.<field>`` and weights
+    ``w.<node>``, by prefix, so none is left out)."""
+    return request.url.path, tuple(sorted(request.query_params.multi_items()))
 
 
 def _tagged(body: bytes) -> tuple[bytes, str]:

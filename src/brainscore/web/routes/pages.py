@@ -26,21 +26,22 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     view can be shared and exported as it is. :data:`PAGE_SIZE` rows per ``page``.
 
     Anonymous visitors all see the same page for the same query: each is rendered and gzipped once per
-    change of the results (:meth:`~brainscore.web.site.Site.shared`, keyed by every query parameter
-    this route declares).
+    change of the results (:meth:`~brainscore.web.site.Site.shared`, keyed by every query parameter,
+    the explore filters and weights included).
     """
     site = site_of(request)
     user = site.current_user(request)
+    explore = views.explore_params(request.query_params)
     if user is None:
         return site.shared(request, lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule,
-                                                                 at, page).body, "text/html")
-    return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page)
+                                                                 at, page, explore).body, "text/html")
+    return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page, explore)
 
 
 def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fold: str | None, norule: int,
-                 at: str | None, page: int):
+                 at: str | None, page: int, explore: dict | None = None):
     """The leaderboard page's response (its ``body`` is the HTML): one page of the view."""
-    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule, at, explore)
     total = len(view["records"])
     pages = max(1, math.ceil(total / PAGE_SIZE))
     page = min(max(1, page), pages)
@@ -54,7 +55,8 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
                     fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
+                                 views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -68,11 +70,13 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
 @router.get("/leaderboard.json")
 def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                      fold: str | None = None, norule: int = 0, at: str | None = None):
-    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}],
+    "filters": {...}}`` (``filters``: the metadata filters, regions and weights applied, :func:`views.explore_params`)."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
+                                 views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
-    return {"columns": header[2:], "rows": rows}
+    return {"columns": header[2:], "rows": rows, "filters": view["explore"]}
 
 
 @router.get("/leaderboard.bib")
@@ -80,7 +84,8 @@ def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = 
                        fold: str | None = None, norule: int = 0, at: str | None = None):
     """BibTeX of every benchmark shown in the view (each entry once)."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
+                                 views.explore_params(request.query_params))
     entries: list[str] = []
     for c in view["columns"]:
         if c["leaf"] and not c["hidden"]:
