@@ -1,5 +1,5 @@
 """The results version: the database bumps it on every change that may change what the leaderboard shows
-(migration 0005's triggers), whoever writes, and leaves it for a new public model without scores."""
+(migration 0006's triggers), whoever writes, and leaves it for a new public model without scores."""
 from __future__ import annotations
 
 from sqlalchemy import create_engine, text

@@ -1,8 +1,8 @@
 """results_version: a counter the database bumps whenever what the leaderboard shows may change
 
 The website caches the leaderboard and the pages anonymous visitors see per *results version*. It
-was the largest score row id, which misses a deleted score or model (the largest id may stay) and a
-model made private. Triggers now bump ``results_version.version`` in the same transaction as any
+was the largest score row id (then plus the largest ``deleted_models`` id), which misses a model made
+private and a score changed or deleted by any other way than ``Database.delete_model``. Triggers now bump ``results_version.version`` in the same transaction as any
 insert, update or delete of a score, any update or delete of a model, and the insert of a private
 model, whichever process or tool writes it (a new public model without scores changes no page, so
 submissions do not empty the caches). Reading it is one primary-key lookup.
@@ -11,8 +11,8 @@ A later migration that rebuilds ``scores`` or ``models`` on SQLite (``batch_alte
 their triggers: it must call :func:`create_triggers` again
 (``tests/results/test_results_version.py`` checks the head schema has them).
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0005'
-down_revision = '0004'
+revision = '0006'
+down_revision = '0005'
 branch_labels = None
 depends_on = None
 
