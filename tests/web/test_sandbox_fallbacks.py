@@ -138,3 +138,20 @@ def test_a_result_for_another_model_is_not_recorded(tmp_path):
     assert Database(url).scores("victim-net", include_failed=True) == []
     (failure,) = Database(url).scores("fake-net", include_failed=True)
     assert failure.status == "failed"
+
+
+@pytest.mark.skipif(sandbox.isolation() == "none", reason="without namespaces a child sees every folder anyway")
+def test_the_servers_weight_folders_are_seen_read_only(tmp_path):
+    """``brainscore serve --weights-dir D``: plugins may load weights from D by absolute path, so the child sees it."""
+    url = f"sqlite:///{tmp_path / 'results.sqlite'}"
+    task_id = add_task(url, tmp_path)
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    (weights / "w.bin").write_bytes(b"\x01\x02")
+    code = (f"import json, os\nprint('weights', open({str(weights / 'w.bin')!r}, 'rb').read().hex())\n"
+            f"print(os.access({str(weights)!r}, os.W_OK), os.path.exists({str(tmp_path / 'results.sqlite')!r}))\n")
+    run_pair(url, task_id, 1, "fake-net", BENCHMARK, Limits(wall=60, readable=(str(weights),)),
+             [sys.executable, "-c", code])
+    with Session(accounts.engine_for(url)) as session:
+        log = session.get(SubmissionTask, task_id).log
+    assert "\nweights 0102\nFalse False\n" in log
