@@ -63,7 +63,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     task = site.latest_task_of(identifier)
     submission = None
     if task is not None and is_owner:
-        submission = {"id": task.id, "status": task.status, "results": task.results}
+        submission = {"id": task.key, "status": task.status, "results": task.results}
     aggregates = site.results.aggregates_of(identifier)
     model = site.store.model(identifier)
     rows = _latest_rows(records, is_owner)

@@ -26,8 +26,7 @@ def register(request: Request, username: str = Form(""), password: str = Form(""
         user = accounts.register(site.engine, username, password)
     except accounts.AccountError as error:
         return site.render(request, "register.html", status_code=400, error=str(error), username=username)
-    request.session.clear()  # a new session for the new user (no fixation)
-    request.session["user_id"] = user.id
+    site.log_in(request, user)  # a new session for the new user (no fixation)
     return RedirectResponse("/submit", status_code=303)
 
 
@@ -49,8 +48,7 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
     except accounts.AccountError as error:
         code = 429 if isinstance(error, accounts.RateLimited) else 400
         return site.render(request, "login.html", status_code=code, error=str(error), username=username)
-    request.session.clear()
-    request.session["user_id"] = user.id
+    site.log_in(request, user)  # a new session id and CSRF token: a session fixed before the log-in is worthless
     return RedirectResponse("/submissions", status_code=303)
 
 
@@ -58,7 +56,7 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
 def logout(request: Request, csrf_token: str | None = Form(None)):
     """End the session."""
     check_csrf(request, csrf_token)
-    request.session.clear()
+    site_of(request).log_out(request)  # ended on the server too: a copy of the cookie no longer logs in
     return RedirectResponse("/", status_code=303)
 
 
