@@ -57,8 +57,8 @@ def csrf(client: TestClient, page: str = "/login") -> str:
 
 def register(app, name: str, client: TestClient | None = None) -> TestClient:
     client = client or TestClient(app)
-    response = client.post("/register", data={"username": name, "password": PASSWORD, "csrf_token": csrf(client)},
-                           follow_redirects=False)
+    response = client.post("/register", data={"username": name, "password": PASSWORD, "email": f"{name}@example.org",
+                                              "csrf_token": csrf(client)}, follow_redirects=False)
     assert response.status_code == 303, response.text
     return client
 
@@ -127,7 +127,8 @@ ANSWERS = {
     ("GET", "/plots/models/{model}/layers/{region}.svg"): (f"/plots/models/{SECRET}/layers/V4.svg", None,
                                                            {"anonymous": 404, "other": 404, "owner": 200}),
     ("GET", "/register"): ("/register", None, {"anonymous": 200, "other": 200, "owner": 200}),
-    ("POST", "/register"): ("/register", {"username": "{role}-new", "password": PASSWORD},
+    ("POST", "/register"): ("/register", {"username": "{role}-new", "password": PASSWORD,
+                                          "email": "{role}-new@example.org"},
                             {"anonymous": 303, "other": 303, "owner": 303}),
     ("GET", "/login"): ("/login", None, {"anonymous": 200, "other": 200, "owner": 200}),
     ("POST", "/login"): ("/login", {"username": "{role}-self", "password": PASSWORD},
@@ -153,6 +154,27 @@ ANSWERS = {
     ("POST", "/api/submissions"): ("/api/submissions", {"file": b"not a zip"},
                                    {"anonymous": 401, "other": 400, "owner": 400}),
     ("GET", "/api/submissions/{key}"): ("/api/submissions/{key}", None, {"anonymous": 401, "other": 404, "owner": 200}),
+    ("GET", "/api/benchmarks/{identifier}/progress"): (f"/api/benchmarks/{BENCHMARK}/progress", None,
+                                                       {"anonymous": 200, "other": 200, "owner": 200}),
+    ("GET", "/scores/{score_id}"): ("/scores/{score}", None, {"anonymous": 404, "other": 404, "owner": 200}),
+    ("GET", "/verify"): ("/verify?token=forged", None, {"anonymous": 400, "other": 400, "owner": 400}),
+    ("POST", "/account/email"): ("/account/email", {"email": "{role}-changed@example.org"},
+                                 {"anonymous": 401, "other": 200, "owner": 200}),
+    ("GET", "/forgot"): ("/forgot", None, {"anonymous": 200, "other": 200, "owner": 200}),
+    ("POST", "/forgot"): ("/forgot", {"email": "nobody@example.org"}, {"anonymous": 200, "other": 200, "owner": 200}),
+    ("GET", "/reset"): ("/reset?token=forged", None, {"anonymous": 400, "other": 400, "owner": 400}),
+    ("POST", "/reset"): ("/reset", {"token": "forged", "password": "a new password"},
+                         {"anonymous": 400, "other": 400, "owner": 400}),
+    ("POST", "/models/{identifier}/visibility"): (f"/models/{SECRET}/visibility", {"visibility": "private"},
+                                                  {"anonymous": 404, "other": 404, "owner": 303}),
+    ("GET", "/models/{identifier}/delete"): (f"/models/{SECRET}/delete", None,
+                                             {"anonymous": 404, "other": 404, "owner": 200}),
+    ("POST", "/models/{identifier}/delete"): (f"/models/{SECRET}/delete", {"confirm": "not its name"},
+                                              {"anonymous": 404, "other": 404, "owner": 400}),
+    ("POST", "/api/models/{identifier}/visibility"): (f"/api/models/{SECRET}/visibility", {"visibility": "private"},
+                                                      {"anonymous": 401, "other": 404, "owner": 200}),
+    ("DELETE", "/api/models/{identifier}"): (f"/api/models/{SECRET}?confirm=not-its-name", {},
+                                             {"anonymous": 401, "other": 404, "owner": 400}),
     ("POST", "/api/submissions/{key}/rerun"): ("/api/submissions/{key}/rerun", {"benchmark": BENCHMARK},
                                                {"anonymous": 401, "other": 404, "owner": 201}),
 }
@@ -181,6 +203,8 @@ def _ask(client: TestClient, method: str, path: str, data: dict | None, role: st
     if method == "GET":
         return client.get(path, follow_redirects=False, headers={"accept": "text/html"})
     token = csrf(client)
+    if method == "DELETE":
+        return client.delete(path, headers={"X-CSRF-Token": token}, follow_redirects=False)
     data = {k: v.format(role=role) if isinstance(v, str) else v for k, v in data.items()}
     files = {k: ("upload.zip", v) for k, v in data.items() if isinstance(v, bytes)}
     fields = {k: v for k, v in data.items() if not isinstance(v, bytes)}
@@ -209,7 +233,7 @@ def test_each_role_gets_what_the_authorisation_table_says_and_nothing_private(ap
         for role in ROLES:
             task = failed_task(app)  # a new one per ask: a re-run or a revoked token must not change the next
             alice_token = token_ids[-1] if role != "owner" else _new_token_id(app, alice)
-            concrete = path.format(key=task.key, token=alice_token)
+            concrete = path.format(key=task.key, token=alice_token, score=_score_id(app))
             client = _client(app, role) if template in SESSION_CHANGING else clients[role]
             response = _ask(client, "GET" if method == "MOUNT" else method, concrete, data, role)
             if response.status_code != expected[role]:
@@ -220,6 +244,12 @@ def test_each_role_gets_what_the_authorisation_table_says_and_nothing_private(ap
                 if leaked:
                     wrong.append(f"{method} {concrete} as {role} shows {leaked}")
     assert wrong == []
+
+
+def _score_id(app) -> int:
+    """The row number of the private model's score."""
+    (score,) = app.state.store.scores(SECRET)
+    return score.id
 
 
 def _new_token_id(app, client: TestClient) -> int:
@@ -280,7 +310,7 @@ def test_every_state_changing_route_refuses_a_request_without_the_csrf_token(app
     before = _state(app)
     for method, template in changing:
         path, data, _ = ANSWERS[(method, template)]
-        path = path.format(key=task.key, token=token_id)
+        path = path.format(key=task.key, token=token_id, score=_score_id(app))
         fields = {k: (v.format(role="x") if isinstance(v, str) else v) for k, v in data.items()}
         files = {k: ("upload.zip", v) for k, v in fields.items() if isinstance(v, bytes)} or None
         fields = {k: v for k, v in fields.items() if not isinstance(v, bytes)}
@@ -417,7 +447,7 @@ def test_every_route_answers_with_the_security_headers(app):
         if method not in ("GET", "MOUNT"):
             continue
         for client in (TestClient(app), alice):
-            response = client.get(path.format(key=task.key, token=1), follow_redirects=False)
+            response = client.get(path.format(key=task.key, token=1, score=_score_id(app)), follow_redirects=False)
             for name, value in security.HEADERS.items():
                 assert response.headers.get(name) == value, (path, name)
             assert "server" not in response.headers

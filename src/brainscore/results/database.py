@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import create_engine, delete, event, func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,7 +27,7 @@ from brainscore import config
 from brainscore.caching import jsonable
 from brainscore.errors import BrainScoreError
 from brainscore.results import journal
-from brainscore.results.schema import BenchmarkInstance, BenchmarkType, Model, ScoreRow, Submission
+from brainscore.results.schema import BenchmarkInstance, BenchmarkType, DeletedModel, Model, ScoreRow, Submission
 from brainscore.scoring.outcome import Outcome, number as _float
 
 __all__ = ["Database", "StoredScore", "StoredModel", "StoredSubmission", "default_url", "DatabaseError",
@@ -499,6 +499,22 @@ class Database:
             found = session.execute(query.order_by(None).order_by(ScoreRow.id.desc()).limit(1)).first()
             return self._stored(*found) if found else None
 
+    def score_by_id(self, score_id: int) -> StoredScore | None:
+        """The score (or failure) recorded as row ``score_id`` (the ``#N`` of ``recorded as #N``), or None.
+
+        Raises
+        ------
+        DatabaseUnavailable
+            If the database cannot be read (the message says why and the fix).
+        """
+        query = self._query(None, None, ["done", "failed"]).where(ScoreRow.id == int(score_id))
+        try:
+            with self._session() as session:
+                found = session.execute(query).first()
+        except (SQLAlchemyError, OSError) as error:
+            raise self._fail(error) from None
+        return self._stored(*found) if found else None
+
     def scores(self, model_identifier: str | None = None, benchmark_identifier: str | None = None,
                include_failed: bool = False) -> list[StoredScore]:
         """Every recorded score (oldest first), optionally of one model and/or one benchmark.
@@ -600,14 +616,50 @@ class Database:
                 row.engineering = node in engineering
 
     def results_version(self) -> int:
-        """The largest score row id: it changes whenever a score or failure is recorded (0 when there is none).
+        """A number that changes whenever a score or failure is recorded or a model is deleted (0 when there is none).
 
-        One lookup in the primary key's index. Score rows are only ever added (never updated or
-        deleted), so what is computed from the scores (the leaderboard) is cached under this number
-        and computed again only when it changes, in every process that reads the database.
+        The largest score row id plus ``2**40`` times the largest :class:`DeletedModel` id: two lookups in
+        primary-key indexes. Score rows are only ever added, except when their model is deleted
+        (:meth:`delete_model`), which adds a ``deleted_models`` row; so what is computed from the scores
+        (the leaderboard) is cached under this number and computed again only when it changes, in every
+        process that reads the database.
         """
         with self._session() as session:
-            return int(session.execute(select(func.max(ScoreRow.id))).scalar() or 0)
+            scores, deletions = session.execute(select(select(func.max(ScoreRow.id)).scalar_subquery(),
+                                                       select(func.max(DeletedModel.id)).scalar_subquery())).one()
+            return int(scores or 0) + (int(deletions or 0) << 40)
+
+    def set_public(self, identifier: str, public: bool) -> None:
+        """Make model ``identifier`` public or private (who may see it on the website).
+
+        Raises
+        ------
+        DatabaseError
+            If there is no such model.
+        """
+        with self._session.begin() as session:
+            row = session.scalar(select(Model).where(Model.identifier == identifier))
+            if row is None:
+                raise DatabaseError(f"no model {identifier!r} in {self._shown_url}")
+            row.public = bool(public)
+
+    def delete_model(self, identifier: str) -> int:
+        """Delete model ``identifier`` and all its scores and failures (its owner's "delete my model"); returns how
+        many score rows went. A ``deleted_models`` row records who, when and how many.
+
+        Raises
+        ------
+        DatabaseError
+            If there is no such model.
+        """
+        with self._session.begin() as session:
+            row = session.scalar(select(Model).where(Model.identifier == identifier).with_for_update())
+            if row is None:
+                raise DatabaseError(f"no model {identifier!r} in {self._shown_url}")
+            gone = session.execute(delete(ScoreRow).where(ScoreRow.model_id == row.id)).rowcount
+            session.add(DeletedModel(identifier=identifier, owner=row.owner, scores=int(gone or 0), at=_now()))
+            session.delete(row)
+            return int(gone or 0)
 
     def private_models(self) -> dict[str, str | None]:
         """Identifier -> owner of every model that is not public (one query; the website hides these)."""

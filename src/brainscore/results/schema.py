@@ -20,7 +20,7 @@ from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, Str
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
-           "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
+           "DeletedModel", "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
 
 
 class Base(DeclarativeBase):
@@ -137,6 +137,21 @@ class ScoreRow(Base):
     model: Mapped[Model] = relationship()
 
 
+class DeletedModel(Base):
+    """A model its owner deleted, with its scores (migration ``0005``): who, when, how many score rows went.
+
+    Score rows are otherwise only ever added; a deletion adds one of these rows, so that
+    :meth:`~brainscore.results.Database.results_version` changes with it.
+    """
+
+    __tablename__ = "deleted_models"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    identifier: Mapped[str] = mapped_column(String(300), index=True)
+    owner: Mapped[str | None] = mapped_column(String(300))
+    scores: Mapped[int] = mapped_column(Integer, default=0)
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
 # ------------------------------------------------------------------------------------ the website
 def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
@@ -144,18 +159,26 @@ def _utcnow() -> dt.datetime:
 
 def new_task_key() -> str:
     """A submission task's public identifier: 22 random URL-safe characters (128 bits), the only identifier
-    its pages and API use, so that nobody can walk the submissions by counting (revision ``0005``)."""
+    its pages and API use, so that nobody can walk the submissions by counting (revision ``0006``)."""
     return secrets.token_urlsafe(16)
 
 
 class User(Base):
-    """A website account: a unique user name and the argon2 hash of its password."""
+    """A website account: a unique user name, the argon2 hash of its password, and its e-mail address.
+
+    ``email`` is the address as :mod:`email_validator` normalises it (unique; None for accounts made
+    before migration ``0005`` or by :func:`brainscore.web.accounts.register` without one);
+    ``email_verified`` is when the address was verified by its link (None: not verified).
+    """
 
     __tablename__ = "web_users"
+    __table_args__ = (UniqueConstraint("email", name="uq_web_users_email"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     username: Mapped[str] = mapped_column(String(40), unique=True, index=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+    email: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    email_verified: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class ApiToken(Base):
@@ -173,7 +196,7 @@ class WebSession(Base):
 
     The session cookie alone never authenticates: its ``sid`` must name a row here that has not expired.
     Logging in makes a new row (a session id from before the log-in is worth nothing after it: no
-    fixation); logging out deletes it, so a copied cookie stops working at once (revision ``0005``).
+    fixation); logging out deletes it, so a copied cookie stops working at once (revision ``0006``).
     """
 
     __tablename__ = "web_sessions"

@@ -35,8 +35,9 @@ from starlette.middleware.sessions import SessionMiddleware
 from brainscore.results import Database
 from brainscore.web import accounts as account_store
 from brainscore.web import plots
+from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher
-from brainscore.web.routes import accounts, api, pages, submissions
+from brainscore.web.routes import accounts, api, models, pages, submissions
 from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
 from brainscore.web.site import HERE, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
@@ -45,7 +46,7 @@ from brainscore.web.views import columns  # noqa: F401  (kept importable from he
 def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs: tuple = (),
                start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
-               https: bool | None = None) -> FastAPI:
+               mailer: Mailer | None = None, https: bool | None = None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -70,10 +71,17 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         the database and the submissions folder.
     dask_client : distributed.Client, optional
         A client to use as is (tests).
+    mailer : Mailer, optional
+        How the site sends mail (default: the ``mail_*`` settings, :class:`~brainscore.web.mail.MailSettings`).
     https : bool, optional
         The site is served over https (directly or behind a proxy that terminates TLS): the session cookie
         is sent with ``Secure`` and responses with ``Strict-Transport-Security``. Default:
         ``$BRAINSCORE_WEB_HTTPS`` is ``1``/``true``/``yes``.
+
+    Raises
+    ------
+    ValidationError
+        If the mail settings are inconsistent (``mail_host`` without ``site_url``, an unknown ``mail_security``).
     """
     folder = home()
     store = Database(db_url)
@@ -81,10 +89,12 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     root = Path(root or folder / "submissions")
     root.mkdir(parents=True, exist_ok=True)
     limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit)) if v}
+    mailer = mailer if mailer is not None else Mailer()
     dispatcher = Dispatcher(store.engine, store, url, root, workers=workers, scheduler=scheduler, client=dask_client,
-                            **limits)
+                            mailer=mailer, **limits)
+    key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
-                weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates())
+                weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -99,7 +109,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # no /docs or /redoc: their pages run inline scripts from a CDN, which the Content-Security-Policy refuses
     app = FastAPI(title="brainscore", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)  # for clients that accept it
-    app.add_middleware(SessionMiddleware, secret_key=secret(folder), session_cookie="brainscore_session",
+    app.add_middleware(SessionMiddleware, secret_key=key, session_cookie="brainscore_session",
                        same_site="lax", https_only=https,
                        max_age=int(account_store.SESSION_LIFETIME.total_seconds()))
     # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
@@ -110,7 +120,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
     app.state.results = site.results  # the leaderboard and anonymous pages, once per change of the scores
-    for area in (pages, accounts, submissions, api):
+    for area in (pages, accounts, submissions, models, api):
         # CSRF on every POST of every area; every body cut off at FORM_BYTES while it streams in (413), the two
         # upload routes' at upload_limit() (their own max_body_size)
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)

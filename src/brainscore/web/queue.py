@@ -59,7 +59,7 @@ from brainscore.registry import plugin_dirs
 from brainscore.results import Database, record
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
-from brainscore.web import environments
+from brainscore.web import environments, notices
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
 __all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point",
@@ -75,9 +75,11 @@ MAX_FAILURE_CHARS = 4000
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
 _CHILD_ENV = ("PATH", "HOME", "LANG", "XDG_CONFIG_HOME", "BRAINSCORE_CACHE", "BRAINSCORE_PLUGIN_DIRS",
               "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-              *(setting.env for setting in config.SETTINGS.values()))
+              *(setting.env for setting in config.SETTINGS.values() if setting.child))
 """Environment variables a scoring child inherits: the settings' variables and where the settings file is
-(``XDG_CONFIG_HOME``), so a child finds the data mirrors and weights the server's user configured."""
+(``XDG_CONFIG_HOME``), so a child finds the data mirrors and weights the server's user configured. Not the
+website's own settings (mail server and password, :data:`brainscore.config.Setting.child`): a submission's
+code never sees them."""
 
 
 def _now() -> datetime:
@@ -337,12 +339,18 @@ class Dispatcher:
         Address of an existing Dask scheduler to use instead (``tcp://host:8786``).
     client : distributed.Client, optional
         A client to use as is (tests); the dispatcher then neither starts nor closes a cluster.
+    mailer : Mailer, optional
+        Mails each finished or failed submission's result to its owner (:func:`brainscore.web.notices.send_result`,
+        in a thread of its own: a slow or broken mail server never holds up the queue or loses a score).
+        None: no mail.
     """
 
     def __init__(self, engine: Engine, store: Database, db_url: str, root: Path,
                  memory_limit: int = MEMORY_LIMIT_BYTES, cpu_limit: int = CPU_LIMIT_S, wall_limit: int = WALL_LIMIT_S,
-                 workers: int | None = None, scheduler: str | None = None, client=None):
+                 workers: int | None = None, scheduler: str | None = None, client=None, mailer=None):
         self.engine, self.store, self.db_url, self.root = engine, store, db_url, Path(root)
+        self.mailer = mailer
+        self.mails: list[threading.Thread] = []  # the threads sending results (tests join them)
         self.limits = Limits(memory=memory_limit, cpu=cpu_limit, wall=wall_limit)
         self.workers, self.scheduler = workers, scheduler
         self.client, self._own_client, self.cluster = client, client is None, None
@@ -475,3 +483,8 @@ class Dispatcher:
         if submission_id is not None:
             self.store.update_submission(submission_id, status="failed" if failed else "done",
                                          log_append=_log_of(self.engine, task_id))
+        if self.mailer is not None:
+            thread = threading.Thread(target=notices.send_result, args=(self.engine, self.mailer, task_id),
+                                      name=f"brainscore-mail-{task_id}", daemon=True)
+            thread.start()
+            self.mails = [t for t in self.mails if t.is_alive()] + [thread]

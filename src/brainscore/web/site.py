@@ -23,6 +23,7 @@ from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
+from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
 
 HERE = Path(__file__).parent
@@ -134,6 +135,10 @@ class Site:
     results : ResultsCache
         The leaderboard and the anonymous pages, computed once per change of the recorded scores
         (default: one over ``store``).
+    secret_key : str
+        The key sessions are signed with; also signs the links of verification and reset mails.
+    mailer : Mailer
+        The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
     """
 
     store: Database
@@ -143,20 +148,28 @@ class Site:
     weights_dirs: tuple
     pages: Jinja2Templates
     results: ResultsCache | None = None
+    secret_key: str = ""
+    mailer: Mailer | None = None
 
     def __post_init__(self):
         if self.results is None:
             self.results = ResultsCache(self.store, max_values=4096)
+        if self.mailer is None:
+            self.mailer = Mailer()
 
     # ------------------------------------------------------------------ who is asking
     def current_user(self, request: Request):
         """The logged-in user of the session, or None (looked up once per request).
 
         The signed session cookie carries a random session id (``sid``); it authenticates only while its
-        :class:`~brainscore.results.schema.WebSession` row exists (:func:`~brainscore.web.accounts.session_user`).
+        :class:`~brainscore.results.schema.WebSession` row exists (:func:`~brainscore.web.accounts.session_user`)
+        and the password has not changed since the log-in (:func:`~brainscore.web.accounts.session_stamp`).
         """
         if _USER not in request.scope:
-            request.scope[_USER] = accounts.session_user(self.engine, request.session.get("sid"))
+            user = accounts.session_user(self.engine, request.session.get("sid"))
+            if user is not None and request.session.get("stamp") != accounts.session_stamp(user):
+                user = None  # the password changed since the session began
+            request.scope[_USER] = user
         return request.scope[_USER]
 
     def log_in(self, request: Request, user) -> None:
@@ -165,6 +178,7 @@ class Site:
         accounts.end_session(self.engine, request.session.get("sid"))
         request.session.clear()
         request.session["sid"] = accounts.start_session(self.engine, user)
+        request.session["stamp"] = accounts.session_stamp(user)
         request.scope[_USER] = user
 
     def log_out(self, request: Request) -> None:
@@ -172,6 +186,17 @@ class Site:
         accounts.end_session(self.engine, request.session.get("sid"))
         request.session.clear()
         request.scope[_USER] = None
+
+    def submit_problem(self, user) -> str | None:
+        """Why ``user`` may not submit yet (None if they may): where the site sends mail, an account submits
+        once its e-mail address is verified; a site without mail (a local install) cannot deliver the link to
+        anyone but its administrator's log, so there an unverified account may submit."""
+        if not self.mailer.configured or user.email_verified is not None:
+            return None
+        if not user.email:
+            return "add your e-mail address on your account page and follow the link we send to it before submitting"
+        return (f"verify your e-mail address first: follow the link we sent to {user.email} (your account page "
+                f"sends a new one)")
 
     def token_user(self, request: Request):
         """The user of an ``Authorization: Bearer TOKEN`` header, or None."""

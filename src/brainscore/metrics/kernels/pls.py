@@ -7,6 +7,13 @@ with a dense eigensolver instead of NIPALS power iterations (scikit-learn's NIPA
 kernel algorithm (Lindgren, Geladi & Wold 1993; Rännar et al. 1994): scores ``t = Kₖ Yₖ c`` with
 ``c`` the dominant eigenvector of ``YₖᵀKₖYₖ``, run for all folds in lock-step so that each component
 needs one pass over ``G``. Shapes, intercept and precision: see :mod:`.design`.
+
+On torch (:func:`.backend.lock_step`) the kernel form runs as batched float64 matrix work: every
+fold's quantities are stacked, embedded in the ``n`` stimuli with zeros outside the fold's training
+rows, each component takes one batched ``eigh`` for all folds, and folds whose training rank runs out
+are masked on the device instead of being tested on the host. No value leaves the device inside the
+component loop (issue 24: the per-fold ``eigh`` and its host synchronisation were 80% of PLS's GPU
+time). numpy keeps the per-fold loops and early exits.
 """
 from __future__ import annotations
 
@@ -14,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from brainscore.metrics.kernels.backend import device, namespace, single_threaded, take_block, to_numpy, top_eigenvector
+from brainscore.metrics.kernels.backend import (device, lock_step, namespace, single_threaded, take_block, to_numpy,
+                                               top_eigenpairs, top_eigenvector)
 from brainscore.metrics.kernels.design import (Array, Design, FitInfo, Folds, check_inputs, float64_zeros, fold_indices,
                                               use_kernel_form)
 
@@ -57,6 +65,8 @@ def pls(X: Array, Y: Array, folds: Folds, n_components: int = 25, gram_dtype: An
     design = Design(xp, dev, X, Y, kernel=kernel, gram_dtype=gram_dtype)
     folds = fold_indices(xp, dev, folds)
     with single_threaded(xp, dev):                         # many small products: threads only contend
+        if kernel and lock_step(xp):
+            return _pls_kernel_batched(design, folds, n_components)
         if kernel:
             return _pls_kernel(design, folds, n_components)
         return _pls_covariance(design, folds, n_components)
@@ -91,7 +101,12 @@ def _pls_covariance(design: Design, folds, n_components: int) -> tuple[list[Arra
         mx[f], n_tr[f], M[f] = m_f, n_tr_f, M_f
     n_tr_x = xp.asarray(n_tr, dtype=xp.float64, device=dev)
     S = design.S
-    scale = float(np.sqrt(max(float(xp.sum(S * S)), 1e-300)))
+    host = not lock_step(xp)                               # numpy: per-fold loops; torch: device masks only
+    if host:
+        scale = float(np.sqrt(max(float(xp.sum(S * S)), 1e-300)))
+    else:
+        scale = xp.sqrt(xp.clip(xp.sum(S * S), min=1e-300))
+        keep = xp.ones((F,), dtype=xp.float64, device=dev)
     y_side = q < p                                         # eigen-solve on the smaller side
     B = xp.matrix_transpose(M) @ M if y_side else M @ xp.matrix_transpose(M)    # (F, q, q) or (F, p, p)
     B = (B + xp.matrix_transpose(B)) / 2
@@ -100,11 +115,14 @@ def _pls_covariance(design: Design, folds, n_components: int) -> tuple[list[Arra
     active = np.ones(F, dtype=bool)
     counts = np.zeros(F, dtype=int)
     for k in range(K):
-        if not active.any():
+        if host and not active.any():
             break
-        top = float64_zeros(xp, dev, (F, B.shape[1]))
-        for f in np.flatnonzero(active):
-            top[f] = top_eigenvector(xp, B[f])[1]
+        if host:
+            top = float64_zeros(xp, dev, (F, B.shape[1]))
+            for f in np.flatnonzero(active):
+                top[f] = top_eigenvector(xp, B[f])[1]
+        else:                                              # one batched eigh; stopped folds masked below
+            top = top_eigenpairs(xp, B)[1] * keep[:, None]
         Pk, Qk, ttk = P[:, :, :k], Q[:, :, :k], tts[:, :k]
         if y_side:                                         # w ∝ Mₖ c
             w = _bmv(M, top) - _bmv(Pk, ttk * _bmv(xp.matrix_transpose(Qk), top))
@@ -117,11 +135,14 @@ def _pls_covariance(design: Design, folds, n_components: int) -> tuple[list[Arra
         Sw = (w @ S) - _bmv(xp.matrix_transpose(Xte_raw), Xw) - (n_tr_x * xp.sum(mx * w, axis=1))[:, None] * mx \
             - _bmv(Pk, ttk * Ptw)                           # Sₖ w per fold (S symmetric: w S = (S w)ᵀ)
         tt = xp.sum(w * Sw, axis=1)                        # ‖t‖², t = Xₖ w
-        tt_np = to_numpy(tt)
-        active &= tt_np > 1e-13 * scale
-        if not active.any():
-            break
-        keep = xp.asarray(active.astype(np.float64), dtype=xp.float64, device=dev)
+        if host:
+            tt_np = to_numpy(tt)
+            active &= tt_np > 1e-13 * scale
+            if not active.any():
+                break
+            keep = xp.asarray(active.astype(np.float64), dtype=xp.float64, device=dev)
+        else:
+            keep = keep * xp.astype(tt > 1e-13 * scale, xp.float64)
         safe_tt = xp.where(keep > 0, tt, 1.0)
         loading = Sw / safe_tt[:, None] * keep[:, None]
         # Mᵀw and Mᵀp in one pass over M: (F, q, 2)
@@ -141,7 +162,10 @@ def _pls_covariance(design: Design, folds, n_components: int) -> tuple[list[Arra
         B = (B + xp.matrix_transpose(B)) / 2
         W[:, :, k], P[:, :, k], Q[:, :, k] = w * keep[:, None], loading, y_loading
         tts[:, k] = tt * keep
-        counts += active
+        if host:
+            counts += active
+    if not host:                                           # the one transfer to the host
+        counts = np.rint(to_numpy(xp.sum(xp.astype(tts > 0, xp.float64), axis=1))).astype(int)
     predictions, info = [], FitInfo()
     for f, (train, test) in enumerate(folds):
         _, _, Xte_c, my, _ = parts[f]
@@ -276,4 +300,89 @@ def _pls_kernel(design: Design, folds, n_components: int) -> tuple[list[Array], 
         KteA = block[st["test"]] - r_te[:, None] * sum_a[None, :] - ra[None, :] + s * sum_a[None, :]
         PW = (T.T @ KA) / tt[:, None]
         predictions.append(KteA @ xp.linalg.solve(PW, Q.T) + st["my"])
+    return predictions, info
+
+
+def _pls_kernel_batched(design: Design, folds, n_components: int) -> tuple[list[Array], FitInfo]:
+    """:func:`_pls_kernel` for all folds as stacked arrays, with no host synchronisation in its loop.
+
+    Fold ``f``'s vectors live in all ``n`` stimuli, zero outside its training rows (mask ``m_f``).
+    For such a ``v``, ``K v = m∘(G v) - r (Σv) - m (r·v) + m s (Σv)`` with ``r = m∘(G m)/n_tr`` the
+    training row means and ``s`` their mean: the same centring as :func:`_pls_kernel`. A fold whose
+    dominant eigenvalue falls to ``1e-12`` of its initial scale stops (its later components are
+    zero, as are its rows of the stored scores); the prediction solves ``PW`` padded with the identity
+    on those components, which leaves the others' solution as it is. Only the component counts
+    (``FitInfo``) come to the host, once, after the loop.
+    """
+    xp, dev, G, Yg = design.xp, design.dev, design.G, design.Y
+    n, q = Yg.shape
+    F, K_max = len(folds), n_components
+    mask = float64_zeros(xp, dev, (F, n))
+    for f, (train, _) in enumerate(folds):
+        mask[f, train] = 1.0
+    n_tr = xp.asarray([float(train.shape[0]) for train, _ in folds], dtype=xp.float64, device=dev)
+    GM = mask @ G                                          # (F, n): row sums of G over each fold's training columns
+    r_all = GM / n_tr[:, None]                             # (F, n): row means, every row (test rows too)
+    r = mask * r_all                                       # training rows only
+    s = xp.sum(r, axis=1) / n_tr                           # (F,)
+    my = (mask @ Yg) / n_tr[:, None]                       # (F, q) training means
+    Yc = mask[:, :, None] * (Yg[None, :, :] - my[:, None, :])   # (F, n, q)
+
+    def kernel_times(V: Array) -> Array:                   # K V per fold, V (F, n, c) zero outside training rows
+        sum_v = xp.sum(V, axis=1)                          # (F, c)
+        rv = xp.sum(r[:, :, None] * V, axis=1)             # (F, c)
+        return mask[:, :, None] * (G @ V) - r[:, :, None] * sum_v[:, None, :] \
+            + mask[:, :, None] * (s[:, None] * sum_v - rv)[:, None, :]
+
+    Z0 = kernel_times(Yc)                                  # K Yc
+    A = xp.matrix_transpose(Yc) @ Z0
+    A = (A + xp.matrix_transpose(A)) / 2
+    scale = xp.sqrt(xp.sum(A * A, axis=(1, 2)))
+    T, KT, Avec = (float64_zeros(xp, dev, (F, n, K_max)) for _ in range(3))
+    TY = float64_zeros(xp, dev, (F, K_max, q))
+    inv_tt = float64_zeros(xp, dev, (F, K_max))            # 1/tᵀt of stored components, 0 elsewhere
+    active = xp.ones((F,), dtype=xp.float64, device=dev)
+    for k in range(K_max):
+        lam, c = top_eigenpairs(xp, A)                     # one batched eigh for every fold
+        active = active * xp.astype(lam > 1e-12 * scale, xp.float64)
+        root = xp.sqrt(xp.where(active > 0, lam, 1.0))
+        y_c, z_c = _bmv(Yc, c), _bmv(Z0, c)                # Yc c, Z₀ c
+        if k:
+            Tk, KTk, it = T[:, :, :k], KT[:, :, :k], inv_tt[:, :k]
+            coef = _bmv(TY[:, :k, :], c) * it              # diag(1/tᵀt) TᵀYc c
+            y_c = y_c - _bmv(Tk, coef)                     # Yₖ c
+            z_c = z_c - _bmv(KTk, coef)                    # K Yₖ c
+            z_c = z_c - _bmv(Tk, _bmv(xp.matrix_transpose(Tk), z_c) * it)   # Kₖ Yₖ c
+        t = z_c / root[:, None] * active[:, None]
+        a = y_c / root[:, None] * active[:, None]
+        Kt = kernel_times(t[:, :, None])[:, :, 0]          # K t
+        Kkt = Kt
+        if k:
+            Kkt = Kt - _bmv(Tk, _bmv(xp.matrix_transpose(Tk), Kt) * it)   # Kₖ t
+        tt = xp.sum(t * t, axis=1)
+        kappa = xp.sum(t * Kkt, axis=1)
+        safe_tt = xp.where(active > 0, tt, 1.0)
+        uv = xp.matrix_transpose(Yc) @ xp.stack([t, Kkt], axis=2)   # (F, q, 2): Ycᵀt, YcᵀKₖt
+        u, v = uv[:, :, 0], uv[:, :, 1]
+        update = (u[:, :, None] * v[:, None, :] + v[:, :, None] * u[:, None, :]) / safe_tt[:, None, None] \
+            - (kappa / safe_tt ** 2)[:, None, None] * (u[:, :, None] * u[:, None, :])
+        A = A - active[:, None, None] * update
+        A = (A + xp.matrix_transpose(A)) / 2
+        T[:, :, k], KT[:, :, k], Avec[:, :, k] = t, Kt * active[:, None], a
+        TY[:, k, :], inv_tt[:, k] = u, active / safe_tt
+    stored = xp.astype(inv_tt > 0, xp.float64)             # (F, K): components each fold extracted
+    # predictions for every row of every fold: K A from one batched product with G
+    GA = G @ Avec                                          # (F, n, K)
+    sum_a = xp.sum(Avec, axis=1)                           # (F, K)
+    ra = xp.sum(r[:, :, None] * Avec, axis=1)              # (F, K)
+    KA = GA - r_all[:, :, None] * sum_a[:, None, :] + (s[:, None] * sum_a - ra)[:, None, :]
+    PW = (xp.matrix_transpose(T) @ KA) * inv_tt[:, :, None]   # (F, K, K), rows scaled by 1/tᵀt
+    PW = PW + xp.eye(K_max, dtype=xp.float64, device=dev)[None, :, :] * (1.0 - stored)[:, :, None]
+    Qt = TY * inv_tt[:, :, None]                           # y-loadings Ycᵀt / tᵀt, (F, K, q)
+    full = KA @ xp.linalg.solve(PW, Qt) + (my + design.y_mean)[:, None, :]   # (F, n, q)
+    predictions, info = [], FitInfo()
+    for f, (_, test) in enumerate(folds):
+        predictions.append(full[f][test])
+    for count in to_numpy(xp.sum(stored, axis=1)):        # the one transfer to the host
+        info.add("n_components", int(round(float(count))))
     return predictions, info

@@ -6,7 +6,7 @@ from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse
 
 from brainscore.leaderboard import tree
-from brainscore.web import checks, views
+from brainscore.web import checks, new_benchmarks, views
 from brainscore.web.routes.submissions import enqueue, rerun
 from brainscore.web.security import upload_limit
 from brainscore.web.site import json_bytes, site_of
@@ -17,8 +17,13 @@ router = APIRouter(prefix="/api")
 @router.get("/leaderboard")
 def api_leaderboard(request: Request, at: str | None = None):
     """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
-    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC)."""
+    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC). The leaderboard page's filters and weights apply
+    too (``m.<field>=``, ``params_min=``, ``params_max=``, ``only=``, ``w.<node>=``: see
+    :func:`brainscore.web.views.explore_params`); records are then sorted by the re-weighted average."""
     site = site_of(request)
+    explore = views.explore_params(request.query_params)
+    if explore:  # filtered or re-weighted: computed for the request
+        return views.leaderboard_view(site, site.reader(request), at=at, explore=explore)["records"]
     if at:  # a past day: computed for the request
         return site.board(site.reader(request), at)
     hidden = frozenset(site.hidden_from(site.reader(request)))
@@ -60,6 +65,16 @@ def api_benchmark(request: Request, identifier: str):
                            lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
                            "application/json")
     return views.benchmark_json(site, identifier, user)
+
+
+@router.get("/benchmarks/{identifier}/progress")
+def api_benchmark_progress(request: Request, identifier: str):
+    """How far the benchmark's newest version, queued for every public model, has come (computed per request:
+    ``{"version", "total", "scored", "queued", "running", "failed", "models"}``), or null if it never was queued."""
+    site = site_of(request)
+    if identifier not in tree.benchmark_parents(include_selection=True):
+        raise HTTPException(404, f"no benchmark {identifier!r}")
+    return new_benchmarks.progress(site, identifier, site.hidden_from(site.reader(request)))
 
 
 @router.post("/submissions", max_body_size=upload_limit())  # cut off while streaming: 413
