@@ -36,7 +36,8 @@ def csrf(client: TestClient, page: str = "/login") -> str:
 
 def user(app, name: str) -> TestClient:
     client = TestClient(app)
-    response = client.post("/register", data={"username": name, "password": "correct horse", "csrf_token": csrf(client)},
+    response = client.post("/register", data={"username": name, "password": "correct horse",
+                                              "email": f"{name}@example.org", "csrf_token": csrf(client)},
                            follow_redirects=False)
     assert response.status_code == 303, response.text
     return client
@@ -211,7 +212,8 @@ def test_session_cookie_is_signed_httponly_samesite(app):
     client = TestClient(app)
     client.get("/login")
     response = client.post("/register", data={"username": "alice", "password": "correct horse",
-                                              "csrf_token": csrf(client)}, follow_redirects=False)
+                                              "email": "alice@example.org", "csrf_token": csrf(client)},
+                           follow_redirects=False)
     cookie = response.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=lax" in cookie
     assert client.get("/account").status_code == 200
@@ -234,13 +236,25 @@ def test_layer_selection_curve_of_a_builtin_model(app):
 
 def test_registration_errors_say_what_is_wrong(app):
     client = TestClient(app)
-    short = client.post("/register", data={"username": "al", "password": "correct horse", "csrf_token": csrf(client)})
+    mail = {"email": "al@example.org"}
+    short = client.post("/register", data={"username": "al", "password": "correct horse", "csrf_token": csrf(client),
+                                           **mail})
     assert short.status_code == 400 and "3 to 40 characters" in short.text
-    weak = client.post("/register", data={"username": "alice", "password": "short", "csrf_token": csrf(client)})
+    weak = client.post("/register", data={"username": "alice", "password": "short", "csrf_token": csrf(client), **mail})
     assert weak.status_code == 400 and "at least 8 characters" in weak.text
     user(app, "alice")
-    taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client)})
+    taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client),
+                                           **mail})
     assert taken.status_code == 400 and "is taken" in taken.text
+    nomail = client.post("/register", data={"username": "carol", "password": "correct horse",
+                                            "csrf_token": csrf(client)})
+    assert nomail.status_code == 400 and "give your e-mail address" in nomail.text
+    bad = client.post("/register", data={"username": "carol", "password": "correct horse", "email": "carol@",
+                                         "csrf_token": csrf(client)})
+    assert bad.status_code == 400 and "is not an e-mail address" in bad.text
+    same = client.post("/register", data={"username": "carol", "password": "correct horse",
+                                          "email": "ALICE@Example.org", "csrf_token": csrf(client)})
+    assert same.status_code == 400 and "an account with the address alice@example.org exists" in same.text
 
 
 def test_api_leaderboard_equals_the_cli_json_for_public_models(app, capsys):
@@ -493,7 +507,7 @@ def test_model_card_from_the_plugins_metadata_and_sources(app):
     page = alice.get("/models/carded-net").text
     assert "<th>parameters</th><td>2,496</td>" in page and "@misc{carded2026" in page
     builtin = TestClient(app).get("/api/models/efficientnet-lite0").json()["card"]
-    assert builtin["rows"] == [["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
+    assert builtin["rows"] == [["parameters", "not known"], ["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
 
 
 def test_benchmark_card_describes_the_study_and_experiment(app):

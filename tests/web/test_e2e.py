@@ -97,6 +97,7 @@ def zip_file(name: str, data: bytes) -> dict:
 def register(page, url: str, name: str) -> None:
     page.goto(url + "/register")
     page.fill("input[name=username]", name)
+    page.fill("input[name=email]", f"{name}@example.org")
     page.fill("input[name=password]", "correct horse battery")
     page.click("button:text('register')")
     page.wait_for_url(url + "/submit")
@@ -234,7 +235,8 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
 
     with httpx.Client(base_url=server) as client:
         token_of = lambda page: re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)  # noqa: E731
-        client.post("/register", data={"username": "carol", "password": "correct horse", "csrf_token": token_of("/register")})
+        client.post("/register", data={"username": "carol", "password": "correct horse", "email": "carol@example.org",
+                                       "csrf_token": token_of("/register")})
         page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
         token = re.search(r'id="token">([^<]+)<', page).group(1)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}

@@ -43,6 +43,9 @@ def add_parser(subparsers) -> None:
                              "in this process")
     parser.add_argument("--no-scoring", action="store_true",
                         help="queue submissions without scoring them (no Dask cluster): pages and queue only")
+    parser.add_argument("--score-new-benchmarks", action="store_true",
+                        help="at start, queue every leaderboard benchmark whose registered version is newer than any "
+                             "recorded for every public model (the reference's 'score new plugins' flow)")
     parser.set_defaults(func=run)
 
 
@@ -118,6 +121,11 @@ def run(args) -> int:
     arguments = _app_arguments(args)
     app = create_app(**{**arguments, "weights_dirs": tuple(arguments["weights_dirs"])},
                      start_worker=args.web_workers == 1 and not args.no_scoring)
+    if getattr(args, "score_new_benchmarks", False):
+        from brainscore.web.new_benchmarks import queue_new_benchmarks
+
+        for benchmark, queued in queue_new_benchmarks(app.state.site).items():
+            print(f"new benchmark {benchmark}: queued for {len(queued)} public model(s)", flush=True)
     port = sock.getsockname()[1]
     print(f"brainscore website on http://{args.host}:{port}/"
           + (f" ({args.web_workers} worker processes)" if args.web_workers > 1 else ""), flush=True)

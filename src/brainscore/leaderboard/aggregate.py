@@ -37,7 +37,7 @@ from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
 from brainscore.results import Database, StoredScore
 
-__all__ = ["leaderboard", "leaderboard_records", "aggregate", "Tree", "build_tree", "registered_tree", "store_tree"]
+__all__ = ["leaderboard", "leaderboard_records", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
 
 NODE_ORDER = ("neural_vision", "behavior_vision", "V1", "V2", "V4", "IT")
 
@@ -178,7 +178,31 @@ def rule_counts(tree: Tree, leaf_rule: dict[str, bool]) -> dict[str, int]:
     return counts
 
 
-def aggregate(tree: Tree, leaf_values: dict[str, float | None]) -> tuple[dict[str, float | None], dict[str, int]]:
+def check_weights(tree: Tree, weights: dict[str, float] | None) -> dict[str, float]:
+    """``weights`` checked against ``tree``: node -> finite weight >= 0 (nodes not named weigh 1).
+
+    Raises
+    ------
+    ValueError
+        If a weight names a node that is not in ``tree`` (with the nodes it has), or is negative, NaN or infinite.
+    """
+    checked: dict[str, float] = {}
+    for node, weight in (weights or {}).items():
+        if node not in tree.parents:
+            raise ValueError(f"weight for {node!r}, which is not a column of this leaderboard; its columns: "
+                             f"{', '.join(tree.order())}")
+        try:
+            value = float(weight)
+        except (TypeError, ValueError):
+            raise ValueError(f"the weight of {node!r} must be a number >= 0, got {weight!r}") from None
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"the weight of {node!r} must be a finite number >= 0, got {weight!r}")
+        checked[node] = value
+    return checked
+
+
+def aggregate(tree: Tree, leaf_values: dict[str, float | None],
+              weights: dict[str, float] | None = None) -> tuple[dict[str, float | None], dict[str, int]]:
     """Values and missing-leaf counts of every node of ``tree`` from the leaves' values.
 
     Parameters
@@ -186,39 +210,100 @@ def aggregate(tree: Tree, leaf_values: dict[str, float | None]) -> tuple[dict[st
     tree : Tree
     leaf_values : dict
         Leaf -> value; None, NaN or absent means missing.
+    weights : dict, optional
+        Node (leaf or inner) -> its weight (>= 0) in its parent's mean; nodes not named weigh 1, which is the
+        reference's unweighted mean of the direct children (the default). A weight of 0 leaves the node out of
+        its parent's mean (its own value is still computed), and a parent all of whose children are left out is
+        itself left out of its own parent (its value is None).
 
     Returns
     -------
     (scores, missing) : (dict, dict)
-        ``scores[node]``: the leaf's value, or the unweighted mean of the children with missing
-        children as 0, or None when every child is missing. ``missing[node]``: number of missing
-        leaves at or below ``node``.
+        ``scores[node]``: the leaf's value, or the weighted mean ``sum(w_c v_c) / sum(w_c)`` of the children
+        left in, with missing children as 0, or None when every child left in is missing. ``missing[node]``:
+        number of missing leaves at or below ``node`` that count in it.
+
+    Raises
+    ------
+    ValueError
+        For a weight of a node not in ``tree``, or one that is negative or not finite.
 
     Examples
     --------
     >>> t = build_tree({"a": "V4", "b": "V4"}, {"V4": "neural_vision", "neural_vision": "average_vision"})
     >>> aggregate(t, {"a": 0.4, "b": None})[0]["V4"]
     0.2
+    >>> round(aggregate(t, {"a": 0.4, "b": 0.1}, weights={"a": 3})[0]["V4"], 12)  # (3 * 0.4 + 0.1) / 4
+    0.325
     """
+    weights = check_weights(tree, weights)
     scores: dict[str, float | None] = {}
     missing: dict[str, int] = {}
+    counted: dict[str, bool] = {}  # whether the node has anything left in to count in its parent
 
     def visit(node: str) -> None:
         if node in tree.leaves:
             value = leaf_values.get(node)
             value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
-            scores[node], missing[node] = value, int(value is None)
+            scores[node], missing[node], counted[node] = value, int(value is None), True
             return
         children = tree.children(node)
         for child in children:
             visit(child)
-        values = [scores[c] for c in children]
-        missing[node] = sum(missing[c] for c in children)
-        scores[node] = None if all(v is None for v in values) else sum(v or 0.0 for v in values) / len(values)
+        used = [c for c in children if counted[c] and weights.get(c, 1.0) > 0]
+        counted[node] = bool(used)
+        missing[node] = sum(missing[c] for c in used)
+        values = [scores[c] for c in used]
+        if not used or all(v is None for v in values):
+            scores[node] = None
+        else:
+            total = sum(weights.get(c, 1.0) for c in used)
+            scores[node] = sum(weights.get(c, 1.0) * (v or 0.0) for c, v in zip(used, values)) / total
 
     for root in tree.roots():
         visit(root)
     return scores, missing
+
+
+def excluded_leaves(tree: Tree, weights: dict[str, float] | None) -> set[str]:
+    """The leaves that count in no aggregate under ``weights``: a weight of 0 on the leaf or on any ancestor."""
+    zero = {node for node, weight in check_weights(tree, weights).items() if weight == 0}
+    out = set()
+    for leaf in tree.leaves:
+        node = leaf
+        while node is not None:
+            if node in zero:
+                out.add(leaf)
+                break
+            node = tree.parents.get(node)
+    return out
+
+
+def reweight(records: list[dict], tree: Tree, weights: dict[str, float] | None) -> list[dict]:
+    """``records`` (as :func:`leaderboard_records` returns them) aggregated again with ``weights``.
+
+    Each record is copied with its aggregates (``scores`` of inner nodes, ``missing`` and ``rule`` counts)
+    computed from its leaves' values by :func:`aggregate` under ``weights``; leaves keep their values. The
+    records keep their order (the caller sorts). ``tree`` must hold the records' columns (leaves absent from a
+    record count as missing).
+
+    Raises
+    ------
+    ValueError
+        As :func:`check_weights`.
+    """
+    weights = check_weights(tree, weights)
+    left_out = excluded_leaves(tree, weights)
+    order = tree.order()
+    out = []
+    for record in records:
+        values = {leaf: record["scores"].get(leaf) for leaf in tree.leaves}
+        scores, missing = aggregate(tree, values, weights)
+        rule = rule_counts(tree, {leaf: bool((record.get("rule") or {}).get(leaf)) and leaf not in left_out
+                                  for leaf in tree.leaves})
+        out.append({**record, "scores": {n: scores[n] for n in order}, "missing": {n: missing[n] for n in order},
+                    "rule": {n: rule[n] for n in order}})
+    return out
 
 
 def _open(db: Database | str | None) -> Database:

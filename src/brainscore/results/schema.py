@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
-           "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
+           "DeletedModel", "ResultsVersion", "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
 
 
 class Base(DeclarativeBase):
@@ -136,19 +136,51 @@ class ScoreRow(Base):
     model: Mapped[Model] = relationship()
 
 
+class DeletedModel(Base):
+    """A model its owner deleted, with its scores (migration ``0005``): who, when, how many score rows went.
+
+    (The results version changes with the deletion through the triggers of :class:`ResultsVersion`.)
+    """
+
+    __tablename__ = "deleted_models"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    identifier: Mapped[str] = mapped_column(String(300), index=True)
+    owner: Mapped[str | None] = mapped_column(String(300))
+    scores: Mapped[int] = mapped_column(Integer, default=0)
+    at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ResultsVersion(Base):
+    """One row (``id`` 1): a counter the database's triggers bump whenever a score changes, a model is
+    updated or deleted, or a private model is added (migration ``0006``); the website caches what it
+    computes from the results under it (:meth:`brainscore.results.Database.results_version`)."""
+
+    __tablename__ = "results_version"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    version: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
 # ------------------------------------------------------------------------------------ the website
 def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
 class User(Base):
-    """A website account: a unique user name and the argon2 hash of its password."""
+    """A website account: a unique user name, the argon2 hash of its password, and its e-mail address.
+
+    ``email`` is the address as :mod:`email_validator` normalises it (unique; None for accounts made
+    before migration ``0005`` or by :func:`brainscore.web.accounts.register` without one);
+    ``email_verified`` is when the address was verified by its link (None: not verified).
+    """
 
     __tablename__ = "web_users"
+    __table_args__ = (UniqueConstraint("email", name="uq_web_users_email"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     username: Mapped[str] = mapped_column(String(40), unique=True, index=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+    email: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    email_verified: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class ApiToken(Base):

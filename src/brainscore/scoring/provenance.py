@@ -47,9 +47,10 @@ from brainscore.caching import jsonable  # noqa: F401 - re-exported: provenance 
 __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_info", "host_info", "utc_now",
            "EXCLUDED_FROM_KEY"]
 
-EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection")
-"""Top-level provenance entries that do not name the computation (timestamps, durations, host, and the layer
-selection's per-layer scores, an outcome whose committed layers the key holds)."""
+EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of")
+"""Top-level provenance entries that do not name the computation (timestamps, durations, host, the layer
+selection's per-layer scores, an outcome whose committed layers the key holds, and the record a recorded
+rerun reproduces, ``brainscore reproduce --record``)."""
 
 
 def provenance_key(provenance: dict) -> str:

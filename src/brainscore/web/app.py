@@ -29,15 +29,17 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
 from brainscore.web import plots
+from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher
-from brainscore.web.routes import accounts, api, pages, submissions
+from brainscore.web.routes import accounts, api, models, pages, submissions
 from brainscore.web.site import HERE, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
 
 
 def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs: tuple = (),
                start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
-               workers: int | None = None, scheduler: str | None = None, dask_client=None) -> FastAPI:
+               workers: int | None = None, scheduler: str | None = None, dask_client=None,
+               mailer: Mailer | None = None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -62,6 +64,13 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         the database and the submissions folder.
     dask_client : distributed.Client, optional
         A client to use as is (tests).
+    mailer : Mailer, optional
+        How the site sends mail (default: the ``mail_*`` settings, :class:`~brainscore.web.mail.MailSettings`).
+
+    Raises
+    ------
+    ValidationError
+        If the mail settings are inconsistent (``mail_host`` without ``site_url``, an unknown ``mail_security``).
     """
     folder = home()
     store = Database(db_url)
@@ -69,10 +78,12 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     root = Path(root or folder / "submissions")
     root.mkdir(parents=True, exist_ok=True)
     limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit)) if v}
+    mailer = mailer if mailer is not None else Mailer()
     dispatcher = Dispatcher(store.engine, store, url, root, workers=workers, scheduler=scheduler, client=dask_client,
-                            **limits)
+                            mailer=mailer, **limits)
+    key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
-                weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates())
+                weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -84,13 +95,13 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
 
     app = FastAPI(title="brainscore", lifespan=lifespan)
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)  # for clients that accept it
-    app.add_middleware(SessionMiddleware, secret_key=secret(folder), session_cookie="brainscore_session",
+    app.add_middleware(SessionMiddleware, secret_key=key, session_cookie="brainscore_session",
                        same_site="lax", https_only=False, max_age=14 * 24 * 3600)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
     app.state.results = site.results  # the leaderboard and anonymous pages, once per change of the scores
-    for area in (pages, accounts, submissions, api):
+    for area in (pages, accounts, submissions, models, api):
         app.include_router(area.router)
     app.add_exception_handler(HTTPException, _http_error)
     return app

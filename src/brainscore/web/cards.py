@@ -19,6 +19,7 @@ submission, the framework and weights' sha256 from the recorded provenance, the 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import brainscore.plugins.models as builtin_model_plugins
@@ -31,23 +32,36 @@ FIELDS = (("architecture", "architecture"), ("model_family", "family"), ("total_
 """The reference's ``metadata.yml`` model fields, in the order the card shows them, with their labels."""
 
 
+@functools.lru_cache(maxsize=1)
+def _builtin_folders() -> tuple[Path, ...]:
+    """The built-in model plugins' folders (they do not change while the server runs)."""
+    folders: list[Path] = []
+    for root in builtin_model_plugins.__path__:
+        folders += sorted(p.parent for p in Path(root).glob("*/__init__.py"))
+    return tuple(folders)
+
+
 def plugin_folders(model: str, task=None) -> list[Path]:
     """Folders that may hold ``model``'s plugin: its submission's unpacked plugin folders, then the built-ins'."""
     folders: list[Path] = []
     if task is not None and task.folder:
         site = Path(task.folder) / "site"
         folders += sorted(p.parent for p in site.glob("*/__init__.py")) + sorted(site.glob("models/*/"))
-    for root in builtin_model_plugins.__path__:
-        folders += sorted(p.parent for p in Path(root).glob("*/__init__.py"))
-    return folders
+    return folders + list(_builtin_folders())
+
+
+@functools.lru_cache(maxsize=4096)
+def _init_text(folder: Path) -> str:
+    """``folder/__init__.py`` as text ("" if unreadable); a plugin folder is not changed once uploaded."""
+    try:
+        return (folder / "__init__.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _registers(folder: Path, model: str) -> bool:
     """Whether the plugin in ``folder`` names ``model`` in its ``__init__.py`` (a literal identifier)."""
-    try:
-        return repr(model)[1:-1] in (folder / "__init__.py").read_text(encoding="utf-8")
-    except OSError:
-        return False
+    return repr(model)[1:-1] in _init_text(folder)
 
 
 def metadata(folder: Path, model: str) -> dict:
@@ -82,7 +96,63 @@ def bibtex(folder: Path) -> str:
     return ""
 
 
-def model_card(model: str, task=None, owner: str | None = None, scores: list[dict] | None = None) -> dict:
+FILTERS = (("architecture", "architecture"), ("model_family", "family"), ("training_dataset", "training data"),
+           ("task_specialization", "task"), ("framework", "framework"), ("submitter", "submitter"))
+"""The fields the leaderboard filters models by (:func:`model_facts` keys), with their labels."""
+
+
+def _count(value) -> int | None:
+    """A parameter count as an int (``11689512``, ``"11,689,512"``, ``1.2e7``); None when it is not a count >= 1."""
+    try:
+        number = float(str(value).replace(",", "").replace("_", "").strip())
+    except (TypeError, ValueError):
+        return None
+    return int(number) if number >= 1 and number == int(number) else None
+
+
+def model_facts(model: str, task=None, owner: str | None = None, provenance: dict | None = None,
+                parameter_count: int | None = None) -> dict:
+    """What is known about ``model`` for the leaderboard's filters and its card, without running its code.
+
+    Parameters
+    ----------
+    task : SubmissionTask, optional
+        The model's newest submission (its plugin folder).
+    owner : str, optional
+        Its submitter (None: a built-in model).
+    provenance : dict, optional
+        The provenance of one of its recorded scores (the framework's version).
+    parameter_count : int, optional
+        The number of parameters counted in its loaded network (the models table's ``parameter_count``),
+        used when ``metadata.yml`` gives none.
+
+    Returns
+    -------
+    dict
+        Every :data:`FILTERS` key (a string, or None when not known), ``parameter_count`` (int or None: not
+        known; never 0), ``parameter_source`` (``"metadata.yml"``, ``"counted in the network"`` or None),
+        ``declared`` (its ``metadata.yml`` entry) and ``folder`` (its plugin folder, or None).
+    """
+    folder = next((f for f in plugin_folders(model, task) if _registers(f, model)), None)
+    declared = metadata(folder, model) if folder is not None else {}
+    facts = {key: (str(declared[key]).strip() if declared.get(key) not in (None, "") else None)
+             for key, _ in FILTERS if key in declared}
+    torch = ((provenance or {}).get("environment") or {}).get("torch")
+    facts.setdefault("framework", "PyTorch" if torch else None)
+    facts["submitter"] = owner or "built-in"
+    for key, _ in FILTERS:
+        facts.setdefault(key, None)
+    declared_count = _count(declared.get("total_parameter_count"))
+    counted = _count(parameter_count)
+    facts["parameter_count"] = declared_count if declared_count is not None else counted
+    facts["parameter_source"] = ("metadata.yml" if declared_count is not None
+                                 else "counted in the network" if counted is not None else None)
+    facts["declared"], facts["folder"] = declared, folder
+    return facts
+
+
+def model_card(model: str, task=None, owner: str | None = None, scores: list[dict] | None = None,
+               parameter_count: int | None = None) -> dict:
     """The card of ``model``: ``rows`` (label, value) to show, ``bibtex``, ``source`` (where the fields came from).
 
     Parameters
@@ -94,14 +164,26 @@ def model_card(model: str, task=None, owner: str | None = None, scores: list[dic
     scores : list of dict, optional
         Its recorded scores as :func:`brainscore.web.views.model_json` lists them (provenance: framework,
         weights' sha256).
+    parameter_count : int, optional
+        Its parameters counted in the loaded network (shown when ``metadata.yml`` gives none; "not known" when
+        neither does).
     """
-    folder = next((f for f in plugin_folders(model, task) if _registers(f, model)), None)
-    declared = metadata(folder, model) if folder is not None else {}
-    rows = [(label, declared[key]) for key, label in FIELDS if declared.get(key) not in (None, "")]
     provenance = next((s["provenance"] for s in reversed(scores or []) if isinstance(s.get("provenance"), dict)), {})
+    facts = model_facts(model, task, owner, provenance, parameter_count)
+    declared, folder = facts["declared"], facts["folder"]
+    rows = []
+    for key, label in FIELDS:
+        if key == "total_parameter_count":
+            count = facts["parameter_count"]
+            rows.append((label, "not known" if count is None else count if facts["parameter_source"] == "metadata.yml"
+                         else f"{count:,} (counted in the network)"))
+        elif declared.get(key) not in (None, ""):
+            rows.append((label, declared[key]))
     torch = (provenance.get("environment") or {}).get("torch")
     if torch:
         rows.append(("framework", f"PyTorch {torch}"))
+    elif declared.get("framework"):
+        rows.append(("framework", declared["framework"]))
     weights = (provenance.get("model") or {}).get("weights_sha256")
     if weights:
         rows.append(("weights sha256", weights))
@@ -109,4 +191,5 @@ def model_card(model: str, task=None, owner: str | None = None, scores: list[dic
     if task is not None and task.created:
         rows.append(("submitted", task.created.strftime("%Y-%m-%d")))
     return {"rows": rows, "bibtex": declared.get("bibtex") or (bibtex(folder) if folder is not None else ""),
-            "source": "metadata.yml" if declared else None, "problem": declared.get("problem")}
+            "source": "metadata.yml" if declared else None, "problem": declared.get("problem"),
+            "parameter_count": facts["parameter_count"], "parameter_source": facts["parameter_source"]}

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from brainscore.benchmarks import neural as _neural
-from brainscore.benchmarks import fixed_split as _train_test
+from brainscore.benchmarks import fixed_split
 from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
 
@@ -125,7 +125,7 @@ class NeuralBenchmark(_neural.NeuralBenchmark):
         return timebins_from_assembly(self.recordings)
 
 
-class TrainTestNeuralBenchmark(_train_test.TrainTestNeuralBenchmark):
+class TrainTestNeuralBenchmark(fixed_split.TrainTestNeuralBenchmark):
     """Neural predictivity from a fixed train/test split, with the reference's signature.
 
     Parameters
@@ -190,7 +190,7 @@ def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: floa
     if reliability_coord is not None and reliability_coord in assembly.coords:
         reliability = np.asarray(assembly[reliability_coord].values, dtype=float)
     else:
-        computed = _train_test.split_half_reliability(assembly)
+        computed = fixed_split.split_half_reliability(assembly)
         by_id = dict(zip(np.asarray(computed["neuroid_id"].values), np.asarray(computed.values, dtype=float)))
         reliability = np.array([by_id.get(i, np.nan) for i in np.asarray(assembly["neuroid_id"].values)])
     with np.errstate(invalid="ignore"):

@@ -25,23 +25,23 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
     view can be shared and exported as it is. :data:`PAGE_SIZE` rows per ``page``.
 
-    Anonymous visitors without a filter all see the same pages: each is rendered and gzipped once per
-    change of the results (:meth:`~brainscore.web.site.Site.shared`).
+    Anonymous visitors all see the same page for the same query: each is rendered and gzipped once per
+    change of the results (:meth:`~brainscore.web.site.Site.shared`, keyed by every query parameter,
+    the explore filters and weights included).
     """
     site = site_of(request)
     user = site.current_user(request)
-    if user is None and not q and not at:
-        hidden = frozenset(site.hidden_from(None))
-        return site.shared(request, ("leaderboard page", hidden, sort, bool(desc), fold, bool(norule), page),
-                           lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule, None,
-                                                        page).body, "text/html")
-    return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page)
+    explore = views.explore_params(request.query_params)
+    if user is None:
+        return site.shared(request, lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule,
+                                                                 at, page, explore).body, "text/html")
+    return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page, explore)
 
 
 def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fold: str | None, norule: int,
-                 at: str | None, page: int):
+                 at: str | None, page: int, explore: dict | None = None):
     """The leaderboard page's response (its ``body`` is the HTML): one page of the view."""
-    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, user, sort, q, desc, fold, norule, at, explore)
     total = len(view["records"])
     pages = max(1, math.ceil(total / PAGE_SIZE))
     page = min(max(1, page), pages)
@@ -55,7 +55,8 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
                     fold: str | None = None, norule: int = 0, at: str | None = None):
     """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
+                                 views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -69,11 +70,13 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
 @router.get("/leaderboard.json")
 def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                      fold: str | None = None, norule: int = 0, at: str | None = None):
-    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}]}``."""
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}],
+    "filters": {...}}`` (``filters``: the metadata filters, regions and weights applied, :func:`views.explore_params`)."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
+                                 views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
-    return {"columns": header[2:], "rows": rows}
+    return {"columns": header[2:], "rows": rows, "filters": view["explore"]}
 
 
 @router.get("/leaderboard.bib")
@@ -81,7 +84,8 @@ def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = 
                        fold: str | None = None, norule: int = 0, at: str | None = None):
     """BibTeX of every benchmark shown in the view (each entry once)."""
     site = site_of(request)
-    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at)
+    view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
+                                 views.explore_params(request.query_params))
     entries: list[str] = []
     for c in view["columns"]:
         if c["leaf"] and not c["hidden"]:
@@ -112,9 +116,9 @@ def model_page(request: Request, identifier: str):
     site = site_of(request)
     user = site.current_user(request)
     if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
-        return site.shared(request, ("model page", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: site.render(request, "model.html",
-                                                       **views.model_json(site, identifier, None)).body, "text/html")
+        return site.shared(request, lambda version: site.render(request, "model.html",
+                                                                **views.model_json(site, identifier, None)).body,
+                           "text/html")
     return site.render(request, "model.html", **views.model_json(site, identifier, user))
 
 
@@ -124,9 +128,8 @@ def benchmark_page(request: Request, identifier: str):
     site = site_of(request)
     user = site.current_user(request)
     if user is None:
-        return site.shared(request, ("benchmark page", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: site.render(request, "benchmark.html",
-                                                       **views.benchmark_json(site, identifier, None)).body,
+        return site.shared(request, lambda version: site.render(request, "benchmark.html",
+                                                                **views.benchmark_json(site, identifier, None)).body,
                            "text/html")
     return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, user))
 
@@ -152,3 +155,12 @@ def layer_plot(request: Request, model: str, region: str):
         raise HTTPException(404, f"no stored layer selection of {model} for {region}")
     return Response(plots.layer_curve(model, f"{region} selection data", list(curve["scores"].items()),
                                       curve["layer"]), media_type="image/svg+xml")
+
+
+@router.get("/scores/{score_id}", response_class=HTMLResponse)
+def score_page(request: Request, score_id: int):
+    """One recorded score: its numbers, layer and settings, what it was computed from, and the one command
+    that re-runs it and checks the bits (``brainscore reproduce ID``)."""
+    site = site_of(request)
+    server = str(request.base_url).rstrip("/")
+    return site.render(request, "score.html", **views.score_json(site, score_id, site.current_user(request), server))

@@ -54,8 +54,13 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     Raises
     ------
     SubmissionRejected
-        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds).
+        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds), or
+        alone the reason ``user`` may not submit yet (:meth:`~brainscore.web.site.Site.submit_problem`: an
+        address not verified where the site sends mail).
     """
+    waiting = site.submit_problem(user)  # an unverified address, where the site sends mail
+    if waiting:
+        raise checks.SubmissionRejected([waiting])
     chosen = [b for b in (benchmarks or []) if b] or sorted(tree.benchmark_parents())
     problems = [benchmark_problem(b) for b in chosen]
     if any(problems):

@@ -33,6 +33,15 @@ function rememberFolds() {
 document.querySelectorAll("button.fold").forEach(function (button) {
   button.addEventListener("click", function () { toggle(button); rememberFolds(); });
 });
+// the explore panel's fields at their default (any, empty, weight 1) stay out of the address: it keeps only the view's state
+var filterForm = document.getElementById("filter");
+if (filterForm) {
+  filterForm.addEventListener("submit", function () {
+    filterForm.querySelectorAll("[data-default]").forEach(function (field) {
+      if (field.value === field.dataset.default || Number(field.value) === Number(field.dataset.default) && field.dataset.default !== "") field.disabled = true;
+    });
+  });
+}
 // tick rows to compare them
 var compare = document.getElementById("compare");
 if (compare) {
@@ -61,4 +70,24 @@ function watchSubmission(id, status) {
       if (task.status !== "queued" && task.status !== "running") { clearInterval(timer); location.reload(); }
     });
   }, 1000);
+}
+// a score page's command: copied to the clipboard with one click
+document.querySelectorAll("button.copy").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var text = document.getElementById(button.dataset.copy).textContent;
+    navigator.clipboard.writeText(text).then(function () { button.textContent = "copied"; });
+  });
+});
+
+// a benchmark being scored on every public model: its progress, refreshed until nothing is queued or running
+var rescoring = document.getElementById("rescoring");
+if (rescoring) {
+  var refresh = setInterval(function () {
+    fetch("/api/benchmarks/" + encodeURIComponent(rescoring.dataset.benchmark) + "/progress").then(function (r) { return r.json(); }).then(function (p) {
+      if (!p) return;
+      ["scored", "total", "queued", "running", "failed"].forEach(function (k) { document.getElementById("rescoring-" + k).textContent = p[k]; });
+      var bar = rescoring.querySelector("progress"); bar.max = p.total; bar.value = p.scored;
+      if (!p.queued && !p.running) clearInterval(refresh);
+    });
+  }, 5000);
 }
