@@ -328,10 +328,15 @@ class _MemoryBudget:
         self.available = int(available)
 
     def take(self, nbytes: int) -> bool:
+        """Reserve ``nbytes``; False (nothing reserved) when fewer are left."""
         if nbytes > self.available:
             return False
         self.available -= nbytes
         return True
+
+    def give(self, nbytes: int) -> None:
+        """Return ``nbytes`` taken before (their array was freed)."""
+        self.available += int(nbytes)
 
 
 class _RowSink:
@@ -383,16 +388,38 @@ class _RowSink:
         return np.memmap(self._file, dtype=np.float32, mode="r", shape=(self.rows, *self.unit_shape))
 
     def expand_rows(self, first_of: np.ndarray, trials: int) -> None:
-        """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids)."""
-        rows = (np.asarray(first_of)[:, None] * trials + np.arange(trials)[None, :]).ravel()
-        source, old_file = self.values, self._file
+        """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids).
+
+        The expanded rows are written once, straight from the old ones: in memory (``np.take`` into
+        the new array) when the budget has room for them beside the old rows, whose bytes then go
+        back to the budget; else to a new temporary file, :data:`~brainscore.models.extraction.core.COPY_BLOCK_BYTES`
+        of rows at a time, read from the old file by positional reads (no memory map of it).
+        """
+        from brainscore.models.extraction.core import COPY_BLOCK_BYTES, read_rows
+
+        rows = (np.asarray(first_of, dtype=np.int64)[:, None] * trials + np.arange(trials)[None, :]).ravel()
+        unit_shape, old_rows = self.unit_shape, self.rows
+        old_memory, old_file = self._memory, self._file
+        width = int(np.prod(unit_shape))
         self._memory, self._file, self.unit_shape, self.written, self.rows = None, None, None, 0, len(rows)
         try:
-            for start in range(0, len(rows), 256):
-                self.append(np.asarray(source[rows[start:start + 256]]))
+            if old_memory is not None and self.budget.take(4 * len(rows) * width):
+                self._memory = np.take(old_memory, rows, axis=0)
+                self.unit_shape, self.written = unit_shape, len(rows)
+                self.budget.give(4 * old_rows * width)
+            else:
+                step = max(1, COPY_BLOCK_BYTES // (4 * width))
+                fd = old_file.fileno() if old_file is not None else None
+                for start in range(0, len(rows), step):
+                    index = rows[start:start + step]
+                    block = (old_memory[index] if old_memory is not None
+                             else read_rows(fd, index, old_rows, width, np.float32).reshape((-1,) + unit_shape))
+                    self.append(block)
+                if old_memory is not None:
+                    self.budget.give(4 * old_rows * width)
             self.commit()
         finally:
-            del source
+            del old_memory
             if old_file is not None:
                 old_file.close()
 

@@ -135,6 +135,9 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
     """Show ``model`` what ``benchmark`` will show it (:meth:`~brainscore.benchmarks.base.Benchmark.presentations`),
     so that its features are extracted and cached before the score needs them; no metric runs.
 
+    Recordings are only extracted to their features files (:meth:`~brainscore.benchmarks.base.Presentation.prepare`),
+    never loaded here, so a layer larger than the worker's memory is not held by the model worker.
+
     ``upstream`` are the results this depends on (the layer selection), unused except as ordering. A
     benchmark that does not say what it shows is left to its score (``note`` says so).
     """
@@ -145,8 +148,8 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
         if shown is None:
             return {"ok": True, "duration_s": time.perf_counter() - start,
                     "note": "the benchmark does not say what it shows; its score extracts the features"}
-        for presentation in shown:
-            presentation.show(instance)
+        for presentation in shown:  # extracted to the cache, not loaded (a wide layer may not fit: issue 22)
+            presentation.prepare(instance)
     except Exception as error:  # noqa: BLE001
         return _failure(error)
     return {"ok": True, "duration_s": time.perf_counter() - start, "presentations": len(shown)}
