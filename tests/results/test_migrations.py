@@ -47,7 +47,7 @@ def test_a_database_made_by_the_old_create_all_opens_and_keeps_its_rows(db_url):
     engine.dispose()
     db = Database(db_url)
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0006"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0007"
         assert connection.execute(text("SELECT username FROM web_users")).scalars().all() == ["alice"]
         assert connection.execute(text("SELECT status FROM web_jobs")).scalars().all() == ["done"]
     assert differences(db.engine) == []
@@ -99,10 +99,10 @@ def test_failure_messages_are_renamed_failure_and_kept(db_url):
 
 
 def test_existing_submission_tasks_get_distinct_random_keys(db_url):
-    """Revision 0006: tasks were addressed by their row number (1, 2, 3 ... anyone could count through them); each
+    """Revision 0007: tasks were addressed by their row number (1, 2, 3 ... anyone could count through them); each
     existing task gets a random 22-character key, and the log-in sessions table is made."""
     engine = create_engine(db_url)
-    upgrade(engine, "0005")
+    upgrade(engine, "0006")
     with engine.begin() as connection:
         for owner in ("alice", "bob", "carol"):
             connection.execute(text("INSERT INTO web_jobs (owner, package, filename, models, benchmarks, requirements,"

@@ -168,7 +168,7 @@ def _utcnow() -> dt.datetime:
 
 def new_task_key() -> str:
     """A submission task's public identifier: 22 random URL-safe characters (128 bits), the only identifier
-    its pages and API use, so that nobody can walk the submissions by counting (revision ``0006``)."""
+    its pages and API use, so that nobody can walk the submissions by counting (revision ``0007``)."""
     return secrets.token_urlsafe(16)
 
 
@@ -205,7 +205,7 @@ class WebSession(Base):
 
     The session cookie alone never authenticates: its ``sid`` must name a row here that has not expired.
     Logging in makes a new row (a session id from before the log-in is worth nothing after it: no
-    fixation); logging out deletes it, so a copied cookie stops working at once (revision ``0006``).
+    fixation); logging out deletes it, so a copied cookie stops working at once (revision ``0007``).
     """
 
     __tablename__ = "web_sessions"

@@ -7,7 +7,7 @@ browser session is a random id whose sha256 is a :class:`~brainscore.results.sch
 are refused for a while, per account and per address (:func:`login_allowed`). The counts live in the
 database, not in one process's memory, because ``brainscore serve --web-workers N`` answers from N
 processes. The tables live in the results database (``--db URL``) and are made by its Alembic
-migrations (revisions ``0002``, ``0005`` and ``0006``), like every other table.
+migrations (revisions ``0002``, ``0005`` and ``0007``), like every other table.
 
 E-mail (revision ``0005``): an account has an address, checked and normalised by
 :mod:`email_validator`; verifying it and resetting the password go through links whose tokens are

@@ -6,8 +6,8 @@ here), and the pages and the API use only that. ``web_sessions`` holds the sha25
 browser session's id: a session cookie authenticates only while its row exists, so logging out ends it
 everywhere and a cookie from before a log-in is worth nothing after it.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -18,8 +18,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0006'
-down_revision = '0005'
+revision = '0007'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
