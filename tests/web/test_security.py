@@ -157,6 +157,7 @@ ANSWERS = {
     ("GET", "/api/benchmarks/{identifier}/progress"): (f"/api/benchmarks/{BENCHMARK}/progress", None,
                                                        {"anonymous": 200, "other": 200, "owner": 200}),
     ("GET", "/scores/{score_id}"): ("/scores/{score}", None, {"anonymous": 404, "other": 404, "owner": 200}),
+    ("GET", "/api/scores/{score_id}"): ("/api/scores/{score}", None, {"anonymous": 404, "other": 404, "owner": 200}),
     ("GET", "/verify"): ("/verify?token=forged", None, {"anonymous": 400, "other": 400, "owner": 400}),
     ("POST", "/account/email"): ("/account/email", {"email": "{role}-changed@example.org"},
                                  {"anonymous": 401, "other": 200, "owner": 200}),
