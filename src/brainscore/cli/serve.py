@@ -134,7 +134,7 @@ def run(args) -> int:
     print(f"brainscore website on http://{args.host}:{port}/"
           + (f" ({args.web_workers} worker processes)" if args.web_workers > 1 else ""), flush=True)
     if args.web_workers == 1:
-        uvicorn.Server(uvicorn.Config(_warmed(app), log_level="warning")).run(sockets=[sock])
+        uvicorn.Server(uvicorn.Config(_warmed(app), log_level="warning", server_header=False)).run(sockets=[sock])
         return 0
     # this process: the one dispatcher (the schema was upgraded above, before the workers open the database)
     from uvicorn.supervisors import Multiprocess
@@ -144,7 +144,7 @@ def run(args) -> int:
         dispatcher.start()
     os.environ[_CONFIG_VARIABLE] = json.dumps(arguments)
     config = uvicorn.Config("brainscore.cli.serve:web_worker_app", factory=True, workers=args.web_workers,
-                            log_level="warning")
+                            log_level="warning", server_header=False)
     try:
         Multiprocess(config, sockets=[sock]).run()  # what uvicorn.run does for workers, on the socket bound above
     finally:
