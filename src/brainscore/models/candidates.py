@@ -50,7 +50,7 @@ SELECTION_PCA_METHOD = "gram-eigh/2"
 # PCA from the Gram matrix
 # ------------------------------------------------------------------------------------------------
 def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
-             block_bytes: int = 64 << 20, eigensolver: str = "all") -> np.ndarray:
+             block_bytes: int = 64 << 20, eigensolver: str = "all", device: str | None = None) -> np.ndarray:
     """Principal-component scores of the rows of ``features``, from the Gram matrix of the centred data.
 
     Equals ``sklearn.decomposition.PCA(k, svd_solver="full").fit_transform(features)`` up to the
@@ -69,6 +69,12 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
         ``"all"``: every eigenpair by divide and conquer (LAPACK syevd), then the top k; with k
         close to n, as in layer selection (1000 of ~1100 stimuli), 2-4x faster on the 2-core
         machine than ``"subset"``: only the top k (syevr; the method before). They agree to rounding.
+    device : str, optional
+        A torch device (e.g. ``"cuda"``): each column block is copied there (pinned, non-blocking:
+        :func:`brainscore.device.host_to_device`), the Gram matrix is accumulated there in float64 and
+        decomposed by one ``torch.linalg.eigh`` (issue 24: the selection's PCA on the host took 25 s of
+        a new model's first V4 score). ``eigensolver`` is then ignored. Equal to the numpy path to
+        rounding (signs fixed the same way). None (default): numpy and LAPACK.
 
     Returns
     -------
@@ -78,6 +84,8 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
 
     n, p = features.shape
     k = int(min(n_components, n, p))
+    if device is not None:
+        return _top_scores(*_gram_eigh_on(features, device, block_bytes), k)
     gram = np.zeros((n, n), dtype=np.float64)
     step = max(1, block_bytes // max(1, n * 4))
     for start in range(0, p, step):
@@ -90,11 +98,34 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
         values, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
     else:
         raise ValueError(f"eigensolver must be 'all' or 'subset', got {eigensolver!r}")
+    return _top_scores(values, vectors, k)
+
+
+def _top_scores(values: np.ndarray, vectors: np.ndarray, k: int) -> np.ndarray:
+    """Scores of the top ``k`` of ascending eigenpairs, each sign fixed by its largest absolute score (float32)."""
     values, vectors = values[::-1][:k], vectors[:, ::-1][:, :k]
     scores = vectors * np.sqrt(np.clip(values, 0, None))
     flip = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
     flip[flip == 0] = 1
     return (scores * flip).astype(np.float32)
+
+
+def _gram_eigh_on(features: np.ndarray, device: str, block_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """All eigenpairs (ascending) of the centred Gram matrix of ``features``, computed in torch on ``device``."""
+    import torch
+
+    from brainscore.device import host_to_device
+
+    n, p = features.shape
+    gram = torch.zeros((n, n), dtype=torch.float64, device=device)
+    step = max(1, block_bytes // max(1, n * 4))
+    for start in range(0, p, step):
+        host = np.ascontiguousarray(_column_block(features, start, min(p, start + step)), dtype=np.float32)
+        block = host_to_device(torch.from_numpy(host), device)
+        block = block - block.mean(dim=0, dtype=torch.float64).to(torch.float32)
+        gram += block @ block.T
+    values, vectors = torch.linalg.eigh(gram)
+    return values.cpu().numpy(), vectors.cpu().numpy()
 
 
 #: Bytes of whole rows of a memory-mapped layer that :func:`gram_pca` maps at a time (see :func:`_column_block`).

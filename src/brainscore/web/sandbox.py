@@ -242,7 +242,7 @@ def set_limits(spec: Spec) -> None:
     """The resource limits of the child (hard and soft alike, so it cannot raise them)."""
     limits = [(resource.RLIMIT_AS, spec.memory), (resource.RLIMIT_CPU, spec.cpu), (resource.RLIMIT_FSIZE, spec.disk),
               (resource.RLIMIT_CORE, 0)]
-    if spec.uid is not None:
+    if spec.isolate:  # its own user id, or its own user namespace (where the kernel counts per namespace)
         limits.append((resource.RLIMIT_NPROC, spec.processes))
     for kind, value in limits:
         resource.setrlimit(kind, (value, value))
