@@ -282,6 +282,7 @@ def benchmark_info(identifier: str) -> dict:
                     break
         except (UnknownIdentifierError, ImportError) as error:  # a broken plugin shows as such
             info["problem"] = str(error)
+        info["card"] = cards.benchmark_card(identifier)
         _INFO[identifier] = info
     return dict(_INFO[identifier])
 
