@@ -65,7 +65,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     task = site.latest_task_of(identifier)
     submission = None
     if task is not None and is_owner:
-        submission = {"id": task.id, "status": task.status, "results": task.results}
+        submission = {"id": task.key, "status": task.status, "results": task.results}
     aggregates = site.results.aggregates_of(identifier)
     model = site.store.model(identifier)
     rows = _latest_rows(records, is_owner)
@@ -446,7 +446,7 @@ def score_json(site: Site, score_id: int, user, server: str | None = None) -> di
     """
     from brainscore.models.layer_rule import describe
 
-    stored = site.store.score_by_id(score_id)
+    stored = site.store.score_by_id(score_id) if 0 < score_id < 2**63 else None  # (a row number fits 64 bits)
     if stored is None or not site.visible(stored.model, user):
         raise HTTPException(404, f"no score #{score_id}")
     provenance = stored.provenance if isinstance(stored.provenance, dict) else {}
