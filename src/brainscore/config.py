@@ -46,6 +46,25 @@ memory_per_worker, BRAINSCORE_MEMORY_PER_WORKER
     machine's memory shared among the workers, the one that runs networks given at least
     4 GiB, room for a forward pass). ``--memory-per-worker`` sets it for one run. Budgets inside a
     worker (layer selection's) are fractions of what is left of its limit (:func:`usable_memory`).
+mail_host, BRAINSCORE_MAIL_HOST
+    SMTP server the website (``brainscore serve``) sends its mail through: address verification,
+    password reset, a submission's result. Unset: no mail is sent and each mail's text (with its
+    link) is written to the server's log for a local administrator (:mod:`brainscore.web.mail`).
+mail_port, BRAINSCORE_MAIL_PORT
+    Its port (default 587 with ``starttls``, 465 with ``ssl``, 25 with ``none``).
+mail_security, BRAINSCORE_MAIL_SECURITY
+    ``starttls`` (default), ``ssl`` (implicit TLS) or ``none`` (a local relay only).
+mail_from, BRAINSCORE_MAIL_FROM
+    The sender address of the website's mail (default ``brainscore@<mail_host>``).
+mail_user, BRAINSCORE_MAIL_USER / mail_password, BRAINSCORE_MAIL_PASSWORD
+    Log-in at the SMTP server, if it asks for one (``config show`` never prints the password; keep it
+    in the environment rather than the file).
+site_url, BRAINSCORE_SITE_URL
+    The website's public address (``https://brainscore.example.org``): links in mail are built from
+    it, never from a request's ``Host`` header (which a client chooses). Required when ``mail_host`` is set.
+
+The ``mail_*`` and ``site_url`` settings are the website's own: a scoring child (a submission's code)
+never inherits their variables (:attr:`Setting.child`).
 """
 from __future__ import annotations
 
@@ -65,7 +84,10 @@ class Setting:
     key: str
     env: str
     help: str
-    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment), "bool", "int" or "bytes"
+    kind: str = "path"  # "path", "paths" (several, os.pathsep in the environment), "bool", "int", "bytes",
+    # "text" (a string as given) or "secret" (a string never printed)
+    child: bool = True
+    """Whether scoring children (a submission's code, :mod:`brainscore.web.queue`) inherit it."""
 
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
@@ -84,6 +106,16 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("memory_per_worker", "BRAINSCORE_MEMORY_PER_WORKER",
             "memory limit of each local `brainscore run` worker, e.g. 3GiB (default: the machine's memory shared "
             "among the workers, at least 4 GiB for the one running networks)", "bytes"),
+    Setting("mail_host", "BRAINSCORE_MAIL_HOST", "SMTP server of the website's mail (unset: mail is logged, not sent)",
+            "text", child=False),
+    Setting("mail_port", "BRAINSCORE_MAIL_PORT", "SMTP port (default 587 starttls, 465 ssl, 25 none)", "int",
+            child=False),
+    Setting("mail_security", "BRAINSCORE_MAIL_SECURITY", "starttls (default), ssl or none", "text", child=False),
+    Setting("mail_from", "BRAINSCORE_MAIL_FROM", "sender address of the website's mail", "text", child=False),
+    Setting("mail_user", "BRAINSCORE_MAIL_USER", "SMTP log-in name, if the server asks for one", "text", child=False),
+    Setting("mail_password", "BRAINSCORE_MAIL_PASSWORD", "SMTP password (never printed)", "secret", child=False),
+    Setting("site_url", "BRAINSCORE_SITE_URL", "the website's public address, for links in mail", "text",
+            child=False),
 )}
 
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
@@ -187,6 +219,10 @@ def _parse(setting: Setting, value: Any) -> Any:
             return parse_bytes(value)
         except ValidationError as error:
             raise ValidationError(f"{setting.key}: {error}") from None
+    if setting.kind in ("text", "secret"):
+        if not isinstance(value, str):
+            raise ValidationError(f"{setting.key} must be a string, got {value!r}")
+        return value.strip()
     if setting.kind == "paths":
         items = value if isinstance(value, list) else str(value).split(os.pathsep)
         return [str(Path(str(p).strip()).expanduser()) for p in items if str(p).strip()]

@@ -238,7 +238,7 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
             def token_of(page):
                 return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
             client.post("/register", data={"username": "ref-user", "password": "correct horse",
-                                           "csrf_token": token_of("/register")})
+                                           "email": "ref-user@example.org", "csrf_token": token_of("/register")})
             page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
             token = re.search(r'id="token">([^<]+)<', page).group(1)
         result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(submitted),

@@ -44,7 +44,8 @@ def client(tmp_path, monkeypatch):
     client = TestClient(app)
     token_page = client.get("/register").text
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', token_page).group(1)
-    client.post("/register", data={"username": "ref", "password": "correct horse", "csrf_token": csrf})
+    client.post("/register", data={"username": "ref", "password": "correct horse", "email": "ref@example.org",
+                                   "csrf_token": csrf})
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/account").text).group(1)
     token = re.search(r'id="token">([^<]+)<', client.post("/account/tokens", data={"csrf_token": csrf}).text).group(1)
     anonymous = TestClient(app)

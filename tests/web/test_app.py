@@ -36,20 +36,22 @@ def csrf(client: TestClient, page: str = "/login") -> str:
 
 def user(app, name: str) -> TestClient:
     client = TestClient(app)
-    response = client.post("/register", data={"username": name, "password": "correct horse", "csrf_token": csrf(client)},
+    response = client.post("/register", data={"username": name, "password": "correct horse",
+                                              "email": f"{name}@example.org", "csrf_token": csrf(client)},
                            follow_redirects=False)
     assert response.status_code == 303, response.text
     return client
 
 
-def queued_task(app, owner="alice", results=None) -> int:
+def queued_task(app, owner="alice", results=None) -> str:
+    """A failed submission task of ``owner``; its public key."""
     with Session(app.state.engine) as session:
         task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
                   status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "failure": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
         session.add(task)
         session.commit()
-        return task.id
+        return task.key
 
 
 def test_leaderboard_shows_public_models_only_to_others(app):
@@ -111,10 +113,12 @@ def test_benchmark_page_ranking_and_plot(app):
 def test_submission_api_needs_auth(app):
     anonymous = TestClient(app)
     files = {"file": ("p.zip", plugin_zip())}
-    assert anonymous.post("/api/submissions", files=files).status_code == 401
+    refused = anonymous.post("/api/submissions", files=files)  # neither a session's CSRF token nor an API token
+    assert refused.status_code == 403 and "or an API token" in refused.json()["detail"]
     assert anonymous.post("/api/submissions", files=files,
                           headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert anonymous.get("/api/submissions/1").status_code == 401
+    assert anonymous.get("/api/submissions/1", headers={"Authorization": "Bearer wrong"}).status_code == 401
 
 
 def test_submission_by_token_and_by_session_with_csrf(app):
@@ -211,7 +215,8 @@ def test_session_cookie_is_signed_httponly_samesite(app):
     client = TestClient(app)
     client.get("/login")
     response = client.post("/register", data={"username": "alice", "password": "correct horse",
-                                              "csrf_token": csrf(client)}, follow_redirects=False)
+                                              "email": "alice@example.org", "csrf_token": csrf(client)},
+                           follow_redirects=False)
     cookie = response.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=lax" in cookie
     assert client.get("/account").status_code == 200
@@ -234,13 +239,25 @@ def test_layer_selection_curve_of_a_builtin_model(app):
 
 def test_registration_errors_say_what_is_wrong(app):
     client = TestClient(app)
-    short = client.post("/register", data={"username": "al", "password": "correct horse", "csrf_token": csrf(client)})
+    mail = {"email": "al@example.org"}
+    short = client.post("/register", data={"username": "al", "password": "correct horse", "csrf_token": csrf(client),
+                                           **mail})
     assert short.status_code == 400 and "3 to 40 characters" in short.text
-    weak = client.post("/register", data={"username": "alice", "password": "short", "csrf_token": csrf(client)})
+    weak = client.post("/register", data={"username": "alice", "password": "short", "csrf_token": csrf(client), **mail})
     assert weak.status_code == 400 and "at least 8 characters" in weak.text
     user(app, "alice")
-    taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client)})
+    taken = client.post("/register", data={"username": "alice", "password": "correct horse", "csrf_token": csrf(client),
+                                           **mail})
     assert taken.status_code == 400 and "is taken" in taken.text
+    nomail = client.post("/register", data={"username": "carol", "password": "correct horse",
+                                            "csrf_token": csrf(client)})
+    assert nomail.status_code == 400 and "give your e-mail address" in nomail.text
+    bad = client.post("/register", data={"username": "carol", "password": "correct horse", "email": "carol@",
+                                         "csrf_token": csrf(client)})
+    assert bad.status_code == 400 and "is not an e-mail address" in bad.text
+    same = client.post("/register", data={"username": "carol", "password": "correct horse",
+                                          "email": "ALICE@Example.org", "csrf_token": csrf(client)})
+    assert same.status_code == 400 and "an account with the address alice@example.org exists" in same.text
 
 
 def test_api_leaderboard_equals_the_cli_json_for_public_models(app, capsys):

@@ -159,6 +159,7 @@ def test_radio_buttons_sit_on_the_line_of_their_words(server, page, tmp_path):
     """#15: each radio button sat above its words (the form's labels are columns)."""
     page.goto(server + "/register")
     page.fill("input[name=username]", "alice")
+    page.fill("input[name=email]", "alice@example.org")
     page.fill("input[name=password]", "correct horse battery")
     page.click("button:text('register')")
     page.wait_for_url(server + "/submit")

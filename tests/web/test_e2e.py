@@ -97,6 +97,7 @@ def zip_file(name: str, data: bytes) -> dict:
 def register(page, url: str, name: str) -> None:
     page.goto(url + "/register")
     page.fill("input[name=username]", name)
+    page.fill("input[name=email]", f"{name}@example.org")
     page.fill("input[name=password]", "correct horse battery")
     page.click("button:text('register')")
     page.wait_for_url(url + "/submit")
@@ -234,7 +235,8 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
 
     with httpx.Client(base_url=server) as client:
         token_of = lambda page: re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)  # noqa: E731
-        client.post("/register", data={"username": "carol", "password": "correct horse", "csrf_token": token_of("/register")})
+        client.post("/register", data={"username": "carol", "password": "correct horse", "email": "carol@example.org",
+                                       "csrf_token": token_of("/register")})
         page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
         token = re.search(r'id="token">([^<]+)<', page).group(1)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
@@ -249,7 +251,7 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
     extract(plugin_zip(identifier="carol-net", package="carol_net"), tmp_path)
     accepted = subprocess.run(command + [str(folder), "--private"], env=env, capture_output=True, text=True)
     assert accepted.returncode == 0, accepted.stderr
-    assert re.fullmatch(rf"submission \d+: queued \({re.escape(server)}/submissions/\d+\)\n", accepted.stdout)
+    assert re.fullmatch(rf"submission ([\w-]{{22}}): queued \({re.escape(server)}/submissions/\1\)\n", accepted.stdout)
     wrong = subprocess.run(command[:-4] + ["--token", "not-a-token", str(folder)], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "401" in wrong.stderr
 

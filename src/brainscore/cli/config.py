@@ -50,14 +50,17 @@ def run_show(args) -> int:
         value, source = config.get(key)
         if key == "home" and value is None:
             value, source = str(config.home()), "default"
-        print(f"{key:<{width}}  {_text(value)}  [{source}]")
+        shown = "(set, not shown)" if setting.kind == "secret" and value else _text(value)
+        print(f"{key:<{width}}  {shown}  [{source}]")
     return 0
 
 
 def run_set(args) -> int:
     path = config.set_value(args.key, args.value)
     value, source = config.get(args.key)
-    print(f"{args.key} = {_text(config.read_file(path)[args.key])}  (written to {path})")
+    written = config.read_file(path)[args.key]
+    shown = "(set, not shown)" if config.SETTINGS[args.key].kind == "secret" else _text(written)
+    print(f"{args.key} = {shown}  (written to {path})")
     if source != str(path):
         print(f"note: {source} overrides it in this shell")
     return 0

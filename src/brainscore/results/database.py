@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import create_engine, delete, event, func, select
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,13 +27,16 @@ from brainscore import config
 from brainscore.caching import jsonable
 from brainscore.errors import BrainScoreError
 from brainscore.results import journal
-from brainscore.results.schema import BenchmarkInstance, BenchmarkType, Model, ScoreRow, Submission
+from brainscore.results.schema import BenchmarkInstance, BenchmarkType, DeletedModel, Model, ScoreRow, Submission
 from brainscore.scoring.outcome import Outcome, number as _float
 
 __all__ = ["Database", "StoredScore", "StoredModel", "StoredSubmission", "default_url", "DatabaseError",
            "DatabaseUnavailable", "identity_of", "explain"]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+_VERSION_QUERY = "SELECT version FROM results_version WHERE id = 1"
 
 
 class DatabaseError(BrainScoreError):
@@ -507,6 +510,8 @@ class Database:
         DatabaseUnavailable
             If the database cannot be read (the message says why and the fix).
         """
+        if not 0 < int(score_id) < 2 ** 63:  # no row has it, and SQLite cannot even compare it
+            return None
         query = self._query(None, None, ["done", "failed"]).where(ScoreRow.id == int(score_id))
         try:
             with self._session() as session:
@@ -616,14 +621,53 @@ class Database:
                 row.engineering = node in engineering
 
     def results_version(self) -> int:
-        """The largest score row id: it changes whenever a score or failure is recorded (0 when there is none).
+        """A number that changes whenever what the leaderboard shows may have changed.
 
-        One lookup in the primary key's index. Score rows are only ever added (never updated or
-        deleted), so what is computed from the scores (the leaderboard) is cached under this number
-        and computed again only when it changes, in every process that reads the database.
+        The database bumps it (triggers of migration ``0006``, in the writer's transaction) on any
+        insert, update or delete of a score, any update or delete of a model, and the insert of a
+        private model, whichever process or tool writes them; a new public model without scores
+        leaves it. What is computed from the scores and the models' visibility (the leaderboard,
+        the pages anonymous visitors see) is cached under this number in every process and
+        computed again only when it changes. Reading it is one primary-key lookup on a pooled
+        connection (no ORM session).
         """
-        with self._session() as session:
-            return int(session.execute(select(func.max(ScoreRow.id))).scalar() or 0)
+        try:
+            with self.engine.connect() as connection:
+                return int(connection.exec_driver_sql(_VERSION_QUERY).scalar_one())
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def set_public(self, identifier: str, public: bool) -> None:
+        """Make model ``identifier`` public or private (who may see it on the website).
+
+        Raises
+        ------
+        DatabaseError
+            If there is no such model.
+        """
+        with self._session.begin() as session:
+            row = session.scalar(select(Model).where(Model.identifier == identifier))
+            if row is None:
+                raise DatabaseError(f"no model {identifier!r} in {self._shown_url}")
+            row.public = bool(public)
+
+    def delete_model(self, identifier: str) -> int:
+        """Delete model ``identifier`` and all its scores and failures (its owner's "delete my model"); returns how
+        many score rows went. A ``deleted_models`` row records who, when and how many.
+
+        Raises
+        ------
+        DatabaseError
+            If there is no such model.
+        """
+        with self._session.begin() as session:
+            row = session.scalar(select(Model).where(Model.identifier == identifier).with_for_update())
+            if row is None:
+                raise DatabaseError(f"no model {identifier!r} in {self._shown_url}")
+            gone = session.execute(delete(ScoreRow).where(ScoreRow.model_id == row.id)).rowcount
+            session.add(DeletedModel(identifier=identifier, owner=row.owner, scores=int(gone or 0), at=_now()))
+            session.delete(row)
+            return int(gone or 0)
 
     def private_models(self) -> dict[str, str | None]:
         """Identifier -> owner of every model that is not public (one query; the website hides these)."""

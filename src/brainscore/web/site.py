@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import hashlib
 import math
 import os
 import secrets
@@ -23,9 +24,12 @@ from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
+from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
 
 HERE = Path(__file__).parent
+_USER = "brainscore.user"
+"""Key of the request's scope under which :meth:`Site.current_user` keeps the user it looked up."""
 
 
 def home() -> Path:
@@ -132,6 +136,10 @@ class Site:
     results : ResultsCache
         The leaderboard and the anonymous pages, computed once per change of the recorded scores
         (default: one over ``store``).
+    secret_key : str
+        The key sessions are signed with; also signs the links of verification and reset mails.
+    mailer : Mailer
+        The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
     """
 
     store: Database
@@ -141,15 +149,55 @@ class Site:
     weights_dirs: tuple
     pages: Jinja2Templates
     results: ResultsCache | None = None
+    secret_key: str = ""
+    mailer: Mailer | None = None
 
     def __post_init__(self):
         if self.results is None:
             self.results = ResultsCache(self.store, max_values=4096)
+        if self.mailer is None:
+            self.mailer = Mailer()
 
     # ------------------------------------------------------------------ who is asking
     def current_user(self, request: Request):
-        """The logged-in user of the session, or None."""
-        return accounts.user_by_id(self.engine, request.session.get("user_id"))
+        """The logged-in user of the session, or None (looked up once per request).
+
+        The signed session cookie carries a random session id (``sid``); it authenticates only while its
+        :class:`~brainscore.results.schema.WebSession` row exists (:func:`~brainscore.web.accounts.session_user`)
+        and the password has not changed since the log-in (:func:`~brainscore.web.accounts.session_stamp`).
+        """
+        if _USER not in request.scope:
+            user = accounts.session_user(self.engine, request.session.get("sid"))
+            if user is not None and request.session.get("stamp") != accounts.session_stamp(user):
+                user = None  # the password changed since the session began
+            request.scope[_USER] = user
+        return request.scope[_USER]
+
+    def log_in(self, request: Request, user) -> None:
+        """Start a new log-in session of ``user``: everything of the old session (its id, its CSRF token) is
+        dropped first, so a session fixed by someone else before the log-in is worth nothing after it."""
+        accounts.end_session(self.engine, request.session.get("sid"))
+        request.session.clear()
+        request.session["sid"] = accounts.start_session(self.engine, user)
+        request.session["stamp"] = accounts.session_stamp(user)
+        request.scope[_USER] = user
+
+    def log_out(self, request: Request) -> None:
+        """End the session's log-in on the server (a copy of its cookie stops working too) and drop the session."""
+        accounts.end_session(self.engine, request.session.get("sid"))
+        request.session.clear()
+        request.scope[_USER] = None
+
+    def submit_problem(self, user) -> str | None:
+        """Why ``user`` may not submit yet (None if they may): where the site sends mail, an account submits
+        once its e-mail address is verified; a site without mail (a local install) cannot deliver the link to
+        anyone but its administrator's log, so there an unverified account may submit."""
+        if not self.mailer.configured or user.email_verified is not None:
+            return None
+        if not user.email:
+            return "add your e-mail address on your account page and follow the link we send to it before submitting"
+        return (f"verify your e-mail address first: follow the link we sent to {user.email} (your account page "
+                f"sends a new one)")
 
     def token_user(self, request: Request):
         """The user of an ``Authorization: Bearer TOKEN`` header, or None."""
@@ -206,9 +254,17 @@ class Site:
             return True
         return user is not None and getattr(model, "owner", None) == user.username
 
-    def hidden_from(self, user) -> set[str]:
-        """The private models ``user`` may not see (one query for all models)."""
-        return {m for m, owner in self.store.private_models().items() if user is None or owner != user.username}
+    def hidden_from(self, user, version: int | None = None) -> frozenset[str]:
+        """The private models ``user`` may not see (None: an anonymous visitor).
+
+        The private models are read once per results version (making a model private, or adding a
+        private one, changes the version), so a request costs no query beyond the version's.
+        """
+        version = self.results.version() if version is None else version
+        private = self.results.get("private models", self.store.private_models, version)
+        if user is None:
+            return self.results.get("hidden from anonymous", lambda: frozenset(private), version)
+        return frozenset(m for m, owner in private.items() if owner != user.username)
 
     def board(self, user, at: str | None = None) -> list[dict]:
         """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user``
@@ -232,31 +288,69 @@ class Site:
         return [r for r in leaderboard_records(self.store, at=when, scores=self.results.scores())
                 if r["model"] not in hidden]
 
-    def shared(self, request: Request, name, build, media_type: str) -> Response:
-        """A response every reader with the same ``name`` gets: built and gzipped once per change of the results.
+    def shared(self, request: Request, build, media_type: str, viewer=None, name=None) -> Response:
+        """A response every reader who may see what ``viewer`` sees gets: built, gzipped and tagged once per
+        change of the results; a client that already holds it gets ``304 Not Modified``.
 
-        ``build(version)`` returns the body (bytes). Clients that accept gzip get the stored bytes as
-        they are (the GZip middleware leaves a response with a Content-Encoding alone); others get
-        them decompressed.
+        Parameters
+        ----------
+        request : Request
+        build : callable
+            ``build(version)`` returns the body (bytes); called once per results version and key.
+        media_type : str
+        viewer : User, optional
+            Whose view it is (None: anonymous). The key holds the models hidden from ``viewer``, so
+            nobody gets a body built for a reader who may see more.
+        name : hashable, optional
+            What the body is; default :func:`page_key` (the path and every query parameter), so
+            whatever a route reads from the URL (filters, weights, sort) is part of the key.
+
+        Notes
+        -----
+        Responses carry a weak ``ETag`` (a hash of the body), ``Cache-Control: no-cache`` (a browser
+        keeps the page and asks again each time: a new score shows at once) and ``Vary``. Clients that
+        accept gzip get the stored bytes as they are (the GZip middleware leaves a response with a
+        Content-Encoding alone); others get them decompressed.
         """
         version = self.results.version()
-        body = self.results.get(name, lambda: gzip.compress(build(version), 6), version)
-        headers = {"Vary": "Accept-Encoding"}
+        hidden = self.hidden_from(viewer, version)
+        key = ("shared", page_key(request) if name is None else name, hidden)
+        body, etag = self.results.get(key, lambda: _tagged(gzip.compress(build(version), 6, mtime=0)), version,
+                                      size=lambda entry: len(entry[0]))
+        headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
+                   "Cache-Control": ("private" if viewer is not None else "public") + ", no-cache"}
+        if _matches(request.headers.get("if-none-match"), etag):
+            return Response(status_code=304, headers=headers)
         if "gzip" in request.headers.get("accept-encoding", "").lower():
             return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
         return Response(gzip.decompress(body), media_type=media_type, headers=headers)
 
     # ------------------------------------------------------------------ submission tasks
     def view(self, task: SubmissionTask) -> dict:
-        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached."""
-        return {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached.
 
-    def task_for(self, task_id: int, user) -> SubmissionTask:
-        """Submission task ``task_id`` of ``user``; raises HTTPException 404 if it is not theirs (or missing)."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            task = session.get(SubmissionTask, task_id)
-        if task is None or user is None or task.owner != user.username:
-            raise HTTPException(404, f"no submission {task_id} of yours")
+        ``id`` is the task's random key; ``rerun_of`` the key of the task it re-runs (None if none).
+        """
+        view = {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+        if task.rerun_of is not None:
+            with Session(self.engine) as session:
+                view["rerun_of"] = session.scalar(select(SubmissionTask.key).where(SubmissionTask.id == task.rerun_of))
+        return view
+
+    def task_for(self, key: str, user) -> SubmissionTask:
+        """Submission task ``key`` (its random public key) of ``user``.
+
+        Raises
+        ------
+        HTTPException
+            404, with the same words whether the task is missing or someone else's (nothing to learn by trying).
+        """
+        task = None
+        if user is not None and isinstance(key, str) and 0 < len(key) <= 64:
+            with Session(self.engine, expire_on_commit=False) as session:
+                task = session.scalar(select(SubmissionTask).where(SubmissionTask.key == key))
+        if task is None or task.owner != user.username:
+            raise HTTPException(404, "no such submission of yours")
         return task
 
     def latest_task_of(self, model: str) -> SubmissionTask | None:
@@ -266,6 +360,26 @@ class Site:
                 if model in (task.models or []):
                     return task
         return None
+
+
+def page_key(request: Request) -> tuple:
+    """What a shared response depends on besides the results and the viewer: the path and every query
+    parameter, in a fixed order (the leaderboard reads some, such as its filters ``m.<field>`` and weights
+    ``w.<node>``, by prefix, so none is left out)."""
+    return request.url.path, tuple(sorted(request.query_params.multi_items()))
+
+
+def _tagged(body: bytes) -> tuple[bytes, str]:
+    """``(body, weak ETag)``: the tag a hash of the (gzipped) body."""
+    return body, 'W/"%s"' % hashlib.blake2b(body, digest_size=12).hexdigest()
+
+
+def _matches(header: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag`` (weak comparison, RFC 9110 13.1.2) or is ``*``."""
+    if not header:
+        return False
+    bare = etag.removeprefix("W/")
+    return any(tag.strip() == "*" or tag.strip().removeprefix("W/") == bare for tag in header.split(","))
 
 
 def site_of(request: Request) -> Site:

@@ -65,7 +65,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     task = site.latest_task_of(identifier)
     submission = None
     if task is not None and is_owner:
-        submission = {"id": task.id, "status": task.status, "results": task.results}
+        submission = {"id": task.key, "status": task.status, "results": task.results}
     aggregates = site.results.aggregates_of(identifier)
     model = site.store.model(identifier)
     rows = _latest_rows(records, is_owner)
@@ -438,9 +438,10 @@ def compare(site: Site, models: list[str], user) -> dict:
     return {"models": models, "rows": rows}
 
 
-def score_json(site: Site, score_id: int, user) -> dict:
+def score_json(site: Site, score_id: int, user, server: str | None = None) -> dict:
     """Everything a score's page shows: the record's numbers, layer, settings, provenance summary, and the
-    command that re-runs it (``brainscore reproduce ID``, :mod:`brainscore.runner.reproduce`).
+    command that re-runs it (``brainscore reproduce ID --server URL``, :mod:`brainscore.runner.reproduce`;
+    ``server``: this website's address, None leaves ``--server`` out).
 
     Raises
     ------
@@ -449,7 +450,7 @@ def score_json(site: Site, score_id: int, user) -> dict:
     """
     from brainscore.models.layer_rule import describe
 
-    stored = site.store.score_by_id(score_id)
+    stored = site.store.score_by_id(score_id) if 0 < score_id < 2**63 else None  # (a row number fits 64 bits)
     if stored is None or not site.visible(stored.model, user):
         raise HTTPException(404, f"no score #{score_id}")
     provenance = stored.provenance if isinstance(stored.provenance, dict) else {}
@@ -466,10 +467,10 @@ def score_json(site: Site, score_id: int, user) -> dict:
             "bootstrap": bootstrap or None, "device": (provenance.get("environment") or {}).get("device"),
             "code": provenance.get("code") or {}, "environment": provenance.get("environment") or {},
             "data_files": dict(sorted(data_files.items())), "weights_sha256": model.get("weights_sha256"),
-            "provenance_key": stored.provenance_key, "provenance": provenance,
+            "provenance_key": stored.provenance_key, "provenance": provenance, "layers": stored.layers,
             "end": stored.end.isoformat() if stored.end else None,
             "reproducible": bool(model) and "resamples" in bootstrap,
-            "command": f"brainscore reproduce {stored.id}"}
+            "command": f"brainscore reproduce {stored.id}" + (f" --server {server}" if server else "")}
 
 
 # ------------------------------------------------------------------------------------------------ explore

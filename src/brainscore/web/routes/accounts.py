@@ -1,10 +1,15 @@
-"""Accounts: register, log in and out, the account page and its API tokens."""
+"""Accounts: register, log in and out, verify the e-mail address, reset a forgotten password, the account
+page and its API tokens.
+
+Mails go out after the response (FastAPI's background tasks): a page never waits for the mail server,
+and the password reset form answers alike, as fast, whether or not the address is an account's.
+"""
 from __future__ import annotations
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from brainscore.web import accounts
+from brainscore.web import accounts, notices
 from brainscore.web.site import check_csrf, site_of
 
 router = APIRouter()
@@ -17,18 +22,97 @@ def register_form(request: Request):
 
 
 @router.post("/register")
-def register(request: Request, username: str = Form(""), password: str = Form(""),
-             csrf_token: str | None = Form(None)):
-    """Create an account and log it in (400 with the reason when the name or password will not do)."""
+def register(request: Request, background: BackgroundTasks, username: str = Form(""), password: str = Form(""),
+             email: str = Form(""), csrf_token: str | None = Form(None)):
+    """Create an account, log it in and mail the link that verifies its address (400 with the reason when the
+    name, password or address will not do)."""
     check_csrf(request, csrf_token)
     site = site_of(request)
     try:
-        user = accounts.register(site.engine, username, password)
+        user = accounts.register(site.engine, username, password, email.strip())
     except accounts.AccountError as error:
-        return site.render(request, "register.html", status_code=400, error=str(error), username=username)
-    request.session.clear()  # a new session for the new user (no fixation)
-    request.session["user_id"] = user.id
+        return site.render(request, "register.html", status_code=400, error=str(error), username=username,
+                           email=email)
+    site.log_in(request, user)  # a new session for the new user (no fixation)
+    background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
     return RedirectResponse("/submit", status_code=303)
+
+
+@router.get("/verify", response_class=HTMLResponse)
+def verify(request: Request, token: str = ""):
+    """Follow a verification link: the address is verified (400 with the reason when the link is not good)."""
+    site = site_of(request)
+    try:
+        user = accounts.verify_email(site.engine, site.secret_key, token)
+    except accounts.AccountError as error:
+        return site.render(request, "message.html", status_code=400, title="Address not verified", error=str(error))
+    return site.render(request, "message.html", title="Address verified",
+                       message=f"{user.email} is verified: {user.username} can submit models.")
+
+
+@router.post("/account/email")
+def change_email(request: Request, background: BackgroundTasks, email: str = Form(""),
+                 csrf_token: str | None = Form(None)):
+    """Set (or change) the account's address and mail its verification link; with the address unchanged, send
+    the link again."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    user = site.logged_in(request)
+    try:
+        user = accounts.set_email(site.engine, user, email or user.email or "")
+    except accounts.AccountError as error:
+        return _account(site, request, status_code=400, error=str(error))
+    if user.email_verified is None:
+        background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
+    return _account(site, request, message=f"We sent a verification link to {user.email}."
+                    if user.email_verified is None else f"{user.email} is verified already.")
+
+
+@router.get("/forgot", response_class=HTMLResponse)
+def forgot_form(request: Request):
+    """The form that asks for a password reset link."""
+    return site_of(request).render(request, "forgot.html")
+
+
+@router.post("/forgot", response_class=HTMLResponse)
+def forgot(request: Request, background: BackgroundTasks, email: str = Form(""), csrf_token: str | None = Form(None)):
+    """Mail a password reset link to ``email`` if it is an account's; the answer is the same either way (it does
+    not tell whether an address has an account)."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    user = accounts.user_by_email(site.engine, email)
+    if user is not None:
+        background.add_task(notices.send_reset, site.mailer, site.secret_key, user, str(request.base_url))
+    return site.render(request, "message.html", title="Check your mail",
+                       message="If an account has this address, we sent it a link to choose a new password. "
+                               f"The link works once, for {int(accounts.RESET_MAX_AGE.total_seconds() // 60)} minutes.")
+
+
+@router.get("/reset", response_class=HTMLResponse)
+def reset_form(request: Request, token: str = ""):
+    """The form that sets a new password (400 when the link is expired, used or forged)."""
+    site = site_of(request)
+    try:
+        user = accounts.user_for_reset(site.engine, site.secret_key, token)
+    except accounts.AccountError as error:
+        return site.render(request, "message.html", status_code=400, title="Password not reset", error=str(error))
+    return site.render(request, "reset.html", token=token, username=user.username)
+
+
+@router.post("/reset", response_class=HTMLResponse)
+def reset(request: Request, token: str = Form(""), password: str = Form(""), csrf_token: str | None = Form(None)):
+    """Set the new password: every session of the account ends (this one starts logged out)."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    try:
+        user = accounts.reset_password(site.engine, site.secret_key, token, password)
+    except accounts.AccountError as error:
+        return site.render(request, "reset.html", status_code=400, token=token, error=str(error))
+    site.log_out(request)
+    accounts.end_sessions(site.engine, user)  # (the changed password's stamp ends them too)
+    return site.render(request, "message.html", title="Password changed",
+                       message=f"The password of {user.username} is changed and every session of the account has "
+                               f"ended. Log in with the new password.", login=True)
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -49,8 +133,7 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
     except accounts.AccountError as error:
         code = 429 if isinstance(error, accounts.RateLimited) else 400
         return site.render(request, "login.html", status_code=code, error=str(error), username=username)
-    request.session.clear()
-    request.session["user_id"] = user.id
+    site.log_in(request, user)  # a new session id and CSRF token: a session fixed before the log-in is worthless
     return RedirectResponse("/submissions", status_code=303)
 
 
@@ -58,7 +141,7 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
 def logout(request: Request, csrf_token: str | None = Form(None)):
     """End the session."""
     check_csrf(request, csrf_token)
-    request.session.clear()
+    site_of(request).log_out(request)  # ended on the server too: a copy of the cookie no longer logs in
     return RedirectResponse("/", status_code=303)
 
 
@@ -74,7 +157,7 @@ def account_page(request: Request):
 def _account(site, request: Request, status_code: int = 200, **context):
     user = site.current_user(request)
     return site.render(request, "account.html", status_code=status_code, tokens=accounts.tokens_of(site.engine, user),
-                       **context)
+                       submit_problem=site.submit_problem(user), mail_configured=site.mailer.configured, **context)
 
 
 @router.post("/account/tokens", response_class=HTMLResponse)

@@ -1,0 +1,80 @@
+"""The texts of the website's mails and who gets them: address verification, password reset, and a
+submission's result when it finishes or fails (sent by :class:`~brainscore.web.queue.Dispatcher`).
+
+Each function builds the mail and hands it to a :class:`~brainscore.web.mail.Mailer`, which sends it or,
+without a mail server, logs it; none raises for a mail that could not be sent.
+"""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from brainscore.results.schema import SubmissionTask, User
+from brainscore.web import accounts
+from brainscore.web.mail import Mailer, log
+
+__all__ = ["send_verification", "send_reset", "send_result", "result_text"]
+
+
+def send_verification(mailer: Mailer, secret: str, user: User, base: str | None = None) -> bool:
+    """Mail ``user`` the link that verifies their address (``base``: the request's base URL, used only where
+    ``site_url`` is unset and the mail is logged). True if the mail server took it."""
+    link = mailer.link(f"/verify?token={accounts.verification_token(secret, user)}", base)
+    days = accounts.VERIFY_MAX_AGE.days
+    return mailer.send(user.email, "brainscore: verify your e-mail address",
+                       f"Hello {user.username},\n\nfollow this link to verify that {user.email} is your address "
+                       f"on brainscore:\n\n{link}\n\nThe link works for {days} days. Until the address is verified "
+                       f"you can log in but not submit models.\n\nIf you did not register, ignore this mail.\n")
+
+
+def send_reset(mailer: Mailer, secret: str, user: User, base: str | None = None) -> bool:
+    """Mail ``user`` a password reset link (valid :data:`~brainscore.web.accounts.RESET_MAX_AGE`, once)."""
+    link = mailer.link(f"/reset?token={accounts.reset_token(secret, user)}", base)
+    minutes = int(accounts.RESET_MAX_AGE.total_seconds() // 60)
+    return mailer.send(user.email, "brainscore: reset your password",
+                       f"Hello {user.username},\n\nsomeone (we hope you) asked to reset the password of your "
+                       f"brainscore account. Choose a new one here:\n\n{link}\n\nThe link works once, for {minutes} "
+                       f"minutes; setting a new password logs out every session of the account. If you did not "
+                       f"ask, ignore this mail: your password stays as it is.\n")
+
+
+def result_text(task: SubmissionTask, link: str) -> tuple[str, str]:
+    """Subject and body of the mail that reports submission task ``task``'s result: each (model, benchmark)
+    pair's score or failure reason, and the link to its page."""
+    results = task.results or {}
+    done = sum(1 for r in results.values() if r.get("status") == "done")
+    failed = sum(1 for r in results.values() if r.get("status") == "failed")
+    state = "failed" if task.status == "failed" else "finished"
+    subject = f"brainscore: submission {task.id} {state} ({done} scored, {failed} failed)"
+    lines = [f"Your submission {task.id} ({task.filename or task.package or ', '.join(task.models)}) {state}.", ""]
+    for model, benchmark in task.pairs:
+        result = results.get(f"{model}|{benchmark}")
+        if result is None:
+            lines.append(f"  {model} on {benchmark}: not run")
+        elif result.get("status") == "done":
+            score = result.get("score")
+            lines.append(f"  {model} on {benchmark}: score {score:.4f}" if isinstance(score, (int, float))
+                         else f"  {model} on {benchmark}: scored")
+        else:
+            lines.append(f"  {model} on {benchmark}: FAILED: {result.get('failure') or 'no reason recorded'}")
+    if task.status == "failed" and task.failure and not failed:
+        lines.append(f"\n{task.failure}")
+    lines += ["", f"Scores, failures and the whole log: {link}", ""]
+    return subject, "\n".join(lines)
+
+
+def send_result(engine: Engine, mailer: Mailer, task_id: int) -> bool:
+    """Mail the owner of submission task ``task_id`` its result, if their address is verified (mail goes only to
+    verified addresses); True if the mail server took it. Never raises: a problem is logged."""
+    try:
+        with Session(engine, expire_on_commit=False) as session:
+            task = session.get(SubmissionTask, task_id)
+            user = session.scalar(select(User).where(User.username == task.owner)) if task is not None else None
+        if task is None or user is None or not user.email or user.email_verified is None:
+            return False
+        subject, body = result_text(task, mailer.link(f"/submissions/{task.id}"))
+        return mailer.send(user.email, subject, body)
+    except Exception as error:  # a notification never takes the queue down with it
+        log.error("could not mail the result of submission %s: %s: %s", task_id, type(error).__name__, error)
+        return False

@@ -1,0 +1,160 @@
+"""Accounts in headless Chromium (Playwright, Debian's ``chromium``) against a server that sends its mail to a real
+SMTP server (aiosmtpd on 127.0.0.1): register with an address, follow the mailed link, make one's model private,
+delete it after confirming, and reset a forgotten password through the mailed link.
+
+Screenshots go to ``$BRAINSCORE_SCREENSHOTS`` (``docs/`` when refreshing the documentation), else to the
+test's folder.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from brainscore.metrics.score import Score
+from brainscore.results import Database, record
+from brainscore.scoring.outcome import Outcome
+from test_browser import CHROMIUM, HERE, SRC, V4
+from test_mail import Inbox, _free_port
+
+
+@pytest.fixture(scope="module")
+def inbox():
+    from aiosmtpd.controller import Controller
+
+    handler = Inbox()
+    controller = Controller(handler, hostname="127.0.0.1", port=_free_port())
+    controller.start()
+    handler.port = controller.port
+    yield handler
+    controller.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, inbox):
+    folder = tmp_path_factory.mktemp("accounts")
+    url = f"sqlite:///{folder / 'results.sqlite'}"
+    db = Database(url)
+    for model, owner, value in (("alice-net", "alice", 0.35), ("bob-net", "bob", 0.30)):
+        db.add_model(model, owner=owner, public=True)
+        record(Outcome.from_score(Score.of(value, raw=value * 0.9, ceiling=0.9, error=0.02, model_identifier=model,
+                                           benchmark_identifier=V4, layers={"V4": "6"})), db)
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+           "MPLCONFIGDIR": str(folder / "matplotlib"), "BRAINSCORE_HOME": str(folder / "home"),
+           "BRAINSCORE_MAIL_HOST": "127.0.0.1", "BRAINSCORE_MAIL_PORT": str(inbox.port),
+           "BRAINSCORE_MAIL_SECURITY": "none", "BRAINSCORE_MAIL_FROM": "brainscore@example.org",
+           "BRAINSCORE_SITE_URL": base}
+    log = open(folder / "server.log", "w")
+    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port), str(folder / "sub")],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(240):
+        try:
+            if httpx.get(base + "/login", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    else:
+        process.kill()
+        pytest.fail(f"the page server did not start: {(folder / 'server.log').read_text()}")
+    yield base
+    process.terminate()
+    process.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1200, "height": 800})
+        yield context.new_page()
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    folder = Path(os.environ.get("BRAINSCORE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def mailed_link(message, server: str, path: str) -> str:
+    found = re.search(re.escape(server + path) + r"\?token=[A-Za-z0-9_.\-]+", message.get_content())
+    assert found, message.get_content()
+    return found.group(0)
+
+
+def test_register_and_verify_the_address_by_the_mailed_link(server, page, inbox, shots):
+    page.goto(server + "/register")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=email]", "alice@example.org")
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("button:text('register')")
+    page.wait_for_url(server + "/submit")
+    page.goto(server + "/account")
+    assert " ".join(page.locator("#email-state").text_content().split()) == "alice@example.org · not verified"
+    assert page.locator("#submit-problem").text_content().startswith("verify your e-mail address first")
+    page.screenshot(path=str(shots / "account_unverified.png"), full_page=True)
+    (mail,) = inbox.wait(1)
+    assert mail["To"] == "alice@example.org"
+    page.goto(mailed_link(mail, server, "/verify"))
+    assert page.locator("h1").text_content() == "Address verified"
+    page.goto(server + "/account")
+    assert " ".join(page.locator("#email-state").text_content().split()) == "alice@example.org · verified"
+    assert page.locator("#submit-problem").count() == 0
+    page.screenshot(path=str(shots / "account_verified.png"), full_page=True)
+
+
+def test_the_owner_makes_the_model_private_then_deletes_it(server, page, shots):
+    page.goto(server + "/models/alice-net")
+    page.click("#toggle-visibility")
+    page.wait_for_url(server + "/models/alice-net")
+    assert "private (visible to you only)" in page.locator("main p.muted").first.text_content()
+    assert page.locator("#toggle-visibility").text_content() == "make public"
+    page.screenshot(path=str(shots / "model_owner.png"), full_page=True)
+    assert httpx.get(server + "/models/alice-net").status_code == 404  # others: as if it did not exist
+    page.click("#delete-model")
+    page.wait_for_url(server + "/models/alice-net/delete")
+    page.fill("input[name=confirm]", "alice-net")
+    page.screenshot(path=str(shots / "model_delete.png"), full_page=True)
+    page.click("button.danger")
+    assert page.locator("h1").text_content() == "Model deleted"
+    page.goto(server + "/")
+    models = page.locator("tr[data-model]").evaluate_all("rows => rows.map(r => r.dataset.model)")
+    assert models == ["bob-net"]
+
+
+def test_a_forgotten_password_is_reset_by_the_mailed_link(server, page, inbox, shots):
+    page.click("button:text('log out')")
+    page.goto(server + "/login")
+    page.click("a:text('Reset it')")
+    page.wait_for_url(server + "/forgot")
+    page.fill("input[name=email]", "alice@example.org")
+    page.click("button:text('send the link')")
+    assert page.locator("h1").text_content() == "Check your mail"
+    mail = inbox.wait(2)[1]
+    assert mail["Subject"] == "brainscore: reset your password"
+    page.goto(mailed_link(mail, server, "/reset"))
+    assert page.locator("h1").text_content() == "New password for alice"
+    page.fill("input[name=password]", "a brand new password")
+    page.screenshot(path=str(shots / "password_reset.png"), full_page=True)
+    page.click("button:text('set the password')")
+    assert page.locator("h1").text_content() == "Password changed"
+    page.goto(server + "/login")
+    page.fill("input[name=username]", "alice")
+    page.fill("input[name=password]", "a brand new password")
+    page.click("button:text('log in')")
+    page.wait_for_url(server + "/submissions")
+    assert page.locator("header nav a[href='/account']").text_content() == "alice"

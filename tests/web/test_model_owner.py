@@ -1,0 +1,116 @@
+"""A model's owner makes it public or private after submitting, and deletes it (confirmed, CSRF-protected);
+everyone else gets 404 for both, and a deleted model's scores leave the leaderboard (its cached pages too)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from brainscore.metrics.score import Score
+from brainscore.results import record
+from brainscore.scoring.outcome import Outcome
+from brainscore.web import create_app
+from brainscore.web.mail import Mailer, MailSettings
+
+BENCHMARK = "Cowley2026.210325.V4-pls"
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False, mailer=Mailer(MailSettings()))
+    store = app.state.store
+    for model, public, value in (("alice-net", True, 0.25), ("other-net", True, 0.5)):
+        store.add_model(model, owner="alice" if model == "alice-net" else "bob", public=public)
+        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
+                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"})), store)
+    record(Outcome.from_failure("alice-net", "Kriegeskorte2008.IT-rdm", "weights missing"), store)
+    return app
+
+
+def csrf(client: TestClient, page: str = "/login") -> str:
+    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
+
+
+def user(app, name: str) -> TestClient:
+    client = TestClient(app)
+    response = client.post("/register", data={"username": name, "password": "correct horse",
+                                              "email": f"{name}@example.org", "csrf_token": csrf(client)},
+                           follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return client
+
+
+def on_board(client: TestClient) -> list[str]:
+    return re.findall(r'data-model="([^"]+)"', client.get("/").text)
+
+
+def test_the_owner_makes_a_model_private_and_public_again(app):
+    alice, bob, anonymous = user(app, "alice"), user(app, "bob"), TestClient(app)
+    assert "alice-net" in on_board(anonymous)  # computed and cached for anonymous visitors
+    page = alice.get("/models/alice-net").text
+    assert 'id="toggle-visibility">make private</button>' in page and 'href="/models/alice-net/delete"' in page
+    assert "toggle-visibility" not in bob.get("/models/alice-net").text
+    made = alice.post("/models/alice-net/visibility", data={"visibility": "private", "csrf_token": csrf(alice, "/account")},
+                      follow_redirects=False)
+    assert made.status_code == 303 and made.headers["location"] == "/models/alice-net"
+    assert app.state.store.model("alice-net").public is False
+    assert "alice-net" not in on_board(anonymous) and "alice-net" not in on_board(bob)
+    assert anonymous.get("/models/alice-net").status_code == 404 and bob.get("/api/models/alice-net").status_code == 404
+    assert "alice-net" in on_board(alice) and "private (visible to you only)" in alice.get("/models/alice-net").text
+    again = alice.post("/api/models/alice-net/visibility", data={"visibility": "public"},
+                       headers={"X-CSRF-Token": csrf(alice, "/account")})
+    assert again.json() == {"model": "alice-net", "public": True}
+    assert "alice-net" in on_board(anonymous)
+
+
+def test_others_get_404_and_forms_need_csrf(app):
+    alice, bob, anonymous = user(app, "alice"), user(app, "bob"), TestClient(app)
+    for client in (bob, anonymous):
+        token = csrf(client, "/login")
+        assert client.post("/models/alice-net/visibility",
+                           data={"visibility": "private", "csrf_token": token}).status_code == 404
+        assert client.get("/models/alice-net/delete").status_code == 404
+        assert client.post("/models/alice-net/delete", data={"confirm": "alice-net", "csrf_token": token}).status_code == 404
+    assert bob.post("/models/no-such-net/visibility", data={"visibility": "private",
+                                                            "csrf_token": csrf(bob, "/account")}).status_code == 404
+    assert alice.post("/models/alice-net/visibility", data={"visibility": "private"}).status_code == 403
+    assert alice.post("/models/alice-net/delete", data={"confirm": "alice-net", "csrf_token": "forged"}).status_code == 403
+    assert alice.delete("/api/models/alice-net", params={"confirm": "alice-net"}).status_code == 403  # no X-CSRF-Token
+    assert alice.post("/models/alice-net/visibility", data={"visibility": "hidden",
+                                                            "csrf_token": csrf(alice, "/account")}).status_code == 400
+    assert app.state.store.model("alice-net").public is True
+
+
+def test_deleting_asks_first_then_the_scores_leave_the_leaderboard(app):
+    alice, anonymous = user(app, "alice"), TestClient(app)
+    assert on_board(anonymous) == ["other-net", "alice-net"]
+    board = anonymous.get("/api/leaderboard").json()
+    assert [r["model"] for r in board] == ["other-net", "alice-net"]
+    confirm = alice.get("/models/alice-net/delete")
+    assert confirm.status_code == 200 and "its 2 score record(s), failures included" in confirm.text
+    wrong = alice.post("/models/alice-net/delete", data={"confirm": "alice", "csrf_token": csrf(alice, "/account")})
+    assert wrong.status_code == 400 and "type alice-net exactly" in wrong.text
+    assert app.state.store.model("alice-net") is not None
+    gone = alice.post("/models/alice-net/delete", data={"confirm": "alice-net", "csrf_token": csrf(alice, "/account")})
+    assert gone.status_code == 200 and "alice-net and its 2 score record(s) are deleted" in gone.text
+    assert app.state.store.model("alice-net") is None
+    assert app.state.store.scores("alice-net", include_failed=True) == []
+    assert on_board(anonymous) == ["other-net"]  # the cached anonymous page is computed again
+    assert [r["model"] for r in anonymous.get("/api/leaderboard").json()] == ["other-net"]
+    assert anonymous.get("/models/alice-net").status_code == 404
+    assert alice.get("/models/alice-net/delete").status_code == 404  # nothing left to delete
+
+
+def test_deleting_by_api_token(app):
+    alice = user(app, "alice")
+    alice.post("/account/tokens", data={"csrf_token": csrf(alice, "/account")})
+    token = re.search(r'<code id="token">([^<]+)</code>', alice.post(
+        "/account/tokens", data={"csrf_token": csrf(alice, "/account")}).text).group(1)
+    api = TestClient(app, headers={"Authorization": f"Bearer {token}"})
+    assert api.delete("/api/models/alice-net", params={"confirm": "wrong"}).status_code == 400
+    assert api.delete("/api/models/other-net", params={"confirm": "other-net"}).status_code == 404  # bob's
+    assert api.delete("/api/models/alice-net", params={"confirm": "alice-net"}).json() == {
+        "model": "alice-net", "deleted_scores": 2}
+    assert app.state.store.model("other-net") is not None
