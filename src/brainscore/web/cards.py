@@ -101,13 +101,16 @@ FILTERS = (("architecture", "architecture"), ("model_family", "family"), ("train
 """The fields the leaderboard filters models by (:func:`model_facts` keys), with their labels."""
 
 
-def _count(value) -> int | None:
-    """A parameter count as an int (``11689512``, ``"11,689,512"``, ``1.2e7``); None when it is not a count >= 1."""
+def _count(value, least: int = 1) -> int | None:
+    """A parameter count as an int (``11689512``, ``"11,689,512"``, ``1.2e7``); None when it is not a whole
+    number >= ``least`` (0 is a count only where it is declared: a counted 0 means nothing was counted)."""
+    if value is None or isinstance(value, bool):
+        return None
     try:
         number = float(str(value).replace(",", "").replace("_", "").strip())
     except (TypeError, ValueError):
         return None
-    return int(number) if number >= 1 and number == int(number) else None
+    return int(number) if number >= least and number == int(number) else None
 
 
 def model_facts(model: str, task=None, owner: str | None = None, provenance: dict | None = None,
@@ -142,7 +145,7 @@ def model_facts(model: str, task=None, owner: str | None = None, provenance: dic
     facts["submitter"] = owner or "built-in"
     for key, _ in FILTERS:
         facts.setdefault(key, None)
-    declared_count = _count(declared.get("total_parameter_count"))
+    declared_count = _count(declared.get("total_parameter_count"), least=0)  # the pixels model has none
     counted = _count(parameter_count)
     facts["parameter_count"] = declared_count if declared_count is not None else counted
     facts["parameter_source"] = ("metadata.yml" if declared_count is not None
