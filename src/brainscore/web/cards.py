@@ -70,16 +70,26 @@ def metadata(folder: Path, model: str) -> dict:
     A file that is not YAML, or not of that shape, gives {} with its problem under ``"problem"``.
     """
     path = folder / "metadata.yml"
-    if not path.is_file():
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
         return {}
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _read_yaml(path, stamp) or {}
         entry = (data.get("models") or {}).get(model) or {}
         return dict(entry) if isinstance(entry, dict) else {}
-    except (yaml.YAMLError, AttributeError, UnicodeDecodeError) as error:
+    except (yaml.YAMLError, AttributeError, UnicodeDecodeError, OSError) as error:
         return {"problem": f"{path.name} could not be read: {error}"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_yaml(path: Path, stamp: int):
+    """``path`` parsed as YAML, once per modification time ``stamp`` (a plugin's file lists many models)."""
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def bibtex(folder: Path) -> str:
