@@ -280,6 +280,23 @@ def test_walking_submission_numbers_reveals_nothing(app):
     assert alice.get(f"/api/submissions/{tasks[0].id}").status_code == 404  # the row number is no way in
 
 
+def test_walking_score_numbers_shows_public_scores_only(app):
+    """Score records keep their row numbers (``brainscore reproduce N`` takes them): walking them shows the
+    public model's score, while the private one answers exactly as a number that was never recorded."""
+    bob = register(app, "bob")
+    shown = {}
+    for n in range(1, 6):
+        for path in (f"/scores/{n}", f"/api/scores/{n}"):
+            response = bob.get(path)
+            assert SECRET not in response.text
+            shown[path] = response.status_code
+    assert sorted(shown.values()) == [200, 200] + [404] * 8
+    secret = _score_id(app)
+    hidden, never = bob.get(f"/api/scores/{secret}"), bob.get("/api/scores/5")
+    assert hidden.status_code == never.status_code == 404
+    assert hidden.json()["detail"].replace(str(secret), "N") == never.json()["detail"].replace("5", "N")
+
+
 def test_a_private_models_pages_answer_404_like_a_model_that_does_not_exist(app):
     bob = register(app, "bob")
     for client in (TestClient(app), bob):
