@@ -478,11 +478,22 @@ def test_every_route_answers_with_the_security_headers(app):
 
 
 def test_answers_to_a_logged_in_user_are_never_cached(app):
+    """Pages with the account's own data are never stored; the pages readers share (leaderboard, model,
+    benchmark) are ``no-store`` or keep their ``private, no-cache`` and ETag (revalidated each time, no shared
+    cache keeps them), never ``public``."""
     alice = register(app, "alice")
-    for path in ("/", "/account", "/submissions", f"/models/{SECRET}", "/api/leaderboard"):
+    task = failed_task(app)
+    for path in ("/account", "/submissions", "/submit", f"/submissions/{task.key}", f"/api/submissions/{task.key}"):
         response = alice.get(path)
         assert response.status_code == 200 and response.headers["cache-control"] == "no-store, private", path
-    assert "no-store" not in TestClient(app).get("/").headers.get("cache-control", "")
+        assert "cookie" in response.headers["vary"].lower()
+    for path in ("/", f"/models/{SECRET}", "/api/leaderboard"):
+        response = alice.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["cache-control"] in ("private, no-cache", "no-store, private"), path
+    first = TestClient(app).get("/login")  # an anonymous page that sets the session cookie is not shared either
+    assert "set-cookie" in first.headers and first.headers["cache-control"] == "no-store, private"
+    assert TestClient(app).get("/api/leaderboard").headers["cache-control"] == "public, no-cache"
 
 
 def test_no_page_has_an_inline_script(app):
