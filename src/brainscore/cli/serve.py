@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
                         help="a server folder submitted plugins may load weights from by absolute path (repeatable)")
     parser.add_argument("--memory-limit-gb", type=float, default=8.0, help="memory limit of each scoring process")
     parser.add_argument("--time-limit-s", type=int, default=3600, help="wall-clock limit of each scoring process")
+    parser.add_argument("--disk-limit-gb", type=float, default=2.0,
+                        help="bytes each scoring process may write (its working directory, a tmpfs in memory where "
+                             "the server may create namespaces; its caches live there)")
     parser.add_argument("--workers", type=int, default=None,
                         help="Dask worker processes started for the submissions (default: one per core, at most "
                              "one per 4 GiB of memory)")
@@ -64,6 +67,7 @@ def _at_least_one(text: str) -> int:
 def _app_arguments(args) -> dict:
     return {"db_url": args.db, "weights_dirs": [str(d) for d in args.weights_dir],
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
+            "disk_limit": int(args.disk_limit_gb * 1024**3),
             "workers": args.workers, "scheduler": args.scheduler}
 
 

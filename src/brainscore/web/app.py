@@ -45,6 +45,7 @@ from brainscore.web.views import columns  # noqa: F401  (kept importable from he
 
 def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs: tuple = (),
                start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
+               disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
                mailer: Mailer | None = None, https: bool | None = None) -> FastAPI:
     """The web application.
@@ -60,9 +61,9 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         Server folders that submitted plugin code may reference by absolute path.
     start_worker : bool
         Start the submission dispatcher (and its Dask cluster) on start-up (tests of pages alone may skip it).
-    memory_limit, wall_limit : int, optional
-        Per-child limits in bytes and seconds (default :data:`~brainscore.web.queue.MEMORY_LIMIT_BYTES`,
-        :data:`~brainscore.web.queue.WALL_LIMIT_S`).
+    memory_limit, wall_limit, disk_limit : int, optional
+        Per-child limits in bytes, seconds and bytes written (default :data:`~brainscore.web.queue.MEMORY_LIMIT_BYTES`,
+        :data:`~brainscore.web.queue.WALL_LIMIT_S`, :data:`~brainscore.web.queue.DISK_LIMIT_BYTES`).
     workers : int, optional
         Worker processes of the Dask LocalCluster started for the submissions (default: one per core,
         at most one per 4 GiB of memory).
@@ -88,10 +89,11 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     url = str(getattr(store, "url", None) or db_url)
     root = Path(root or folder / "submissions")
     root.mkdir(parents=True, exist_ok=True)
-    limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit)) if v}
+    limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit), ("disk_limit", disk_limit))
+              if v}
     mailer = mailer if mailer is not None else Mailer()
     dispatcher = Dispatcher(store.engine, store, url, root, workers=workers, scheduler=scheduler, client=dask_client,
-                            mailer=mailer, **limits)
+                            mailer=mailer, readable=tuple(str(d) for d in weights_dirs), **limits)
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
                 weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer)
