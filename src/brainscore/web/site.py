@@ -238,7 +238,7 @@ class Site:
 
     def render(self, request: Request, name: str, status_code: int = 200, **context):
         """Template ``name`` with ``context``, the user and the CSRF token."""
-        context.update(user=self.current_user(request), csrf_token=csrf_token(request))
+        context.update(user=self.current_user(request), csrf_token=_LazyToken(request))
         return self.pages.TemplateResponse(request, name, context, status_code=status_code)
 
     # ------------------------------------------------------------------ models and who sees them
@@ -392,6 +392,23 @@ def csrf_token(request: Request) -> str:
     if "csrf" not in request.session:
         request.session["csrf"] = secrets.token_urlsafe(32)
     return request.session["csrf"]
+
+
+class _LazyToken:
+    """The session's CSRF token, made when a template first writes it: a page without a form (the leaderboard
+    to an anonymous visitor) starts no session and sets no cookie, so caches may share it."""
+
+    def __init__(self, request: Request):
+        self.request = request
+
+    def __str__(self) -> str:
+        return csrf_token(self.request)
+
+    def __html__(self) -> str:
+        return str(self)
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def csrf_ok(request: Request, token: str | None) -> bool:
