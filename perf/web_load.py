@@ -190,11 +190,11 @@ def check_queue(url: str, accepted_file: Path) -> str:
 
     accepted = [line.split() for line in accepted_file.read_text().splitlines()] if accepted_file.exists() else []
     engine = create_engine(url)
-    with engine.connect() as connection:
-        rows = connection.execute(text("SELECT id, models FROM web_jobs ORDER BY id")).all()
+    with engine.connect() as connection:  # a submission is known by its random key (its id is not shown)
+        rows = connection.execute(text("SELECT key, models FROM web_jobs ORDER BY id")).all()
     engine.dispose()
-    queued = {int(r[0]): (json.loads(r[1]) if isinstance(r[1], str) else r[1]) for r in rows}
-    lost = [i for i, m in accepted if int(i) not in queued or queued[int(i)] != [m]]
+    queued = {str(r[0]): (json.loads(r[1]) if isinstance(r[1], str) else r[1]) for r in rows}
+    lost = [key for key, m in accepted if key not in queued or queued[key] != [m]]
     identifiers = [m for models in queued.values() for m in models]
     duplicated = len(identifiers) - len(set(identifiers))
     late = len(queued) - len(accepted)

@@ -110,21 +110,22 @@ def test_twenty_concurrent_submitters_nothing_lost_or_doubled_drained_in_order(s
         thread.join()
     assert {i: a.status_code for i, a in answers.items()} == {f"crowd-net-{k:02d}": 201 for k in range(SUBMITTERS)}, \
         {i: a.text[:300] for i, a in answers.items() if a.status_code != 201}
-    accepted = {a.json()["id"]: identifier for identifier, a in answers.items()}
-    assert len(accepted) == SUBMITTERS  # twenty distinct ids
+    accepted = {a.json()["id"]: identifier for identifier, a in answers.items()}  # by the task's public key
+    assert len(accepted) == SUBMITTERS  # twenty distinct keys
 
     deadline = time.monotonic() + 240
     while True:
         with Session(app.state.engine) as session:
             tasks = session.query(SubmissionTask).order_by(SubmissionTask.id).all()
-            states = [(t.id, t.models, t.status) for t in tasks]
+            states = [(t.key, t.models, t.status) for t in tasks]  # in the order they were accepted (their ids)
         if all(status in ("done", "failed") for _, _, status in states) or time.monotonic() > deadline:
             break
         time.sleep(0.25)
-    assert [(i, m) for i, m, _ in states] == [(i, [accepted[i]]) for i in sorted(accepted)]  # none lost, none doubled
+    assert sorted(key for key, _, _ in states) == sorted(accepted)  # none lost, none doubled
+    assert all(models == [accepted[key]] for key, models, _ in states)
     assert {status for _, _, status in states} == {"done"}
     # drained in the order the submissions were accepted (task id), each pair run exactly once
-    assert ran.read_text().splitlines() == [accepted[i] for i in sorted(accepted)]
+    assert ran.read_text().splitlines() == [accepted[key] for key, _, _ in states]
     # each recorded score is on the leaderboard once
     assert sorted(r["model"] for r in httpx.get(f"{base}/api/leaderboard").json()) == sorted(accepted.values())
 
