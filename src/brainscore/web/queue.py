@@ -453,7 +453,7 @@ def _run_child(engine: Engine, task_id: int, spec: sandbox.Spec, argv: list[str]
                             events.append(json.loads(line))
                         except ValueError:
                             pass
-                    if line.strip():
+                    elif line.strip():  # the last line that is not an event: what a failure quotes
                         last = line[-MAX_FAILURE_CHARS * 2:].decode("utf-8", "replace")
                     line = b""
             if time.monotonic() - flushed > 0.5:  # one write per half second, not per chunk
