@@ -171,3 +171,12 @@ def test_a_layer_committed_by_the_rule_is_pinned_and_reproduces(tmp_path, capsys
     assert report["matches"] and all(v["equal"] for v in report["values"])
     # pinning turns the method into 'declared' by construction: only the committed layer is compared
     assert not [c for c in report["provenance_changes"] if c["item"].startswith("model")]
+
+
+def test_a_recorded_failure_without_settings_says_how_to_see_whether_it_still_fails(tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    row = record(Outcome.from_failure(MODEL, BENCHMARK, RuntimeError("out of memory")), url)
+    assert main(["reproduce", str(row), "--db", url]) == 2
+    err = capsys.readouterr().err
+    assert f"record #{row} is a failure of {MODEL} on {BENCHMARK} (RuntimeError: out of memory)" in err
+    assert f"brainscore score --model {MODEL} --benchmark {BENCHMARK} --no-record" in err

@@ -10,6 +10,7 @@ from __future__ import annotations
 import email
 import email.policy
 import logging
+import os
 import re
 import socket
 import threading
@@ -25,7 +26,7 @@ from brainscore import config
 from brainscore.errors import ValidationError
 from brainscore.web import accounts, create_app
 from brainscore.web.mail import Mailer, MailSettings
-from brainscore.web.queue import _CHILD_ENV, SubmissionTask
+from brainscore.web.queue import _CHILD_ENV, SubmissionTask, child_settings
 from web_helpers import plugin_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
@@ -290,9 +291,10 @@ def test_mail_settings_come_from_the_config_and_stay_out_of_scoring_children(mon
     monkeypatch.setenv("BRAINSCORE_MAIL_SECURITY", "tls1")
     with pytest.raises(ValidationError, match="mail_security must be one of starttls, ssl, none"):
         MailSettings.from_config()
+    passed = child_settings()  # what a scoring child's environment gets of the settings
     for key in ("mail_host", "mail_password", "mail_user", "site_url"):
-        assert config.SETTINGS[key].env not in _CHILD_ENV  # a submission's code never sees them
-    assert "BRAINSCORE_DATA_MIRROR" in _CHILD_ENV
+        assert config.SETTINGS[key].env not in _CHILD_ENV and config.SETTINGS[key].env not in passed  # never seen
+    assert "hunter2-secret" not in passed.values() and passed["BRAINSCORE_DATA_MIRROR"] == os.environ["BRAINSCORE_DATA_MIRROR"]
     from brainscore.cli import main
 
     assert main(["config", "show"]) == 0

@@ -162,3 +162,102 @@ def test_serve_with_several_web_workers(tmp_path, url):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.communicate(timeout=60)
+
+
+def _log_in(app, name: str) -> tuple[TestClient, str]:
+    """A client with ``name``'s session (the account made directly, then logged in through the form), and an
+    API token of ``name``."""
+    from brainscore.web import accounts
+
+    user = accounts.register(app.state.engine, name, "a long enough password")
+    client = TestClient(app)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/login").text).group(1)
+    answer = client.post("/login", data={"username": name, "password": "a long enough password", "csrf_token": token},
+                         follow_redirects=False)
+    assert answer.status_code in (200, 303), answer.text[:300]
+    return client, accounts.create_token(app.state.engine, user)
+
+
+def test_a_browser_revalidates_with_its_etag_and_sees_a_new_score_at_once(app, url):
+    _record(app.state.store, "first-net", 0.5)
+    client = TestClient(app)
+    paths = ("/", "/?sort=average_vision&desc=0", "/?q=net", "/api/leaderboard", "/models/first-net",
+             f"/benchmarks/{BENCHMARK}", "/api/models/first-net", f"/api/benchmarks/{BENCHMARK}")
+    tags = {}
+    for path in paths:
+        first = client.get(path)
+        assert first.status_code == 200 and first.headers["cache-control"] == "public, no-cache", path
+        assert first.headers["etag"].startswith('W/"') and "Cookie" in first.headers["vary"], path
+        tags[path] = first.headers["etag"]
+    computed = app.state.results.computed
+    for path in paths:  # what the browser holds is current: 304, no body, nothing computed
+        again = client.get(path, headers={"If-None-Match": tags[path]})
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tags[path], path
+        assert client.get(path, headers={"If-None-Match": f'"other", {tags[path][2:]}'}).status_code == 304
+    assert app.state.results.computed == computed
+    _record(Database(url), "second-net", 0.9)  # another process records a score
+    for path in paths:
+        fresh = client.get(path.replace("first", "second") if "models/" in path else path,
+                           headers={"If-None-Match": tags[path]})
+        assert fresh.status_code == 200 and fresh.headers["etag"] != tags[path], path
+    assert _models(client.get("/", headers={"If-None-Match": tags["/"]}).text) == ["second-net", "first-net"]
+
+
+def test_every_query_parameter_is_part_of_the_key(app):
+    for k in range(3):
+        _record(app.state.store, f"net-{k}", k / 3)
+    client = TestClient(app)
+    assert _models(client.get("/?q=net-1").text) == ["net-1"]
+    assert _models(client.get("/?q=net-2").text) == ["net-2"]
+    assert _models(client.get("/?desc=0").text) == ["net-0", "net-1", "net-2"]
+    assert _models(client.get("/?q=net-1").text) == ["net-1"]
+
+    def average(**params):
+        return {r["model"]: r["scores"]["average_vision"] for r in client.get("/api/leaderboard", params=params).json()}
+
+    equal, v4_doubled = average(), average(**{"w.V4": "2"})  # the explore weights are read by prefix (w.<node>)
+    assert v4_doubled["net-2"] > equal["net-2"] > 0
+    computed = app.state.results.computed
+    assert average(**{"w.V4": "2"}) == v4_doubled and average() == equal
+    assert app.state.results.computed == computed  # both from the cache
+
+
+def test_cached_pages_never_show_a_private_model_to_whoever_may_not_see_it(app, url):
+    store = app.state.store
+    _record(store, "pub-net", 0.25)
+    store.add_model("secret-net", owner="alice", public=False)
+    _record(store, "secret-net", 0.75)
+    (alice, alice_token), (bob, bob_token), anonymous = _log_in(app, "alice"), _log_in(app, "bob"), TestClient(app)
+    for _ in range(2):  # the second answers come from the caches
+        assert _models(alice.get("/").text) == ["secret-net", "pub-net"]
+        assert _models(bob.get("/").text) == ["pub-net"] == _models(anonymous.get("/").text)
+        assert "secret-net" not in bob.get(f"/benchmarks/{BENCHMARK}").text
+        assert "secret-net" in alice.get(f"/benchmarks/{BENCHMARK}").text
+        for token, seen in ((alice_token, ["secret-net", "pub-net"]), (bob_token, ["pub-net"]), (None, ["pub-net"])):
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            answer = anonymous.get("/api/leaderboard", headers=headers)
+            assert [r["model"] for r in answer.json()] == seen
+            assert answer.headers["cache-control"] == ("private, no-cache" if token else "public, no-cache")
+        assert bob.get("/models/secret-net").status_code == 404
+    # an anonymous tag never validates a reader who sees more, and the other way round
+    public_tag = anonymous.get("/api/leaderboard").headers["etag"]
+    assert anonymous.get("/api/leaderboard", headers={"If-None-Match": public_tag,
+                                                      "Authorization": f"Bearer {alice_token}"}).status_code == 200
+    store.add_model("pub-net", owner="carol", public=False)  # made private: gone at once, no score recorded
+    assert _models(anonymous.get("/").text) == [] == [r["model"] for r in anonymous.get("/api/leaderboard").json()]
+    assert anonymous.get("/api/leaderboard", headers={"If-None-Match": public_tag}).status_code == 200
+
+
+def test_a_deleted_score_disappears_at_once(app, url):
+    from sqlalchemy import create_engine, text
+
+    _record(app.state.store, "net-1", 2 / 3)
+    _record(app.state.store, "net-0", 1 / 3)
+    client = TestClient(app)
+    assert _models(client.get("/").text) == ["net-1", "net-0"]
+    engine = create_engine(url)  # an older score deleted by hand (as deleting a model does): the largest id stays
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM scores WHERE model_id = (SELECT id FROM models WHERE identifier = 'net-1')"))
+    engine.dispose()
+    assert _models(client.get("/").text) == ["net-0"]
+    assert [r["model"] for r in client.get("/api/leaderboard").json()] == ["net-0"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from brainscore.cli import add_plugin_dir_argument
@@ -21,8 +22,13 @@ def add_parser(subparsers) -> None:
                     "not recorded unless --record.")
     parser.add_argument("record_id", type=int, metavar="RECORD_ID", help="the record's id, e.g. 12")
     parser.add_argument("--db", default=None, metavar="URL",
-                        help="results database (SQLAlchemy URL; default $BRAINSCORE_DB_URL, else "
-                             "sqlite:///$BRAINSCORE_HOME/results.sqlite)")
+                        help="results database the record is read from (and --record writes to) (SQLAlchemy URL; default "
+                             "$BRAINSCORE_DB_URL, else sqlite:///$BRAINSCORE_HOME/results.sqlite)")
+    parser.add_argument("--server", default=None, metavar="URL",
+                        help="read the record from this brainscore website (GET /api/scores/RECORD_ID) instead of "
+                             "a results database, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--token", default=os.environ.get("BRAINSCORE_TOKEN"),
+                        help="with --server: API token for a private model's score (default $BRAINSCORE_TOKEN)")
     parser.add_argument("--device", default=None,
                         help="re-run on this torch device instead of the recorded one (listed as a changed item)")
     parser.add_argument("--use-cache", action="store_true",
@@ -41,7 +47,8 @@ def run(args) -> int:
     if args.record_id < 1:
         raise SystemExit(f"error: RECORD_ID is a record's id (1, 2, ...), got {args.record_id}; "
                          f"`brainscore records` lists them")
-    result = reproduce(args.record_id, args.db, device=args.device, use_cache=args.use_cache, record=args.record)
+    result = reproduce(args.record_id, args.db, server=args.server, token=args.token, device=args.device,
+                       use_cache=args.use_cache, record=args.record)
     if args.json:
         print(json.dumps(result.to_json(), default=str))
     else:

@@ -3,8 +3,10 @@
 The website shows the leaderboard to every visitor; at the reference's scale (about 700 models x 23
 benchmarks, 16,100 scores) aggregating it takes about a second. :class:`ResultsCache` keeps each
 computed value with the :meth:`~brainscore.results.Database.results_version` it was computed at
-(the largest score row id: one index lookup) and computes it again only when that changed: a score or failure recorded by any process (a scoring child, ``brainscore
-score``, another web worker) invalidates it at the next request, with no message between processes.
+(a counter the database bumps on every change of a score or of a model's visibility: one primary-key
+lookup) and computes it again only when that changed: a score or failure recorded by any process (a
+scoring child, ``brainscore score``, another web worker) invalidates it at the next request, with no
+message between processes.
 """
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ class ResultsCache:
     max_values : int
         Most values kept (names used least recently are dropped first): rendered pages of every
         sort order, say, stay bounded.
+    max_bytes : int
+        Most bytes of the values given a ``size`` (rendered pages) kept, least recently used dropped
+        first (default 64 MiB: a gzipped leaderboard page is about 75 kB).
 
     Notes
     -----
@@ -45,10 +50,12 @@ class ResultsCache:
     """
 
     def __init__(self, db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None,
-                 max_values: int = 256):
+                 max_values: int = 256, max_bytes: int = 64 * 2**20):
         self.db, self.benchmarks, self.tree = db, benchmarks, tree
-        self.max_values = max_values
+        self.max_values, self.max_bytes = max_values, max_bytes
         self._values: OrderedDict[Any, tuple[int, Any]] = OrderedDict()  # least recently used first
+        self._sizes: dict[Any, int] = {}
+        self.bytes = 0  # the sizes of the values kept
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
         self.computed = 0  # how many values were computed (tests and perf check that requests reuse them)
@@ -57,7 +64,16 @@ class ResultsCache:
         """The results database's current :meth:`~brainscore.results.Database.results_version`."""
         return self.db.results_version()
 
-    def get(self, name: Any, compute: Callable[[], Any], version: int | None = None) -> Any:
+    def peek(self, name: Any, version: int) -> Any:
+        """The value kept under ``name`` for ``version``, or None (nothing computed)."""
+        kept = self._values.get(name)
+        if kept is not None and kept[0] == version:
+            self._touch(name)
+            return kept[1]
+        return None
+
+    def get(self, name: Any, compute: Callable[[], Any], version: int | None = None,
+            size: Callable[[Any], int] | None = None) -> Any:
         """``compute()``, computed once per results version under ``name`` (any hashable).
 
         Parameters
@@ -68,6 +84,8 @@ class ResultsCache:
             Computes the value from the database.
         version : int, optional
             The version already read in this request (saves one query).
+        size : callable, optional
+            The value's size in bytes (counted against ``max_bytes``).
         """
         version = self.version() if version is None else version
         kept = self._values.get(name)
@@ -84,9 +102,13 @@ class ResultsCache:
             with self._guard:
                 self._values[name] = (version, value)
                 self._values.move_to_end(name)
-                while len(self._values) > self.max_values:
+                self.bytes += (size(value) if size else 0) - self._sizes.pop(name, 0)
+                if size:
+                    self._sizes[name] = size(value)
+                while len(self._values) > 1 and (len(self._values) > self.max_values or self.bytes > self.max_bytes):
                     dropped, _ = self._values.popitem(last=False)
                     self._locks.pop(dropped, None)
+                    self.bytes -= self._sizes.pop(dropped, 0)
             self.computed += 1
             return value
 
@@ -138,3 +160,5 @@ class ResultsCache:
         """Drop every value (the next request computes them again)."""
         with self._guard:
             self._values.clear()
+            self._sizes.clear()
+            self.bytes = 0

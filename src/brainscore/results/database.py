@@ -36,6 +36,9 @@ __all__ = ["Database", "StoredScore", "StoredModel", "StoredSubmission", "defaul
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
+_VERSION_QUERY = "SELECT version FROM results_version WHERE id = 1"
+
+
 class DatabaseError(BrainScoreError):
     """The results database cannot be opened or does not hold what was asked for."""
 
@@ -616,18 +619,21 @@ class Database:
                 row.engineering = node in engineering
 
     def results_version(self) -> int:
-        """A number that changes whenever a score or failure is recorded or a model is deleted (0 when there is none).
+        """A number that changes whenever what the leaderboard shows may have changed.
 
-        The largest score row id plus ``2**40`` times the largest :class:`DeletedModel` id: two lookups in
-        primary-key indexes. Score rows are only ever added, except when their model is deleted
-        (:meth:`delete_model`), which adds a ``deleted_models`` row; so what is computed from the scores
-        (the leaderboard) is cached under this number and computed again only when it changes, in every
-        process that reads the database.
+        The database bumps it (triggers of migration ``0006``, in the writer's transaction) on any
+        insert, update or delete of a score, any update or delete of a model, and the insert of a
+        private model, whichever process or tool writes them; a new public model without scores
+        leaves it. What is computed from the scores and the models' visibility (the leaderboard,
+        the pages anonymous visitors see) is cached under this number in every process and
+        computed again only when it changes. Reading it is one primary-key lookup on a pooled
+        connection (no ORM session).
         """
-        with self._session() as session:
-            scores, deletions = session.execute(select(select(func.max(ScoreRow.id)).scalar_subquery(),
-                                                       select(func.max(DeletedModel.id)).scalar_subquery())).one()
-            return int(scores or 0) + (int(deletions or 0) << 40)
+        try:
+            with self.engine.connect() as connection:
+                return int(connection.exec_driver_sql(_VERSION_QUERY).scalar_one())
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
 
     def set_public(self, identifier: str, public: bool) -> None:
         """Make model ``identifier`` public or private (who may see it on the website).

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import (JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
+from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
-           "DeletedModel", "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
+           "DeletedModel", "ResultsVersion", "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
 
 
 class Base(DeclarativeBase):
@@ -139,8 +139,7 @@ class ScoreRow(Base):
 class DeletedModel(Base):
     """A model its owner deleted, with its scores (migration ``0005``): who, when, how many score rows went.
 
-    Score rows are otherwise only ever added; a deletion adds one of these rows, so that
-    :meth:`~brainscore.results.Database.results_version` changes with it.
+    (The results version changes with the deletion through the triggers of :class:`ResultsVersion`.)
     """
 
     __tablename__ = "deleted_models"
@@ -149,6 +148,16 @@ class DeletedModel(Base):
     owner: Mapped[str | None] = mapped_column(String(300))
     scores: Mapped[int] = mapped_column(Integer, default=0)
     at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ResultsVersion(Base):
+    """One row (``id`` 1): a counter the database's triggers bump whenever a score changes, a model is
+    updated or deleted, or a private model is added (migration ``0006``); the website caches what it
+    computes from the results under it (:meth:`brainscore.results.Database.results_version`)."""
+
+    __tablename__ = "results_version"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    version: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
 
 # ------------------------------------------------------------------------------------ the website

@@ -38,7 +38,7 @@ from typing import Any, Iterator
 from brainscore.errors import (BrainScoreError, DataNotFoundError, HomeUnusableError, MissingDependencyError,
                                UnknownIdentifierError, ValidationError)
 
-__all__ = ["reproduce", "Reproduction", "ValueComparison", "ProvenanceChange", "DataFileCheck", "UnknownRecordError",
+__all__ = ["reproduce", "reproduce_record", "fetch_record", "Reproduction", "ValueComparison", "ProvenanceChange", "DataFileCheck", "UnknownRecordError",
            "settings_of", "check_data_files", "provenance_changes", "COMPARED"]
 
 #: The numbers compared bit for bit, as the results database stores them.
@@ -286,6 +286,11 @@ def settings_of(record) -> dict:
     provenance = record.provenance or {}
     model = provenance.get("model") or {}
     bootstrap = provenance.get("bootstrap") or {}
+    if (not model or "resamples" not in bootstrap) and record.status == "failed":
+        raise UnknownRecordError(
+            f"record #{record.id} is a failure of {record.model} on {record.benchmark} ({record.failure}), which "
+            f"records no settings to re-run with and no numbers to compare; see whether it still fails with "
+            f"`brainscore score --model {record.model} --benchmark {record.benchmark} --no-record`")
     if not model or "resamples" not in bootstrap:
         raise UnknownRecordError(
             f"record #{record.id} ({record.model} on {record.benchmark}) has no provenance saying how it was computed "
@@ -413,17 +418,67 @@ def _outcome_numbers(outcome) -> dict[str, float | None]:
     return _numbers(outcome.score, raw, outcome.ceiling, outcome.error, outcome.ci95)
 
 
-def reproduce(record_id: int, database=None, *, device: str | None = None, use_cache: bool = False,
-              record: bool = False) -> Reproduction:
+def fetch_record(server: str, record_id: int, token: str | None = None):
+    """The record ``record_id`` as the website at ``server`` shows it (``GET /api/scores/ID``), as a StoredScore.
+
+    Parameters
+    ----------
+    server : str
+        The website's address, e.g. ``http://127.0.0.1:8000``.
+    token : str, optional
+        An API token (from the account page) for a private model's score.
+
+    Raises
+    ------
+    UnknownRecordError
+        If the website has no such score (or it is private to another user).
+    BrainScoreError
+        If the website cannot be reached or answers with an error.
+    """
+    import datetime as dt
+
+    import httpx
+
+    from brainscore.results import StoredScore
+
+    server = server.rstrip("/")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        response = httpx.get(f"{server}/api/scores/{int(record_id)}", headers=headers, timeout=60)
+    except httpx.TransportError as error:  # nothing listening, DNS, TLS, timeout
+        raise BrainScoreError(f"could not reach {server} ({type(error).__name__}: {error}); is the address right, "
+                              f"and is the website running?") from None
+    if response.status_code == 404:
+        raise UnknownRecordError(f"{server} has no score #{record_id} (or it is a private model's, then pass the "
+                                 f"owner's --token); its model pages link every score to its page, which names the id")
+    if response.status_code >= 400 or not response.headers.get("content-type", "").startswith("application/json"):
+        raise BrainScoreError(f"{server} answered {response.status_code} for /api/scores/{record_id}: "
+                              f"{response.text[:300]}")
+    data = response.json()
+    end = data.get("end")
+    return StoredScore(model=data["model"], benchmark=data["benchmark"], benchmark_version=data["benchmark_version"],
+                       score=data.get("score"), raw=data.get("raw"), ceiling=data.get("ceiling"),
+                       error=data.get("error"), ci95=tuple(data["ci95"]) if data.get("ci95") else None,
+                       provenance=data.get("provenance") or {}, layers=data.get("layers"), start=None,
+                       end=dt.datetime.fromisoformat(end) if end else None, status=data.get("status") or "done",
+                       failure=data.get("failure"), id=int(data["id"]), provenance_key=data.get("provenance_key"))
+
+
+def reproduce(record_id: int, database=None, *, server: str | None = None, token: str | None = None,
+              device: str | None = None, use_cache: bool = False, record: bool = False) -> Reproduction:
     """Re-run record ``record_id`` with its recorded model, benchmark and settings, and compare.
 
     Parameters
     ----------
     record_id : int
-        The row id (``recorded as #N``; ``brainscore records`` lists them).
+        The row id (``recorded as #N``; ``brainscore records`` lists them; a score's web page shows it).
     database : Database or str, optional
         The results database or its URL (default ``$BRAINSCORE_DB_URL``, else
-        ``sqlite:///$BRAINSCORE_HOME/results.sqlite``).
+        ``sqlite:///$BRAINSCORE_HOME/results.sqlite``): where the record is read from (unless ``server``)
+        and where ``record=True`` writes the rerun.
+    server : str, optional
+        Read the record from this website instead (``GET /api/scores/ID``, :func:`fetch_record`);
+        ``token``: an API token for a private model's score.
     device : str, optional
         Re-run on this device instead of the recorded one (the difference is then listed as the
         ``environment.device`` / ``model.kwargs.device`` items).
@@ -431,7 +486,8 @@ def reproduce(record_id: int, database=None, *, device: str | None = None, use_c
         Reuse cache entries (each verified against its checksum on read) instead of computing every
         step again (the default: ``BRAINSCORE_CACHE=0`` during the rerun).
     record : bool
-        Record the rerun as a new row (its provenance names the record it reproduces); default: never.
+        Record the rerun as a new row of ``database`` (its provenance names the record it reproduces,
+        ``reproduction_of``, which is not part of the provenance key); default: never.
 
     Returns
     -------
@@ -443,15 +499,15 @@ def reproduce(record_id: int, database=None, *, device: str | None = None, use_c
     UnknownRecordError
         If no score is recorded as ``record_id`` (the message says how to list records), or the
         record has no provenance to re-run it from.
-    UnknownIdentifierError, MissingDependencyError, ValidationError
-        If the model's or benchmark's plugin, a package it needs, or the recorded device is not
-        available here (nothing can be re-run).
+    UnknownIdentifierError, MissingDependencyError, ValidationError, DataNotFoundError
+        If the model's or benchmark's plugin, a package it needs, the recorded device or a data file
+        is not available here (nothing can be re-run).
     """
     from brainscore.results import Database
-    from brainscore.results.records import record as record_outcome
-    from brainscore.scoring import job
-    from brainscore.scoring.outcome import Outcome
 
+    if server is not None:
+        return reproduce_record(fetch_record(server, record_id, token), database, device=device,
+                                use_cache=use_cache, record=record)
     opened = None
     db = (opened := Database(database)) if database is None or isinstance(database, str) else database
     try:
@@ -459,39 +515,52 @@ def reproduce(record_id: int, database=None, *, device: str | None = None, use_c
         if stored is None:
             raise UnknownRecordError(
                 f"no score is recorded as #{record_id} in {db!r}. List the recorded scores and their ids with "
-                f"`brainscore records` (with the same --db), or pick one on the website's model page")
-        settings = settings_of(stored)
-        if device is not None:
-            settings["device"] = device
-        settings["cache"] = "reused, each entry verified on read" if use_cache else "bypassed (BRAINSCORE_CACHE=0)"
-        recorded_provenance = stored.provenance or {}
-        files = check_data_files((recorded_provenance.get("benchmark") or {}).get("data_files") or {})
-        result = Reproduction(record=stored, settings=settings, data_files=files)
-        started = time.perf_counter()
-        outcome = None
-        with _cache(use_cache):
-            try:
-                score = job.score(stored.model, stored.benchmark, device=settings["device"],
-                                  bootstrap=settings["bootstrap"], bootstrap_seed=settings["bootstrap_seed"],
-                                  **settings["model_kwargs"])
-                outcome = Outcome.from_score(score, stored.model, stored.benchmark)
-            except _CANNOT_RUN:
-                raise
-            except Exception as failure:  # noqa: BLE001 - a failed rerun is a result: reported, compared
-                result.rerun_failure = f"{type(failure).__name__}: {failure}"
-                outcome = Outcome.from_failure(stored.model, stored.benchmark, failure)
-        result.duration_s = time.perf_counter() - started
-        if stored.status == "done":
-            before = _numbers(stored.score, stored.raw, stored.ceiling, stored.error, stored.ci95)
-            after = (_outcome_numbers(outcome) if result.rerun_failure is None else dict.fromkeys(COMPARED))
-            result.values = [ValueComparison(name, before[name], after[name]) for name in COMPARED]
-        if result.rerun_failure is None:
-            result.rerun_provenance = outcome.provenance
-            result.provenance = provenance_changes(recorded_provenance, outcome.provenance,
-                                                   pinned=bool(settings["pinned"]))
-        if record:
-            result.rerun_id = record_outcome(outcome.with_provenance(reproduction_of=stored.id), db)
-        return result
+                f"`brainscore records` (with the same --db), or read the id on the score's web page and pass "
+                f"--server URL")
+        return reproduce_record(stored, db, device=device, use_cache=use_cache, record=record)
     finally:
         if opened is not None:
             opened.close()
+
+
+def reproduce_record(stored, database=None, *, device: str | None = None, use_cache: bool = False,
+                     record: bool = False) -> Reproduction:
+    """Re-run ``stored`` (a :class:`~brainscore.results.StoredScore`) and compare; see :func:`reproduce`.
+
+    ``database`` (a Database or URL) is used only with ``record=True``, to record the rerun.
+    """
+    from brainscore.results.records import record as record_outcome
+    from brainscore.scoring import job
+    from brainscore.scoring.outcome import Outcome
+
+    settings = settings_of(stored)
+    if device is not None:
+        settings["device"] = device
+    settings["cache"] = "reused, each entry verified on read" if use_cache else "bypassed (BRAINSCORE_CACHE=0)"
+    recorded_provenance = stored.provenance or {}
+    files = check_data_files((recorded_provenance.get("benchmark") or {}).get("data_files") or {})
+    result = Reproduction(record=stored, settings=settings, data_files=files)
+    started = time.perf_counter()
+    with _cache(use_cache):
+        try:
+            score = job.score(stored.model, stored.benchmark, device=settings["device"],
+                              bootstrap=settings["bootstrap"], bootstrap_seed=settings["bootstrap_seed"],
+                              **settings["model_kwargs"])
+            outcome = Outcome.from_score(score, stored.model, stored.benchmark)
+        except _CANNOT_RUN:
+            raise
+        except Exception as failure:  # noqa: BLE001 - a failed rerun is a result: reported, compared
+            result.rerun_failure = f"{type(failure).__name__}: {failure}"
+            outcome = Outcome.from_failure(stored.model, stored.benchmark, failure)
+    result.duration_s = time.perf_counter() - started
+    if stored.status == "done":
+        before = _numbers(stored.score, stored.raw, stored.ceiling, stored.error, stored.ci95)
+        after = _outcome_numbers(outcome) if result.rerun_failure is None else dict.fromkeys(COMPARED)
+        result.values = [ValueComparison(name, before[name], after[name]) for name in COMPARED]
+    if result.rerun_failure is None:
+        result.rerun_provenance = outcome.provenance
+        result.provenance = provenance_changes(recorded_provenance, outcome.provenance,
+                                               pinned=bool(settings["pinned"]))
+    if record:
+        result.rerun_id = record_outcome(outcome.with_provenance(reproduction_of=stored.id), database)
+    return result

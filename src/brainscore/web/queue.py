@@ -13,20 +13,28 @@ ends), at most as many submissions are in flight as the cluster has worker threa
 queued submission goes first, and each task carries the Dask priority ``-id`` of its submission task (older first).
 
 Each Dask task is :func:`run_pair`, which runs one pair as its own OS process
-(:mod:`brainscore.web.child`) with
+(:mod:`brainscore.web.child`) under the launcher of :mod:`brainscore.web.sandbox`, with
 
-- its own working directory under the submission's folder,
 - the submission's plugin importable only there (``PYTHONPATH`` plus a ``brainscore.plugins``
   entry point in a ``.dist-info`` folder next to it; a plugin folder written for the reference
   Brain-Score is added to ``BRAINSCORE_PLUGIN_DIRS`` instead),
 - the interpreter of the environment its requirements need (the server's own, or the virtual
   environment :mod:`brainscore.web.environments` prepared when the submission was queued),
-- a memory limit (``RLIMIT_AS``) and a CPU-time limit (``RLIMIT_CPU``), set by ``prlimit`` (or
-  in the child before it executes, where ``prlimit`` is missing), and a wall-clock limit enforced
-  by the task,
-- no network: started under ``unshare --net`` (a fresh network namespace without interfaces) when
-  the worker may do so (root, ``unshare`` present); otherwise :func:`network_isolation` is empty
-  and ``BRAINSCORE_OFFLINE=1`` is all that keeps the data store from downloading.
+- where the server may create namespaces (root, or unprivileged user namespaces): a file system of
+  its own holding only the system folders, the Python environment, the data mirrors and its own
+  folder (read-only), a fresh size-limited tmpfs as its working directory, no network, its own PID
+  namespace and (as root) a user id of its own per submission,
+- :class:`Limits`: memory (``RLIMIT_AS``), CPU time, processes (``RLIMIT_NPROC``), bytes written,
+  bytes of output (the log) and wall-clock time,
+- the settings (data mirrors, weights) resolved by the server and passed as environment variables:
+  the child never reads the server's configuration file, database or home.
+
+The child does not write the results database: it prints its outcome as a JSON line, and the task
+records it only if it is for the model and benchmark the task was given (with the submission the
+server knows), so a submission cannot record a score under another model's or user's name.
+The output is read in chunks with a cap (:attr:`Limits.log`): a child that prints more is killed.
+A child that fails, breaks a limit, leaves processes behind or is killed is recorded as a failure
+of that benchmark, with a reason that names the limit.
 
 Everything the child prints is appended by the Dask task to the submission task's log in the database as it comes;
 a child that fails, is killed or runs out of time is recorded as a failure of that benchmark in the
@@ -36,11 +44,9 @@ they had finished are kept.
 """
 from __future__ import annotations
 
-import functools
+import codecs
 import json
 import os
-import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -50,77 +56,74 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import make_url, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from brainscore import config
 from brainscore.registry import plugin_dirs
+from brainscore.errors import BrainScoreError
 from brainscore.results import Database, record
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
-from brainscore.web import environments, notices
+from brainscore.web import environments, notices, sandbox
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 
 __all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point",
-           "network_isolation",
-           "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S"]
+           "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S", "DISK_LIMIT_BYTES", "LOG_LIMIT_BYTES",
+           "PROCESS_LIMIT"]
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
 WALL_LIMIT_S = 3600
+DISK_LIMIT_BYTES = 2 * 1024**3
+LOG_LIMIT_BYTES = 20 * 1024**2
+PROCESS_LIMIT = 512
+MAX_EVENT_BYTES = 8 * 1024**2
+"""Longest JSON line of the child that is read as an event (its outcome); longer lines are log only."""
 MAX_LOG_CHARS = 2_000_000
 MAX_FAILURE_CHARS = 4000
 """Longest failure message kept in a pair's result (the whole log is kept apart)."""
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding this brainscore package
-_CHILD_ENV = ("PATH", "HOME", "LANG", "XDG_CONFIG_HOME", "BRAINSCORE_CACHE", "BRAINSCORE_PLUGIN_DIRS",
-              "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-              *(setting.env for setting in config.SETTINGS.values() if setting.child))
-"""Environment variables a scoring child inherits: the settings' variables and where the settings file is
-(``XDG_CONFIG_HOME``), so a child finds the data mirrors and weights the server's user configured. Not the
-website's own settings (mail server and password, :data:`brainscore.config.Setting.child`): a submission's
-code never sees them."""
+_CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_CACHE", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+              "OPENBLAS_NUM_THREADS")
+"""Environment variables a scoring child inherits; the settings (data mirrors, weights) are added resolved by
+:func:`child_settings`, so the child never needs the server's configuration file. Not the website's own
+settings (mail server and password, :data:`brainscore.config.Setting.child`): a submission's code never sees them."""
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-@functools.lru_cache(maxsize=None)
-def network_isolation() -> tuple[str, ...]:
-    """The command prefix that cuts a child off the network (``unshare --net``), empty where this process
-    may not create a network namespace (not root, or no ``unshare``): then the child runs offline only."""
-    unshare = shutil.which("unshare")
-    if unshare and os.geteuid() == 0:
-        try:
-            if subprocess.run([unshare, "--net", "true"], capture_output=True, timeout=10).returncode == 0:
-                return (unshare, "--net")
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    return ()
-
-
 @dataclass(frozen=True)
 class Limits:
-    """Limits of one scoring child: address space in bytes, CPU time and wall-clock time in seconds."""
+    """Limits of one scoring child.
+
+    Attributes
+    ----------
+    memory : int
+        Address space in bytes (``RLIMIT_AS``).
+    cpu, wall : int
+        CPU time and wall-clock time in seconds.
+    disk : int
+        Bytes it may write (the size of its working directory's tmpfs; ``RLIMIT_FSIZE``).
+    log : int
+        Bytes of output (its log) it may print; a child that prints more is killed.
+    processes : int
+        Processes and threads of its user (``RLIMIT_NPROC``; with a user id of its own only).
+    isolate : bool
+        Run it in namespaces (own file system, no network, own PID namespace) where the server may create
+        them (:func:`brainscore.web.sandbox.isolation`); False runs it with the limits only.
+    """
 
     memory: int = MEMORY_LIMIT_BYTES
     cpu: int = CPU_LIMIT_S
     wall: int = WALL_LIMIT_S
-
-    def prefix(self) -> list[str]:
-        """``prlimit --as=... --cpu=... --`` (empty where ``prlimit`` is missing: :meth:`preexec` sets them)."""
-        prlimit = shutil.which("prlimit")
-        return [prlimit, f"--as={self.memory}", f"--cpu={self.cpu}", "--"] if prlimit else []
-
-    def preexec(self):
-        """A ``preexec_fn`` that sets the limits in the child (only used without ``prlimit``)."""
-        memory, cpu = self.memory, self.cpu
-
-        def apply():  # between fork and exec: C calls only
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-        return apply
+    disk: int = DISK_LIMIT_BYTES
+    log: int = LOG_LIMIT_BYTES
+    processes: int = PROCESS_LIMIT
+    isolate: bool = True
 
 
 def place_in_queue(engine: Engine, task: SubmissionTask) -> int | None:
@@ -142,15 +145,57 @@ def write_entry_point(site: Path, package: str, task_id: int) -> None:
     (info / "entry_points.txt").write_text(f"[brainscore.plugins]\nsubmission = {package}\n")
 
 
-def child_command(model: str, benchmark: str, db_url: str, submission_id: int | None) -> list[str]:
-    """The scoring child's command line (``submission_id``: the results database's submission of the score)."""
-    link = ["--submission", str(submission_id)] if submission_id is not None else []
-    return [sys.executable, "-m", "brainscore.web.child", "--model", model, "--benchmark", benchmark,
-            "--db", db_url] + link
+def child_command(model: str, benchmark: str) -> list[str]:
+    """The scoring child's command line (it gets no database: the task records what it reports)."""
+    return [sys.executable, "-m", "brainscore.web.child", "--model", model, "--benchmark", benchmark]
+
+
+def child_settings() -> dict[str, str]:
+    """The server's settings other than ``home`` (data mirrors, weights, offline, threads), resolved from its
+    environment and configuration file, as the environment variables a child reads them from."""
+    values = {}
+    for key, setting in config.SETTINGS.items():
+        if key == "home" or not setting.child:
+            continue
+        try:
+            value, _ = config.get(key)
+        except BrainScoreError:
+            continue  # a broken configuration file is the server's problem, reported where the server reads it
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "1" if value else "0"
+        elif isinstance(value, list):
+            value = os.pathsep.join(str(v) for v in value)
+        values[setting.env] = str(value)
+    return values
+
+
+def visible_paths(python: str, site: Path, hidden: list[Path]) -> tuple[str, ...]:
+    """What a contained child sees, read-only: the system folders, the Python environment of ``python`` and of
+    this process, the brainscore package, the data mirrors, weight and plugin folders, and ``site``; never a
+    folder that holds one of ``hidden`` (the database, the submissions, the server's home and configuration).
+    """
+    paths = [*sandbox.SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix, str(_PACKAGE_ROOT)]
+    paths += [p for p in sys.path if os.path.isabs(p) and os.path.isdir(p)]
+    interpreter = Path(python)
+    if (interpreter.parent.parent / "pyvenv.cfg").exists():  # a prepared virtual environment
+        paths.append(str(interpreter.parent.parent))
+    for key in ("data_mirror", "torchvision_weights", "timm_weights", "plugin_dirs"):
+        try:
+            value, _ = config.get(key)
+        except BrainScoreError:
+            continue
+        paths += [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
+    secret = [Path(h).resolve() for h in hidden]
+
+    def holds_secret(path: str) -> bool:
+        resolved = Path(path).resolve()
+        return any(h == resolved or resolved in h.parents for h in secret)
+    return tuple(dict.fromkeys([*(p for p in paths if not holds_secret(p)), str(site)]))
 
 
 # ------------------------------------------------------------------------------ the submission tasks' rows
-@functools.lru_cache(maxsize=8)
 def update_task(engine: Engine, task_id: int, log_append: str = "", **fields) -> None:
     """Set ``fields`` of submission task ``task_id`` and append ``log_append`` to its log (the log is capped at
     :data:`MAX_LOG_CHARS`, keeping its head and its tail)."""
@@ -208,7 +253,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
         :attr:`~brainscore.results.schema.SubmissionTask.pairs`.
     limits : Limits
     command : list of str, optional
-        The child's command (default :func:`child_command`); the network and limit prefixes are added.
+        The child's command (default :func:`child_command`); it is run under :mod:`brainscore.web.sandbox`.
 
     Returns
     -------
@@ -230,25 +275,64 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     site, workdir = folder / "site", folder / "run"
     workdir.mkdir(parents=True, exist_ok=True)
     env = {name: value for name, value in os.environ.items() if name in _CHILD_ENV}
+    env.update(child_settings())
     env.update(BRAINSCORE_OFFLINE="1", PYTHONUNBUFFERED="1",
                PYTHONPATH=os.pathsep.join([str(site), str(_PACKAGE_ROOT)]))
     reference = reference_plugin_dir(site)  # a plugin folder written for the reference Brain-Score
     folders = ([str(reference)] if reference is not None else []) + [str(p) for p in plugin_dirs()]
     if folders:  # the server's plugin folders (its environment or its config file) and the submission's
         env["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join(folders)
-    argv = command or child_command(model, benchmark, db_url, submission_id)
+    argv = command or child_command(model, benchmark)
     if command is None:
         try:  # the environment its requirements.txt needs, prepared when it was queued
             argv[0] = environments.python_for(requirements, folder.parent / "environments")
         except SubmissionRejected as missing:
             return record_pair_failure(store, task_id, submission_id, model, benchmark, "; ".join(missing.problems))
-    ok, error, value = _run_child(engine, task_id, list(network_isolation()) + limits.prefix() + argv, env, workdir,
-                                  limits)
-    if ok:
-        result = {"status": "done", "score": value}
-        _set_result(engine, task_id, f"{model}|{benchmark}", result)
-        return result
-    return record_pair_failure(store, task_id, submission_id, model, benchmark, error)
+    isolated = limits.isolate and sandbox.isolation() != "none"
+    if isolated:  # its own home and caches, in its working directory's tmpfs
+        env["BRAINSCORE_HOME"] = str(workdir / ".home" / "brainscore")
+    hidden = [folder.parent, config.home(), config.config_file().parent, Path.home()]
+    database = make_url(db_url)
+    if database.drivername.startswith("sqlite") and database.database not in (None, "", ":memory:"):
+        hidden.append(Path(database.database))
+    uid = sandbox.UID_BASE + task_id % sandbox.UID_RANGE
+    spec = sandbox.Spec(readable=visible_paths(argv[0], site, hidden), workdir=str(workdir), isolate=isolated,
+                        uid=uid, gid=uid, memory=limits.memory, cpu=limits.cpu, processes=limits.processes,
+                        disk=limits.disk)
+    ended = _run_child(engine, task_id, spec, argv, env, workdir, limits)
+    failure = ended.failure(limits)
+    if failure is None:
+        failure, outcome = _checked_outcome(ended.events, model, benchmark)
+        if failure is None:
+            try:
+                record(outcome, store, submission_id=submission_id)
+            except BrainScoreError as error:
+                failure = f"its score could not be recorded: {error}"
+            else:
+                result = {"status": "done", "score": outcome.score}
+                _set_result(engine, task_id, f"{model}|{benchmark}", result)
+                return result
+    return record_pair_failure(store, task_id, submission_id, model, benchmark, failure)
+
+
+def _checked_outcome(events: list[dict], model: str, benchmark: str) -> tuple[str | None, Outcome | None]:
+    """The outcome the child reported, if it is one score of ``model`` on ``benchmark``: ``(None, outcome)``;
+    else ``(why not, None)``. Identifiers are the task's, never the child's: an outcome for anything else is
+    refused, so a submission cannot record a score under another model's (and so another user's) name."""
+    done = [event for event in events if event.get("event") == "done"]
+    if len(done) != 1:
+        return (f"it ended without reporting a score (exit code 0, {len(done)} results instead of 1)", None)
+    try:
+        outcome = Outcome.from_json(done[0].get("outcome") or {})
+    except (TypeError, ValueError) as error:
+        return f"it reported a malformed result ({error}); nothing was recorded", None
+    if (outcome.model, outcome.benchmark) != (model, benchmark):
+        return (f"it reported a result for model {outcome.model!r} on {outcome.benchmark!r}, but it was run for "
+                f"{model!r} on {benchmark!r}: a submission records scores of its own models only; nothing was "
+                f"recorded", None)
+    if outcome.status != "done" or not isinstance(outcome.score, (int, float)):
+        return f"it reported a result that is not a score (status {outcome.status!r}); nothing was recorded", None
+    return None, outcome
 
 
 def _where() -> str:
@@ -261,48 +345,133 @@ def _where() -> str:
         return ""
 
 
-def _run_child(engine: Engine, task_id: int, argv: list[str], env: dict, workdir: Path,
-               limits: Limits) -> tuple[bool, str, float | None]:
-    preexec = None if argv[len(network_isolation())].endswith("prlimit") else limits.preexec()
-    process = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, errors="replace", start_new_session=True, preexec_fn=preexec)
+def _size(count: int) -> str:
+    """``count`` bytes in words: ``1.0 GiB``, ``64 MiB``, ``512 KiB``."""
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if count >= size:
+            return f"{count / size:.3g} {unit}"
+    return f"{count} bytes"
 
-    def kill_group():  # the child and anything it started (its own session)
+
+@dataclass
+class _Ended:
+    """How a child ended: the sandbox's verdict, whether the task killed it and why, its events and last line."""
+
+    verdict: dict
+    killed_for: str | None
+    events: list
+    last_line: str
+
+    def failure(self, limits: Limits) -> str | None:
+        """Why the pair failed, naming the limit it broke (None: it exited 0 and left nothing running)."""
+        line = shorten(self.last_line.strip(), MAX_FAILURE_CHARS)
+        if self.killed_for is not None:
+            return f"{self.killed_for}: {line}" if line else self.killed_for
+        if "error" in self.verdict:
+            return self.verdict["error"]
+        left = self.verdict.get("left_behind", 0)
+        code, number = self.verdict.get("exit"), self.verdict.get("signal")
+        if code == 0 and not left:
+            return None
+        if number == signal.SIGXCPU:
+            reason = f"exceeded the CPU-time limit of {limits.cpu} s (killed by SIGXCPU)"
+        elif number is not None:
+            reason = f"killed by signal {number} ({signal.Signals(number).name})"
+        elif "MemoryError" in line or "can't allocate memory" in line or "Cannot allocate memory" in line:
+            reason = f"ran out of memory: the memory limit of {_size(limits.memory)} (RLIMIT_AS) was reached"
+        elif "Resource temporarily unavailable" in line and ("fork" in line.lower() or "BlockingIOError" in line):
+            reason = f"the process limit of {limits.processes} processes and threads (RLIMIT_NPROC) was reached"
+        elif "No space left on device" in line or "File too large" in line:
+            reason = f"wrote more than the disk limit of {_size(limits.disk)} (its working directory's size)"
+        elif "Network is unreachable" in line or "Temporary failure in name resolution" in line:
+            reason = f"exited with code {code}; submissions have no network"
+        elif "Read-only file system" in line or "No such file or directory" in line or "Permission denied" in line:
+            reason = (f"exited with code {code}; a submission sees only its own folder (read-only), the Python "
+                      f"environment and the data, and writes only in its working directory")
+        elif code == 0:
+            reason = (f"left {left} process{'es' if left != 1 else ''} running when it ended (killed): a "
+                      f"submission's processes must end with it")
+        else:
+            reason = f"exited with code {code}"
+        if left and code != 0:
+            reason += f" (and left {left} process{'es' if left != 1 else ''} running, killed)"
+        return f"{reason}: {line}" if line else reason
+
+
+def _run_child(engine: Engine, task_id: int, spec: sandbox.Spec, argv: list[str], env: dict, workdir: Path,
+               limits: Limits) -> _Ended:
+    """Run ``argv`` under the sandbox; stream its output into the task's log, at most ``limits.log`` bytes."""
+    report_read, report_write = os.pipe()
+    spec = sandbox.Spec(**{**spec.__dict__, "report_fd": report_write})
+    try:
+        process = subprocess.Popen(sandbox.launcher_command(spec, argv), cwd=workdir, env=env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(report_write,))
+    finally:
+        os.close(report_write)
+    killed_for: list[str] = []
+
+    def kill(reason: str) -> None:  # the launcher, and with it its namespace (or its session)
+        if not killed_for:
+            killed_for.append(reason)
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
-    timer = threading.Timer(limits.wall, kill_group)
+    timer = threading.Timer(limits.wall, kill, [f"exceeded the wall-clock time limit of {limits.wall} s (killed)"])
     timer.start()
-    value, pending, flushed = None, [], time.monotonic()
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    events, line, skipping, total, pending, flushed, last = [], b"", False, 0, [], time.monotonic(), ""
     try:
-        for line in process.stdout:
-            pending.append(line)
-            if time.monotonic() - flushed > 0.5:  # one write per half second, not per line
+        while chunk := os.read(process.stdout.fileno(), 65536):
+            total += len(chunk)
+            if total > limits.log:  # keep what fits, drain the rest unread
+                if not killed_for:
+                    kept = chunk[:max(0, limits.log - (total - len(chunk)))]
+                    pending.append(decoder.decode(kept, final=True))
+                    pending.append(f"\n[... output beyond the log limit of {_size(limits.log)} left out ...]\n")
+                    kill(f"printed more than the log limit of {_size(limits.log)} (killed)")
+                continue
+            pending.append(decoder.decode(chunk))
+            parts = chunk.split(b"\n")  # the events: whole JSON lines of at most MAX_EVENT_BYTES
+            for index, part in enumerate(parts):
+                complete = index < len(parts) - 1
+                if skipping:
+                    skipping = not complete
+                    continue
+                line += part
+                if len(line) > MAX_EVENT_BYTES:
+                    line, skipping = b"", not complete
+                    continue
+                if complete:
+                    if line.startswith(b'{"event"'):
+                        try:
+                            events.append(json.loads(line))
+                        except ValueError:
+                            pass
+                    if line.strip():
+                        last = line[-MAX_FAILURE_CHARS * 2:].decode("utf-8", "replace")
+                    line = b""
+            if time.monotonic() - flushed > 0.5:  # one write per half second, not per chunk
                 update_task(engine, task_id, log_append="".join(pending))
                 pending, flushed = [], time.monotonic()
-            if line.startswith("{"):
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue
-                if event.get("event") == "done":
-                    value = event.get("score")
-        code = process.wait()
+        process.wait()
     finally:
         timer.cancel()
+        process.stdout.close()
         if pending:
             update_task(engine, task_id, log_append="".join(pending))
-    if code == 0 and value is not None:
-        return True, "", value
-    if code < 0:
-        reason = {9: f"killed (time limit of {limits.wall} s or memory)",
-                  24: f"CPU-time limit of {limits.cpu} s exceeded"}.get(-code, f"killed by signal {-code}")
-    else:
-        reason = f"exited with code {code}"
-    tail = [line for line in _log_of(engine, task_id).splitlines() if line.strip()][-1:] or [""]
-    return False, f"{reason}: {shorten(tail[0].strip(), MAX_FAILURE_CHARS)}", None
+        with os.fdopen(report_read, "rb") as report:
+            verdict_line = report.read(65536)
+    if line.strip() and not killed_for:
+        last = line[-MAX_FAILURE_CHARS * 2:].decode("utf-8", "replace")
+    try:
+        verdict = json.loads(verdict_line) if verdict_line.strip() else {}
+    except ValueError:
+        verdict = {}
+    if not verdict and not killed_for:
+        verdict = {"error": f"the sandbox ended without a verdict (exit code {process.returncode})"}
+    return _Ended(verdict, killed_for[0] if killed_for else None, events, last)
 
 
 def shorten(text: str, limit: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import hashlib
 import math
 import os
 import secrets
@@ -242,9 +243,17 @@ class Site:
             return True
         return user is not None and getattr(model, "owner", None) == user.username
 
-    def hidden_from(self, user) -> set[str]:
-        """The private models ``user`` may not see (one query for all models)."""
-        return {m for m, owner in self.store.private_models().items() if user is None or owner != user.username}
+    def hidden_from(self, user, version: int | None = None) -> frozenset[str]:
+        """The private models ``user`` may not see (None: an anonymous visitor).
+
+        The private models are read once per results version (making a model private, or adding a
+        private one, changes the version), so a request costs no query beyond the version's.
+        """
+        version = self.results.version() if version is None else version
+        private = self.results.get("private models", self.store.private_models, version)
+        if user is None:
+            return self.results.get("hidden from anonymous", lambda: frozenset(private), version)
+        return frozenset(m for m, owner in private.items() if owner != user.username)
 
     def board(self, user, at: str | None = None) -> list[dict]:
         """The leaderboard's records (:func:`~brainscore.leaderboard.aggregate.leaderboard_records`) ``user``
@@ -268,16 +277,39 @@ class Site:
         return [r for r in leaderboard_records(self.store, at=when, scores=self.results.scores())
                 if r["model"] not in hidden]
 
-    def shared(self, request: Request, name, build, media_type: str) -> Response:
-        """A response every reader with the same ``name`` gets: built and gzipped once per change of the results.
+    def shared(self, request: Request, build, media_type: str, viewer=None, name=None) -> Response:
+        """A response every reader who may see what ``viewer`` sees gets: built, gzipped and tagged once per
+        change of the results; a client that already holds it gets ``304 Not Modified``.
 
-        ``build(version)`` returns the body (bytes). Clients that accept gzip get the stored bytes as
-        they are (the GZip middleware leaves a response with a Content-Encoding alone); others get
-        them decompressed.
+        Parameters
+        ----------
+        request : Request
+        build : callable
+            ``build(version)`` returns the body (bytes); called once per results version and key.
+        media_type : str
+        viewer : User, optional
+            Whose view it is (None: anonymous). The key holds the models hidden from ``viewer``, so
+            nobody gets a body built for a reader who may see more.
+        name : hashable, optional
+            What the body is; default :func:`page_key` (the path and every query parameter), so
+            whatever a route reads from the URL (filters, weights, sort) is part of the key.
+
+        Notes
+        -----
+        Responses carry a weak ``ETag`` (a hash of the body), ``Cache-Control: no-cache`` (a browser
+        keeps the page and asks again each time: a new score shows at once) and ``Vary``. Clients that
+        accept gzip get the stored bytes as they are (the GZip middleware leaves a response with a
+        Content-Encoding alone); others get them decompressed.
         """
         version = self.results.version()
-        body = self.results.get(name, lambda: gzip.compress(build(version), 6), version)
-        headers = {"Vary": "Accept-Encoding"}
+        hidden = self.hidden_from(viewer, version)
+        key = ("shared", page_key(request) if name is None else name, hidden)
+        body, etag = self.results.get(key, lambda: _tagged(gzip.compress(build(version), 6, mtime=0)), version,
+                                      size=lambda entry: len(entry[0]))
+        headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
+                   "Cache-Control": ("private" if viewer is not None else "public") + ", no-cache"}
+        if _matches(request.headers.get("if-none-match"), etag):
+            return Response(status_code=304, headers=headers)
         if "gzip" in request.headers.get("accept-encoding", "").lower():
             return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
         return Response(gzip.decompress(body), media_type=media_type, headers=headers)
@@ -302,6 +334,26 @@ class Site:
                 if model in (task.models or []):
                     return task
         return None
+
+
+def page_key(request: Request) -> tuple:
+    """What a shared response depends on besides the results and the viewer: the path and every query
+    parameter, in a fixed order (the leaderboard reads some, such as its filters ``m.<field>`` and weights
+    ``w.<node>``, by prefix, so none is left out)."""
+    return request.url.path, tuple(sorted(request.query_params.multi_items()))
+
+
+def _tagged(body: bytes) -> tuple[bytes, str]:
+    """``(body, weak ETag)``: the tag a hash of the (gzipped) body."""
+    return body, 'W/"%s"' % hashlib.blake2b(body, digest_size=12).hexdigest()
+
+
+def _matches(header: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag`` (weak comparison, RFC 9110 13.1.2) or is ``*``."""
+    if not header:
+        return False
+    bare = etag.removeprefix("W/")
+    return any(tag.strip() == "*" or tag.strip().removeprefix("W/") == bare for tag in header.split(","))
 
 
 def site_of(request: Request) -> Site:

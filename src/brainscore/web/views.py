@@ -434,9 +434,10 @@ def compare(site: Site, models: list[str], user) -> dict:
     return {"models": models, "rows": rows}
 
 
-def score_json(site: Site, score_id: int, user) -> dict:
+def score_json(site: Site, score_id: int, user, server: str | None = None) -> dict:
     """Everything a score's page shows: the record's numbers, layer, settings, provenance summary, and the
-    command that re-runs it (``brainscore reproduce ID``, :mod:`brainscore.runner.reproduce`).
+    command that re-runs it (``brainscore reproduce ID --server URL``, :mod:`brainscore.runner.reproduce`;
+    ``server``: this website's address, None leaves ``--server`` out).
 
     Raises
     ------
@@ -462,10 +463,10 @@ def score_json(site: Site, score_id: int, user) -> dict:
             "bootstrap": bootstrap or None, "device": (provenance.get("environment") or {}).get("device"),
             "code": provenance.get("code") or {}, "environment": provenance.get("environment") or {},
             "data_files": dict(sorted(data_files.items())), "weights_sha256": model.get("weights_sha256"),
-            "provenance_key": stored.provenance_key, "provenance": provenance,
+            "provenance_key": stored.provenance_key, "provenance": provenance, "layers": stored.layers,
             "end": stored.end.isoformat() if stored.end else None,
             "reproducible": bool(model) and "resamples" in bootstrap,
-            "command": f"brainscore reproduce {stored.id}"}
+            "command": f"brainscore reproduce {stored.id}" + (f" --server {server}" if server else "")}
 
 
 # ------------------------------------------------------------------------------------------------ explore

@@ -20,14 +20,18 @@ def api_leaderboard(request: Request, at: str | None = None):
     too (``m.<field>=``, ``params_min=``, ``params_max=``, ``only=``, ``w.<node>=``: see
     :func:`brainscore.web.views.explore_params`); records are then sorted by the re-weighted average."""
     site = site_of(request)
+    reader = site.reader(request)
     explore = views.explore_params(request.query_params)
-    if explore:  # filtered or re-weighted: computed for the request
-        return views.leaderboard_view(site, site.reader(request), at=at, explore=explore)["records"]
-    if at:  # a past day: computed for the request
-        return site.board(site.reader(request), at)
-    hidden = frozenset(site.hidden_from(site.reader(request)))
-    return site.shared(request, ("api leaderboard", hidden), lambda version: json_bytes(
-        [r for r in site.results.records(version) if r["model"] not in hidden]), "application/json")
+    if explore:  # filtered or re-weighted
+        if reader is not None:
+            return views.leaderboard_view(site, reader, at=at, explore=explore)["records"]
+        return site.shared(request, lambda version: json_bytes(
+            views.leaderboard_view(site, None, at=at, explore=explore)["records"]), "application/json")
+    if at:  # a past day
+        return site.shared(request, lambda version: json_bytes(site.board(reader, at)), "application/json", reader)
+    return site.shared(request, lambda version: json_bytes(
+        [r for r in site.results.records(version) if r["model"] not in site.hidden_from(reader, version)]),
+        "application/json", reader)
 
 
 @router.get("/compare")
@@ -43,8 +47,8 @@ def api_model(request: Request, identifier: str):
     site = site_of(request)
     user = site.reader(request)
     if user is None:  # every anonymous reader gets the same JSON: built once per change of the results
-        return site.shared(request, ("api model", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: json_bytes(views.model_json(site, identifier, None)), "application/json")
+        return site.shared(request, lambda version: json_bytes(views.model_json(site, identifier, None)),
+                           "application/json")
     return views.model_json(site, identifier, user)
 
 
@@ -60,8 +64,7 @@ def api_benchmark(request: Request, identifier: str):
     site = site_of(request)
     user = site.reader(request)
     if user is None:
-        return site.shared(request, ("api benchmark", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
+        return site.shared(request, lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
                            "application/json")
     return views.benchmark_json(site, identifier, user)
 
@@ -107,3 +110,10 @@ def api_rerun(request: Request, task_id: int, benchmark: str = Form(...)):
     user = site.api_user(request, csrf_needed=True)
     new = rerun(site, site.task_for(task_id, user), benchmark, user)
     return JSONResponse(site.view(new), status_code=201)
+
+
+@router.get("/scores/{score_id}")
+def api_score(request: Request, score_id: int):
+    """One recorded score with its provenance (what ``brainscore reproduce ID --server URL`` re-runs)."""
+    site = site_of(request)
+    return views.score_json(site, score_id, site.reader(request), str(request.base_url).rstrip("/"))

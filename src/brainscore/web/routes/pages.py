@@ -25,17 +25,16 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     ``norule=1``: without models that answered any benchmark with a rule-committed layer) is in the URL, so a
     view can be shared and exported as it is. :data:`PAGE_SIZE` rows per ``page``.
 
-    Anonymous visitors without a filter all see the same pages: each is rendered and gzipped once per
-    change of the results (:meth:`~brainscore.web.site.Site.shared`).
+    Anonymous visitors all see the same page for the same query: each is rendered and gzipped once per
+    change of the results (:meth:`~brainscore.web.site.Site.shared`, keyed by every query parameter,
+    the explore filters and weights included).
     """
     site = site_of(request)
     user = site.current_user(request)
     explore = views.explore_params(request.query_params)
-    if user is None and not q and not at and not explore:
-        hidden = frozenset(site.hidden_from(None))
-        return site.shared(request, ("leaderboard page", hidden, sort, bool(desc), fold, bool(norule), page),
-                           lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule, None,
-                                                        page).body, "text/html")
+    if user is None:
+        return site.shared(request, lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule,
+                                                                 at, page, explore).body, "text/html")
     return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page, explore)
 
 
@@ -117,9 +116,9 @@ def model_page(request: Request, identifier: str):
     site = site_of(request)
     user = site.current_user(request)
     if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
-        return site.shared(request, ("model page", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: site.render(request, "model.html",
-                                                       **views.model_json(site, identifier, None)).body, "text/html")
+        return site.shared(request, lambda version: site.render(request, "model.html",
+                                                                **views.model_json(site, identifier, None)).body,
+                           "text/html")
     return site.render(request, "model.html", **views.model_json(site, identifier, user))
 
 
@@ -129,9 +128,8 @@ def benchmark_page(request: Request, identifier: str):
     site = site_of(request)
     user = site.current_user(request)
     if user is None:
-        return site.shared(request, ("benchmark page", frozenset(site.hidden_from(None)), identifier),
-                           lambda version: site.render(request, "benchmark.html",
-                                                       **views.benchmark_json(site, identifier, None)).body,
+        return site.shared(request, lambda version: site.render(request, "benchmark.html",
+                                                                **views.benchmark_json(site, identifier, None)).body,
                            "text/html")
     return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, user))
 
@@ -164,4 +162,5 @@ def score_page(request: Request, score_id: int):
     """One recorded score: its numbers, layer and settings, what it was computed from, and the one command
     that re-runs it and checks the bits (``brainscore reproduce ID``)."""
     site = site_of(request)
-    return site.render(request, "score.html", **views.score_json(site, score_id, site.current_user(request)))
+    server = str(request.base_url).rstrip("/")
+    return site.render(request, "score.html", **views.score_json(site, score_id, site.current_user(request), server))

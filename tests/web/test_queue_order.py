@@ -1,0 +1,125 @@
+"""Twenty users submit at once over HTTP to a live server on 127.0.0.1: every submission is accepted once,
+none is lost or queued twice, and the queue is drained in the order the submissions were accepted, on
+SQLite and on PostgreSQL."""
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+from sqlalchemy.orm import Session
+
+from brainscore.web import accounts, create_app
+from brainscore.web.queue import SubmissionTask
+from postgres_server import PostgresServer, PostgresUnavailable
+from web_helpers import plugin_zip
+
+BENCHMARK = "Cowley2026.210325.V4-pls"
+SUBMITTERS = 20
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as error:
+        pytest.fail(f"the PostgreSQL tests need a server and none could be started: {error}", pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'results.sqlite'}"
+    return request.getfixturevalue("postgres").create_database("queue_order")
+
+
+@pytest.fixture
+def dask_client():
+    """One single-threaded worker: the queue runs one pair at a time, so the order it drains is observable."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(db_url, tmp_path, dask_client, monkeypatch):
+    """The website with its dispatcher on a free port; each pair's child appends ``model`` to ``ran.txt``."""
+    import uvicorn
+
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    app = create_app(db_url=db_url, root=tmp_path / "submissions", dask_client=dask_client)
+    ran = tmp_path / "ran.txt"
+
+    def command(model, benchmark, submission_id):  # the pair's child: no model is run, its order is written
+        return [sys.executable, "-c", f"import json; open({str(ran)!r}, 'a').write({model!r} + '\\n'); "
+                                      "print(json.dumps({'event': 'done', 'score': 0.5}))"]
+
+    app.state.worker.command = command
+    port = _free_port()
+    live = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not live.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield app, f"http://127.0.0.1:{port}", ran
+    finally:
+        live.should_exit = True
+        thread.join(timeout=60)
+
+
+@pytest.mark.slow  # about 50 s per backend: twenty uploads checked and unpacked, twenty children run one by one
+def test_twenty_concurrent_submitters_nothing_lost_or_doubled_drained_in_order(server):
+    app, base, ran = server
+    tokens = [accounts.create_token(app.state.engine, accounts.register(app.state.engine, f"user{k:02d}",
+                                                                        "a long enough password"))
+              for k in range(SUBMITTERS)]
+    start = threading.Barrier(SUBMITTERS)
+    answers: dict[str, httpx.Response] = {}
+
+    def submit(k: int) -> None:
+        identifier = f"crowd-net-{k:02d}"
+        data = plugin_zip(identifier=identifier, package=f"crowd_net_{k:02d}")
+        with httpx.Client(base_url=base, timeout=120) as client:
+            start.wait()  # all twenty POSTs leave together
+            answers[identifier] = client.post("/api/submissions", files={"file": ("plugin.zip", data)},
+                                              data={"benchmarks": BENCHMARK},
+                                              headers={"Authorization": f"Bearer {tokens[k]}"})
+
+    threads = [threading.Thread(target=submit, args=(k,)) for k in range(SUBMITTERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {i: a.status_code for i, a in answers.items()} == {f"crowd-net-{k:02d}": 201 for k in range(SUBMITTERS)}, \
+        {i: a.text[:300] for i, a in answers.items() if a.status_code != 201}
+    accepted = {a.json()["id"]: identifier for identifier, a in answers.items()}
+    assert len(accepted) == SUBMITTERS  # twenty distinct ids
+
+    deadline = time.monotonic() + 240
+    while True:
+        with Session(app.state.engine) as session:
+            tasks = session.query(SubmissionTask).order_by(SubmissionTask.id).all()
+            states = [(t.id, t.models, t.status) for t in tasks]
+        if all(status in ("done", "failed") for _, _, status in states) or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
+    assert [(i, m) for i, m, _ in states] == [(i, [accepted[i]]) for i in sorted(accepted)]  # none lost, none doubled
+    assert {status for _, _, status in states} == {"done"}
+    # drained in the order the submissions were accepted (task id), each pair run exactly once
+    assert ran.read_text().splitlines() == [accepted[i] for i in sorted(accepted)]
