@@ -10,6 +10,8 @@ passed down as an argument: to the model's factory (``device=``) and to the benc
 metrics and ceiling compute there (:mod:`brainscore.metrics.device`).
 
 :func:`for_worker` places ``"cuda"`` on one GPU per Dask worker of a machine with several GPUs.
+:func:`host_to_device` copies a host tensor to a device as the GPU wants it fed (pinned memory,
+non-blocking copy), and :func:`gpu_batch_size` sizes forward-pass batches to a GPU's memory.
 
 This module imports nothing of brainscore but :mod:`brainscore.errors`; torch is imported only when a
 device is named.
@@ -20,7 +22,14 @@ from typing import Any
 
 from brainscore.errors import ValidationError
 
-__all__ = ["Device", "DeviceError", "resolve", "is_cuda", "for_worker"]
+__all__ = ["Device", "DeviceError", "resolve", "is_cuda", "for_worker", "host_to_device", "gpu_batch_size",
+           "GPU_BYTES_PER_IMAGE", "GPU_BATCH_LIMITS"]
+
+#: Device memory one image of a batch may take (input, activations of the hooked layers and the
+#: network's workspace): 128 MiB, a generous bound for ImageNet-sized networks at 224 px.
+GPU_BYTES_PER_IMAGE = 128 << 20
+#: Smallest and largest batch :func:`gpu_batch_size` gives (beyond 512 images a forward pass is no faster).
+GPU_BATCH_LIMITS = (64, 512)
 
 
 class Device(str):
@@ -133,3 +142,37 @@ def for_worker(device: Device | None) -> Device | None:
     if count > 1 and isinstance(name, int):
         return Device(f"cuda:{name % count}")  # within the GPUs resolve() counted
     return device
+
+
+def host_to_device(tensor: Any, device: Any) -> Any:
+    """``tensor`` (a host torch tensor) on ``device``, copied as a GPU is best fed.
+
+    On CUDA the tensor is first placed in pinned (page-locked) memory and copied with
+    ``non_blocking=True``, so the copy runs by DMA while the host prepares the next batch (a copy
+    from ordinary pageable memory is synchronous whatever ``non_blocking`` says). Elsewhere it is
+    ``tensor.to(device)``: no copy on the CPU. The values are the same either way.
+    """
+    import torch
+
+    device = torch.device(device) if not hasattr(device, "type") else device
+    if device.type == "cuda":
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
+
+
+def gpu_batch_size(total_memory: int) -> int:
+    """Images per forward pass on a GPU of ``total_memory`` bytes.
+
+    One image per :data:`GPU_BYTES_PER_IMAGE` of the card's memory, rounded down to a power of two
+    and kept within :data:`GPU_BATCH_LIMITS` (64 on an 8 GiB card, 512 on an 80 GB H100).
+
+    Raises
+    ------
+    ValueError
+        If ``total_memory`` is not positive.
+    """
+    if total_memory <= 0:
+        raise ValueError(f"a GPU's memory must be a positive number of bytes, got {total_memory}")
+    low, high = GPU_BATCH_LIMITS
+    fits = max(1, int(total_memory) // GPU_BYTES_PER_IMAGE)
+    return max(low, min(high, 1 << (fits.bit_length() - 1)))

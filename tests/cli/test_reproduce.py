@@ -180,3 +180,11 @@ def test_a_recorded_failure_without_settings_says_how_to_see_whether_it_still_fa
     err = capsys.readouterr().err
     assert f"record #{row} is a failure of {MODEL} on {BENCHMARK} (RuntimeError: out of memory)" in err
     assert f"brainscore score --model {MODEL} --benchmark {BENCHMARK} --no-record" in err
+
+
+def test_use_cache_reuses_verified_entries_and_still_matches(recorded, capsys):
+    url, stored = recorded
+    capsys.readouterr()
+    assert main(["reproduce", str(stored.id), "--db", url, "--use-cache", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["settings"]["cache"] == "reused, each entry verified on read" and report["matches"]

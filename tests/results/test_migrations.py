@@ -11,9 +11,9 @@ from sqlalchemy.orm import Session
 
 from brainscore.results import Database
 from brainscore.results.database import MIGRATIONS
-from brainscore.results.schema import ApiToken, Base, SubmissionTask, LoginAttempt, User
+from brainscore.results.schema import ApiToken, Base, SubmissionTask, LoginAttempt, User, WebSession
 
-WEB_TABLES = [User.__table__, ApiToken.__table__, LoginAttempt.__table__, SubmissionTask.__table__]
+WEB_TABLES = [User.__table__, ApiToken.__table__, LoginAttempt.__table__, SubmissionTask.__table__, WebSession.__table__]
 
 
 def differences(engine) -> list:
@@ -32,7 +32,7 @@ def upgrade(engine, revision: str) -> None:
 
 def test_the_migrations_make_exactly_the_orm_tables(db_url):
     db = Database(db_url)
-    assert {"web_users", "web_tokens", "web_login_attempts", "web_jobs"} <= set(inspect(db.engine).get_table_names())
+    assert {"web_users", "web_tokens", "web_login_attempts", "web_jobs", "web_sessions"} <= set(inspect(db.engine).get_table_names())
     assert differences(db.engine) == []
 
 
@@ -47,7 +47,7 @@ def test_a_database_made_by_the_old_create_all_opens_and_keeps_its_rows(db_url):
     engine.dispose()
     db = Database(db_url)
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0006"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0007"
         assert connection.execute(text("SELECT username FROM web_users")).scalars().all() == ["alice"]
         assert connection.execute(text("SELECT status FROM web_jobs")).scalars().all() == ["done"]
     assert differences(db.engine) == []
@@ -61,7 +61,7 @@ def test_downgrade_removes_the_web_tables_only(db_url):
         config.attributes["connection"] = connection
         command.downgrade(config, "0001")
     tables = set(inspect(db.engine).get_table_names())
-    assert not tables & {"web_users", "web_tokens", "web_login_attempts", "web_jobs"}
+    assert not tables & {"web_users", "web_tokens", "web_login_attempts", "web_jobs", "web_sessions"}
     assert {"scores", "models", "submissions"} <= tables
 
 
@@ -95,4 +95,25 @@ def test_failure_messages_are_renamed_failure_and_kept(db_url):
         assert task.failure == "one or more benchmarks failed"
         assert task.results == {"m|b": {"status": "failed", "failure": "exited with code 1"},
                                 "m|c": {"status": "done", "score": 0.5}}
+    assert differences(db.engine) == []
+
+
+def test_existing_submission_tasks_get_distinct_random_keys(db_url):
+    """Revision 0007: tasks were addressed by their row number (1, 2, 3 ... anyone could count through them); each
+    existing task gets a random 22-character key, and the log-in sessions table is made."""
+    engine = create_engine(db_url)
+    upgrade(engine, "0006")
+    with engine.begin() as connection:
+        for owner in ("alice", "bob", "carol"):
+            connection.execute(text("INSERT INTO web_jobs (owner, package, filename, models, benchmarks, requirements,"
+                                    " public, status, current, results, failure, log, folder, created) VALUES "
+                                    "(:owner, '', '', '[]', '[]', '[]', true, 'done', 1, '{}', '', '', '', "
+                                    "'2026-11-25 10:00:00')"), {"owner": owner})
+    engine.dispose()
+    db = Database(db_url)
+    with db.engine.connect() as connection:
+        keys = connection.execute(text("SELECT key FROM web_jobs ORDER BY id")).scalars().all()
+    assert len(keys) == len(set(keys)) == 3
+    assert all(len(key) == 22 and key.replace("-", "").replace("_", "").isalnum() for key in keys)
+    assert "web_sessions" in inspect(db.engine).get_table_names()
     assert differences(db.engine) == []

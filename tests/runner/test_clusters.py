@@ -144,17 +144,23 @@ def test_on_the_cpu_one_worker_runs_every_forward_pass_and_the_others_compute_me
     assert {"brainscore-score", "brainscore-ceiling"} <= set(ran_on)
 
 
-def test_a_gpu_cluster_gives_every_worker_one_gpu_and_no_model_slot():
+def test_a_gpu_cluster_starts_its_roles_and_hides_the_gpus_from_its_cpu_workers():
+    """No GPU here: the layout is faked by ``gpus=1``; the CPU workers start with CUDA showing no device."""
+    import os
+
     from distributed import Client
 
-    cluster = clusters.local_cluster(2, gpus=2)
+    cluster = clusters.local_cluster(3, gpus=1)
     try:
         client = Client(cluster)
         try:
-            resources = sorted(tuple(sorted((info.get("resources") or {}).items()))
-                               for info in client.scheduler_info(n_workers=-1)["workers"].values())
-            assert resources == [(("GPU", 1),), (("GPU", 1),)]
-            assert clusters.model_resources(client) is None
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+            by_name = {info["name"]: (info.get("resources") or {}) for info in workers.values()}
+            assert by_name == {0: {"MODEL": 1}, 1: {"GPU": 1}, 2: {"CPU": 1}}
+            assert clusters.model_resources(client) == {"MODEL": 1}
+            seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+            names = {address: info["name"] for address, info in workers.items()}
+            assert {names[address]: value for address, value in seen.items()} == {0: None, 1: None, 2: ""}
         finally:
             client.close()
     finally:
@@ -177,14 +183,21 @@ def test_a_cpu_node_has_one_model_worker_and_metric_workers_sized_by_cores_and_m
     assert [s.memory_limit for s in clusters.worker_layout(0, 4, 8 * GIB, memory_per_worker=3 * GIB)] == [3 * GIB] * 2
 
 
-def test_a_gpu_node_has_one_worker_per_gpu_for_models_and_cpu_workers_on_the_other_cores():
+def test_a_gpu_node_has_a_model_worker_and_a_kernel_worker_per_gpu_and_cpu_workers_on_the_other_cores():
     specs = clusters.worker_layout(gpus=1, cores=16, memory=128 * GIB)  # issue 24's node
-    assert len(specs) == 16 and [s.device for s in specs] == ["gpu"] + ["cpu"] * 15
-    assert [s.resources for s in specs] == [{"GPU": 1}] + [None] * 15
-    assert [s.yields for s in specs] == [False] + [True] * 15
-    two = clusters.worker_layout(gpus=2, cores=4, memory=8 * GIB)
-    assert [s.resources for s in two] == [{"GPU": 1}, {"GPU": 1}]  # 8 GiB: two workers, both on a GPU
-    assert [s.memory_limit for s in two] == [4 * GIB, 4 * GIB]
+    assert len(specs) == 16 and [s.device for s in specs] == ["gpu"] * 2 + ["cpu"] * 14
+    assert [s.resources for s in specs] == [{"MODEL": 1}, {"GPU": 1}] + [{"CPU": 1}] * 14
+    assert [s.hide_gpus for s in specs] == [False] * 2 + [True] * 14      # CPU workers never touch the GPU
+    assert [s.yields for s in specs] == [False] * 2 + [True] * 14
+    assert {s.memory_limit for s in specs} == {8 * GIB}
+    two = clusters.worker_layout(gpus=2, cores=16, memory=64 * GIB, workers=6)
+    assert [s.resources for s in two] == [{"MODEL": 1}] * 2 + [{"GPU": 1}] * 2 + [{"CPU": 1}] * 2
+    # fewer workers than roles: the GPU workers take the kernels, then the host work
+    assert [s.resources for s in clusters.worker_layout(gpus=2, cores=4, memory=8 * GIB)] == \
+        [{"MODEL": 1, "GPU": 1, "CPU": 1}] * 2                                  # 8 GiB: two workers
+    assert [s.resources for s in clusters.worker_layout(gpus=1, cores=4, memory=64 * GIB, workers=2)] == \
+        [{"MODEL": 1}, {"GPU": 1, "CPU": 1}]
+    assert [s.memory_limit for s in clusters.worker_layout(gpus=2, cores=4, memory=8 * GIB)] == [4 * GIB, 4 * GIB]
     with pytest.raises(ValidationError, match="fewer than the 2 GPUs"):
         clusters.worker_layout(gpus=2, cores=4, memory=8 * GIB, workers=1)
     with pytest.raises(ValidationError, match="at least 1"):

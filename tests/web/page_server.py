@@ -14,4 +14,4 @@ if __name__ == "__main__":
 
     url, port, root = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     uvicorn.run(create_app(db_url=url, root=root, start_worker=False), host="127.0.0.1", port=port,
-                log_level="warning")
+                log_level="warning", server_header=False)

@@ -43,14 +43,15 @@ def user(app, name: str) -> TestClient:
     return client
 
 
-def queued_task(app, owner="alice", results=None) -> int:
+def queued_task(app, owner="alice", results=None) -> str:
+    """A failed submission task of ``owner``; its public key."""
     with Session(app.state.engine) as session:
         task = SubmissionTask(owner=owner, package="my_tiny_net", models=["secret-net"], benchmarks=[BENCHMARK],
                   status="failed", results=results or {f"secret-net|{BENCHMARK}": {"status": "failed", "failure": "boom"}},
                   log="the log\nTraceback: boom\n", folder="/nonexistent")
         session.add(task)
         session.commit()
-        return task.id
+        return task.key
 
 
 def test_leaderboard_shows_public_models_only_to_others(app):
@@ -112,10 +113,12 @@ def test_benchmark_page_ranking_and_plot(app):
 def test_submission_api_needs_auth(app):
     anonymous = TestClient(app)
     files = {"file": ("p.zip", plugin_zip())}
-    assert anonymous.post("/api/submissions", files=files).status_code == 401
+    refused = anonymous.post("/api/submissions", files=files)  # neither a session's CSRF token nor an API token
+    assert refused.status_code == 403 and "or an API token" in refused.json()["detail"]
     assert anonymous.post("/api/submissions", files=files,
                           headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert anonymous.get("/api/submissions/1").status_code == 401
+    assert anonymous.get("/api/submissions/1", headers={"Authorization": "Bearer wrong"}).status_code == 401
 
 
 def test_submission_by_token_and_by_session_with_csrf(app):

@@ -251,7 +251,7 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
     extract(plugin_zip(identifier="carol-net", package="carol_net"), tmp_path)
     accepted = subprocess.run(command + [str(folder), "--private"], env=env, capture_output=True, text=True)
     assert accepted.returncode == 0, accepted.stderr
-    assert re.fullmatch(rf"submission \d+: queued \({re.escape(server)}/submissions/\d+\)\n", accepted.stdout)
+    assert re.fullmatch(rf"submission ([\w-]{{22}}): queued \({re.escape(server)}/submissions/\1\)\n", accepted.stdout)
     wrong = subprocess.run(command[:-4] + ["--token", "not-a-token", str(folder)], env=env, capture_output=True, text=True)
     assert wrong.returncode == 2 and "401" in wrong.stderr
 

@@ -221,23 +221,25 @@ def _complete(app, task_id: int) -> SubmissionTask:
 def test_a_finished_and_a_failed_submission_are_mailed_to_their_owner(app, inbox):
     _verified_user(app, "alice", "alice@example.org")
     done = _finished_task(app, "alice", {f"alice-net|{BENCHMARK}": {"status": "done", "score": 0.4213}})
-    assert _complete(app, done).status == "done"
+    done = _complete(app, done)  # the site and its mails name a submission by its random key
+    assert done.status == "done"
     (mail,) = inbox.wait(1)
     assert mail["To"] == "alice@example.org"
-    assert mail["Subject"] == f"brainscore: submission {done} finished (1 scored, 0 failed)"
+    assert mail["Subject"].strip() == f"brainscore: submission {done.key} finished (1 scored, 0 failed)"  # (folded)
     body = mail.get_content()
     assert f"alice-net on {BENCHMARK}: score 0.4213" in body
-    assert f"{SITE}/submissions/{done}" in body
+    assert f"{SITE}/submissions/{done.key}" in body
     failed = _finished_task(app, "alice", {
         f"alice-net|{BENCHMARK}": {"status": "done", "score": 0.5},
         "alice-net|Kriegeskorte2008.IT-rdm": {"status": "failed", "failure": "exited with code 1: weights missing"}},
         benchmarks=(BENCHMARK, "Kriegeskorte2008.IT-rdm"))
-    assert _complete(app, failed).status == "failed"
+    failed = _complete(app, failed)
+    assert failed.status == "failed"
     mail = inbox.wait(2)[1]
-    assert mail["Subject"] == f"brainscore: submission {failed} failed (1 scored, 1 failed)"
+    assert mail["Subject"].strip() == f"brainscore: submission {failed.key} failed (1 scored, 1 failed)"
     body = mail.get_content()
     assert "alice-net on Kriegeskorte2008.IT-rdm: FAILED: exited with code 1: weights missing" in body
-    assert f"alice-net on {BENCHMARK}: score 0.5000" in body and f"{SITE}/submissions/{failed}" in body
+    assert f"alice-net on {BENCHMARK}: score 0.5000" in body and f"{SITE}/submissions/{failed.key}" in body
 
 
 def test_results_go_only_to_verified_addresses(app, inbox):

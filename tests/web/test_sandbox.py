@@ -177,8 +177,9 @@ def queue(url: str, root: Path, owner: str, identifier: str, package: str, data:
         task.folder, task.status = str(folder), "queued"
         task.submission_id = store.create_submission(owner, [identifier], [BENCHMARK], status="queued")
         session.commit()
+        task_id = task.id
     store.add_model(identifier, owner=owner, public=True)
-    return task.id
+    return task_id
 
 
 def survivors(marker: str) -> list[str]:

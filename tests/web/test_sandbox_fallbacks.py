@@ -51,7 +51,7 @@ def survivors(marker: str) -> list[str]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except (OSError, ValueError):
             continue
-        if marker in cmdline and "-c" not in cmdline:
+        if marker in cmdline and int(entry) != os.getpid():
             found.append(cmdline)
     return found
 
@@ -138,3 +138,60 @@ def test_a_result_for_another_model_is_not_recorded(tmp_path):
     assert Database(url).scores("victim-net", include_failed=True) == []
     (failure,) = Database(url).scores("fake-net", include_failed=True)
     assert failure.status == "failed"
+
+
+@pytest.mark.skipif(sandbox.isolation() == "none", reason="without namespaces a child sees every folder anyway")
+def test_the_servers_weight_folders_are_seen_read_only(tmp_path):
+    """``brainscore serve --weights-dir D``: plugins may load weights from D by absolute path, so the child sees it."""
+    url = f"sqlite:///{tmp_path / 'results.sqlite'}"
+    task_id = add_task(url, tmp_path)
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    (weights / "w.bin").write_bytes(b"\x01\x02")
+    code = (f"import json, os\nprint('weights', open({str(weights / 'w.bin')!r}, 'rb').read().hex())\n"
+            f"print(os.access({str(weights)!r}, os.W_OK), os.path.exists({str(tmp_path / 'results.sqlite')!r}))\n")
+    run_pair(url, task_id, 1, "fake-net", BENCHMARK, Limits(wall=60, readable=(str(weights),)),
+             [sys.executable, "-c", code])
+    with Session(accounts.engine_for(url)) as session:
+        log = session.get(SubmissionTask, task_id).log
+    assert "\nweights 0102\nFalse False\n" in log
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path(SYSTEM_PYTHON).exists() or not userns_available(),
+                    reason="needs root (to become an unprivileged user), the system's python3 and user namespaces")
+def test_an_unprivileged_server_gets_the_user_namespace_sandbox():
+    """The rootless path for real: the launcher run by an unprivileged user (uid 65534) in ``userns`` mode hides the
+    host's files, has no network, stops a fork bomb at the process limit and kills what the child leaves."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="brainscore-rootless-"))
+    try:
+        folder.chmod(0o777)
+        (folder / "run").mkdir(mode=0o777)
+        (folder / "run").chmod(0o777)
+        secret = folder / "secret.txt"
+        secret.write_text("hidden")
+        secret.chmod(0o644)
+        code = (f"import os, socket, time\nprint('sees', os.path.exists({str(secret)!r}), os.getuid())\n"
+                "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=3)\nexcept OSError as e:\n    print(e)\n"
+                "n = 0\ntry:\n    while n < 1000:\n        if os.fork() == 0:\n            time.sleep(100)\n"
+                "            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print('forks', n, e)\n")
+        spec = sandbox.Spec(readable=(*sandbox.SYSTEM_FOLDERS,), workdir=str(folder / "run"), isolate=True,
+                            memory=2 * 1024**3, disk=16 * 1024**2, processes=20, report_fd=-1)
+        argv = sandbox.launcher_command(spec, [SYSTEM_PYTHON, "-c", code], mode="userns")
+        argv = [SYSTEM_PYTHON if a == sys.executable else a for a in argv]
+        done = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", *argv],
+                              capture_output=True, text=True, timeout=60, env={"PATH": os.environ["PATH"]})
+        lines = done.stdout.splitlines()
+        assert lines[0] == "sees False 0", done.stdout + done.stderr  # root of its namespace, nobody outside
+        assert "Network is unreachable" in lines[1]
+        assert lines[2].startswith("forks ") and int(lines[2].split()[1]) < 20 and "[Errno 11]" in lines[2]
+        verdict = json.loads(done.stderr.strip().splitlines()[-1])
+        assert verdict["exit"] == 0 and 0 < verdict["left_behind"] < 20
+        assert survivors("time.sleep(100)") == []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

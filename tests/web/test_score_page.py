@@ -119,6 +119,7 @@ def test_a_private_models_score_page_is_not_found(site, capsys):
     assert response.status_code == 404 and f"no score #{hidden}" in response.text
     assert httpx.get(f"{base}/api/scores/{hidden}").status_code == 404
     assert httpx.get(f"{base}/scores/999999", headers={"accept": "text/html"}).status_code == 404
+    assert httpx.get(f"{base}/api/scores/{10 ** 30}").status_code == 404  # beyond SQLite's integers: no row, no 500
     capsys.readouterr()
     assert main(["reproduce", str(hidden), "--server", base]) == 2  # hidden from an anonymous reader
     assert f"{base} has no score #{hidden}" in capsys.readouterr().err

@@ -9,7 +9,9 @@ from typing import Any, Callable, Sequence
 
 from brainscore import device as _device
 from brainscore.caching import Cache, callable_identity, content_key
+from brainscore.data.blocks import AssemblyBlocks, NeuroidBlocks
 from brainscore.data.stimuli import StimulusSet
+from brainscore.errors import ValidationError
 from brainscore.metrics.device import computing_on
 from brainscore.metrics.device import current as metric_device
 from brainscore.metrics.score import Score
@@ -59,6 +61,41 @@ class Presentation:
         elif self.task is not None:
             candidate.start_task(self.task, self.fitting_stimuli)
         return candidate.look_at(self.stimuli, number_of_trials=self.number_of_trials)
+
+    def show_blocks(self, candidate: BrainModel) -> NeuroidBlocks:
+        """A recording's responses as :class:`~brainscore.data.blocks.NeuroidBlocks`, for a per-neuroid analysis.
+
+        Where ``candidate`` can read its recording from its features on disk (``look_at_blocks``,
+        e.g. :meth:`~brainscore.models.commitment.ModelCommitment.look_at_blocks`), nothing is loaded
+        until a block is read, so a layer larger than memory can be analysed; otherwise the assembly
+        of :meth:`show` is wrapped. Either way the values are those :meth:`show` returns.
+
+        Raises
+        ------
+        ValidationError
+            If this presentation is a task, not a recording.
+        """
+        if self.region is None:
+            raise ValidationError("only a recording (a presentation with a region) can be read in neuroid blocks")
+        look_at_blocks = getattr(candidate, "look_at_blocks", None)
+        if look_at_blocks is not None:
+            candidate.start_recording(self.region, time_bins=self.time_bins)
+            blocks = look_at_blocks(self.stimuli, number_of_trials=self.number_of_trials)
+            if blocks is not None:
+                return blocks
+        return AssemblyBlocks(self.show(candidate))
+
+    def prepare(self, candidate: BrainModel) -> None:
+        """Let ``candidate`` compute (and cache) what :meth:`show` needs, without holding the answer in memory.
+
+        A recording that ``candidate`` can read in blocks (:meth:`show_blocks`) is only extracted
+        to its features file; anything else is shown and the answer dropped.
+        """
+        if self.region is not None and getattr(candidate, "look_at_blocks", None) is not None:
+            candidate.start_recording(self.region, time_bins=self.time_bins)
+            if candidate.look_at_blocks(self.stimuli, number_of_trials=self.number_of_trials) is not None:
+                return
+        self.show(candidate)
 
 
 class Benchmark(ABC):

@@ -10,7 +10,9 @@ similarity to themselves: ``score = raw / ceiling`` (``ceil_score``).
 The flow:
 
 1. ``candidate.start_recording(region, time_bins)``; the stimuli are placed on the model's screen;
-2. ``responses = candidate.look_at(stimuli, number_of_trials)``;
+2. ``responses = candidate.look_at(stimuli, number_of_trials)``; or, for a benchmark that ``streams``,
+   the same responses as blocks of neuroids read from the model's features on disk (a wide layer on
+   many stimuli need not fit in memory);
 3. ``model_properties = property_func(responses, stimuli)``: a PropertiesAssembly
    (``neuroid x neuronal_property``), as the experiment's analysis computes it;
 4. ``raw = metric(model_properties, data_properties)``; ``score = raw / ceiling``.
@@ -75,7 +77,8 @@ class PropertiesBenchmark(BenchmarkBase):
     stimulus_set : StimulusSet or callable () -> StimulusSet
         The stimuli the property is measured with (e.g. gratings of several orientations).
     property_func : callable (responses, stimuli) -> PropertiesAssembly
-        Computes the property of every model neuroid from its responses, as the paper's analysis.
+        Computes the property of every model neuroid from its responses (an assembly, or
+        NeuroidBlocks with ``streams``), as the paper's analysis.
     similarity_metric : callable (model_properties, data_properties) -> Score
         E.g. ``load_metric("ks_similarity", property_name="circular_variance")``.
     ceiling_func : callable (data_properties) -> Score, or None
@@ -85,6 +88,11 @@ class PropertiesBenchmark(BenchmarkBase):
     region : str
     time_bins : sequence of (start, end) ms
         Default ``[(70, 170)]``.
+    streams : bool
+        ``property_func`` takes the responses as :class:`~brainscore.data.blocks.NeuroidBlocks`
+        (read a block of neuroids at a time, from the model's features on disk where it keeps them:
+        :meth:`~brainscore.benchmarks.base.Presentation.show_blocks`) instead of an assembly, so a layer
+        larger than memory can be measured (issue 22). Default False: an assembly in memory.
     """
 
     def __init__(self, identifier: str, version: int, assembly, stimulus_set,
@@ -92,7 +100,7 @@ class PropertiesBenchmark(BenchmarkBase):
                  similarity_metric: Callable[[DataAssembly, DataAssembly], Score],
                  ceiling_func: Callable[[DataAssembly], Score] | None, visual_degrees: float, number_of_trials: int,
                  region: str, parent: str | None = None, bibtex: str = "",
-                 time_bins: Sequence[tuple[int, int]] = ((70, 170),)):
+                 time_bins: Sequence[tuple[int, int]] = ((70, 170),), streams: bool = False):
         super().__init__(identifier=identifier, version=version,
                          ceiling_func=(lambda: ceiling_func(self.assembly)) if ceiling_func is not None else None,
                          parent=parent or region, bibtex=bibtex, ceiling_key=self._data_key,
@@ -107,6 +115,7 @@ class PropertiesBenchmark(BenchmarkBase):
         self.number_of_trials = number_of_trials
         self.region = region
         self.time_bins = [tuple(t) for t in time_bins]
+        self.streams = bool(streams)
 
     @property
     def assembly(self) -> DataAssembly:
@@ -140,6 +149,8 @@ class PropertiesBenchmark(BenchmarkBase):
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the stimuli, compute its neuroids' property and score its distribution."""
         shown, = self.presentations(candidate)
+        if self.streams:
+            return self.score_properties(self.property_func(shown.show_blocks(candidate), shown.stimuli))
         responses = squeeze_time_bin(shown.show(candidate))
         return self.score_properties(self.property_func(responses, shown.stimuli))
 

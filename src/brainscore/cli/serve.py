@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
                         help="a server folder submitted plugins may load weights from by absolute path (repeatable)")
     parser.add_argument("--memory-limit-gb", type=float, default=8.0, help="memory limit of each scoring process")
     parser.add_argument("--time-limit-s", type=int, default=3600, help="wall-clock limit of each scoring process")
+    parser.add_argument("--disk-limit-gb", type=float, default=2.0,
+                        help="bytes each scoring process may write (its working directory, a tmpfs in memory where "
+                             "the server may create namespaces; its caches live there)")
     parser.add_argument("--workers", type=int, default=None,
                         help="Dask worker processes started for the submissions (default: one per core, at most "
                              "one per 4 GiB of memory)")
@@ -64,6 +67,7 @@ def _at_least_one(text: str) -> int:
 def _app_arguments(args) -> dict:
     return {"db_url": args.db, "weights_dirs": [str(d) for d in args.weights_dir],
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
+            "disk_limit": int(args.disk_limit_gb * 1024**3),
             "workers": args.workers, "scheduler": args.scheduler}
 
 
@@ -130,7 +134,7 @@ def run(args) -> int:
     print(f"brainscore website on http://{args.host}:{port}/"
           + (f" ({args.web_workers} worker processes)" if args.web_workers > 1 else ""), flush=True)
     if args.web_workers == 1:
-        uvicorn.Server(uvicorn.Config(_warmed(app), log_level="warning")).run(sockets=[sock])
+        uvicorn.Server(uvicorn.Config(_warmed(app), log_level="warning", server_header=False)).run(sockets=[sock])
         return 0
     # this process: the one dispatcher (the schema was upgraded above, before the workers open the database)
     from uvicorn.supervisors import Multiprocess
@@ -140,7 +144,7 @@ def run(args) -> int:
         dispatcher.start()
     os.environ[_CONFIG_VARIABLE] = json.dumps(arguments)
     config = uvicorn.Config("brainscore.cli.serve:web_worker_app", factory=True, workers=args.web_workers,
-                            log_level="warning")
+                            log_level="warning", server_header=False)
     try:
         Multiprocess(config, sockets=[sock]).run()  # what uvicorn.run does for workers, on the socket bound above
     finally:

@@ -14,12 +14,22 @@ matrix products ``W @ X`` with ``W`` of shape ``(resamples, n_units)``, never by
 A unit drawn ``k`` times enters with weight ``k``, exactly as ``k`` copies would. The benchmarks
 (:mod:`brainscore.benchmarks`) decide what the unit is and what is recomputed; this module only
 computes.
+
+**Device.** :func:`weighted_pearson`, :func:`weighted_mean` and :func:`weighted_spearman_pairs` take a
+``device`` (default: that of the enclosing :func:`brainscore.metrics.device.computing_on`, so a
+benchmark's ``bootstrap(..., device="cuda")`` runs them there; None: numpy). Their heavy parts, the
+``(resamples x units)`` products and the per-resample ranks, then run in torch on the device (issue 24:
+the bootstrap did not take the device); results come back as numpy and equal the numpy path to
+rounding (the ranks exactly: the pair weights are integers, so their cumulative sums are exact).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.kernels.backend import namespace_of_device, on_device, to_numpy
 
 __all__ = ["BootstrapSamples", "resample_counts", "unit_sums", "weighted_mean", "weighted_pearson", "weighted_spearman_pairs",
            "half_averages", "percentile_interval"]
@@ -98,16 +108,26 @@ def unit_sums(unit_ids: np.ndarray, units: np.ndarray, values: np.ndarray) -> np
     return out
 
 
-def weighted_mean(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``(W @ values) / W.sum(1)``: per-resample weighted means; ``values`` of shape (n_units, ...)."""
+def _product(weights: np.ndarray, values: np.ndarray, device: str | None) -> np.ndarray:
+    """``weights @ values`` (float64), on the torch ``device`` when given, as numpy."""
+    if device is None:
+        return weights @ values
+    return to_numpy(on_device(np.asarray(weights, dtype=np.float64), device) @ on_device(values, device))
+
+
+def weighted_mean(weights: np.ndarray, values: np.ndarray, device: str | None = None) -> np.ndarray:
+    """``(W @ values) / W.sum(1)``: per-resample weighted means; ``values`` of shape (n_units, ...).
+
+    ``device``: where the product runs (see the module docstring).
+    """
     values = np.asarray(values, dtype=np.float64)
     total = weights.sum(axis=1)
-    flat = weights @ values.reshape(values.shape[0], -1)
+    flat = _product(weights, values.reshape(values.shape[0], -1), resolve_device(device))
     with np.errstate(invalid="ignore", divide="ignore"):
         return (flat / total[:, None]).reshape((weights.shape[0],) + values.shape[1:])
 
 
-def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray, device: str | None = None) -> np.ndarray:
     """Pearson r across units of every column, for every resample's weights.
 
     Parameters
@@ -116,6 +136,8 @@ def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nd
         Non-negative weights (bootstrap counts).
     x, y : ndarray of shape (n_units, n_columns)
         Paired values; a NaN in either leaves that (unit, column) out of that column's r.
+    device : str, optional
+        Where the moments' product runs (see the module docstring).
 
     Returns
     -------
@@ -133,7 +155,7 @@ def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nd
         y = y - (y.sum(axis=0) / np.maximum(mask.sum(axis=0), 1)) * mask
     k = x.shape[1]
     blocks = [x, y, x * x, y * y, x * y] + ([] if complete else [mask.astype(np.float64)])
-    sums = weights @ np.concatenate(blocks, axis=1)                     # one product for all moments
+    sums = _product(weights, np.concatenate(blocks, axis=1), resolve_device(device))   # one product for all moments
     sx, sy, sxx, syy, sxy = (sums[:, i * k:(i + 1) * k] for i in range(5))
     n = weights.sum(axis=1)[:, None] if complete else sums[:, 5 * k:]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -147,7 +169,7 @@ def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nd
 
 
 def weighted_spearman_pairs(unit_weights: np.ndarray, rows: np.ndarray, cols: np.ndarray, a: np.ndarray,
-                            b: np.ndarray) -> np.ndarray:
+                            b: np.ndarray, device: str | None = None) -> np.ndarray:
     """Spearman r between two RDM upper triangles, with stimuli resampled.
 
     A pair of stimuli (i, j), i < j, drawn ``w_i`` and ``w_j`` times appears ``w_i w_j`` times in the
@@ -161,11 +183,16 @@ def weighted_spearman_pairs(unit_weights: np.ndarray, rows: np.ndarray, cols: np
         The stimuli of each pair.
     a, b : ndarray of shape (n_pairs,) or (n_pairs, n_rdms)
         Dissimilarities of the pairs in the two RDMs (``b`` may hold several RDMs as columns).
+    device : str, optional
+        Where the pair weights, ranks and correlations are computed (see the module docstring).
 
     Returns
     -------
     ndarray of shape (resamples,) or (resamples, n_rdms)
     """
+    device = resolve_device(device)
+    if device is not None:
+        return _weighted_spearman_pairs_on(device, unit_weights, rows, cols, a, b)
     pair_weights = unit_weights[:, rows] * unit_weights[:, cols]            # (B, P)
     ranks_a = _weighted_midranks(pair_weights, np.asarray(a, dtype=np.float64))
     b = np.asarray(b, dtype=np.float64)
@@ -201,6 +228,45 @@ def _rowwise_weighted_pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np
         mx, my = (w * x).sum(axis=1) / n, (w * y).sum(axis=1) / n
         dx, dy = x - mx[:, None], y - my[:, None]
         return (w * dx * dy).sum(axis=1) / np.sqrt((w * dx * dx).sum(axis=1) * (w * dy * dy).sum(axis=1))
+
+
+def _weighted_spearman_pairs_on(device: str, unit_weights: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                                a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`weighted_spearman_pairs` in torch on ``device``: each RDM sorted once on the host, the rest there."""
+    xp, dev = namespace_of_device(device)
+    weights = on_device(np.asarray(unit_weights, dtype=np.float64), device)
+    pair_weights = xp.take(weights, on_device(np.asarray(rows), device), axis=1) * \
+        xp.take(weights, on_device(np.asarray(cols), device), axis=1)
+    ranks_a = _weighted_midranks_on(xp, device, pair_weights, np.asarray(a, dtype=np.float64))
+    b = np.asarray(b, dtype=np.float64)
+    single = b.ndim == 1
+    b = b[:, None] if single else b
+    out = np.empty((unit_weights.shape[0], b.shape[1]))
+    for k in range(b.shape[1]):
+        ranks_b = _weighted_midranks_on(xp, device, pair_weights, b[:, k])
+        w = pair_weights
+        n = xp.sum(w, axis=1)
+        mx, my = xp.sum(w * ranks_a, axis=1) / n, xp.sum(w * ranks_b, axis=1) / n
+        dx, dy = ranks_a - mx[:, None], ranks_b - my[:, None]
+        out[:, k] = to_numpy(xp.sum(w * dx * dy, axis=1) / xp.sqrt(xp.sum(w * dx * dx, axis=1) *
+                                                                     xp.sum(w * dy * dy, axis=1)))
+    return out[:, 0] if single else out
+
+
+def _weighted_midranks_on(xp, device: str, weights, values: np.ndarray):
+    """:func:`_weighted_midranks` with ``weights`` (B, n) on the device: group sums from one cumulative sum."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    new = np.r_[True, sorted_values[1:] != sorted_values[:-1]]
+    group = np.cumsum(new) - 1
+    ends = np.r_[np.flatnonzero(new)[1:], len(values)] - 1               # last member of each tie group
+    w = xp.take(weights, on_device(order, device), axis=1)
+    through = xp.take(xp.cumulative_sum(w, axis=1), on_device(ends, device), axis=1)   # (B, groups)
+    group_weight = xp.concat([through[:, :1], through[:, 1:] - through[:, :-1]], axis=1)
+    midrank = through - group_weight + (group_weight + 1.0) / 2.0
+    ranks = xp.zeros(w.shape, dtype=xp.float64, device=namespace_of_device(device)[1])
+    ranks[:, on_device(order, device)] = xp.take(midrank, on_device(group, device), axis=1)
+    return ranks
 
 
 def half_averages(values: np.ndarray, stimulus_codes: np.ndarray, repetition_codes: np.ndarray, n_stimuli: int,

@@ -50,7 +50,7 @@ SELECTION_PCA_METHOD = "gram-eigh/2"
 # PCA from the Gram matrix
 # ------------------------------------------------------------------------------------------------
 def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
-             block_bytes: int = 64 << 20, eigensolver: str = "all") -> np.ndarray:
+             block_bytes: int = 64 << 20, eigensolver: str = "all", device: str | None = None) -> np.ndarray:
     """Principal-component scores of the rows of ``features``, from the Gram matrix of the centred data.
 
     Equals ``sklearn.decomposition.PCA(k, svd_solver="full").fit_transform(features)`` up to the
@@ -69,6 +69,12 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
         ``"all"``: every eigenpair by divide and conquer (LAPACK syevd), then the top k; with k
         close to n, as in layer selection (1000 of ~1100 stimuli), 2-4x faster on the 2-core
         machine than ``"subset"``: only the top k (syevr; the method before). They agree to rounding.
+    device : str, optional
+        A torch device (e.g. ``"cuda"``): each column block is copied there (pinned, non-blocking:
+        :func:`brainscore.device.host_to_device`), the Gram matrix is accumulated there in float64 and
+        decomposed by one ``torch.linalg.eigh`` (issue 24: the selection's PCA on the host took 25 s of
+        a new model's first V4 score). ``eigensolver`` is then ignored. Equal to the numpy path to
+        rounding (signs fixed the same way). None (default): numpy and LAPACK.
 
     Returns
     -------
@@ -78,6 +84,8 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
 
     n, p = features.shape
     k = int(min(n_components, n, p))
+    if device is not None:
+        return _top_scores(*_gram_eigh_on(features, device, block_bytes), k)
     gram = np.zeros((n, n), dtype=np.float64)
     step = max(1, block_bytes // max(1, n * 4))
     for start in range(0, p, step):
@@ -90,11 +98,34 @@ def gram_pca(features: np.ndarray, n_components: int = SELECTION_PCA_COMPONENTS,
         values, vectors = eigh(gram, subset_by_index=[n - k, n - 1])
     else:
         raise ValueError(f"eigensolver must be 'all' or 'subset', got {eigensolver!r}")
+    return _top_scores(values, vectors, k)
+
+
+def _top_scores(values: np.ndarray, vectors: np.ndarray, k: int) -> np.ndarray:
+    """Scores of the top ``k`` of ascending eigenpairs, each sign fixed by its largest absolute score (float32)."""
     values, vectors = values[::-1][:k], vectors[:, ::-1][:, :k]
     scores = vectors * np.sqrt(np.clip(values, 0, None))
     flip = np.sign(scores[np.argmax(np.abs(scores), axis=0), np.arange(k)])
     flip[flip == 0] = 1
     return (scores * flip).astype(np.float32)
+
+
+def _gram_eigh_on(features: np.ndarray, device: str, block_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """All eigenpairs (ascending) of the centred Gram matrix of ``features``, computed in torch on ``device``."""
+    import torch
+
+    from brainscore.device import host_to_device
+
+    n, p = features.shape
+    gram = torch.zeros((n, n), dtype=torch.float64, device=device)
+    step = max(1, block_bytes // max(1, n * 4))
+    for start in range(0, p, step):
+        host = np.ascontiguousarray(_column_block(features, start, min(p, start + step)), dtype=np.float32)
+        block = host_to_device(torch.from_numpy(host), device)
+        block = block - block.mean(dim=0, dtype=torch.float64).to(torch.float32)
+        gram += block @ block.T
+    values, vectors = torch.linalg.eigh(gram)
+    return values.cpu().numpy(), vectors.cpu().numpy()
 
 
 #: Bytes of whole rows of a memory-mapped layer that :func:`gram_pca` maps at a time (see :func:`_column_block`).
@@ -297,10 +328,15 @@ class _MemoryBudget:
         self.available = int(available)
 
     def take(self, nbytes: int) -> bool:
+        """Reserve ``nbytes``; False (nothing reserved) when fewer are left."""
         if nbytes > self.available:
             return False
         self.available -= nbytes
         return True
+
+    def give(self, nbytes: int) -> None:
+        """Return ``nbytes`` taken before (their array was freed)."""
+        self.available += int(nbytes)
 
 
 class _RowSink:
@@ -352,16 +388,38 @@ class _RowSink:
         return np.memmap(self._file, dtype=np.float32, mode="r", shape=(self.rows, *self.unit_shape))
 
     def expand_rows(self, first_of: np.ndarray, trials: int) -> None:
-        """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids)."""
-        rows = (np.asarray(first_of)[:, None] * trials + np.arange(trials)[None, :]).ravel()
-        source, old_file = self.values, self._file
+        """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids).
+
+        The expanded rows are written once, straight from the old ones: in memory (``np.take`` into
+        the new array) when the budget has room for them beside the old rows, whose bytes then go
+        back to the budget; else to a new temporary file, :data:`~brainscore.models.extraction.core.COPY_BLOCK_BYTES`
+        of rows at a time, read from the old file by positional reads (no memory map of it).
+        """
+        from brainscore.models.extraction.core import COPY_BLOCK_BYTES, read_rows
+
+        rows = (np.asarray(first_of, dtype=np.int64)[:, None] * trials + np.arange(trials)[None, :]).ravel()
+        unit_shape, old_rows = self.unit_shape, self.rows
+        old_memory, old_file = self._memory, self._file
+        width = int(np.prod(unit_shape))
         self._memory, self._file, self.unit_shape, self.written, self.rows = None, None, None, 0, len(rows)
         try:
-            for start in range(0, len(rows), 256):
-                self.append(np.asarray(source[rows[start:start + 256]]))
+            if old_memory is not None and self.budget.take(4 * len(rows) * width):
+                self._memory = np.take(old_memory, rows, axis=0)
+                self.unit_shape, self.written = unit_shape, len(rows)
+                self.budget.give(4 * old_rows * width)
+            else:
+                step = max(1, COPY_BLOCK_BYTES // (4 * width))
+                fd = old_file.fileno() if old_file is not None else None
+                for start in range(0, len(rows), step):
+                    index = rows[start:start + step]
+                    block = (old_memory[index] if old_memory is not None
+                             else read_rows(fd, index, old_rows, width, np.float32).reshape((-1,) + unit_shape))
+                    self.append(block)
+                if old_memory is not None:
+                    self.budget.give(4 * old_rows * width)
             self.commit()
         finally:
-            del source
+            del old_memory
             if old_file is not None:
                 old_file.close()
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from brainscore.caching import Cache, callable_identity, content_key
 from brainscore.data.assemblies import BehavioralAssembly, NeuroidAssembly
+from brainscore.data.blocks import NeuroidBlocks
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, NoSelectionDataError, ValidationError
 from brainscore.models import layer_rule, readouts
@@ -201,6 +202,11 @@ class ModelCommitment(BrainModel):
         return getattr(self.activations_model, "weights_hash", None)
 
     @property
+    def parameter_count(self) -> int | None:
+        """Parameters of the activations model's network once it is loaded (None before, or not a torch network)."""
+        return getattr(self.activations_model, "parameter_count", None)
+
+    @property
     def architecture_fingerprint(self) -> str | None:
         """sha256 of the network's architecture and forward code (see
         :func:`brainscore.models.fingerprint.architecture_fingerprint`), or None when the activations
@@ -295,6 +301,42 @@ class ModelCommitment(BrainModel):
         if "time_bin" in features.dims:
             return align_time_bins(features, self.time_bins)
         return repeat_time_bins(features, self.time_bins)
+
+    def look_at_blocks(self, stimuli: StimulusSet, number_of_trials: int = 1) -> NeuroidBlocks | None:
+        """The recording :meth:`look_at` would return, as blocks of neuroids read from the features on disk.
+
+        For a per-neuroid analysis of a layer that may not fit in memory (issue 22): the region's
+        layer is extracted (or found in the cache) exactly as :meth:`look_at` extracts it, but not
+        loaded; :meth:`~brainscore.data.blocks.NeuroidBlocks.read` gives the values :meth:`look_at`
+        would hold (its single time bin dropped), bit for bit, a block at a time.
+
+        Returns
+        -------
+        NeuroidBlocks or None
+            None where the recording cannot be read in blocks (the caller then uses :meth:`look_at`):
+            a task is set instead of a recording, more than one time bin was asked for, or the
+            activations model keeps no features files (no ``extract`` giving
+            :class:`~brainscore.models.extraction.core.LayerFeatures`).
+
+        Raises
+        ------
+        BrainScoreError
+            If neither a task nor a recording was started.
+        """
+        if self.task is not None:
+            return None
+        if self.recording_target is None:
+            raise BrainScoreError(f"model {self.identifier!r}: call start_recording(region, time_bins) before "
+                                  f"look_at_blocks")
+        extract = getattr(self.activations_model, "extract", None)
+        if extract is None or len(self.time_bins) != 1:
+            return None
+        layer = self.layer_for(self.recording_target)
+        features = extract(stimuli, [layer], number_of_trials=number_of_trials, require_variance=False)[layer]
+        if not hasattr(features, "blocks"):
+            return None
+        return features.blocks(stimuli, self.identifier,
+                               {"region": np.full(features.n_features, self.recording_target, dtype=object)})
 
     # ---- layers -------------------------------------------------------------------------------
     def candidates(self) -> LayerCandidates:

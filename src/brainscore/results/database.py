@@ -510,6 +510,8 @@ class Database:
         DatabaseUnavailable
             If the database cannot be read (the message says why and the fix).
         """
+        if not 0 < int(score_id) < 2 ** 63:  # no row has it, and SQLite cannot even compare it
+            return None
         query = self._query(None, None, ["done", "failed"]).where(ScoreRow.id == int(score_id))
         try:
             with self._session() as session:

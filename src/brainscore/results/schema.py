@@ -14,6 +14,7 @@ never by ``metadata.create_all``.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 
 from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -165,6 +166,12 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
+def new_task_key() -> str:
+    """A submission task's public identifier: 22 random URL-safe characters (128 bits), the only identifier
+    its pages and API use, so that nobody can walk the submissions by counting (revision ``0007``)."""
+    return secrets.token_urlsafe(16)
+
+
 class User(Base):
     """A website account: a unique user name, the argon2 hash of its password, and its e-mail address.
 
@@ -193,6 +200,22 @@ class ApiToken(Base):
     created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
 
 
+class WebSession(Base):
+    """A logged-in browser session: the sha256 of the random session id its cookie carries.
+
+    The session cookie alone never authenticates: its ``sid`` must name a row here that has not expired.
+    Logging in makes a new row (a session id from before the log-in is worth nothing after it: no
+    fixation); logging out deletes it, so a copied cookie stops working at once (revision ``0007``).
+    """
+
+    __tablename__ = "web_sessions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"), index=True)
+    sid_sha256: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+    expires: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
+
+
 class LoginAttempt(Base):
     """One log-in attempt, kept for rate limiting."""
 
@@ -219,6 +242,7 @@ class SubmissionTask(Base):
 
     __tablename__ = "web_jobs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(32), unique=True, index=True, default=new_task_key)
     owner: Mapped[str] = mapped_column(String(40), index=True)
     package: Mapped[str] = mapped_column(String(200), default="")
     filename: Mapped[str] = mapped_column(String(300), default="")
@@ -249,8 +273,12 @@ class SubmissionTask(Base):
         return len(self.models) * len(self.benchmarks)
 
     def as_dict(self, place: int | None = None) -> dict:
-        """The JSON form of ``GET /api/submissions/{id}`` (``place``: its place in the queue, if queued)."""
-        return {"id": self.id, "owner": self.owner, "status": self.status, "place": place,
+        """The JSON form of ``GET /api/submissions/{key}`` (``place``: its place in the queue, if queued).
+
+        ``id`` is the public :attr:`key`, never the row number; ``rerun_of`` is the row number of the task it
+        re-runs (the website shows that task's key instead).
+        """
+        return {"id": self.key, "owner": self.owner, "status": self.status, "place": place,
                 "models": self.models, "benchmarks": self.benchmarks, "public": self.public,
                 "progress": {"current": self.current, "total": self.total}, "results": self.results,
                 "requirements": self.requirements, "failure": self.failure, "log": self.log,

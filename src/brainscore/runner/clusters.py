@@ -30,6 +30,10 @@ TORCH_THREADS = config.SETTINGS["torch_threads"].env
 BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: The resource that the one worker of a machine that runs networks holds (see :func:`local_cluster`).
 MODEL = "MODEL"
+#: The resource of a GPU's second worker: metric kernels that gain on a GPU (:mod:`brainscore.runner.placement`).
+GPU = "GPU"
+#: The resource of a GPU node's CPU workers (GPUs hidden): ceilings, metrics and bootstraps on the host.
+CPU = "CPU"
 #: How much lower the scheduling priority of a local CPU cluster's metric workers is (:func:`yield_to_model`).
 METRIC_NICENESS = 10
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
@@ -63,7 +67,9 @@ class WorkerSpec:
     """One worker of a local cluster: its name, Dask resources, memory limit (bytes) and scheduling role.
 
     ``yields``: the worker computes at a lower priority (:func:`yield_to_model`) so that a forward
-    pass beside it keeps the cores; ``device``: ``"gpu"`` for a worker that holds a GPU, else ``"cpu"``.
+    pass beside it keeps the cores; ``device``: ``"gpu"`` for a worker that holds a GPU, else ``"cpu"``;
+    ``hide_gpus``: the worker starts with ``CUDA_VISIBLE_DEVICES=""`` (a GPU node's CPU workers, which
+    must not touch the GPU: no CUDA context, no GPU memory).
     """
 
     name: int
@@ -71,6 +77,7 @@ class WorkerSpec:
     memory_limit: int
     yields: bool
     device: str = "cpu"
+    hide_gpus: bool = False
 
 
 def worker_layout(gpus: int, cores: int, memory: int, workers: int | None = None,
@@ -81,10 +88,14 @@ def worker_layout(gpus: int, cores: int, memory: int, workers: int | None = None
       ``memory`` (at least one; with GPUs at least one per GPU).
     - Without GPUs: worker 0 holds :data:`MODEL` (with ``model_slot``), so forward passes run one
       at a time with every core, and the others compute metrics at a lower priority beside it.
-    - With GPUs: workers ``0 .. gpus-1`` each hold ``GPU=1`` (every task that runs a network asks for
-      it; :func:`brainscore.device.for_worker` gives worker ``k`` GPU ``k``); the other workers, on the
-      remaining cores, run ceilings, metrics and bootstraps beside them at a lower priority, so they
-      do not wait behind the model work (issue 24: one worker per GPU made every ceiling queue).
+    - With GPUs (issue 24: one worker per GPU made every ceiling queue behind the model work):
+      workers ``0 .. gpus-1`` hold :data:`MODEL` (selection and activations, one network per GPU;
+      :func:`brainscore.device.for_worker` gives worker ``k`` GPU ``k mod gpus``); workers ``gpus ..
+      2 gpus - 1`` hold :data:`GPU`, a second process on each GPU for the scores and the metric
+      kernels that gain there (:mod:`brainscore.runner.placement`); the others hold :data:`CPU`, see no
+      GPU (``hide_gpus``) and run ceilings and metrics on the host at a lower priority. With too few
+      workers for all three roles, the GPU workers take the missing ones (``GPU``, then ``CPU``), so
+      every resource a task may ask for is held.
     - Memory limit: ``memory_per_worker`` for every worker where given; else ``memory`` shared
       equally, except that a worker that runs networks (MODEL or GPU) gets at least
       :data:`WORKER_MEMORY_GIB` GiB (never more than ``memory``): room for a forward pass and the
@@ -114,17 +125,34 @@ def worker_layout(gpus: int, cores: int, memory: int, workers: int | None = None
                                   f"or leave --workers out")
     share = memory // n
     model_memory = max(share, min(per_model, memory))
+    if gpus:
+        return _gpu_layout(gpus, n, share, model_memory, memory_per_worker)
     specs = []
     for number in range(n):
-        if gpus:
-            holds = number < gpus
-            resources = {"GPU": 1} if holds else None
-        else:
-            holds = model_slot and number == 0
-            resources = {MODEL: 1} if holds else None
-        yields = (bool(gpus) or model_slot) and not holds and n > 1
+        holds = model_slot and number == 0
+        resources = {MODEL: 1} if holds else None
+        yields = model_slot and not holds and n > 1
         limit = memory_per_worker or (model_memory if holds else share)
-        specs.append(WorkerSpec(number, resources, int(limit), yields, "gpu" if gpus and holds else "cpu"))
+        specs.append(WorkerSpec(number, resources, int(limit), yields, "cpu"))
+    return specs
+
+
+def _gpu_layout(gpus: int, n: int, share: int, model_memory: int, memory_per_worker: int | None) -> list[WorkerSpec]:
+    """The ``n`` workers of a node with ``gpus`` GPUs (``n >= gpus``): see :func:`worker_layout`."""
+    slots = min(gpus, n - gpus)                            # second worker per GPU, where there are workers for it
+    hosts = n - gpus - slots
+    specs = []
+    for number in range(n):
+        if number < gpus:
+            resources = {MODEL: 1, **({} if slots else {GPU: 1}), **({} if slots or hosts else {CPU: 1})}
+        elif number < gpus + slots:
+            resources = {GPU: 1, **({} if hosts else {CPU: 1})}
+        else:
+            resources = {CPU: 1}
+        on_gpu = number < gpus + slots
+        limit = memory_per_worker or (model_memory if on_gpu else share)
+        specs.append(WorkerSpec(number, resources, int(limit), yields=not on_gpu, device="gpu" if on_gpu else "cpu",
+                                hide_gpus=not on_gpu))
     return specs
 
 
@@ -194,8 +222,10 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
         try:
             template = cluster.new_spec
             for spec in specs:  # named 0, 1, ... (brainscore.device.for_worker picks GPU <number mod GPUs>)
-                cluster.worker_spec[spec.name] = {"cls": template["cls"], "options": {
-                    **template["options"], "resources": spec.resources, "memory_limit": spec.memory_limit}}
+                options = {**template["options"], "resources": spec.resources, "memory_limit": spec.memory_limit}
+                if spec.hide_gpus:  # a GPU node's CPU worker: torch there sees no GPU, so never touches it
+                    options["env"] = {**(options.get("env") or {}), **HIDDEN_GPUS}
+                cluster.worker_spec[spec.name] = {"cls": template["cls"], "options": options}
             cluster.sync(cluster._correct_state)  # starts them, raising if one cannot start (scale would not)
             cluster.wait_for_workers(len(specs))
         except BaseException:
@@ -204,10 +234,14 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     return cluster
 
 
+#: The environment of a GPU node's CPU workers: CUDA shows them no device.
+HIDDEN_GPUS = {"CUDA_VISIBLE_DEVICES": ""}
+
+
 def dask_setup(worker) -> None:
     """Dask preload hook (``brainscore.runner.clusters``) of a local CPU cluster's workers: see :func:`yield_to_model`."""
     held = getattr(getattr(worker, "state", None), "total_resources", None) or {}
-    if MODEL not in held and "GPU" not in held:
+    if MODEL not in held and GPU not in held:
         yield_to_model()
 
 

@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any, Callable, Iterable, Sequence
 
 from brainscore import registry
-from brainscore.runner import clusters, stages
+from brainscore.runner import placement, stages
 from brainscore.runner.grid import Pair
 from brainscore.runner.keys import run_key
 from brainscore.scoring import selection
@@ -227,9 +227,12 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
     progress : bool
         Show per-stage progress on ``stream`` (default stderr).
     gpu : bool
-        Tasks that run a model ask for the worker resource ``GPU=1`` (one model per GPU). Otherwise
-        the tasks that run a forward pass (layer selection, activations) ask for ``MODEL=1`` when a
-        worker holds it (:func:`brainscore.runner.clusters.model_resources`): one at a time there.
+        The cluster is laid out for GPUs (:func:`brainscore.runner.clusters.worker_layout`): forward
+        passes ask for ``MODEL`` (one network per GPU), scores for ``GPU`` (a GPU's second worker),
+        ceilings for ``GPU`` or ``CPU`` and each metric computes on the GPU or with numpy, by whether
+        its kernel gains on a GPU (:func:`brainscore.runner.placement.place`). Otherwise the tasks
+        that run a forward pass (layer selection, activations) ask for ``MODEL=1`` when a worker holds
+        it (:func:`brainscore.runner.clusters.model_resources`): one at a time there.
     stats : dict, optional
         Filled with the task-seconds each stage took (``{"select": 95.1, ...}``; needs ``progress``).
 
@@ -244,8 +247,15 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
     if not todo:
         return _in_order(results, pairs)
     run_id = uuid.uuid4().hex[:8]
-    resources = {"GPU": 1} if gpu else None
-    forward = resources or clusters.model_resources(client)  # what a task that runs a forward pass asks for
+    held = placement.held_resources(client)
+
+    def where(stage: str, device, benchmark: str | None = None) -> placement.Placement:
+        # the metric's kernel matters only on GPUs (and waits for the benchmark's plan only there)
+        kernel = (known.get(benchmark) or planned_result(benchmark) or {}).get("kernel") if gpu and benchmark else None
+        return placement.place(stage, device, gpu, held, kernel)
+
+    def planned_result(benchmark: str):
+        return planned[benchmark].result() if benchmark in planned else None
     display = Progress(client, stream) if progress else None
 
     def submit(stage: str, fn, *args, name: tuple = (), needs: dict | None = None, priority: int = 0, **kwargs):
@@ -264,14 +274,19 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
         for pair, _ in todo:
             region = info[pair.benchmark]["region"]
             if region is not None and (pair.model, region) not in select:
+                forward = where("select", pair.device)
                 warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.model_kwargs,
-                               device=pair.device, name=(pair.model, region, b), needs=forward, priority=20)
+                               device=forward.device, name=(pair.model, region, b), needs=forward.resources,
+                               priority=20)
                         for b in selection_data.get(region, ())]
                 select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region,
-                                                      pair.model_kwargs, *warm, device=pair.device,
-                                                      name=(pair.model, region), needs=forward, priority=20)
+                                                      pair.model_kwargs, *warm, device=forward.device,
+                                                      name=(pair.model, region), needs=forward.resources, priority=20)
         devices = {pair.benchmark: pair.device for pair, _ in reversed(todo)}  # the metrics' device
-        ceiling = {b: submit("ceiling", stages.compute_ceiling, b, devices[b], name=(b,)) for b in benchmarks}
+        ceiling = {}
+        for b in benchmarks:
+            there = where("ceiling", devices[b], b)
+            ceiling[b] = submit("ceiling", stages.compute_ceiling, b, there.device, name=(b,), needs=there.resources)
         stimuli = {b: (known[b] or planned[b].result())["stimuli"] for b in benchmarks}
         activations: dict[tuple, Any] = {}
         scores = {}
@@ -280,13 +295,15 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
             group = (pair.model, stimuli[pair.benchmark], region)
             if group not in activations:
                 upstream = [select[(pair.model, region)]] if region is not None else []
+                forward = where("activations", pair.device)
                 activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
-                                            pair.model_kwargs, *upstream, device=pair.device, name=group, needs=forward,
-                                            priority=10)
+                                            pair.model_kwargs, *upstream, device=forward.device, name=group,
+                                            needs=forward.resources, priority=10)
+            there = where("score", pair.device, pair.benchmark)
+            extra = {"metric_device": there.device} if gpu else {}  # on the CPU the metric runs where the model does
             future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.model_kwargs,
-                            ceiling[pair.benchmark], activations[group], device=pair.device,
-                            name=(pair.model, pair.benchmark),
-                            needs=resources)  # on a GPU the score holds the model too
+                            ceiling[pair.benchmark], activations[group], device=there.model_device,
+                            name=(pair.model, pair.benchmark), needs=there.resources, **extra)
             scores[future.key] = (future, pair, key)
         for future in as_completed([f for f, _, _ in scores.values()]):
             _, pair, key = scores[future.key]

@@ -32,6 +32,7 @@ from brainscore import registry
 from brainscore.benchmarks.base import presentations_of
 from brainscore.caching import Cache
 from brainscore.device import for_worker
+from brainscore.runner.placement import kernel_of
 from brainscore.scoring import job, selection
 from brainscore.scoring.outcome import Outcome
 
@@ -50,7 +51,7 @@ def _plan_key(benchmark: str, version: Any) -> str:
     from brainscore.caching import content_key
 
     # "runner-describe": the key this stage had before it was named plan (its cached answers stay valid)
-    return content_key(kind="runner-describe", benchmark=benchmark, version=version, layout=2)
+    return content_key(kind="runner-describe", benchmark=benchmark, version=version, layout=3)  # 3: with kernel
 
 
 def cached_plan(benchmark: str, version: Any) -> dict[str, Any] | None:
@@ -69,7 +70,8 @@ def plan(benchmark: str) -> dict[str, Any]:
     dict
         ``region`` (str or None), ``version``, ``stimuli`` (what the model is shown: the stimulus set's
         identifier, a hash of its sorted ids and the degrees it is placed at, None where it is shown
-        as the files are), ``ok``; on an error ``ok`` is False with ``failure`` and ``log``.
+        as the files are), ``kernel`` (the metric's kernel, :func:`brainscore.runner.placement.kernel_of`:
+        where a GPU run computes it), ``ok``; on an error ``ok`` is False with ``failure`` and ``log``.
     """
     try:
         instance = registry.load_benchmark(benchmark)
@@ -81,11 +83,12 @@ def plan(benchmark: str) -> dict[str, Any]:
         # Kiani 2007 shows Kriegeskorte's 92 images at 7 degrees, Kriegeskorte 2008 at 2.9)
         shown = f"@{getattr(instance, 'visual_degrees', None)}deg"
         identity = f"{getattr(stimuli, 'identifier', '?')}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}{shown}"
-        result = {"ok": True, "region": getattr(instance, "region", None), "version": version, "stimuli": identity}
+        result = {"ok": True, "region": getattr(instance, "region", None), "version": version, "stimuli": identity,
+                  "kernel": kernel_of(getattr(instance, "metric", None))}
         Cache("runner").save(_plan_key(benchmark, version), result)
         return result
     except Exception as error:  # noqa: BLE001 - reported to the planner, who falls back to no sharing
-        return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}"}
+        return {**_failure(error), "region": None, "stimuli": f"unknown:{benchmark}", "kernel": None}
 
 
 def warm_selection(model: str, region: str, benchmark: str, model_kwargs: dict[str, Any], *,
@@ -132,6 +135,9 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
     """Show ``model`` what ``benchmark`` will show it (:meth:`~brainscore.benchmarks.base.Benchmark.presentations`),
     so that its features are extracted and cached before the score needs them; no metric runs.
 
+    Recordings are only extracted to their features files (:meth:`~brainscore.benchmarks.base.Presentation.prepare`),
+    never loaded here, so a layer larger than the worker's memory is not held by the model worker.
+
     ``upstream`` are the results this depends on (the layer selection), unused except as ordering. A
     benchmark that does not say what it shows is left to its score (``note`` says so).
     """
@@ -142,8 +148,8 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
         if shown is None:
             return {"ok": True, "duration_s": time.perf_counter() - start,
                     "note": "the benchmark does not say what it shows; its score extracts the features"}
-        for presentation in shown:
-            presentation.show(instance)
+        for presentation in shown:  # extracted to the cache, not loaded (a wide layer may not fit: issue 22)
+            presentation.prepare(instance)
     except Exception as error:  # noqa: BLE001
         return _failure(error)
     return {"ok": True, "duration_s": time.perf_counter() - start, "presentations": len(shown)}
@@ -163,8 +169,11 @@ def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]
 
 
 def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
-               device: str | None = None) -> Outcome:
+               device: str | None = None, metric_device: Any = job.SAME_DEVICE) -> Outcome:
     """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score` (on ``device``, this worker's GPU of it).
+
+    ``metric_device``: where the metric, ceiling and bootstrap compute (default: ``device``; None:
+    numpy on the host, for a kernel that does not gain on a GPU: :mod:`brainscore.runner.placement`).
 
     Returns
     -------
@@ -173,7 +182,8 @@ def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstre
         :meth:`Outcome.from_failure` with the traceback in ``log``.
     """
     try:
-        return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), **model_kwargs), model,
-                                  benchmark)
+        metric = metric_device if metric_device is job.SAME_DEVICE or metric_device is None else for_worker(metric_device)
+        return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), metric_device=metric,
+                                            **model_kwargs), model, benchmark)
     except Exception as error:  # noqa: BLE001
         return Outcome.from_failure(model, benchmark, error)

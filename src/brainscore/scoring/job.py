@@ -61,6 +61,19 @@ def _model_hashes(model: Any) -> tuple[str | None, str | None]:
     return found["weights_hash"], found["architecture_fingerprint"]
 
 
+def _model_facts(model: Any) -> dict | None:
+    """``{"parameter_count": n}`` of the model's network when it was loaded (counted once by its extractor), else
+    None: a model answered from cached activations is not built just to count its parameters."""
+    for holder in (model, getattr(model, "activations_model", None)):
+        try:
+            count = getattr(holder, "parameter_count", None) if holder is not None else None
+        except Exception:  # a property that cannot be computed for this model: unknown, not fatal
+            count = None
+        if isinstance(count, int) and count > 0:
+            return {"parameter_count": count}
+    return None
+
+
 def layer_selection_of(model: Any) -> dict[str, dict]:
     """The layer selections ``model`` made while it was scored: region -> ``{"layer": the committed layer,
     "scores": [[layer, score], ...]}`` with every candidate layer in depth order and its selection score (the
@@ -128,8 +141,23 @@ def _commit_layer(model: Any, benchmark: Any) -> None:
         layer_for(region)
 
 
+class _SameDevice:
+    """The default of :func:`score`'s ``metric_device``: the metric computes where the model runs."""
+
+    def __repr__(self) -> str:
+        return "SAME_DEVICE"
+
+    def __reduce__(self) -> str:
+        return "SAME_DEVICE"  # pickled by name: the one instance in every process
+
+
+#: ``metric_device`` of :func:`score` when not given: the ``device`` of the model.
+SAME_DEVICE = _SameDevice()
+
+
 def score(model_identifier: str, benchmark_identifier: str, *, device: str | None = None,
-          bootstrap: int = DEFAULT_RESAMPLES, bootstrap_seed: int = DEFAULT_SEED, **model_kwargs) -> Score:
+          bootstrap: int = DEFAULT_RESAMPLES, bootstrap_seed: int = DEFAULT_SEED, metric_device: Any = SAME_DEVICE,
+          **model_kwargs) -> Score:
     """Score a model on a benchmark: the main job.
 
     Parameters
@@ -149,6 +177,10 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         ``error`` and ``ci95`` None).
     bootstrap_seed : int
         Seed of the resampling (recorded in the provenance).
+    metric_device : str or None, optional
+        Where the metric, the ceiling and the bootstrap compute, when not where the model runs (e.g.
+        None, numpy on the host, for a kernel that gains nothing on a GPU while the model runs on
+        one: :mod:`brainscore.runner.placement`). Default: ``device``.
     **model_kwargs
         Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``.
 
@@ -182,15 +214,16 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     start, started = _provenance.utc_now(), time.perf_counter()
     check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
     device = _device_names.resolve(device)  # the one check: no GPU for "cuda" fails now, not deep in torch
+    metric_device = device if metric_device is SAME_DEVICE else _device_names.resolve(metric_device)
     benchmark = registry.load_benchmark(benchmark_identifier)
     model = load_model(model_identifier, device=device, **model_kwargs)
     with store.recording_files() as data_files, stage(f"scoring {model_identifier} on {benchmark_identifier}"):
         if device is not None:
             _commit_layer(model, benchmark)  # layer selection on numpy: its cached choice holds for every device
-        on = {} if device is None else {"device": device}  # benchmarks of other packages may not take one
+        on = {} if metric_device is None else {"device": metric_device}  # benchmarks of other packages may not take one
         result = benchmark(model, **on)
         interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap), seed=bootstrap_seed,
-                                                  device=device)
+                                                  device=metric_device)
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     result.attrs["benchmark_version"] = getattr(benchmark, "version", None)
@@ -229,5 +262,5 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
                    "unit": interval.unit if interval is not None else None,
                    "method": interval.method if interval is not None else None},
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
-        layer_selection=selection_curves or None)
+        layer_selection=selection_curves or None, model_facts=_model_facts(model))
     return result

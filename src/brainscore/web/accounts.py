@@ -1,11 +1,13 @@
 """Accounts of the website: users, API tokens and log-in attempts (SQLAlchemy 2 tables).
 
 Passwords are hashed with argon2 through :mod:`pwdlib` (the recommended hasher of the argon2
-RFC 9106 profile); API tokens are random 32-byte strings stored only as their sha256. Log-in
-attempts are recorded so that repeated failures for one user name or one client address are
-refused for a while (:func:`login_allowed`). The tables (:class:`~brainscore.results.schema.User`,
-``ApiToken``, ``LoginAttempt``) live in the results database (``--db URL``) and are made by its
-Alembic migrations (revision ``0002``), like every other table.
+RFC 9106 profile); API tokens are random 32-byte strings stored only as their sha256. A logged-in
+browser session is a random id whose sha256 is a :class:`~brainscore.results.schema.WebSession` row
+(:func:`start_session`, :func:`end_session`). Log-in attempts are recorded so that repeated failures
+are refused for a while, per account and per address (:func:`login_allowed`). The counts live in the
+database, not in one process's memory, because ``brainscore serve --web-workers N`` answers from N
+processes. The tables live in the results database (``--db URL``) and are made by its Alembic
+migrations (revisions ``0002``, ``0005`` and ``0007``), like every other table.
 
 E-mail (revision ``0005``): an account has an address, checked and normalised by
 :mod:`email_validator`; verifying it and resetting the password go through links whose tokens are
@@ -24,22 +26,30 @@ from datetime import datetime, timedelta, timezone
 from email_validator import EmailNotValidError, validate_email
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from pwdlib import PasswordHash
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from brainscore.results import Database
-from brainscore.results.schema import ApiToken, LoginAttempt, User
+from brainscore.results.schema import ApiToken, LoginAttempt, User, WebSession
 
 PASSWORD_HASH = PasswordHash.recommended()
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
 MAX_FAILURES = 5
-"""Failed log-ins allowed per user name (from any address) within :data:`FAILURE_WINDOW`."""
+"""Failed log-ins allowed per account within :data:`FAILURE_WINDOW`: from one address, and from all the
+addresses that never logged in to it (an attacker spraying one account from many addresses is stopped
+after this many in all)."""
 MAX_ADDRESS_FAILURES = 50
 """Failed log-ins allowed per client address (over all user names) within :data:`FAILURE_WINDOW`: high enough
 that one person mistyping a password does not lock out the others behind the same address (a lab's NAT), low
 enough to stop one address guessing across many accounts."""
+KNOWN_ADDRESS_DAYS = 90
+"""An address an account logged in from within this many days is *known* to it: that account's own user is
+not locked out there by failures from elsewhere or by other accounts' failures from the same address (only
+by :data:`MAX_FAILURES` failures of this very account from this very address)."""
+SESSION_LIFETIME = timedelta(days=14)
+"""How long a log-in lasts (the session cookie's ``max_age`` is the same)."""
 FAILURE_WINDOW = timedelta(minutes=15)
 VERIFY_MAX_AGE = timedelta(days=3)
 """How long an address verification link works."""
@@ -231,17 +241,35 @@ def user_for_reset(engine: Engine, secret: str, token: str) -> User:
 
 
 def login_allowed(engine: Engine, username: str, address: str) -> bool:
-    """False when the user name had :data:`MAX_FAILURES` failures in the window, or the address
-    :data:`MAX_ADDRESS_FAILURES` (over all names)."""
-    since = _now() - FAILURE_WINDOW
+    """Whether ``username`` may try to log in from ``address`` now.
+
+    Refused when, within :data:`FAILURE_WINDOW`:
+
+    - this account failed :data:`MAX_FAILURES` times from this address, or
+    - ``address`` is not known to the account (no successful log-in from it in :data:`KNOWN_ADDRESS_DAYS`)
+      and either the account failed :data:`MAX_FAILURES` times from anywhere (one account sprayed from many
+      addresses) or the address failed :data:`MAX_ADDRESS_FAILURES` times over all names (one address
+      guessing across many accounts).
+
+    So the right password still works for a user at an address they use, while an attacker elsewhere, or
+    at the same address guessing other accounts, is refused; only failures of this very account from this
+    very address lock its user out there.
+    """
+    now = _now()
+    since = now - FAILURE_WINDOW
+    failed = (LoginAttempt.success.is_(False), LoginAttempt.at >= since)
     with Session(engine) as session:
-        for column, value, limit in ((LoginAttempt.username, username, MAX_FAILURES),
-                                     (LoginAttempt.address, address, MAX_ADDRESS_FAILURES)):
-            failures = session.scalar(select(func.count()).select_from(LoginAttempt).where(
-                column == value, LoginAttempt.success.is_(False), LoginAttempt.at >= since))
-            if failures >= limit:
-                return False
-    return True
+        def count(*where) -> int:
+            return session.scalar(select(func.count()).select_from(LoginAttempt).where(*where))
+
+        if count(LoginAttempt.username == username, LoginAttempt.address == address, *failed) >= MAX_FAILURES:
+            return False
+        known = count(LoginAttempt.username == username, LoginAttempt.address == address,
+                      LoginAttempt.success.is_(True), LoginAttempt.at >= now - timedelta(days=KNOWN_ADDRESS_DAYS)) > 0
+        if known:
+            return True
+        return (count(LoginAttempt.username == username, *failed) < MAX_FAILURES
+                and count(LoginAttempt.address == address, *failed) < MAX_ADDRESS_FAILURES)
 
 
 def authenticate(engine: Engine, username: str, password: str, address: str) -> User:
@@ -274,6 +302,47 @@ def user_by_id(engine: Engine, user_id: int | None) -> User | None:
         return None
     with Session(engine, expire_on_commit=False) as session:
         return session.get(User, user_id)
+
+
+def start_session(engine: Engine, user: User) -> str:
+    """A new log-in session of ``user`` for :data:`SESSION_LIFETIME`: its random id (kept in the signed session
+    cookie; only its sha256 is stored)."""
+    sid = secrets.token_urlsafe(32)
+    with Session(engine) as session:
+        session.execute(delete(WebSession).where(WebSession.expires <= _now()))  # the table keeps live sessions only
+        session.add(WebSession(user_id=user.id, sid_sha256=hashlib.sha256(sid.encode()).hexdigest(),
+                               expires=_now() + SESSION_LIFETIME))
+        session.commit()
+    return sid
+
+
+def session_user(engine: Engine, sid: str | None) -> User | None:
+    """The user of log-in session ``sid`` while it lasts, else None (ended, expired or never made)."""
+    if not sid or not isinstance(sid, str):
+        return None
+    digest = hashlib.sha256(sid.encode()).hexdigest()
+    with Session(engine, expire_on_commit=False) as session:  # one query per request of a logged-in user
+        return session.scalar(select(User).join(WebSession, WebSession.user_id == User.id)
+                              .where(WebSession.sid_sha256 == digest, WebSession.expires > _now()))
+
+
+def end_session(engine: Engine, sid: str | None) -> None:
+    """End log-in session ``sid`` (nothing if it is unknown): its cookie no longer authenticates, even a copy."""
+    if not sid or not isinstance(sid, str):
+        return
+    digest = hashlib.sha256(sid.encode()).hexdigest()
+    with Session(engine) as session:
+        session.execute(delete(WebSession).where(WebSession.sid_sha256 == digest))
+        session.commit()
+
+
+def end_sessions(engine: Engine, user: User) -> int:
+    """End every log-in session of ``user`` (after a password change or reset, or deleting the account);
+    returns how many there were."""
+    with Session(engine) as session:
+        ended = session.execute(delete(WebSession).where(WebSession.user_id == user.id)).rowcount
+        session.commit()
+    return ended
 
 
 def create_token(engine: Engine, user: User) -> str:

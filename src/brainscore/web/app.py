@@ -11,35 +11,43 @@ The routes live in one :class:`fastapi.APIRouter` per area (:mod:`brainscore.web
 share (database, queue, templates, who is logged in) is the :class:`~brainscore.web.site.Site` in
 ``app.state.site``.
 
-Security: the session is a signed (itsdangerous), HttpOnly, SameSite=Lax cookie; every form and
-every session-authenticated API POST carries a CSRF token bound to the session; log-ins are rate
-limited per user name and per client address (:mod:`brainscore.web.accounts`).
+Security (docs/security.md): the session is a signed (itsdangerous), HttpOnly, SameSite=Lax cookie (Secure
+over https) whose random session id must name a live row of the sessions table, made anew at each log-in
+and deleted at log-out; every state-changing request carries a CSRF token bound to the session or an API
+token; every response has the security headers; request bodies are cut off at their limit while they
+stream in (:mod:`brainscore.web.security`); log-ins are rate limited per account and per client address
+(:mod:`brainscore.web.accounts`); private models and submissions answer 404 to everyone but their owner,
+and submissions are addressed by random keys.
 """
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
+from brainscore.web import accounts as account_store
 from brainscore.web import plots
 from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher
 from brainscore.web.routes import accounts, api, models, pages, submissions
+from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
 from brainscore.web.site import HERE, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
 
 
 def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs: tuple = (),
                start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
+               disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
-               mailer: Mailer | None = None) -> FastAPI:
+               mailer: Mailer | None = None, https: bool | None = None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -53,9 +61,9 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         Server folders that submitted plugin code may reference by absolute path.
     start_worker : bool
         Start the submission dispatcher (and its Dask cluster) on start-up (tests of pages alone may skip it).
-    memory_limit, wall_limit : int, optional
-        Per-child limits in bytes and seconds (default :data:`~brainscore.web.queue.MEMORY_LIMIT_BYTES`,
-        :data:`~brainscore.web.queue.WALL_LIMIT_S`).
+    memory_limit, wall_limit, disk_limit : int, optional
+        Per-child limits in bytes, seconds and bytes written (default :data:`~brainscore.web.queue.MEMORY_LIMIT_BYTES`,
+        :data:`~brainscore.web.queue.WALL_LIMIT_S`, :data:`~brainscore.web.queue.DISK_LIMIT_BYTES`).
     workers : int, optional
         Worker processes of the Dask LocalCluster started for the submissions (default: one per core,
         at most one per 4 GiB of memory).
@@ -66,6 +74,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         A client to use as is (tests).
     mailer : Mailer, optional
         How the site sends mail (default: the ``mail_*`` settings, :class:`~brainscore.web.mail.MailSettings`).
+    https : bool, optional
+        The site is served over https (directly or behind a proxy that terminates TLS): the session cookie
+        is sent with ``Secure`` and responses with ``Strict-Transport-Security``. Default:
+        ``$BRAINSCORE_WEB_HTTPS`` is ``1``/``true``/``yes``.
 
     Raises
     ------
@@ -77,10 +89,11 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     url = str(getattr(store, "url", None) or db_url)
     root = Path(root or folder / "submissions")
     root.mkdir(parents=True, exist_ok=True)
-    limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit)) if v}
+    limits = {k: v for k, v in (("memory_limit", memory_limit), ("wall_limit", wall_limit), ("disk_limit", disk_limit))
+              if v}
     mailer = mailer if mailer is not None else Mailer()
     dispatcher = Dispatcher(store.engine, store, url, root, workers=workers, scheduler=scheduler, client=dask_client,
-                            mailer=mailer, **limits)
+                            mailer=mailer, readable=tuple(str(d) for d in weights_dirs), **limits)
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
                 weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer)
@@ -93,16 +106,26 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         yield
         dispatcher.stop()
 
-    app = FastAPI(title="brainscore", lifespan=lifespan)
+    if https is None:
+        https = os.environ.get("BRAINSCORE_WEB_HTTPS", "").strip().lower() in ("1", "true", "yes")
+    # no /docs or /redoc: their pages run inline scripts from a CDN, which the Content-Security-Policy refuses
+    app = FastAPI(title="brainscore", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)  # for clients that accept it
     app.add_middleware(SessionMiddleware, secret_key=key, session_cookie="brainscore_session",
-                       same_site="lax", https_only=False, max_age=14 * 24 * 3600)
+                       same_site="lax", https_only=https,
+                       max_age=int(account_store.SESSION_LIFETIME.total_seconds()))
+    # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
+    # response was for (the session middleware fills the same scope)
+    inner_stack = app.build_middleware_stack
+    app.build_middleware_stack = lambda: SecurityHeaders(inner_stack(), hsts=https)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
     app.state.results = site.results  # the leaderboard and anonymous pages, once per change of the scores
     for area in (pages, accounts, submissions, models, api):
-        app.include_router(area.router)
+        # CSRF on every POST of every area; every body cut off at FORM_BYTES while it streams in (413), the two
+        # upload routes' at upload_limit() (their own max_body_size)
+        app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
     app.add_exception_handler(HTTPException, _http_error)
     return app
 
@@ -114,3 +137,4 @@ async def _http_error(request: Request, error: HTTPException):
     site: Site = request.app.state.site
     return site.render(request, "error.html", status_code=error.status_code, code=error.status_code,
                        detail=str(error.detail))
+

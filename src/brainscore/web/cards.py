@@ -193,3 +193,46 @@ def model_card(model: str, task=None, owner: str | None = None, scores: list[dic
     return {"rows": rows, "bibtex": declared.get("bibtex") or (bibtex(folder) if folder is not None else ""),
             "source": "metadata.yml" if declared else None, "problem": declared.get("problem"),
             "parameter_count": facts["parameter_count"], "parameter_source": facts["parameter_source"]}
+
+
+BENCHMARK_FIELDS = ("species", "recording", "metric", "ceiling", "formula", "data_source", "licence")
+"""What a benchmark plugin declares for its card (``CARD``, and per benchmark ``CARDS[identifier]``), in words."""
+
+
+def benchmark_card(identifier: str) -> dict:
+    """The card of benchmark ``identifier``: what its plugin declares and what its data count.
+
+    The plugin package that registers the benchmark declares ``CARD`` (its study's species, recording, metric,
+    ceiling and formula in words, data source, licence) and may refine it per benchmark in
+    ``CARDS[identifier]``; its ``card_counts.json`` holds the counts ``tools/benchmark_cards.py`` took from the
+    data (:func:`brainscore.benchmarks.card.data_counts`). The package is imported (it registers the
+    benchmark), no data are loaded.
+
+    Returns
+    -------
+    dict
+        Every :data:`BENCHMARK_FIELDS` key (None when not declared) and ``counts`` (dict, empty when not
+        counted); ``problem`` when the plugin cannot be read.
+    """
+    import importlib
+    import json
+
+    from brainscore import registry
+    from brainscore.errors import UnknownIdentifierError
+
+    card: dict = {field: None for field in BENCHMARK_FIELDS}
+    card["counts"] = {}
+    try:
+        module = importlib.import_module(registry.benchmarks.factory(identifier).__module__)
+        package = module if hasattr(module, "__path__") else importlib.import_module(module.__name__.rsplit(".", 1)[0])
+    except (UnknownIdentifierError, ImportError, AttributeError, ValueError) as error:
+        return {**card, "problem": f"the benchmark's plugin could not be read: {error}"}
+    declared = {**(getattr(package, "CARD", None) or {}), **((getattr(package, "CARDS", None) or {}).get(identifier) or {})}
+    card.update({field: declared.get(field) for field in BENCHMARK_FIELDS})
+    path = Path(package.__file__).parent / "card_counts.json"
+    if path.is_file():
+        try:
+            card["counts"] = json.loads(path.read_text(encoding="utf-8")).get(identifier) or {}
+        except (OSError, ValueError) as error:
+            card["problem"] = f"{path.name} could not be read: {error}"
+    return card

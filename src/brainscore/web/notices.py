@@ -78,8 +78,8 @@ def result_text(task: SubmissionTask, link: str) -> tuple[str, str]:
     done = sum(1 for r in results.values() if r.get("status") == "done")
     failed = sum(1 for r in results.values() if r.get("status") == "failed")
     state = "failed" if task.status == "failed" else "finished"
-    subject = f"brainscore: submission {task.id} {state} ({done} scored, {failed} failed)"
-    lines = [f"Your submission {task.id} ({task.filename or task.package or ', '.join(task.models)}) {state}.", ""]
+    subject = f"brainscore: submission {task.key} {state} ({done} scored, {failed} failed)"
+    lines = [f"Your submission {task.key} ({task.filename or task.package or ', '.join(task.models)}) {state}.", ""]
     for model, benchmark in task.pairs:
         result = results.get(f"{model}|{benchmark}")
         if result is None:
@@ -105,7 +105,7 @@ def send_result(engine: Engine, mailer: Mailer, task_id: int) -> bool:
             user = session.scalar(select(User).where(User.username == task.owner)) if task is not None else None
         if task is None or user is None or not user.email or user.email_verified is None:
             return False
-        subject, body = result_text(task, mailer.link(f"/submissions/{task.id}"))
+        subject, body = result_text(task, mailer.link(f"/submissions/{task.key}"))  # its random key, as the site names it
         return mailer.send(user.email, subject, body)
     except Exception as error:  # a notification never takes the queue down with it
         log.error("could not mail the result of submission %s: %s: %s", task_id, type(error).__name__, error)

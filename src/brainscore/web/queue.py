@@ -115,6 +115,8 @@ class Limits:
     isolate : bool
         Run it in namespaces (own file system, no network, own PID namespace) where the server may create
         them (:func:`brainscore.web.sandbox.isolation`); False runs it with the limits only.
+    readable : tuple of str
+        Further host folders it sees read-only (the server's ``--weights-dir`` folders).
     """
 
     memory: int = MEMORY_LIMIT_BYTES
@@ -124,6 +126,7 @@ class Limits:
     log: int = LOG_LIMIT_BYTES
     processes: int = PROCESS_LIMIT
     isolate: bool = True
+    readable: tuple = ()
 
 
 def place_in_queue(engine: Engine, task: SubmissionTask) -> int | None:
@@ -171,12 +174,13 @@ def child_settings() -> dict[str, str]:
     return values
 
 
-def visible_paths(python: str, site: Path, hidden: list[Path]) -> tuple[str, ...]:
+def visible_paths(python: str, site: Path, hidden: list[Path], extra: tuple = ()) -> tuple[str, ...]:
     """What a contained child sees, read-only: the system folders, the Python environment of ``python`` and of
     this process, the brainscore package, the data mirrors, weight and plugin folders, and ``site``; never a
     folder that holds one of ``hidden`` (the database, the submissions, the server's home and configuration).
+    ``extra``: further folders to show (the server's weight folders).
     """
-    paths = [*sandbox.SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix, str(_PACKAGE_ROOT)]
+    paths = [*sandbox.SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix, str(_PACKAGE_ROOT), *extra]
     paths += [p for p in sys.path if os.path.isabs(p) and os.path.isdir(p)]
     interpreter = Path(python)
     if (interpreter.parent.parent / "pyvenv.cfg").exists():  # a prepared virtual environment
@@ -296,7 +300,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     if database.drivername.startswith("sqlite") and database.database not in (None, "", ":memory:"):
         hidden.append(Path(database.database))
     uid = sandbox.UID_BASE + task_id % sandbox.UID_RANGE
-    spec = sandbox.Spec(readable=visible_paths(argv[0], site, hidden), workdir=str(workdir), isolate=isolated,
+    spec = sandbox.Spec(readable=visible_paths(argv[0], site, hidden, limits.readable), workdir=str(workdir), isolate=isolated,
                         uid=uid, gid=uid, memory=limits.memory, cpu=limits.cpu, processes=limits.processes,
                         disk=limits.disk)
     ended = _run_child(engine, task_id, spec, argv, env, workdir, limits)
@@ -499,8 +503,10 @@ class Dispatcher:
     root : Path
         Folder of the submissions (``root/<task id>/site`` holds the plugin, ``root/<task id>/run`` is
         the child's working directory); an existing cluster's workers must see the same paths.
-    memory_limit, cpu_limit, wall_limit : int
-        Per-child limits (bytes, seconds, seconds).
+    memory_limit, cpu_limit, wall_limit, disk_limit : int
+        Per-child limits (bytes, seconds, seconds, bytes written).
+    readable : tuple of str
+        Further server folders a child sees read-only (``brainscore serve --weights-dir``).
     workers : int, optional
         Worker processes of the LocalCluster it starts (default
         :func:`brainscore.runner.clusters.default_workers`).
@@ -516,11 +522,13 @@ class Dispatcher:
 
     def __init__(self, engine: Engine, store: Database, db_url: str, root: Path,
                  memory_limit: int = MEMORY_LIMIT_BYTES, cpu_limit: int = CPU_LIMIT_S, wall_limit: int = WALL_LIMIT_S,
-                 workers: int | None = None, scheduler: str | None = None, client=None, mailer=None):
+                 workers: int | None = None, scheduler: str | None = None, client=None, mailer=None,
+                 disk_limit: int = DISK_LIMIT_BYTES, readable: tuple = ()):
         self.engine, self.store, self.db_url, self.root = engine, store, db_url, Path(root)
         self.mailer = mailer
         self.mails: list[threading.Thread] = []  # the threads sending results (tests join them)
-        self.limits = Limits(memory=memory_limit, cpu=cpu_limit, wall=wall_limit)
+        self.limits = Limits(memory=memory_limit, cpu=cpu_limit, wall=wall_limit, disk=disk_limit,
+                             readable=tuple(str(path) for path in readable))
         self.workers, self.scheduler = workers, scheduler
         self.client, self._own_client, self.cluster = client, client is None, None
         self.problem: str | None = None  # why no cluster could be reached (shown on the pages)

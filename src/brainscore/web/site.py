@@ -29,6 +29,8 @@ from brainscore.web.notices import Throttle
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
 
 HERE = Path(__file__).parent
+_USER = "brainscore.user"
+"""Key of the request's scope under which :meth:`Site.current_user` keeps the user it looked up."""
 
 
 def home() -> Path:
@@ -164,18 +166,33 @@ class Site:
 
     # ------------------------------------------------------------------ who is asking
     def current_user(self, request: Request):
-        """The logged-in user of the session, or None (also when the password changed since the session began)."""
-        user = accounts.user_by_id(self.engine, request.session.get("user_id"))
-        if user is None or request.session.get("stamp") != accounts.session_stamp(user):
-            return None
-        return user
+        """The logged-in user of the session, or None (looked up once per request).
 
-    @staticmethod
-    def log_in(request: Request, user) -> None:
-        """Begin a new session for ``user`` (the old session's content is dropped: no fixation)."""
+        The signed session cookie carries a random session id (``sid``); it authenticates only while its
+        :class:`~brainscore.results.schema.WebSession` row exists (:func:`~brainscore.web.accounts.session_user`)
+        and the password has not changed since the log-in (:func:`~brainscore.web.accounts.session_stamp`).
+        """
+        if _USER not in request.scope:
+            user = accounts.session_user(self.engine, request.session.get("sid"))
+            if user is not None and request.session.get("stamp") != accounts.session_stamp(user):
+                user = None  # the password changed since the session began
+            request.scope[_USER] = user
+        return request.scope[_USER]
+
+    def log_in(self, request: Request, user) -> None:
+        """Start a new log-in session of ``user``: everything of the old session (its id, its CSRF token) is
+        dropped first, so a session fixed by someone else before the log-in is worth nothing after it."""
+        accounts.end_session(self.engine, request.session.get("sid"))
         request.session.clear()
-        request.session["user_id"] = user.id
+        request.session["sid"] = accounts.start_session(self.engine, user)
         request.session["stamp"] = accounts.session_stamp(user)
+        request.scope[_USER] = user
+
+    def log_out(self, request: Request) -> None:
+        """End the session's log-in on the server (a copy of its cookie stops working too) and drop the session."""
+        accounts.end_session(self.engine, request.session.get("sid"))
+        request.session.clear()
+        request.scope[_USER] = None
 
     def submit_problem(self, user) -> str | None:
         """Why ``user`` may not submit yet (None if they may): where the site sends mail, an account submits
@@ -227,7 +244,7 @@ class Site:
 
     def render(self, request: Request, name: str, status_code: int = 200, **context):
         """Template ``name`` with ``context``, the user and the CSRF token."""
-        context.update(user=self.current_user(request), csrf_token=csrf_token(request))
+        context.update(user=self.current_user(request), csrf_token=_LazyToken(request))
         return self.pages.TemplateResponse(request, name, context, status_code=status_code)
 
     # ------------------------------------------------------------------ models and who sees them
@@ -316,15 +333,30 @@ class Site:
 
     # ------------------------------------------------------------------ submission tasks
     def view(self, task: SubmissionTask) -> dict:
-        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached."""
-        return {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached.
 
-    def task_for(self, task_id: int, user) -> SubmissionTask:
-        """Submission task ``task_id`` of ``user``; raises HTTPException 404 if it is not theirs (or missing)."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            task = session.get(SubmissionTask, task_id)
-        if task is None or user is None or task.owner != user.username:
-            raise HTTPException(404, f"no submission {task_id} of yours")
+        ``id`` is the task's random key; ``rerun_of`` the key of the task it re-runs (None if none).
+        """
+        view = {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+        if task.rerun_of is not None:
+            with Session(self.engine) as session:
+                view["rerun_of"] = session.scalar(select(SubmissionTask.key).where(SubmissionTask.id == task.rerun_of))
+        return view
+
+    def task_for(self, key: str, user) -> SubmissionTask:
+        """Submission task ``key`` (its random public key) of ``user``.
+
+        Raises
+        ------
+        HTTPException
+            404, with the same words whether the task is missing or someone else's (nothing to learn by trying).
+        """
+        task = None
+        if user is not None and isinstance(key, str) and 0 < len(key) <= 64:
+            with Session(self.engine, expire_on_commit=False) as session:
+                task = session.scalar(select(SubmissionTask).where(SubmissionTask.key == key))
+        if task is None or task.owner != user.username:
+            raise HTTPException(404, "no such submission of yours")
         return task
 
     def latest_task_of(self, model: str) -> SubmissionTask | None:
@@ -366,6 +398,23 @@ def csrf_token(request: Request) -> str:
     if "csrf" not in request.session:
         request.session["csrf"] = secrets.token_urlsafe(32)
     return request.session["csrf"]
+
+
+class _LazyToken:
+    """The session's CSRF token, made when a template first writes it: a page without a form (the leaderboard
+    to an anonymous visitor) starts no session and sets no cookie, so caches may share it."""
+
+    def __init__(self, request: Request):
+        self.request = request
+
+    def __str__(self) -> str:
+        return csrf_token(self.request)
+
+    def __html__(self) -> str:
+        return str(self)
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def csrf_ok(request: Request, token: str | None) -> bool:

@@ -365,3 +365,70 @@ def test_marques_scores_have_a_bootstrap_error_and_interval():
     low, high = score.attrs["ci95"]
     assert 0 < score.attrs["error"] < 0.2 and low < float(score) < high
     assert score.attrs["ceiling_error"] > 0 and "model_properties" not in score.attrs
+
+
+# ---- a layer larger than memory: read in blocks of units, the same numbers (issue 22) ---------------------------
+def _hexes(score) -> tuple[str, str, str]:
+    return float(score).hex(), float(score.attrs["raw"]).hex(), float(score.attrs["ceiling"]).hex()
+
+
+def test_a_tiny_memory_budget_reads_the_layer_from_disk_in_blocks_with_the_same_numbers(tmp_path, monkeypatch):
+    """40 synthetic units (float32, in a features file as a model's cache keeps them) measured with a budget of 3
+    units per block from the file and with the whole layer in memory: properties and scores are bit-identical."""
+    from brainscore.data.assemblies import NeuroidAssembly
+    from brainscore.models.extraction.core import LayerFeatures, NpyWriter
+    from brainscore.plugins.benchmarks.marques2020 import benchmark as marques
+
+    rng = np.random.default_rng(3)
+    units = [dict(y=0.5 + rng.choice([0, 0.05, 0.6]), x=0.5 + rng.choice([0, -0.05, 0.9]), orientation=rng.uniform(0, 180),
+                  sf=rng.uniform(0.7, 4), suppression=rng.uniform(0, 0.7)) for _ in range(40)]
+    table = _table()
+    values = _synthetic_responses(table, units).values.astype(np.float32)
+    ids = np.asarray(sorted(table["stimulus_id"].astype(str)))
+    order = np.argsort(table["stimulus_id"].astype(str).to_numpy(), kind="stable")
+    writer = NpyWriter(tmp_path / "layer.npy", len(ids), checksum=False)
+    writer.append(values[order])
+    features = LayerFeatures("layer", writer.commit(), ids)
+    in_memory = NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                                coords={"stimulus_id": ("presentation", table["stimulus_id"].to_numpy()),
+                                        "neuroid_id": ("neuroid", np.array([f"layer.{j}" for j in range(40)]))})
+    n_receptive_field = len(gratings.parameters("Marques2020_receptive_field"))
+    per_unit = 4 * len(table) + 24 * n_receptive_field
+    for study, identifier in [("DeValois1982a", "Marques2020_DeValois1982-pref_or"),
+                              ("DeValois1982b", "Marques2020_DeValois1982-peak_sf"),
+                              ("Schiller1976c", "Marques2020_Schiller1976-sf_bandwidth"),
+                              ("Cavanaugh2002a", "Marques2020_Cavanaugh2002-surround_diameter")]:
+        monkeypatch.setattr(marques, "MEMORY_BYTES", None)
+        whole = marques.study_properties(in_memory, table, study)
+        monkeypatch.setattr(marques, "MEMORY_BYTES", 3 * per_unit + per_unit // 2)
+        assert marques.units_per_block(len(table), n_receptive_field) == 3
+        streamed = marques.study_properties(features.blocks(table), table, study)
+        assert 0 < whole.attrs["n_selected"] < 40
+        np.testing.assert_array_equal(streamed.values, whole.values)
+        assert streamed["neuroid_id"].values.tolist() == whole["neuroid_id"].values.tolist()
+        assert streamed.attrs == whole.attrs
+        benchmark = registry.load_benchmark(identifier)
+        assert _hexes(benchmark.score_properties(streamed)) == _hexes(benchmark.score_properties(whole))
+
+
+@pytest.mark.slow
+def test_a_small_model_scores_the_same_bits_with_a_tiny_memory_budget(monkeypatch):
+    """End to end: a small network's V1 (2,916 units) scored from its features file 40 units at a time and with the
+    layer in memory (``streams`` off: ``look_at``) gives the same score, raw and ceiling to the last bit."""
+    import torch
+    from brainscore.models.commitment import pytorch_commitment
+    from brainscore.plugins.benchmarks.marques2020 import benchmark as marques
+
+    torch.manual_seed(0)
+    network = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 9, stride=8), torch.nn.ReLU())
+    model = pytorch_commitment("small-v1", network, ["1"], region_layer_map={"V1": "1"})
+    benchmark = registry.load_benchmark("Marques2020_DeValois1982-pref_or")
+    assert benchmark.streams
+    monkeypatch.setattr(marques, "MEMORY_BYTES", 40 * (4 * 9097 + 24 * 3528))
+    streamed = benchmark(model)
+    assert streamed.attrs["model_properties"].attrs["n_units"] == 2916
+    monkeypatch.setattr(marques, "MEMORY_BYTES", None)
+    monkeypatch.setattr(benchmark, "streams", False)
+    whole = benchmark(model)
+    assert _hexes(streamed) == _hexes(whole)
+    assert 0 < float(whole) < 1

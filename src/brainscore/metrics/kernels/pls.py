@@ -328,10 +328,15 @@ def _pls_kernel_batched(design: Design, folds, n_components: int) -> tuple[list[
     my = (mask @ Yg) / n_tr[:, None]                       # (F, q) training means
     Yc = mask[:, :, None] * (Yg[None, :, :] - my[:, None, :])   # (F, n, q)
 
+    def G_times(V: Array) -> Array:                        # G V for every fold, (F, n, c): one GEMM, one pass over G
+        c = V.shape[2]
+        side = xp.reshape(xp.permute_dims(V, (1, 0, 2)), (n, F * c))
+        return xp.permute_dims(xp.reshape(G @ side, (n, F, c)), (1, 0, 2))
+
     def kernel_times(V: Array) -> Array:                   # K V per fold, V (F, n, c) zero outside training rows
         sum_v = xp.sum(V, axis=1)                          # (F, c)
         rv = xp.sum(r[:, :, None] * V, axis=1)             # (F, c)
-        return mask[:, :, None] * (G @ V) - r[:, :, None] * sum_v[:, None, :] \
+        return mask[:, :, None] * G_times(V) - r[:, :, None] * sum_v[:, None, :] \
             + mask[:, :, None] * (s[:, None] * sum_v - rv)[:, None, :]
 
     Z0 = kernel_times(Yc)                                  # K Yc
@@ -372,7 +377,7 @@ def _pls_kernel_batched(design: Design, folds, n_components: int) -> tuple[list[
         TY[:, k, :], inv_tt[:, k] = u, active / safe_tt
     stored = xp.astype(inv_tt > 0, xp.float64)             # (F, K): components each fold extracted
     # predictions for every row of every fold: K A from one batched product with G
-    GA = G @ Avec                                          # (F, n, K)
+    GA = G_times(Avec)                                     # (F, n, K)
     sum_a = xp.sum(Avec, axis=1)                           # (F, K)
     ra = xp.sum(r[:, :, None] * Avec, axis=1)              # (F, K)
     KA = GA - r_all[:, :, None] * sum_a[:, None, :] + (s[:, None] * sum_a - ra)[:, None, :]

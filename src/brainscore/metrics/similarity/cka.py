@@ -11,7 +11,10 @@ import numpy as np
 
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
+from brainscore.metrics.device import resolve as resolve_device
 from brainscore.metrics.kernels import cka as kernels
+from brainscore.metrics.kernels.backend import device as array_device, namespace, on_device, take_block
+from brainscore.metrics.kernels.design import index_array
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
                                                 _responses, _test_only_splits)
@@ -32,6 +35,11 @@ class CKAMetric(Metric):
     neuroid_dim, comparison_coord : str
     dtype : dtype
         Precision of the Gram products (float32 default).
+    device : str, optional
+        Torch device of the products (e.g. ``"cuda"``), in ``dtype`` as on numpy, HSICs in float64;
+        default: the device of the enclosing :func:`brainscore.metrics.device.computing_on`, else
+        numpy. Equal to numpy to rounding. Kept out of the repr (a cache key and the provenance name
+        the metric by it; the device is recorded apart), so the numpy metric's name does not change.
 
     Returns (``__call__``)
     ----------------------
@@ -46,11 +54,12 @@ class CKAMetric(Metric):
     """
 
     def __init__(self, unbiased: bool = True, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
-                 dtype: Any = np.float32):
+                 dtype: Any = np.float32, device: str | None = None):
         self.unbiased = unbiased
         self.neuroid_dim = neuroid_dim
         self.comparison_coord = comparison_coord
         self.dtype = dtype
+        self._device = device
 
     def _checked(self, assembly1, assembly2):
         ids1, x = _responses(assembly1, self.neuroid_dim, self.comparison_coord, "the first assembly (model)")
@@ -65,7 +74,8 @@ class CKAMetric(Metric):
 
     def _grams(self, assembly1, assembly2):
         _, x, ids2, y = self._checked(assembly1, assembly2)
-        return ids2, kernels.gram(x, self.dtype), kernels.gram(y, self.dtype)
+        device = resolve_device(self._device)
+        return ids2, kernels.gram(on_device(x, device), self.dtype), kernels.gram(on_device(y, device), self.dtype)
 
     def __call__(self, assembly1, assembly2) -> Score:
         """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data), both ``presentation x neuroid``.
@@ -74,14 +84,17 @@ class CKAMetric(Metric):
         the shapes (:func:`~brainscore.metrics.kernels.cka.linear_cka`); the same number.
         """
         ids1, x, _, y = self._checked(assembly1, assembly2)
-        return Score.of(kernels.linear_cka(x, y, unbiased=self.unbiased, dtype=self.dtype), n_stimuli=len(ids1))
+        device = resolve_device(self._device)
+        value = kernels.linear_cka(on_device(x, device), on_device(y, device), unbiased=self.unbiased, dtype=self.dtype)
+        return Score.of(value, n_stimuli=len(ids1))
 
 
 class CKACrossValidated(_CrossValidated):
     """:class:`CKAMetric` on the test portion of 10 shuffle splits (Brain-Score's ``cka_cv``).
 
-    Parameters are those of :class:`CKAMetric` and :class:`RDMCrossValidated`. One Gram matrix per
-    representation is computed over all stimuli; each split uses its sub-matrix.
+    Parameters are those of :class:`CKAMetric` (``device`` included) and :class:`RDMCrossValidated`.
+    One Gram matrix per representation is computed over all stimuli (on the device, where given);
+    each split uses its sub-matrix.
 
     Returns (``__call__``)
     ----------------------
@@ -91,21 +104,23 @@ class CKACrossValidated(_CrossValidated):
 
     def __init__(self, unbiased: bool = True, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id",
                  dtype: Any = np.float32, splits: int = 10, test_size: float = 0.9,
-                 stratification_coord: str | None = AUTO, random_state: int = 1, kfold: bool = False):
+                 stratification_coord: str | None = AUTO, random_state: int = 1, kfold: bool = False,
+                 device: str | None = None):
         super().__init__(splits, test_size, stratification_coord, random_state, kfold)
         self._cka = CKAMetric(unbiased=unbiased, neuroid_dim=neuroid_dim, comparison_coord=comparison_coord,
-                              dtype=dtype)
+                              dtype=dtype, device=device)
 
     def __call__(self, assembly1, assembly2) -> Score:
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
         ids, K, L = self._cka._grams(assembly1, assembly2)
         config = self._config(self._cka.comparison_coord, assembly2)
         masks = _test_only_splits(ids, assembly2, config, assembly1)
+        xp = namespace(K)
         values = []
         for mask in masks:
-            index = np.flatnonzero(mask)
-            sub = np.ix_(index, index)
-            values.append(kernels.cka_from_grams(K[sub], L[sub], unbiased=self._cka.unbiased))
+            index = index_array(xp, array_device(K), np.flatnonzero(mask))
+            values.append(kernels.cka_from_grams(take_block(xp, K, index, index), take_block(xp, L, index, index),
+                                                 unbiased=self._cka.unbiased))
         return _aggregate_splits(values, n_stimuli=len(ids), stratification_coord=config.stratification_coord)
 
 

@@ -37,17 +37,21 @@ import numpy as np
 from brainscore import caching
 from brainscore.caching import Cache, content_key, locked_entry, verified
 from brainscore.data.assemblies import NeuroidAssembly
+from brainscore.data.blocks import NeuroidBlocks
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
 from brainscore.models.preprocessing import Preprocessing
 
-__all__ = ["ActivationsCore", "LayerFeatures", "package_features", "microsaccade_shifts", "NpyWriter",
-           "expand_rows", "LOGITS", "MICROSACCADE_EXTENT_DEGREES"]
+__all__ = ["ActivationsCore", "LayerFeatures", "LayerBlocks", "package_features", "microsaccade_shifts", "NpyWriter",
+           "read_npy_rows", "read_rows", "expand_rows", "LOGITS", "MICROSACCADE_EXTENT_DEGREES", "COPY_BLOCK_BYTES"]
 
 #: How far models microsaccade, in degrees of visual angle (the reference's default).
 MICROSACCADE_EXTENT_DEGREES = 0.05
 #: The layer name of the network's output.
 LOGITS = "logits"
+#: Bytes of rows a copy between files (:func:`expand_rows`) holds at a time, and the widest run of columns
+#: :meth:`LayerBlocks.read` reads at once for scattered neuroids.
+COPY_BLOCK_BYTES = 32 << 20
 _CACHE_NAMESPACE = "activations"
 
 #: One batch through the network: ``(batch, shift_x, shift_y) -> {layer: float32 array (b, *unit_shape)}``.
@@ -203,6 +207,190 @@ class LayerFeatures:
         values = np.asarray(self.matrix()[rows], dtype=np.float32)
         return package_features(values, stimuli, self.neuroid_coords(model_identifier), self.trials,
                                 self.shifts, self.visual_degrees, self.image_size)
+
+    def blocks(self, stimuli: StimulusSet, model_identifier: str | None = None,
+               extra_coords: Mapping[str, np.ndarray] | None = None) -> "LayerBlocks":
+        """The features as :class:`LayerBlocks`: what :meth:`assembly` would hold, read from the file a block at a time.
+
+        Presentations in the row order of ``stimuli`` (trials innermost), neuroids and their
+        coordinates as in :meth:`assembly`, plus ``extra_coords`` (name -> one value per neuroid).
+        Nothing is read until :meth:`LayerBlocks.read`.
+        """
+        ids = stimuli["stimulus_id"].astype(str).to_numpy()
+        return LayerBlocks(self, self.rows_for(ids), model_identifier, extra_coords)
+
+
+def _npy_layout(path: Path) -> tuple[int, tuple[int, ...], np.dtype]:
+    """(offset of the data in bytes, shape, dtype) of a C-ordered ``.npy`` file, from its header.
+
+    Raises
+    ------
+    BrainScoreError
+        If the file is Fortran-ordered (this package writes C order only).
+    """
+    with open(path, "rb") as file:
+        version = np.lib.format.read_magic(file)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran_order, dtype = read_header(file)
+        offset = file.tell()
+    if fortran_order:
+        raise BrainScoreError(f"{path} holds a Fortran-ordered array; features files are C-ordered")
+    return offset, tuple(shape), np.dtype(dtype)
+
+
+def _pread_into(fd: int, buffer: memoryview, offset: int) -> None:
+    """Fill ``buffer`` with the bytes of ``fd`` from ``offset`` (no file position, no memory map).
+
+    Raises
+    ------
+    BrainScoreError
+        If the file ends first.
+    """
+    while len(buffer):
+        if hasattr(os, "preadv"):
+            got = os.preadv(fd, [buffer], offset)
+        else:  # pragma: no cover - Windows
+            data = os.pread(fd, len(buffer), offset)
+            buffer[:len(data)] = data
+            got = len(data)
+        if got <= 0:
+            raise BrainScoreError(f"features file ended early at byte {offset}: it is truncated")
+        buffer, offset = buffer[got:], offset + got
+
+
+def read_npy_rows(path: Path, rows: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """Columns ``start:stop`` of ``rows`` (in that order) of a 2-D view ``(rows, -1)`` of a ``.npy`` file.
+
+    Reads with plain positional reads into a new array (:func:`read_rows`), so the process's memory
+    grows by the result only: a memory map of the whole file would count every page it touched in
+    the process's resident memory, which is what a Dask nanny watches.
+
+    Parameters
+    ----------
+    path : Path
+    rows : ndarray of int, shape (n,)
+    start, stop : int
+        Column range of the flattened rows (``stop`` None: to the end).
+
+    Returns
+    -------
+    ndarray of shape (n, stop - start), the file's dtype
+
+    Raises
+    ------
+    ValidationError
+        For rows or columns outside the file.
+    """
+    offset, shape, dtype = _npy_layout(path)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        return read_rows(fd, rows, shape[0], int(np.prod(shape[1:])), dtype, start, stop, offset)
+    finally:
+        os.close(fd)
+
+
+def read_rows(fd: int, rows: np.ndarray, n_rows: int, width: int, dtype, start: int = 0, stop: int | None = None,
+              offset: int = 0) -> np.ndarray:
+    """Columns ``start:stop`` of ``rows`` of a C-ordered ``(n_rows, width)`` array stored in file ``fd`` at ``offset``.
+
+    One positional read per row (in file order; one read for consecutive full rows), into a new array.
+
+    Returns
+    -------
+    ndarray of shape (len(rows), stop - start), ``dtype``
+
+    Raises
+    ------
+    ValidationError
+        For rows or columns outside the array.
+    """
+    dtype = np.dtype(dtype)
+    stop = width if stop is None else int(stop)
+    if not 0 <= start <= stop <= width:
+        raise ValidationError(f"columns {start}:{stop} are outside the array's {width}")
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
+        raise ValidationError(f"rows outside the array's {n_rows}")
+    out = np.empty((len(rows), stop - start), dtype=dtype)
+    if out.size == 0:
+        return out
+    item = dtype.itemsize
+    if start == 0 and stop == width and np.array_equal(rows, np.arange(len(rows)) + rows[0]):
+        _pread_into(fd, memoryview(out).cast("B"), offset + int(rows[0]) * width * item)  # one range
+    else:
+        for i in np.argsort(rows, kind="stable"):
+            _pread_into(fd, memoryview(out[i]).cast("B"), offset + (int(rows[i]) * width + start) * item)
+    return out
+
+
+class LayerBlocks(NeuroidBlocks):
+    """One layer's features on a stimulus set as :class:`~brainscore.data.blocks.NeuroidBlocks`.
+
+    Made by :meth:`LayerFeatures.blocks`; reads the ``.npy`` file (or the in-memory values of a run
+    without a cache) a block of neuroids at a time with :func:`read_npy_rows`, so a per-neuroid
+    analysis of a layer larger than memory holds only the blocks it asks for. The values are those
+    :meth:`LayerFeatures.assembly` holds, bit for bit (float32).
+
+    Parameters
+    ----------
+    features : LayerFeatures
+    rows : ndarray of int
+        The file row of each presentation, in presentation order.
+    model_identifier : str, optional
+    extra_coords : mapping, optional
+        More ``neuroid`` coordinates (name -> one value per neuroid).
+    """
+
+    def __init__(self, features: LayerFeatures, rows: np.ndarray, model_identifier: str | None = None,
+                 extra_coords: Mapping[str, np.ndarray] | None = None):
+        self.features = features
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.model_identifier = model_identifier
+        self.extra_coords = dict(extra_coords or {})
+        self.shape = (len(self.rows), features.n_features)
+        self.dtype = np.dtype(np.float32)
+        self._coords: dict | None = None
+
+    def read(self, neuroids, presentations=None) -> np.ndarray:
+        rows = self.rows if presentations is None else self.rows[presentations]
+        if self.features.in_memory is not None:
+            matrix = self.features.matrix()
+            if isinstance(neuroids, slice):
+                return np.array(matrix[rows, neuroids], dtype=np.float32)
+            return np.asarray(matrix[np.ix_(rows, np.asarray(neuroids))], dtype=np.float32)
+        if isinstance(neuroids, slice):
+            start, stop, step = neuroids.indices(self.n_neuroids)
+            block = read_npy_rows(self.features.path, rows, start, max(start, stop))
+            return block if step == 1 else np.ascontiguousarray(block[:, ::step])
+        return self._read_scattered(np.asarray(neuroids, dtype=np.int64), rows)
+
+    def _read_scattered(self, neuroids: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Scattered neuroids: runs of nearby columns, each at most :data:`COPY_BLOCK_BYTES` of rows wide, read once."""
+        out = np.empty((len(rows), len(neuroids)), dtype=np.float32)
+        if not len(neuroids):
+            return out
+        if neuroids.min() < 0 or neuroids.max() >= self.n_neuroids:
+            raise ValidationError(f"neuroid indices outside the layer's {self.n_neuroids}")
+        order = np.argsort(neuroids, kind="stable")
+        ordered = neuroids[order]
+        widest = max(1, COPY_BLOCK_BYTES // (4 * max(1, len(rows))))
+        first = 0
+        while first < len(ordered):
+            last = int(np.searchsorted(ordered, ordered[first] + widest, side="left"))  # columns < first + widest
+            start, stop = int(ordered[first]), int(ordered[last - 1]) + 1
+            block = read_npy_rows(self.features.path, rows, start, stop)
+            out[:, order[first:last]] = block[:, ordered[first:last] - start]
+            first = last
+        return out
+
+    def neuroid_coord(self, name: str) -> np.ndarray:
+        if name in self.extra_coords:
+            return np.asarray(self.extra_coords[name])
+        if self._coords is None:
+            self._coords = self.features.neuroid_coords(self.model_identifier)
+        if name not in self._coords:
+            raise KeyError(f"no neuroid coordinate {name!r}")
+        return self._coords[name][1]
 
 
 def package_features(values: np.ndarray, stimuli: StimulusSet, neuroid_coords: Mapping[str, tuple[str, np.ndarray]],
@@ -622,19 +810,23 @@ class ActivationsCore(ABC):
 
 
 def expand_rows(unique_file: Path, target: Path, first_of: np.ndarray, trials: int, checksum: bool = True) -> None:
-    """Write ``target`` with one row block per stimulus from a file of unique images' rows, then delete it."""
-    source = np.load(unique_file, mmap_mode="r")
+    """Write ``target`` with one row block per stimulus from a file of unique images' rows, then delete it.
+
+    Rows are copied :data:`COPY_BLOCK_BYTES` at a time with positional reads (:func:`read_npy_rows`),
+    never through a memory map of the whole file, so the process holds one block whatever the layer's size.
+    """
+    _, shape, _ = _npy_layout(unique_file)
+    row_bytes = 4 * int(np.prod(shape[1:]))
     writer = NpyWriter(target, len(first_of) * trials, checksum=checksum)
     try:
-        step = 256
+        step = max(1, COPY_BLOCK_BYTES // max(1, row_bytes * trials))  # stimuli per block
         for start in range(0, len(first_of), step):
-            index = first_of[start:start + step]
+            index = np.asarray(first_of[start:start + step], dtype=np.int64)
             rows = (index[:, None] * trials + np.arange(trials)[None, :]).ravel()
-            writer.append(np.asarray(source[rows]))
+            writer.append(read_npy_rows(unique_file, rows).reshape((len(rows),) + tuple(shape[1:])))
         writer.commit()
     except BaseException:
         writer.abort()
         raise
     finally:
-        del source
         Path(unique_file).unlink(missing_ok=True)

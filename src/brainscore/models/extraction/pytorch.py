@@ -55,6 +55,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from brainscore import caching, config
+from brainscore import device as _devices
 from brainscore.caching import CacheWarning
 from brainscore.errors import BrainScoreError, ValidationError
 from brainscore.models import identity as _identity
@@ -69,7 +70,8 @@ __all__ = ["ActivationsExtractor", "state_dict_hash", "get_module", "translate",
 #: channels-last). Larger batches make activation tensors larger than glibc's 32 MB mmap
 #: threshold, so every forward pass page-faults them in again (half the time was kernel time).
 DEFAULT_BATCH_SIZE = 4
-#: Images per forward pass on a GPU.
+#: Images per forward pass on a GPU whose memory cannot be read; otherwise sized to the card
+#: (:func:`brainscore.device.gpu_batch_size`: 512 on an 80 GB H100).
 DEFAULT_GPU_BATCH_SIZE = 64
 
 # Two settings read once when torch starts, so they take effect only if brainscore is imported
@@ -194,7 +196,8 @@ class ActivationsExtractor(ActivationsCore):
         of the model's weights.
     batch_size : int, optional
         Images per forward pass (default :data:`DEFAULT_BATCH_SIZE` on the CPU, measured on the
-        2-core machine, and :data:`DEFAULT_GPU_BATCH_SIZE` on a GPU).
+        2-core machine; on a GPU sized to its memory by :func:`brainscore.device.gpu_batch_size`,
+        :data:`DEFAULT_GPU_BATCH_SIZE` where that cannot be read).
     device : str or torch.device, optional
         Default ``"cuda"`` when available, else ``"cpu"``.
     progress : bool
@@ -224,12 +227,21 @@ class ActivationsExtractor(ActivationsCore):
         self._device_spec = device
         self._device = None
         if batch_size is None:
-            batch_size = DEFAULT_GPU_BATCH_SIZE if self.device_type == "cuda" else DEFAULT_BATCH_SIZE
+            batch_size = self._gpu_batch_size() if self.device_type == "cuda" else DEFAULT_BATCH_SIZE
         super().__init__(identifier, preprocessing, batch_size, progress=progress, prefetch=prefetch,
                          background_writes=background_writes)
         self._weights_hash = weights_hash or (self._recipe.weights_hash if self._recipe is not None else None)
         self._fingerprint: tuple[tuple, str] | None = None
         self._moved = False
+
+    def _gpu_batch_size(self) -> int:
+        """Images per forward pass on this extractor's GPU, from its memory (:func:`brainscore.device.gpu_batch_size`)."""
+        import torch
+
+        try:
+            return _devices.gpu_batch_size(torch.cuda.get_device_properties(self.device).total_memory)
+        except (RuntimeError, AssertionError):  # no usable CUDA device: the fixed default
+            return DEFAULT_GPU_BATCH_SIZE
 
     # ---- the network, built on demand ---------------------------------------------------------
     @property
@@ -309,6 +321,17 @@ class ActivationsExtractor(ActivationsCore):
                 return stored.weights_hash
             self._weights_hash = state_dict_hash(self.model)
         return self._weights_hash
+
+    @property
+    def parameter_count(self) -> int | None:
+        """Number of parameters of the network (``sum(p.numel())`` over ``parameters()``, shared tensors once),
+        counted once; None while the network is not built (counting never builds it)."""
+        if self._model is None:
+            return None
+        cached = getattr(self, "_parameter_count", None)
+        if cached is None or cached[0] is not self._model:
+            self._parameter_count = (self._model, int(sum(p.numel() for p in self._model.parameters())))
+        return self._parameter_count[1]
 
     @property
     def architecture_fingerprint(self) -> str:
@@ -447,7 +470,7 @@ class ActivationsExtractor(ActivationsCore):
 
         def run(batch, shift_x: float, shift_y: float) -> dict[str, np.ndarray]:
             inputs = translate(batch, shift_x, shift_y)
-            inputs = inputs.to(self.device, non_blocking=True)
+            inputs = _devices.host_to_device(inputs, self.device)   # pinned, non-blocking on a GPU
             outputs.clear()
             calls.clear()
             with torch.inference_mode():

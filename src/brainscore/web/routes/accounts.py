@@ -120,7 +120,8 @@ def reset(request: Request, token: str = Form(""), password: str = Form(""), csr
         user = accounts.reset_password(site.engine, site.secret_key, token, password)
     except accounts.AccountError as error:
         return site.render(request, "reset.html", status_code=400, token=token, error=str(error))
-    request.session.clear()
+    site.log_out(request)
+    accounts.end_sessions(site.engine, user)  # (the changed password's stamp ends them too)
     return site.render(request, "message.html", title="Password changed",
                        message=f"The password of {user.username} is changed and every session of the account has "
                                f"ended. Log in with the new password.", login=True)
@@ -144,7 +145,7 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
     except accounts.AccountError as error:
         code = 429 if isinstance(error, accounts.RateLimited) else 400
         return site.render(request, "login.html", status_code=code, error=str(error), username=username)
-    site.log_in(request, user)
+    site.log_in(request, user)  # a new session id and CSRF token: a session fixed before the log-in is worthless
     return RedirectResponse("/submissions", status_code=303)
 
 
@@ -152,7 +153,7 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
 def logout(request: Request, csrf_token: str | None = Form(None)):
     """End the session."""
     check_csrf(request, csrf_token)
-    request.session.clear()
+    site_of(request).log_out(request)  # ended on the server too: a copy of the cookie no longer logs in
     return RedirectResponse("/", status_code=303)
 
 

@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 from brainscore.leaderboard import tree
 from brainscore.web import checks, new_benchmarks, views
 from brainscore.web.routes.submissions import enqueue, rerun
+from brainscore.web.security import upload_limit
 from brainscore.web.site import json_bytes, site_of
 
 router = APIRouter(prefix="/api")
@@ -79,7 +80,7 @@ def api_benchmark_progress(request: Request, identifier: str):
     return new_benchmarks.progress(site, identifier, site.hidden_from(site.reader(request)))
 
 
-@router.post("/submissions")
+@router.post("/submissions", max_body_size=upload_limit())  # cut off while streaming: 413
 async def api_submit(request: Request, file: UploadFile | None = File(None), benchmarks: str = Form(""),
                      public: bool = Form(True)):
     """Queue a plugin zip (``benchmarks``: comma-separated); 201 with its state, 400 with every problem."""
@@ -96,19 +97,19 @@ async def api_submit(request: Request, file: UploadFile | None = File(None), ben
     return JSONResponse(site.view(task), status_code=201)
 
 
-@router.get("/submissions/{task_id}")
-def api_submission(request: Request, task_id: int):
+@router.get("/submissions/{key}")
+def api_submission(request: Request, key: str):
     """A submission's state, results and log (its owner only)."""
     site = site_of(request)
-    return site.view(site.task_for(task_id, site.api_user(request, csrf_needed=False)))
+    return site.view(site.task_for(key, site.api_user(request, csrf_needed=False)))
 
 
-@router.post("/submissions/{task_id}/rerun")
-def api_rerun(request: Request, task_id: int, benchmark: str = Form(...)):
+@router.post("/submissions/{key}/rerun")
+def api_rerun(request: Request, key: str, benchmark: str = Form(...)):
     """Re-run a failed benchmark of a submission; 201 with the new submission's state."""
     site = site_of(request)
     user = site.api_user(request, csrf_needed=True)
-    new = rerun(site, site.task_for(task_id, user), benchmark, user)
+    new = rerun(site, site.task_for(key, user), benchmark, user)
     return JSONResponse(site.view(new), status_code=201)
 
 

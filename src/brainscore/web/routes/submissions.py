@@ -14,6 +14,7 @@ from brainscore import registry
 from brainscore.leaderboard import tree
 from brainscore.web import checks, environments
 from brainscore.web.queue import SubmissionTask, write_entry_point
+from brainscore.web.security import upload_limit
 from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
@@ -84,7 +85,7 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
             user.username, checked.identifiers, chosen, status="queued",
             meta={"web_job": task.id, "public": public, "package": checked.package,
                   "requirements": checked.requirements, "filename": filename[:300]})
-        task.log = (f"submission {task.id} by {user.username}: {filename}\npackage {checked.package}, models "
+        task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
                     f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
                     f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
         session.commit()
@@ -103,18 +104,18 @@ def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionT
         404 if ``task`` is not ``user``'s; 400 if ``benchmark`` is not one of it or did not fail.
     """
     if task.owner != user.username:
-        raise HTTPException(404, f"no submission {task.id} of yours")
+        raise HTTPException(404, "no such submission of yours")
     if benchmark not in task.benchmarks:
-        raise HTTPException(400, f"{benchmark!r} is not a benchmark of submission {task.id}")
+        raise HTTPException(400, f"{benchmark!r} is not a benchmark of submission {task.key}")
     failed = [key for key, r in (task.results or {}).items()
               if key.endswith("|" + benchmark) and r.get("status") == "failed"]
     if not failed:
-        raise HTTPException(400, f"{benchmark!r} did not fail in submission {task.id}; nothing to re-run")
+        raise HTTPException(400, f"{benchmark!r} did not fail in submission {task.key}; nothing to re-run")
     with Session(site.engine, expire_on_commit=False) as session:
         new = SubmissionTask(owner=task.owner, package=task.package, filename=task.filename, models=task.models,
                              benchmarks=[benchmark], requirements=task.requirements, public=task.public,
                              folder=task.folder, rerun_of=task.id, status="queued",
-                             log=f"re-run of {benchmark} from submission {task.id}\n",
+                             log=f"re-run of {benchmark} from submission {task.key}\n",
                              submission_id=site.store.create_submission(task.owner, task.models, [benchmark],
                                                                         status="queued",
                                                                         meta={"rerun_of_web_job": task.id}))
@@ -138,7 +139,7 @@ def submit_form(request: Request):
     return _form(site, request)
 
 
-@router.post("/submit")
+@router.post("/submit", max_body_size=upload_limit())  # cut off while streaming: 413
 async def submit(request: Request, file: UploadFile = File(...), csrf_token: str | None = Form(None),
                  visibility: str = Form("public"), benchmarks: list[str] = Form([])):
     """Queue an uploaded zip and go to its status page (the form again, 400, with every reason it was rejected)."""
@@ -150,7 +151,7 @@ async def submit(request: Request, file: UploadFile = File(...), csrf_token: str
         task = enqueue(site, user, data, file.filename or "upload.zip", benchmarks, visibility != "private")
     except checks.SubmissionRejected as rejected:
         return _form(site, request, status_code=400, problems=rejected.problems, filename=file.filename)
-    return RedirectResponse(f"/submissions/{task.id}", status_code=303)
+    return RedirectResponse(f"/submissions/{task.key}", status_code=303)
 
 
 @router.get("/submissions", response_class=HTMLResponse)
@@ -167,21 +168,21 @@ def my_submissions(request: Request):
     return site.render(request, "submissions.html", tasks=rows)
 
 
-@router.get("/submissions/{task_id}", response_class=HTMLResponse)
-def submission_page(request: Request, task_id: int):
+@router.get("/submissions/{key}", response_class=HTMLResponse)
+def submission_page(request: Request, key: str):
     """A submission's status, results and live log (its owner only)."""
     site = site_of(request)
     user = site.current_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    return site.render(request, "submission.html", task=site.view(site.task_for(task_id, user)))
+    return site.render(request, "submission.html", task=site.view(site.task_for(key, user)))
 
 
-@router.post("/submissions/{task_id}/rerun")
-def rerun_form(request: Request, task_id: int, benchmark: str = Form(...), csrf_token: str | None = Form(None)):
+@router.post("/submissions/{key}/rerun")
+def rerun_form(request: Request, key: str, benchmark: str = Form(...), csrf_token: str | None = Form(None)):
     """Re-run a failed benchmark of a submission and go to the new submission's page."""
     check_csrf(request, csrf_token)
     site = site_of(request)
     user = site.logged_in(request)
-    new = rerun(site, site.task_for(task_id, user), benchmark, user)
-    return RedirectResponse(f"/submissions/{new.id}", status_code=303)
+    new = rerun(site, site.task_for(key, user), benchmark, user)
+    return RedirectResponse(f"/submissions/{new.key}", status_code=303)

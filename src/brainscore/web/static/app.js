@@ -58,7 +58,7 @@ if (compare) {
 function watchSubmission(id, status) {
   if (status !== "queued" && status !== "running" && status !== "preparing") return;
   var timer = setInterval(function () {
-    fetch("/api/submissions/" + id, {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (task) {
+    fetch("/api/submissions/" + encodeURIComponent(id), {credentials: "same-origin"}).then(function (r) { return r.json(); }).then(function (task) {
       var log = document.getElementById("log");
       var atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 5;
       log.textContent = task.log;
@@ -71,6 +71,10 @@ function watchSubmission(id, status) {
     });
   }, 1000);
 }
+// a submission's page names its task on the log (no inline script: the Content-Security-Policy allows none)
+var watched = document.querySelector("#log[data-submission]");
+if (watched) watchSubmission(watched.dataset.submission, watched.dataset.status);
+
 // a score page's command: copied to the clipboard with one click
 document.querySelectorAll("button.copy").forEach(function (button) {
   button.addEventListener("click", function () {
