@@ -93,6 +93,11 @@ _CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_CACHE", "OMP_NUM_THREADS", "MK
 settings (mail server and password, :data:`brainscore.config.Setting.child`): a submission's code never sees them."""
 
 
+PREPARING_S = 60
+"""Seconds a submission may stay ``preparing`` (unpacked after its checks passed) and still hold back the newer
+ones behind it in the queue."""
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
@@ -619,13 +624,25 @@ class Dispatcher:
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
     def _dispatch(self) -> None:
-        """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`."""
+        """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`.
+
+        Submissions are taken in the order they were accepted (their id, given when their checks
+        passed). One that is still ``preparing`` (being unpacked, for at most :data:`PREPARING_S`)
+        holds back every newer one, so that a later upload unpacked sooner never overtakes it; one
+        preparing for longer (its server died while unpacking) is passed over.
+        """
         capacity = self.capacity()
         with Session(self.engine) as session:
-            tasks = [(task.id, task.pairs, dict(task.results or {}), task.submission_id) for task in session.scalars(
-                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running")))
-                .order_by(SubmissionTask.id))]
-        for task_id, pairs, results, submission_id in tasks:
+            tasks = [(task.id, task.status, task.created, task.pairs, dict(task.results or {}), task.submission_id)
+                     for task in session.scalars(
+                         select(SubmissionTask).where(SubmissionTask.status.in_(("preparing", "queued", "running")))
+                         .order_by(SubmissionTask.id))]
+        now = _now()
+        for task_id, status, created, pairs, results, submission_id in tasks:
+            if status == "preparing":
+                if created is not None and (now - created).total_seconds() < PREPARING_S:
+                    return  # the next in line is being unpacked: nothing newer goes before it
+                continue
             if len(self._active) >= capacity:
                 return
             if task_id in self._active:
