@@ -141,3 +141,27 @@ def test_the_card_shows_the_parameters_counted_in_the_network(app):
     wide = dict(client.get("/api/models/wide-net").json()["card"]["rows"])
     assert wide["parameters"] == "86,567,656 (counted in the network)"  # metadata.yml gives none
     assert dict(client.get("/api/models/deep-net").json()["card"]["rows"])["parameters"] == 11689512  # declared
+
+
+def test_parameters_never_counted_are_not_known():
+    from brainscore.web.cards import model_card
+
+    assert ("parameters", "not known") in model_card("never-seen-net")["rows"]  # not 0
+    assert ("parameters", 0) in model_card("pixels")["rows"]  # declared: the pixels have no parameters
+    assert ("parameters", 11689512) in model_card("torchvision:resnet18")["rows"]  # counted in ResNet-18
+
+
+def test_builtin_models_can_be_filtered_by_their_metadata():
+    from brainscore.web.cards import model_facts
+
+    facts = model_facts("torchvision:vit_b_16-untrained")
+    assert (facts["architecture"], facts["training_dataset"], facts["parameter_count"]) == (
+        "vision transformer", "none (untrained)", 86567656)
+
+
+def test_the_bibtex_export_cites_the_benchmarks_that_count(app):
+    client = TestClient(app)
+    only_v4 = client.get("/leaderboard.bib", params={"only": "V4"}).text
+    assert "@article{cowley2026compact" in only_v4 and "kriegeskorte2008matching" not in only_v4
+    everything = client.get("/leaderboard.bib").text
+    assert "kriegeskorte2008matching" in everything and "mur2013human" in everything

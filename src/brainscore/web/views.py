@@ -67,7 +67,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     if task is not None and is_owner:
         submission = {"id": task.key, "status": task.status, "results": task.results}
     aggregates = site.results.aggregates_of(identifier)
-    model = site.store.model(identifier)
+    model = site.model_row(identifier)
     rows = _latest_rows(records, is_owner)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
