@@ -157,3 +157,11 @@ def test_builtin_models_can_be_filtered_by_their_metadata():
     facts = model_facts("torchvision:vit_b_16-untrained")
     assert (facts["architecture"], facts["training_dataset"], facts["parameter_count"]) == (
         "vision transformer", "none (untrained)", 86567656)
+
+
+def test_the_bibtex_export_cites_the_benchmarks_that_count(app):
+    client = TestClient(app)
+    only_v4 = client.get("/leaderboard.bib", params={"only": "V4"}).text
+    assert "@article{cowley2026compact" in only_v4 and "kriegeskorte2008matching" not in only_v4
+    everything = client.get("/leaderboard.bib").text
+    assert "kriegeskorte2008matching" in everything and "mur2013human" in everything

@@ -192,6 +192,17 @@ SESSION_CHANGING = {"/login", "/register", "/logout"}
 """Routes asked with a client of their own (they change whose session it is)."""
 
 
+def test_a_new_route_without_an_entry_is_caught(app):
+    """The table's check sees routes added directly and through an included router, as the areas add theirs."""
+    from fastapi import APIRouter
+
+    area = APIRouter()
+    area.add_api_route("/new-area/{thing}", lambda thing: {}, methods=["POST"])
+    app.include_router(area)
+    app.add_api_route("/new-page", lambda: {}, methods=["GET"])
+    assert routes(app) - set(ANSWERS) == {("POST", "/new-area/{thing}"), ("GET", "/new-page")}
+
+
 def _client(app, role: str) -> TestClient:
     if role == "anonymous":
         client = TestClient(app)

@@ -64,6 +64,7 @@ from brainscore import config
 from brainscore.registry import plugin_dirs
 from brainscore.errors import BrainScoreError
 from brainscore.results import Database, record
+from brainscore.results.records import NotRecorded
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
 from brainscore.web import environments, notices, sandbox
@@ -238,8 +239,11 @@ def record_pair_failure(store: Database, task_id: int, submission_id: int | None
     task's log, in the results database. Returns the task's result entry (``results["model|benchmark"]``)."""
     result = {"status": "failed", "failure": failure}
     _set_result(store.engine, task_id, f"{model}|{benchmark}", result)
-    record(Outcome.from_failure(model, benchmark, failure, log=_log_of(store.engine, task_id)[-20000:]), store,
-           submission_id=submission_id)
+    try:
+        record(Outcome.from_failure(model, benchmark, failure, log=_log_of(store.engine, task_id)[-20000:]), store,
+               submission_id=submission_id)
+    except NotRecorded as error:  # kept in the journal (or nowhere): say so, but the task itself ended as it did
+        update_task(store.engine, task_id, log_append=f"\n[{error}]\n")
     return result
 
 
@@ -315,9 +319,14 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
         if failure is None:
             try:
                 record(outcome, store, submission_id=submission_id)
+            except NotRecorded as error:
+                if error.kept is None:
+                    failure = f"its score could not be recorded: {error}"
+                else:  # in the journal: recorded when the database next opens
+                    update_task(engine, task_id, log_append=f"\n[{error}]\n")
             except BrainScoreError as error:
                 failure = f"its score could not be recorded: {error}"
-            else:
+            if failure is None:
                 result = {"status": "done", "score": outcome.score}
                 _set_result(engine, task_id, f"{model}|{benchmark}", result)
                 return result
@@ -458,7 +467,7 @@ def _run_child(engine: Engine, task_id: int, spec: sandbox.Spec, argv: list[str]
                             events.append(json.loads(line))
                         except ValueError:
                             pass
-                    if line.strip():
+                    elif line.strip():  # the last line that is not an event: what a failure quotes
                         last = line[-MAX_FAILURE_CHARS * 2:].decode("utf-8", "replace")
                     line = b""
             if time.monotonic() - flushed > 0.5:  # one write per half second, not per chunk

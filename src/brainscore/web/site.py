@@ -25,6 +25,7 @@ from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
 from brainscore.web.mail import Mailer
+from brainscore.web.notices import Throttle
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
 
 HERE = Path(__file__).parent
@@ -140,6 +141,8 @@ class Site:
         The key sessions are signed with; also signs the links of verification and reset mails.
     mailer : Mailer
         The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
+    throttle : Throttle
+        Rate limits on the account mails (:class:`~brainscore.web.notices.Throttle`).
     """
 
     store: Database
@@ -151,8 +154,11 @@ class Site:
     results: ResultsCache | None = None
     secret_key: str = ""
     mailer: Mailer | None = None
+    throttle: Throttle | None = None
 
     def __post_init__(self):
+        if self.throttle is None:
+            self.throttle = Throttle()
         if self.results is None:
             self.results = ResultsCache(self.store, max_values=4096)
         if self.mailer is None:
