@@ -1,7 +1,7 @@
 """The website under load at the reference's scale: 704 models x 23 benchmarks, 200 visitors, 20 submitters.
 
     python perf/web_load.py [--models 704] [--visitors 200] [--submitters 20] [--duration 60]
-                            [--web-workers 4] [--postgres] [--locust /path/to/locust]
+                            [--web-workers 2] [--postgres] [--locust /path/to/locust] [--no-drain]
 
 1. Fills a results database (a fresh SQLite file, or with ``--postgres`` a throw-away PostgreSQL
    server from ``tests/postgres_server.py``) with one score of every model on every benchmark the
@@ -12,10 +12,16 @@
 3. Starts ``brainscore serve --web-workers N --no-scoring`` on 127.0.0.1 (pages and queue only: the
    submissions are queued, not scored) and drives it with Locust (``pip install locust``; give its
    executable with ``--locust`` when it lives in another environment), headless, bounded by
-   ``--duration``: ``--visitors`` users reading the leaderboard (sorted, filtered), model and
-   benchmark pages and the JSON API, and ``--submitters`` users uploading a plugin every 5-15 s.
-4. Prints p50/p99 and errors per request type, and checks that every accepted submission is in
-   the queue exactly once, in the order it was accepted.
+   ``--duration``: ``--visitors`` users, 1-3 s apart, four in five of them browsers reading the
+   leaderboard (first and second page, sorted, filtered), model and benchmark pages (revalidating
+   what they hold with its ETag, as browsers do), one in five scripts reading the JSON API; and
+   ``--submitters`` users uploading a plugin every 5-15 s.
+4. Prints p50/p95/p99, the share of 304 answers and errors per request type, the load average
+   before and after (the machine is shared), and checks that every accepted submission is in the
+   queue exactly once.
+5. Drains the queue (unless ``--no-drain``): the submission dispatcher on a one-thread Dask cluster,
+   each pair's child a stand-in that writes its model and reports a score (no model is run), and
+   checks the pairs ran one by one in the order the submissions were accepted (their ids).
 
 Nothing leaves 127.0.0.1; the server and Locust are stopped at the end (or on Ctrl-C).
 """
@@ -112,6 +118,7 @@ def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
     return {"models": models, "benchmarks": benchmarks, "columns": columns, "tokens": tokens,
             "submit_benchmark": sorted(tree.benchmark_parents())[0],  # a leaderboard one (not selection-only)
             "plugin_files": str(home / "plugin.json"), "accepted": str(home / "accepted.txt"),
+            "statuses": str(home / "statuses.json"),
             "rows": len(models) * len(benchmarks), "fill_s": filled}
 
 
@@ -183,16 +190,62 @@ def check_queue(url: str, accepted_file: Path) -> str:
 
     accepted = [line.split() for line in accepted_file.read_text().splitlines()] if accepted_file.exists() else []
     engine = create_engine(url)
-    with engine.connect() as connection:
-        rows = connection.execute(text("SELECT id, models FROM web_jobs ORDER BY id")).all()
-    queued = {int(r[0]): (json.loads(r[1]) if isinstance(r[1], str) else r[1]) for r in rows}
-    lost = [i for i, m in accepted if int(i) not in queued or queued[int(i)] != [m]]
+    with engine.connect() as connection:  # a submission is known by its random key (its id is not shown)
+        rows = connection.execute(text("SELECT key, models FROM web_jobs ORDER BY id")).all()
+    engine.dispose()
+    queued = {str(r[0]): (json.loads(r[1]) if isinstance(r[1], str) else r[1]) for r in rows}
+    lost = [key for key, m in accepted if key not in queued or queued[key] != [m]]
     identifiers = [m for models in queued.values() for m in models]
     duplicated = len(identifiers) - len(set(identifiers))
     late = len(queued) - len(accepted)
     return (f"submissions: {len(accepted)} accepted (201 received), {len(lost)} of them lost, {duplicated} queued "
-            f"twice; {len(queued)} queued in all ({late} answered after Locust stopped); the dispatcher takes them "
-            f"by id, the order they were queued")
+            f"twice; {len(queued)} queued in all ({late} answered after Locust stopped)")
+
+
+def drain(url: str, home: Path, timeout: float) -> str:
+    """Run the queue dry: the dispatcher on a one-thread Dask cluster, each pair's child a stand-in that appends
+    its model to a file and reports a score; returns whether the pairs ran in the order of the submission ids."""
+    from distributed import Client, LocalCluster
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from brainscore.results import Database
+    from brainscore.web.queue import Dispatcher, Limits, SubmissionTask
+
+    store = Database(url)
+    ran = home / "ran.txt"
+
+    def command(model, benchmark, submission_id):
+        outcome = {"model": model, "benchmark": benchmark, "status": "done", "score": 0.5, "benchmark_version": 1}
+        return [sys.executable, "-c", f"import json; open({str(ran)!r}, 'a').write({model!r} + '\\n'); "
+                                      f"print(json.dumps({{'event': 'done', 'outcome': {outcome!r}}}))"]
+
+    started = time.perf_counter()
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
+            Client(cluster) as client:
+        dispatcher = Dispatcher(store.engine, store, url, home / "submissions", client=client)
+        dispatcher.limits = Limits(memory=1024**3, wall=60, isolate=False)  # the stand-in writes the file
+        dispatcher.command = command
+        dispatcher.start()
+        try:
+            while time.perf_counter() - started < timeout:
+                with Session(store.engine) as session:
+                    tasks = session.execute(select(SubmissionTask.id, SubmissionTask.models, SubmissionTask.status)
+                                            .order_by(SubmissionTask.id)).all()
+                if all(status in ("done", "failed") for _, _, status in tasks):
+                    break
+                time.sleep(0.5)
+        finally:
+            dispatcher.stop()
+    expected = [m for _, models, _ in tasks for m in models]
+    seen = ran.read_text().splitlines() if ran.exists() else []
+    done = sum(status == "done" for _, _, status in tasks)
+    return (f"queue drained in {time.perf_counter() - started:.0f} s: {done} of {len(tasks)} submissions done, "
+            f"{len(seen)} pairs run, in submission order: {seen == expected}, each once: {len(set(seen)) == len(seen)}")
+
+
+def load_average() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -201,9 +254,10 @@ def main() -> None:
     parser.add_argument("--visitors", type=int, default=200)
     parser.add_argument("--submitters", type=int, default=20)
     parser.add_argument("--duration", type=int, default=60, help="seconds of load (at most 600)")
-    parser.add_argument("--web-workers", type=int, default=4)
+    parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL server instead of SQLite")
     parser.add_argument("--locust", default=shutil.which("locust") or "locust")
+    parser.add_argument("--no-drain", action="store_true", help="leave the queue as the submitters filled it")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (database, Locust CSV)")
     args = parser.parse_args()
     args.duration = min(args.duration, 600)
@@ -220,15 +274,28 @@ def main() -> None:
                 print(f"one visitor: GET / {alone['seconds'] * 1000:.0f} ms, {alone['bytes']:,} bytes "
                       f"({alone['gzip_bytes']:,} gzipped: {alone['gzip']}); /api/leaderboard {alone['api_bytes']:,} "
                       f"bytes ({alone['api_gzip_bytes']:,} on the wire)")
+                before = load_average()
                 stats = run_locust(args.locust, base, home / "config.json", args.visitors, args.submitters,
                                    args.duration, home)
+                after = load_average()
+            statuses: dict[str, dict] = {}
+            if Path(config["statuses"]).exists():
+                for name, status, count in json.loads(Path(config["statuses"]).read_text()):
+                    statuses.setdefault(name, {})[str(status)] = count
             print(f"{args.visitors} visitors + {args.submitters} submitters for {args.duration} s, "
-                  f"{args.web_workers} web worker processes:")
-            print(f"{'request':28s} {'count':>7s} {'errors':>6s} {'req/s':>7s} {'p50 ms':>7s} {'p99 ms':>7s}")
+                  f"{args.web_workers} web worker processes; load average (1/5/15 min) {before} before, "
+                  f"{after} after")
+            print(f"{'request':28s} {'count':>7s} {'errors':>6s} {'304':>5s} {'req/s':>7s} {'p50 ms':>7s} "
+                  f"{'p95 ms':>7s} {'p99 ms':>7s}")
             for row in stats:
-                print(f"{row['Name']:28s} {row['Request Count']:>7s} {row['Failure Count']:>6s} "
-                      f"{float(row['Requests/s']):7.1f} {row['50%']:>7s} {row['99%']:>7s}")
+                shares = statuses.get(row["Name"], {})
+                total = sum(shares.values())
+                not_modified = f"{100 * shares.get('304', 0) / total:.0f}%" if total else "-"
+                print(f"{row['Name']:28s} {row['Request Count']:>7s} {row['Failure Count']:>6s} {not_modified:>5s} "
+                      f"{float(row['Requests/s']):7.1f} {row['50%']:>7s} {row['95%']:>7s} {row['99%']:>7s}")
             print(check_queue(url, Path(config["accepted"])))
+            if not args.no_drain:
+                print(drain(url, home, timeout=600))
     finally:
         if args.keep:
             print(f"kept {home}")

@@ -1,14 +1,19 @@
 """Locust users of ``perf/web_load.py`` (run by it; not imported by brainscore).
 
-``Visitor``: reads the leaderboard (the first page, sorted by a random column, a filter), model
-and benchmark pages and the JSON API, with 1-3 s between pages. ``Submitter``: uploads the README's
-tiny plugin under a new identifier through ``POST /api/submissions`` with its API token, every 5-15 s,
-and appends each accepted submission id to a file (to check none was lost or duplicated).
+``Visitor``: a browser reading the leaderboard (the first page, the next page, sorted by a random column,
+a filter), model and benchmark pages, 1-3 s apart; like a browser it keeps each page's ``ETag`` and
+asks again with ``If-None-Match`` (the site sends ``Cache-Control: no-cache``), so a page it saw before
+and that did not change comes back as ``304 Not Modified``. ``ApiReader``: a script reading the JSON
+API (leaderboard, a model, a benchmark) 1-3 s apart, without a cache. ``Submitter``: uploads the
+README's tiny plugin under a new identifier through ``POST /api/submissions`` with its API token, every
+5-15 s, and appends each accepted submission id to a file (to check none was lost or duplicated).
 ``$WEB_LOAD_CONFIG`` names a JSON file with ``models``, ``benchmarks``, ``columns``, ``tokens``,
-``plugin_files`` (path) and ``accepted`` (path).
+``plugin_files`` (path), ``accepted`` (path) and ``statuses`` (path: the count of each status per
+request name is written there when the test stops).
 """
 from __future__ import annotations
 
+import collections
 import io
 import itertools
 import json
@@ -18,41 +23,78 @@ import threading
 import uuid
 import zipfile
 
-from locust import FastHttpUser, between, task
+from locust import FastHttpUser, between, events, task
 
 CONFIG = json.loads(open(os.environ["WEB_LOAD_CONFIG"]).read())
 PLUGIN = json.loads(open(CONFIG["plugin_files"]).read())  # file name -> text, "load-net-placeholder" as identifier
 _TOKENS = itertools.cycle(CONFIG["tokens"])
 _LOCK = threading.Lock()
+STATUSES: collections.Counter = collections.Counter()  # (request name, HTTP status) -> count
+
+
+@events.request.add_listener
+def _count(request_type, name, response_length, response=None, exception=None, **kwargs):
+    STATUSES[(name, getattr(response, "status_code", None) if exception is None else "error")] += 1
+
+
+@events.test_stop.add_listener
+def _write_statuses(**kwargs):
+    with open(CONFIG["statuses"], "w") as f:
+        json.dump([[name, status, count] for (name, status), count in sorted(STATUSES.items(), key=str)], f)
 
 
 class Visitor(FastHttpUser):
-    """Someone reading the website."""
+    """Someone reading the website in a browser (which revalidates what it holds)."""
 
     wait_time = between(1, 3)
-    weight = 10
+    weight = 8
+
+    def on_start(self):
+        self.etags: dict[str, str] = {}  # the browser's cache: URL -> ETag of the copy it holds
+
+    def page(self, path: str, name: str) -> None:
+        headers = {"If-None-Match": self.etags[path]} if path in self.etags else {}
+        with self.client.get(path, name=name, headers=headers, catch_response=True) as response:
+            if response.status_code == 304:
+                response.success()
+            elif response.status_code == 200:
+                if response.headers.get("etag"):
+                    self.etags[path] = response.headers["etag"]
+            else:
+                response.failure(f"HTTP {response.status_code}")
 
     @task(4)
     def leaderboard(self):
-        self.client.get("/", name="GET /")
+        self.page("/", "GET /")
+
+    @task(1)
+    def leaderboard_next(self):
+        self.page("/?page=2", "GET /?page=2")
 
     @task(1)
     def leaderboard_sorted(self):
-        self.client.get(f"/?sort={random.choice(CONFIG['columns'])}&desc={random.randint(0, 1)}", name="GET /?sort")
+        self.page(f"/?sort={random.choice(CONFIG['columns'])}&desc={random.randint(0, 1)}", "GET /?sort")
 
     @task(1)
     def leaderboard_filtered(self):
         model = random.choice(CONFIG["models"])
         start = random.randrange(len(model) - 3)
-        self.client.get(f"/?q={model[start:start + 3]}", name="GET /?q")  # part of a name, as people type it
+        self.page(f"/?q={model[start:start + 3]}", "GET /?q")  # part of a name, as people type it
 
     @task(3)
     def model_page(self):
-        self.client.get(f"/models/{random.choice(CONFIG['models'])}", name="GET /models/{m}")
+        self.page(f"/models/{random.choice(CONFIG['models'])}", "GET /models/{m}")
 
     @task(3)
     def benchmark_page(self):
-        self.client.get(f"/benchmarks/{random.choice(CONFIG['benchmarks'])}", name="GET /benchmarks/{b}")
+        self.page(f"/benchmarks/{random.choice(CONFIG['benchmarks'])}", "GET /benchmarks/{b}")
+
+
+class ApiReader(FastHttpUser):
+    """A script reading the JSON API (no cache: every answer is sent whole)."""
+
+    wait_time = between(1, 3)
+    weight = 2
 
     @task(2)
     def api_leaderboard(self):

@@ -93,3 +93,41 @@ def test_weighted_spearman_pairs_on_torch_equal_numpy_with_ties():
     ones = np.ones((1, n))
     assert B.weighted_spearman_pairs(ones, rows, cols, a, b[:, 0], device="cpu")[0] == \
         pytest.approx(scipy.stats.spearmanr(a, b[:, 0])[0], rel=1e-12)
+
+
+# ---- behavioural: error consistency's bootstrap ---------------------------------------------------
+def test_error_consistency_bootstrap_on_torch_equals_numpy_on_geirhos_data(shared_data):
+    """Geirhos 2019 cue-conflict, 10 subjects and AlexNet: the resampled kappas' products run in torch."""
+    import pandas as pd
+
+    from brainscore.data.assemblies import BehavioralAssembly
+    from brainscore.metrics.behavior.error_consistency import ErrorConsistency, ErrorConsistencyCeiling
+
+    folder = shared_data / "geirhos2019_texture_vs_shape" / "raw-data" / "style-transfer-512-nomask-experiment"
+
+    def assembly(observer: str, with_subject: bool) -> BehavioralAssembly:
+        files = sorted(folder.glob(f"style-transfer-512-nomask-experiment_{observer}_session_1.csv"))
+        trials = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+        trials["image"] = trials["imagename"].str.split("_", n=6).str[-1]
+        coords = {"stimulus_id": ("presentation", trials["image"].to_numpy()),
+                  "truth": ("presentation", trials["category"].to_numpy()),
+                  "condition": ("presentation", trials["condition"].to_numpy())}
+        if with_subject:
+            coords["subject"] = ("presentation", trials["subj"].to_numpy())
+        return BehavioralAssembly(trials["object_response"].to_numpy(), dims=("presentation",), coords=coords)
+
+    humans, alexnet = assembly("subject-*", True), assembly("alexnet", False)
+    stimuli = np.unique(np.asarray(humans["stimulus_id"].values).astype(str))
+    weights = B.resample_counts(len(stimuli), 100, seed=0)
+    metric, ceiling = ErrorConsistency(), ErrorConsistencyCeiling()
+    expected = metric.bootstrap(alexnet, humans, weights, stimuli)
+    expected_ceiling = ceiling.bootstrap(humans, weights, stimuli)
+    with metric_device.computing_on("cpu"):
+        got = metric.bootstrap(alexnet, humans, weights, stimuli)
+        got_ceiling = ceiling.bootstrap(humans, weights, stimuli)
+        from brainscore.metrics.behavior import error_consistency
+        assert isinstance(error_consistency._weights_on(weights), torch.Tensor)   # the torch path ran
+    assert isinstance(error_consistency._weights_on(weights), np.ndarray)
+    assert expected.shape == (100,) and 0.1 < np.nanmean(expected) < 0.4 and 0.2 < np.nanmean(expected_ceiling) < 0.5
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(got_ceiling, expected_ceiling, rtol=1e-12)

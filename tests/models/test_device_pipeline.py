@@ -5,6 +5,8 @@ a fake card's memory), and the torch paths run on the CPU, where they give the n
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -104,3 +106,29 @@ def test_the_selection_pca_copies_each_block_through_the_pinned_path(monkeypatch
     features = np.random.default_rng(1).standard_normal((20, 100)).astype(np.float32)
     candidates.gram_pca(features, 5, block_bytes=20 * 4 * 40, device="cpu")
     assert [shape[1] for shape in seen] == [40, 40, 20]
+
+
+def test_layer_selection_runs_its_pca_on_the_models_device(monkeypatch):
+    """A model on a GPU has its selection PCA on the GPU (gram_pca's device path), and those entries are cached
+    apart from the CPU's; a CPU model keeps the numpy path and its cache keys unchanged (issue 24)."""
+    from types import SimpleNamespace
+    from brainscore.models import candidates as candidates_module
+
+    seen = []
+
+    def spy(matrix, n_components, device=None, **kwargs):
+        seen.append(device)
+        return np.zeros((matrix.shape[0], n_components), dtype=np.float32)
+
+    monkeypatch.setattr(candidates_module, "gram_pca", spy)
+    matrix = np.ones((6, 20), dtype=np.float32)
+    on_gpu = SimpleNamespace(identifier="m", activations_model=SimpleNamespace(device_type="cuda", device=torch.device("cuda:0")))
+    on_cpu = SimpleNamespace(identifier="m", activations_model=SimpleNamespace(device_type="cpu", device=torch.device("cpu")))
+    gpu_view = candidates_module.LayerCandidates(on_gpu, ["a"], n_components=4)
+    cpu_view = candidates_module.LayerCandidates(on_cpu, ["a"], n_components=4)
+    assert gpu_view._entry(matrix)["scores"].shape == (6, 4)
+    cpu_view._entry(matrix)
+    assert seen == ["cuda:0", None]
+    path = Path("/nonexistent/abc123.npy")
+    assert gpu_view._selection_entry(path) != cpu_view._selection_entry(path)
+    assert cpu_view._pca_key() == {}

@@ -510,7 +510,9 @@ def test_model_card_from_the_plugins_metadata_and_sources(app):
     page = alice.get("/models/carded-net").text
     assert "<th>parameters</th><td>2,496</td>" in page and "@misc{carded2026" in page
     builtin = TestClient(app).get("/api/models/efficientnet-lite0").json()["card"]
-    assert builtin["rows"] == [["parameters", "not known"], ["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
+    assert builtin["rows"] == [["architecture", "DCNN"], ["family", "efficientnet"], ["parameters", 4652008],
+                               ["training data", "ImageNet-1k"], ["task", "object classification"],
+                               ["framework", "PyTorch"], ["submitted by", "built-in model"]] and "tan2019efficientnet" in builtin["bibtex"]
 
 
 def test_benchmark_card_describes_the_study_and_experiment(app):

@@ -130,6 +130,8 @@ def cli_score(tmp_path: Path, model_zip: bytes) -> float:
 
 
 def test_the_website_end_to_end(server, browser, tmp_path):
+    from playwright.sync_api import expect
+
     shots = tmp_path / "screenshots"
     shots.mkdir()
     alice = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -149,7 +151,8 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page.wait_for_url(f"{server}/submissions/*")
     status = page.locator("#status")
     assert status.text_content() in ("queued", "running", "done")
-    page.wait_for_function("document.getElementById('status').textContent === 'done'", timeout=300_000)
+    # (expect, not wait_for_function: the page's Content-Security-Policy refuses the eval that one polls with)
+    expect(page.locator("#status")).to_have_text("done", timeout=300_000)
     log = page.locator("#log").text_content()
     assert re.search(r"=== \[1/1\] my-tiny-net on Cowley2026\.210325\.V4-pls \(Dask worker tcp://127\.0\.0\.1:\d+\)", log)
 
@@ -179,8 +182,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     submit(page, server, "private.zip", private, [BENCHMARK, FAILING], private=True)
     page.wait_for_url(f"{server}/submissions/*")
     private_page = page.url
-    page.wait_for_function("['done', 'failed'].includes(document.getElementById('status').textContent)",
-                           timeout=300_000)
+    expect(page.locator("#status")).to_have_text(re.compile(r"^(done|failed)$"), timeout=300_000)
     assert page.locator("#status").text_content() == "failed"
     assert "no sub-module '9'" in page.locator("#log").text_content()
     assert page.locator(f'tr[data-benchmark="{FAILING}"] button:text("re-run")').count() == 1
@@ -265,13 +267,14 @@ def test_a_model_without_a_layer_map_scores_and_its_rule_layers_are_marked(serve
     """Issue 22: a submission with no region_layer_map scores on every benchmark it asks for (IT committed by the
     relative-depth rule), the leaderboard marks those scores with the rule's symbol and legend and can hide them,
     and the model page's commitment table says how the layer was chosen."""
+    from playwright.sync_api import expect
+
     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     register(page, server, "dora")
     zipped = plugin_zip(identifier="no-map-net", package="no_map_net", extra={"no_map_net/model.py": NO_MAP_MODEL})
     submit(page, server, "no_map.zip", zipped, RULE_BENCHMARKS)
     page.wait_for_url(f"{server}/submissions/*")
-    page.wait_for_function("['done', 'failed'].includes(document.getElementById('status').textContent)",
-                           timeout=300_000)
+    expect(page.locator("#status")).to_have_text(re.compile(r"^(done|failed)$"), timeout=300_000)
     assert page.locator("#status").text_content() == "done", page.locator("#log").text_content()
 
     page.goto(server + "/?q=no-map")

@@ -43,9 +43,10 @@ def app(tmp_path):
                                        status="done", folder=str(folder)))
             session.commit()
         store.add_model(model, owner="alice", public=True)
+        counted = {"model_facts": {"parameter_count": 86567656}} if model == "wide-net" else None  # ViT-B/16's
         for benchmark, value in scores.items():
             record(Outcome.from_score(Score.of(value, raw=value, ceiling=1.0, model_identifier=model,
-                                               benchmark_identifier=benchmark)), store)
+                                               benchmark_identifier=benchmark, provenance=counted)), store)
     return app
 
 
@@ -109,7 +110,8 @@ def test_metadata_filters(app):
     assert list(board(client, **{"m.task_specialization": "self-supervised"})) == ["wide-net"]
     assert sorted(board(client, **{"m.submitter": "alice"})) == ["deep-net", "wide-net"]
     assert list(board(client, params_min="10", params_max="12")) == ["deep-net"]  # 11.7 M parameters
-    assert list(board(client, params_min="12")) == []  # wide-net's count is not known: left out of a range
+    assert list(board(client, params_min="12")) == ["wide-net"]  # counted in its network when it was scored
+    assert list(board(client, params_max="0.5")) == []
     page = client.get("/", params={"m.architecture": "ViT"}).text
     assert 'data-model="wide-net"' in page and 'data-model="deep-net"' not in page
     assert '<option value="DCNN">' in page and '<option value="ViT" selected>' in page
@@ -132,3 +134,34 @@ def test_bad_filters_are_refused_clearly(app):
     assert client.get("/api/leaderboard", params={"w.IT": "-1"}).status_code == 400
     assert "params_min='many'" in client.get("/api/leaderboard", params={"params_min": "many"}).json()["detail"]
     assert client.get("/api/leaderboard", params={"only": "Nope2000"}).status_code == 400
+
+
+def test_the_card_shows_the_parameters_counted_in_the_network(app):
+    client = TestClient(app)
+    wide = dict(client.get("/api/models/wide-net").json()["card"]["rows"])
+    assert wide["parameters"] == "86,567,656 (counted in the network)"  # metadata.yml gives none
+    assert dict(client.get("/api/models/deep-net").json()["card"]["rows"])["parameters"] == 11689512  # declared
+
+
+def test_parameters_never_counted_are_not_known():
+    from brainscore.web.cards import model_card
+
+    assert ("parameters", "not known") in model_card("never-seen-net")["rows"]  # not 0
+    assert ("parameters", 0) in model_card("pixels")["rows"]  # declared: the pixels have no parameters
+    assert ("parameters", 11689512) in model_card("torchvision:resnet18")["rows"]  # counted in ResNet-18
+
+
+def test_builtin_models_can_be_filtered_by_their_metadata():
+    from brainscore.web.cards import model_facts
+
+    facts = model_facts("torchvision:vit_b_16-untrained")
+    assert (facts["architecture"], facts["training_dataset"], facts["parameter_count"]) == (
+        "vision transformer", "none (untrained)", 86567656)
+
+
+def test_the_bibtex_export_cites_the_benchmarks_that_count(app):
+    client = TestClient(app)
+    only_v4 = client.get("/leaderboard.bib", params={"only": "V4"}).text
+    assert "@article{cowley2026compact" in only_v4 and "kriegeskorte2008matching" not in only_v4
+    everything = client.get("/leaderboard.bib").text
+    assert "kriegeskorte2008matching" in everything and "mur2013human" in everything

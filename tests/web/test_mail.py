@@ -221,23 +221,25 @@ def _complete(app, task_id: int) -> SubmissionTask:
 def test_a_finished_and_a_failed_submission_are_mailed_to_their_owner(app, inbox):
     _verified_user(app, "alice", "alice@example.org")
     done = _finished_task(app, "alice", {f"alice-net|{BENCHMARK}": {"status": "done", "score": 0.4213}})
-    assert _complete(app, done).status == "done"
+    done = _complete(app, done)  # the site and its mails name a submission by its random key
+    assert done.status == "done"
     (mail,) = inbox.wait(1)
     assert mail["To"] == "alice@example.org"
-    assert mail["Subject"] == f"brainscore: submission {done} finished (1 scored, 0 failed)"
+    assert mail["Subject"].strip() == f"brainscore: submission {done.key} finished (1 scored, 0 failed)"  # (folded)
     body = mail.get_content()
     assert f"alice-net on {BENCHMARK}: score 0.4213" in body
-    assert f"{SITE}/submissions/{done}" in body
+    assert f"{SITE}/submissions/{done.key}" in body
     failed = _finished_task(app, "alice", {
         f"alice-net|{BENCHMARK}": {"status": "done", "score": 0.5},
         "alice-net|Kriegeskorte2008.IT-rdm": {"status": "failed", "failure": "exited with code 1: weights missing"}},
         benchmarks=(BENCHMARK, "Kriegeskorte2008.IT-rdm"))
-    assert _complete(app, failed).status == "failed"
+    failed = _complete(app, failed)
+    assert failed.status == "failed"
     mail = inbox.wait(2)[1]
-    assert mail["Subject"] == f"brainscore: submission {failed} failed (1 scored, 1 failed)"
+    assert mail["Subject"].strip() == f"brainscore: submission {failed.key} failed (1 scored, 1 failed)"
     body = mail.get_content()
     assert "alice-net on Kriegeskorte2008.IT-rdm: FAILED: exited with code 1: weights missing" in body
-    assert f"alice-net on {BENCHMARK}: score 0.5000" in body and f"{SITE}/submissions/{failed}" in body
+    assert f"alice-net on {BENCHMARK}: score 0.5000" in body and f"{SITE}/submissions/{failed.key}" in body
 
 
 def test_results_go_only_to_verified_addresses(app, inbox):
@@ -300,3 +302,24 @@ def test_mail_settings_come_from_the_config_and_stay_out_of_scoring_children(mon
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
     assert "hunter2" not in out and re.search(r"mail_password\s+\(set, not shown\)", out)
+
+
+def test_account_mails_are_rate_limited_per_address_and_reset_requests_per_client(app, inbox):
+    from brainscore.web.notices import Throttle
+
+    app.state.site.throttle = Throttle(per_recipient="3/hour", per_client="4/hour")
+    alice = register(app, "alice", "alice@example.org")  # mail 1
+    resend = {"email": "alice@example.org"}
+    for _ in range(2):  # mails 2 and 3
+        assert alice.post("/account/email", data={**resend, "csrf_token": csrf(alice, "/account")}).status_code == 200
+    refused = alice.post("/account/email", data={**resend, "csrf_token": csrf(alice, "/account")})
+    assert refused.status_code == 429 and "its share of mails this hour (3/hour)" in refused.text
+    visitor = TestClient(app)
+    same = [visitor.post("/forgot", data={"email": "alice@example.org", "csrf_token": csrf(visitor, "/forgot")})
+            for _ in range(4)]  # alice's share is used up: no mail, and the same answer as for anyone
+    assert [a.status_code for a in same] == [200] * 4 and all("If an account has this address" in a.text for a in same)
+    flood = visitor.post("/forgot", data={"email": "bob@example.org", "csrf_token": csrf(visitor, "/forgot")})
+    assert flood.status_code == 429 and "asked for password resets too often (4/hour)" in flood.text
+    time.sleep(0.5)
+    assert len(inbox.wait(3)) == 3 and len(inbox.messages) == 3
+    assert [m["Subject"] for m in inbox.messages] == ["brainscore: verify your e-mail address"] * 3

@@ -114,3 +114,24 @@ def test_deleting_by_api_token(app):
     assert api.delete("/api/models/alice-net", params={"confirm": "alice-net"}).json() == {
         "model": "alice-net", "deleted_scores": 2}
     assert app.state.store.model("other-net") is not None
+
+
+def test_a_model_is_not_deleted_while_its_submission_runs(app):
+    from sqlalchemy.orm import Session
+
+    from brainscore.web.queue import SubmissionTask
+
+    alice = user(app, "alice")
+    with Session(app.state.engine) as session:
+        task = SubmissionTask(owner="alice", models=["alice-net"], benchmarks=[BENCHMARK], status="running")
+        session.add(task)
+        session.commit()
+        task_id = task.id
+    busy = alice.post("/models/alice-net/delete", data={"confirm": "alice-net", "csrf_token": csrf(alice, "/account")})
+    assert busy.status_code == 409 and f"submission {task_id} of alice-net is still queued or running" in busy.text
+    assert app.state.store.model("alice-net") is not None
+    with Session(app.state.engine) as session:
+        session.get(SubmissionTask, task_id).status = "done"
+        session.commit()
+    assert alice.post("/models/alice-net/delete", data={"confirm": "alice-net",
+                                                        "csrf_token": csrf(alice, "/account")}).status_code == 200

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from brainscore.web import accounts, create_app
-from brainscore.web.queue import SubmissionTask
+from brainscore.web.queue import Limits, SubmissionTask
 from postgres_server import PostgresServer, PostgresUnavailable
 from web_helpers import plugin_zip
 
@@ -64,10 +64,12 @@ def server(db_url, tmp_path, dask_client, monkeypatch):
     ran = tmp_path / "ran.txt"
 
     def command(model, benchmark, submission_id):  # the pair's child: no model is run, its order is written
+        outcome = {"model": model, "benchmark": benchmark, "status": "done", "score": 0.5, "benchmark_version": 1}
         return [sys.executable, "-c", f"import json; open({str(ran)!r}, 'a').write({model!r} + '\\n'); "
-                                      "print(json.dumps({'event': 'done', 'score': 0.5}))"]
+                                      f"print(json.dumps({{'event': 'done', 'outcome': {outcome!r}}}))"]
 
     app.state.worker.command = command
+    app.state.worker.limits = Limits(memory=1024**3, wall=60, isolate=False)  # the children write ran.txt
     port = _free_port()
     live = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=live.run, daemon=True)
@@ -108,18 +110,70 @@ def test_twenty_concurrent_submitters_nothing_lost_or_doubled_drained_in_order(s
         thread.join()
     assert {i: a.status_code for i, a in answers.items()} == {f"crowd-net-{k:02d}": 201 for k in range(SUBMITTERS)}, \
         {i: a.text[:300] for i, a in answers.items() if a.status_code != 201}
-    accepted = {a.json()["id"]: identifier for identifier, a in answers.items()}
-    assert len(accepted) == SUBMITTERS  # twenty distinct ids
+    accepted = {a.json()["id"]: identifier for identifier, a in answers.items()}  # by the task's public key
+    assert len(accepted) == SUBMITTERS  # twenty distinct keys
 
     deadline = time.monotonic() + 240
     while True:
         with Session(app.state.engine) as session:
             tasks = session.query(SubmissionTask).order_by(SubmissionTask.id).all()
-            states = [(t.id, t.models, t.status) for t in tasks]
+            states = [(t.key, t.models, t.status) for t in tasks]  # in the order they were accepted (their ids)
         if all(status in ("done", "failed") for _, _, status in states) or time.monotonic() > deadline:
             break
         time.sleep(0.25)
-    assert [(i, m) for i, m, _ in states] == [(i, [accepted[i]]) for i in sorted(accepted)]  # none lost, none doubled
+    assert sorted(key for key, _, _ in states) == sorted(accepted)  # none lost, none doubled
+    assert all(models == [accepted[key]] for key, models, _ in states)
     assert {status for _, _, status in states} == {"done"}
     # drained in the order the submissions were accepted (task id), each pair run exactly once
-    assert ran.read_text().splitlines() == [accepted[i] for i in sorted(accepted)]
+    assert ran.read_text().splitlines() == [accepted[key] for key, _, _ in states]
+    # each recorded score is on the leaderboard once
+    assert sorted(r["model"] for r in httpx.get(f"{base}/api/leaderboard").json()) == sorted(accepted.values())
+
+
+class _Recording:
+    """A stand-in Dask client of one worker thread that records what it is handed (no task runs)."""
+
+    def __init__(self):
+        self.handed: list[int] = []
+
+    def scheduler_info(self):
+        return {"workers": {"w": {"nthreads": 1}}}
+
+    def submit(self, function, db_url, task_id, *args, **kwargs):
+        self.handed.append(task_id)
+        return type("Future", (), {"status": "pending"})()
+
+
+def test_a_submission_still_being_unpacked_is_not_overtaken(tmp_path):
+    import datetime as dt
+
+    from brainscore.results import Database
+    from brainscore.web.queue import PREPARING_S, Dispatcher
+
+    url = f"sqlite:///{tmp_path / 'results.sqlite'}"
+    store = Database(url)
+    with Session(store.engine) as session:
+        older = SubmissionTask(owner="a", models=["older-net"], benchmarks=[BENCHMARK], status="preparing")
+        newer = SubmissionTask(owner="b", models=["newer-net"], benchmarks=[BENCHMARK], status="queued")
+        session.add_all([older, newer])
+        session.commit()
+        older_id, newer_id = older.id, newer.id
+    client = _Recording()
+    dispatcher = Dispatcher(store.engine, store, url, tmp_path, client=client)
+    dispatcher._dispatch()
+    assert client.handed == []  # the newer one, unpacked first, waits for the older one
+    with Session(store.engine) as session:
+        session.get(SubmissionTask, older_id).status = "queued"
+        session.commit()
+    dispatcher._dispatch()
+    assert client.handed == [older_id]  # one worker thread: the older first
+    # a submission left preparing by a server that died while unpacking holds nothing back for long
+    client, dispatcher = _Recording(), Dispatcher(store.engine, store, url, tmp_path, client=_Recording())
+    dispatcher.client = client
+    with Session(store.engine) as session:
+        stuck = session.get(SubmissionTask, older_id)
+        stuck.status = "preparing"
+        stuck.created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - dt.timedelta(seconds=PREPARING_S + 1)
+        session.commit()
+    dispatcher._dispatch()
+    assert client.handed == [newer_id]

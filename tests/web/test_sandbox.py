@@ -277,8 +277,8 @@ def failure_of(run, kind: str) -> str:
     assert task.status == "failed", (kind, task.status, task.log[-3000:])
     (result,) = task.results.values()
     assert result["status"] == "failed"
-    (row,) = Database(run["url"]).scores(f"evil-{kind}", include_failed=True)  # recorded as that model's failure
-    assert row.status == "failed" and row.failure == result["failure"]
+    rows = Database(run["url"]).scores(f"evil-{kind}", include_failed=True)  # recorded as that model's failure
+    assert [(row.status, row.failure) for row in rows] == [("failed", result["failure"])], task.log[-3000:]
     return result["failure"]
 
 
@@ -302,12 +302,12 @@ def test_reading_outside_its_folder_fails(run):
 def test_writing_outside_its_working_directory_fails(run):
     failure = failure_of(run, "write")
     log = run["tasks"]["write"].log
-    assert "WROTE" not in log and log.count("denied import") == 5
+    assert "WROTE" not in log and log.count("denied import") == 5, log[-3000:]
     assert run["honest_init"].read_bytes() == run["honest_before"]
     assert not run["outside"].exists() and not (run["root"] / "planted.py").exists()
     assert not Path("/etc/planted").exists() and not Path("/usr/planted").exists()
-    assert failure.startswith("exited with code 1; a submission sees only its own folder (read-only)")
-    assert "Read-only file system" in failure
+    assert failure.startswith("exited with code 1; a submission sees only its own folder (read-only)"), failure
+    assert "Read-only file system" in failure, failure
 
 
 def test_filling_the_disk_fails_at_the_disk_limit(run):

@@ -200,8 +200,11 @@ def findings(responses: dict[str, httpx.Response], logged_in: bool, private: tup
         for leak in LEAKS:
             if leak.search(text):
                 found.append(f"{address}: shows {leak.pattern!r}")
-        if logged_in and "no-store" not in headers.get("cache-control", ""):
-            found.append(f"{address}: a logged-in answer without Cache-Control: no-store")
+        cache = headers.get("cache-control", "")
+        if logged_in and "no-store" not in cache and cache != "private, no-cache":  # (docs/security.md #19)
+            found.append(f"{address}: a logged-in answer that a cache may keep ({cache!r})")
+        if "set-cookie" in headers and "public" in cache:
+            found.append(f"{address}: a cookie in an answer that shared caches may keep")
         if not logged_in:
             found += [f"{address}: shows {p!r} to an anonymous visitor" for p in private
                       if p in response.text and p not in address]  # (a 404 may echo the name asked for)

@@ -192,6 +192,17 @@ SESSION_CHANGING = {"/login", "/register", "/logout"}
 """Routes asked with a client of their own (they change whose session it is)."""
 
 
+def test_a_new_route_without_an_entry_is_caught(app):
+    """The table's check sees routes added directly and through an included router, as the areas add theirs."""
+    from fastapi import APIRouter
+
+    area = APIRouter()
+    area.add_api_route("/new-area/{thing}", lambda thing: {}, methods=["POST"])
+    app.include_router(area)
+    app.add_api_route("/new-page", lambda: {}, methods=["GET"])
+    assert routes(app) - set(ANSWERS) == {("POST", "/new-area/{thing}"), ("GET", "/new-page")}
+
+
 def _client(app, role: str) -> TestClient:
     if role == "anonymous":
         client = TestClient(app)
@@ -278,6 +289,23 @@ def test_walking_submission_numbers_reveals_nothing(app):
     alice = log_in(app, "alice")
     assert alice.get(f"/api/submissions/{tasks[0].key}").json()["id"] == tasks[0].key
     assert alice.get(f"/api/submissions/{tasks[0].id}").status_code == 404  # the row number is no way in
+
+
+def test_walking_score_numbers_shows_public_scores_only(app):
+    """Score records keep their row numbers (``brainscore reproduce N`` takes them): walking them shows the
+    public model's score, while the private one answers exactly as a number that was never recorded."""
+    bob = register(app, "bob")
+    shown = {}
+    for n in range(1, 6):
+        for path in (f"/scores/{n}", f"/api/scores/{n}"):
+            response = bob.get(path)
+            assert SECRET not in response.text
+            shown[path] = response.status_code
+    assert sorted(shown.values()) == [200, 200] + [404] * 8
+    secret = _score_id(app)
+    hidden, never = bob.get(f"/api/scores/{secret}"), bob.get("/api/scores/5")
+    assert hidden.status_code == never.status_code == 404
+    assert hidden.json()["detail"].replace(str(secret), "N") == never.json()["detail"].replace("5", "N")
 
 
 def test_a_private_models_pages_answer_404_like_a_model_that_does_not_exist(app):
@@ -461,11 +489,22 @@ def test_every_route_answers_with_the_security_headers(app):
 
 
 def test_answers_to_a_logged_in_user_are_never_cached(app):
+    """Pages with the account's own data are never stored; the pages readers share (leaderboard, model,
+    benchmark) are ``no-store`` or keep their ``private, no-cache`` and ETag (revalidated each time, no shared
+    cache keeps them), never ``public``."""
     alice = register(app, "alice")
-    for path in ("/", "/account", "/submissions", f"/models/{SECRET}", "/api/leaderboard"):
+    task = failed_task(app)
+    for path in ("/account", "/submissions", "/submit", f"/submissions/{task.key}", f"/api/submissions/{task.key}"):
         response = alice.get(path)
         assert response.status_code == 200 and response.headers["cache-control"] == "no-store, private", path
-    assert "no-store" not in TestClient(app).get("/").headers.get("cache-control", "")
+        assert "cookie" in response.headers["vary"].lower()
+    for path in ("/", f"/models/{SECRET}", "/api/leaderboard"):
+        response = alice.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["cache-control"] in ("private, no-cache", "no-store, private"), path
+    first = TestClient(app).get("/login")  # an anonymous page that sets the session cookie is not shared either
+    assert "set-cookie" in first.headers and first.headers["cache-control"] == "no-store, private"
+    assert TestClient(app).get("/api/leaderboard").headers["cache-control"] == "public, no-cache"
 
 
 def test_no_page_has_an_inline_script(app):

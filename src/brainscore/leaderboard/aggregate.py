@@ -162,15 +162,27 @@ def layer_method(record: StoredScore | None) -> str | None:
     return commitment.get("method")
 
 
-def rule_counts(tree: Tree, leaf_rule: dict[str, bool]) -> dict[str, int]:
-    """Per node of ``tree``, the number of leaves at or below it whose layer came from the layer rule."""
+def children_map(tree: Tree) -> dict[str, list[str]]:
+    """Every inner node of ``tree`` -> :meth:`Tree.children` (computed once for many records)."""
+    kids: dict[str, list[str]] = {}
+    for node, parent in tree.parents.items():
+        if parent is not None:
+            kids.setdefault(parent, []).append(node)
+    return {node: sorted(found, key=lambda n: (NODE_ORDER.index(n) if n in NODE_ORDER else len(NODE_ORDER),
+                                                n in tree.leaves, n)) for node, found in kids.items()}
+
+
+def rule_counts(tree: Tree, leaf_rule: dict[str, bool], kids: dict[str, list[str]] | None = None) -> dict[str, int]:
+    """Per node of ``tree``, the number of leaves at or below it whose layer came from the layer rule
+    (``kids``: :func:`children_map` of ``tree``, when already computed)."""
     counts: dict[str, int] = {}
+    kids = children_map(tree) if kids is None else kids
 
     def visit(node: str) -> int:
         if node in tree.leaves:
             counts[node] = int(bool(leaf_rule.get(node)))
         else:
-            counts[node] = sum(visit(child) for child in tree.children(node))
+            counts[node] = sum(visit(child) for child in kids.get(node, []))
         return counts[node]
 
     for root in tree.roots():
@@ -201,8 +213,8 @@ def check_weights(tree: Tree, weights: dict[str, float] | None) -> dict[str, flo
     return checked
 
 
-def aggregate(tree: Tree, leaf_values: dict[str, float | None],
-              weights: dict[str, float] | None = None) -> tuple[dict[str, float | None], dict[str, int]]:
+def aggregate(tree: Tree, leaf_values: dict[str, float | None], weights: dict[str, float] | None = None,
+              kids: dict[str, list[str]] | None = None) -> tuple[dict[str, float | None], dict[str, int]]:
     """Values and missing-leaf counts of every node of ``tree`` from the leaves' values.
 
     Parameters
@@ -215,6 +227,8 @@ def aggregate(tree: Tree, leaf_values: dict[str, float | None],
         reference's unweighted mean of the direct children (the default). A weight of 0 leaves the node out of
         its parent's mean (its own value is still computed), and a parent all of whose children are left out is
         itself left out of its own parent (its value is None).
+    kids : dict, optional
+        :func:`children_map` of ``tree``, when already computed (many records, one tree).
 
     Returns
     -------
@@ -237,6 +251,7 @@ def aggregate(tree: Tree, leaf_values: dict[str, float | None],
     0.325
     """
     weights = check_weights(tree, weights)
+    kids = children_map(tree) if kids is None else kids
     scores: dict[str, float | None] = {}
     missing: dict[str, int] = {}
     counted: dict[str, bool] = {}  # whether the node has anything left in to count in its parent
@@ -247,7 +262,7 @@ def aggregate(tree: Tree, leaf_values: dict[str, float | None],
             value = None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
             scores[node], missing[node], counted[node] = value, int(value is None), True
             return
-        children = tree.children(node)
+        children = kids.get(node, [])
         for child in children:
             visit(child)
         used = [c for c in children if counted[c] and weights.get(c, 1.0) > 0]
@@ -283,26 +298,58 @@ def reweight(records: list[dict], tree: Tree, weights: dict[str, float] | None) 
     """``records`` (as :func:`leaderboard_records` returns them) aggregated again with ``weights``.
 
     Each record is copied with its aggregates (``scores`` of inner nodes, ``missing`` and ``rule`` counts)
-    computed from its leaves' values by :func:`aggregate` under ``weights``; leaves keep their values. The
-    records keep their order (the caller sorts). ``tree`` must hold the records' columns (leaves absent from a
-    record count as missing).
+    computed from its leaves' values under ``weights`` by the rules of :func:`aggregate` (the same floats: each
+    parent sums its children left to right, then divides), for all records at once, one array operation per
+    node (704 models: milliseconds); leaves keep their values. The records keep their order (the caller sorts).
+    ``tree`` must hold the records' columns (leaves absent from a record count as missing).
 
     Raises
     ------
     ValueError
         As :func:`check_weights`.
     """
+    import numpy as np
+
     weights = check_weights(tree, weights)
     left_out = excluded_leaves(tree, weights)
     order = tree.order()
+    kids = children_map(tree)
+    n = len(records)
+    value: dict[str, np.ndarray] = {}
+    missing: dict[str, np.ndarray] = {}
+    rule: dict[str, np.ndarray] = {}
+    counted: dict[str, bool] = {}
+
+    def visit(node: str) -> None:
+        if node in tree.leaves:
+            column = np.array([r["scores"].get(node) for r in records], dtype=float) if n else np.zeros(0)
+            value[node], missing[node], counted[node] = column, np.isnan(column).astype(int), True
+            rule[node] = np.array([int(bool((r.get("rule") or {}).get(node)) and node not in left_out)
+                                   for r in records], dtype=int)
+            return
+        children = kids.get(node, [])
+        for child in children:
+            visit(child)
+        used = [c for c in children if counted[c] and weights.get(c, 1.0) > 0]
+        counted[node] = bool(used)
+        missing[node] = sum((missing[c] for c in used), np.zeros(n, dtype=int))
+        rule[node] = sum((rule[c] for c in children), np.zeros(n, dtype=int))
+        if not used:
+            value[node] = np.full(n, np.nan)
+            return
+        total, acc = sum(weights.get(c, 1.0) for c in used), np.zeros(n)
+        for c in used:
+            acc = acc + weights.get(c, 1.0) * np.nan_to_num(value[c], nan=0.0)
+        every_missing = np.logical_and.reduce([np.isnan(value[c]) for c in used])
+        value[node] = np.where(every_missing, np.nan, acc / total)
+
+    for root in tree.roots():
+        visit(root)
     out = []
-    for record in records:
-        values = {leaf: record["scores"].get(leaf) for leaf in tree.leaves}
-        scores, missing = aggregate(tree, values, weights)
-        rule = rule_counts(tree, {leaf: bool((record.get("rule") or {}).get(leaf)) and leaf not in left_out
-                                  for leaf in tree.leaves})
-        out.append({**record, "scores": {n: scores[n] for n in order}, "missing": {n: missing[n] for n in order},
-                    "rule": {n: rule[n] for n in order}})
+    for i, record in enumerate(records):
+        scores = {node: (None if np.isnan(value[node][i]) else float(value[node][i])) for node in order}
+        out.append({**record, "scores": scores, "missing": {node: int(missing[node][i]) for node in order},
+                    "rule": {node: int(rule[node][i]) for node in order}})
     return out
 
 

@@ -10,8 +10,10 @@ message between processes.
 """
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
 from brainscore.leaderboard.aggregate import Tree, leaderboard_records
@@ -58,11 +60,24 @@ class ResultsCache:
         self.bytes = 0  # the sizes of the values kept
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._pinned: contextvars.ContextVar[int | None] = contextvars.ContextVar(f"pinned-{id(self)}", default=None)
         self.computed = 0  # how many values were computed (tests and perf check that requests reuse them)
 
     def version(self) -> int:
-        """The results database's current :meth:`~brainscore.results.Database.results_version`."""
-        return self.db.results_version()
+        """The results database's current :meth:`~brainscore.results.Database.results_version` (or the one
+        :meth:`pinned` in this context)."""
+        pinned = self._pinned.get()
+        return self.db.results_version() if pinned is None else pinned
+
+    @contextmanager
+    def pinned(self, version: int):
+        """Within the block (this thread or task only), :meth:`version` is ``version`` without a query:
+        everything one page is built from is read at one version, and read once."""
+        token = self._pinned.set(version)
+        try:
+            yield
+        finally:
+            self._pinned.reset(token)
 
     def peek(self, name: Any, version: int) -> Any:
         """The value kept under ``name`` for ``version``, or None (nothing computed)."""

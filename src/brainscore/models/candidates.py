@@ -215,7 +215,27 @@ class LayerCandidates:
     def _selection_entry(self, activations: Path) -> str:
         """Cache key of a layer's selection features, from the name (full content key) of its activations file."""
         return content_key(kind="selection-features", activations=activations.stem,
-                           n_components=self.n_components, method=SELECTION_PCA_METHOD)
+                           n_components=self.n_components, method=SELECTION_PCA_METHOD, **self._pca_key())
+
+    def _pca_device(self) -> str | None:
+        """The torch device the selection's PCA runs on: the model's, when it is not the CPU (issue 24).
+
+        On the CPU the numpy/LAPACK path is kept (its cached entries and numbers stay as they were);
+        on a GPU the Gram matrix is accumulated and decomposed there (:func:`gram_pca`'s ``device``).
+        """
+        extractor = self._commitment.activations_model
+        device_type = getattr(extractor, "device_type", "cpu")
+        return None if device_type == "cpu" else str(extractor.device)
+
+    def _pca_device_argument(self) -> dict:
+        """``gram_pca``'s ``device`` argument: given only off the CPU, so the CPU call is the one it always was."""
+        device = self._pca_device()
+        return {} if device is None else {"device": device}
+
+    def _pca_key(self) -> dict:
+        """Extra cache-key items for a PCA computed on a device: equal to numpy only to rounding, so kept apart."""
+        device = self._pca_device()
+        return {} if device is None else {"pca_device": device.split(":")[0]}
 
     def _streamed(self, extractor, stimuli: StimulusSet) -> dict[str, NeuroidAssembly]:
         paths = extractor.cache_paths(stimuli, self.layers)
@@ -278,7 +298,7 @@ class LayerCandidates:
         """What is cached for one layer: its PCA scores when it has more features than components, else its values."""
         matrix = values.reshape(values.shape[0], -1)
         if matrix.shape[1] > self.n_components:
-            return {"scores": gram_pca(matrix, self.n_components)}
+            return {"scores": gram_pca(matrix, self.n_components, **self._pca_device_argument())}
         return {"values": np.array(values, dtype=np.float32)}
 
     def _package(self, entry: dict, layer: str, ids: np.ndarray, extractor, stimuli: StimulusSet) -> NeuroidAssembly:
@@ -298,10 +318,11 @@ class LayerCandidates:
         cache = Cache("activations_pca")
         if features.path is not None:  # the activation file's name is its full key (content and code)
             key = content_key(kind="selection-pca", activations=features.path.stem,
-                              n_components=self.n_components, method=SELECTION_PCA_METHOD)
-            scores = cache.get_or_compute(key, lambda: gram_pca(features.matrix(), self.n_components))
+                              n_components=self.n_components, method=SELECTION_PCA_METHOD, **self._pca_key())
+            scores = cache.get_or_compute(key, lambda: gram_pca(features.matrix(), self.n_components,
+                                                                **self._pca_device_argument()))
         else:
-            scores = gram_pca(features.matrix(), self.n_components)
+            scores = gram_pca(features.matrix(), self.n_components, **self._pca_device_argument())
         return self._package_scores(scores, features, stimuli)
 
     def _package_scores(self, scores: np.ndarray, features: LayerFeatures, stimuli: StimulusSet) -> NeuroidAssembly:

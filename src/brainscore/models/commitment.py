@@ -202,6 +202,11 @@ class ModelCommitment(BrainModel):
         return getattr(self.activations_model, "weights_hash", None)
 
     @property
+    def parameter_count(self) -> int | None:
+        """Parameters of the activations model's network once it is loaded (None before, or not a torch network)."""
+        return getattr(self.activations_model, "parameter_count", None)
+
+    @property
     def architecture_fingerprint(self) -> str | None:
         """sha256 of the network's architecture and forward code (see
         :func:`brainscore.models.fingerprint.architecture_fingerprint`), or None when the activations

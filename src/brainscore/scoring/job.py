@@ -61,6 +61,19 @@ def _model_hashes(model: Any) -> tuple[str | None, str | None]:
     return found["weights_hash"], found["architecture_fingerprint"]
 
 
+def _model_facts(model: Any) -> dict | None:
+    """``{"parameter_count": n}`` of the model's network when it was loaded (counted once by its extractor), else
+    None: a model answered from cached activations is not built just to count its parameters."""
+    for holder in (model, getattr(model, "activations_model", None)):
+        try:
+            count = getattr(holder, "parameter_count", None) if holder is not None else None
+        except Exception:  # a property that cannot be computed for this model: unknown, not fatal
+            count = None
+        if isinstance(count, int) and count > 0:
+            return {"parameter_count": count}
+    return None
+
+
 def layer_selection_of(model: Any) -> dict[str, dict]:
     """The layer selections ``model`` made while it was scored: region -> ``{"layer": the committed layer,
     "scores": [[layer, score], ...]}`` with every candidate layer in depth order and its selection score (the
@@ -249,5 +262,5 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
                    "unit": interval.unit if interval is not None else None,
                    "method": interval.method if interval is not None else None},
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
-        layer_selection=selection_curves or None)
+        layer_selection=selection_curves or None, model_facts=_model_facts(model))
     return result

@@ -47,7 +47,7 @@ from brainscore.caching import jsonable  # noqa: F401 - re-exported: provenance 
 __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_info", "host_info", "utc_now",
            "EXCLUDED_FROM_KEY"]
 
-EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of")
+EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of", "model_facts")
 """Top-level provenance entries that do not name the computation (timestamps, durations, host, the layer
 selection's per-layer scores, an outcome whose committed layers the key holds, and the record a recorded
 rerun reproduces, ``brainscore reproduce --record``)."""
@@ -150,7 +150,7 @@ def host_info() -> dict:
 def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling: dict | None = None,
             formula: str | None = None, bootstrap: dict | None = None, device: str | None = None,
             start: str | None = None, end: str | None = None, duration_s: float | None = None,
-            layer_selection: dict | None = None) -> dict:
+            layer_selection: dict | None = None, model_facts: dict | None = None) -> dict:
     """Assemble a provenance dict (see the module docstring for the sections).
 
     Parameters
@@ -173,6 +173,9 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         UTC ISO timestamps; ``duration_s`` seconds.
     layer_selection : dict, optional
         Region -> ``{"layer", "scores": [[layer, score], ...]}`` (recorded only when given).
+    model_facts : dict, optional
+        What was read off the loaded network: ``parameter_count`` (recorded only when known; not part of the
+        key, since the weights' hash and the architecture fingerprint already name the network).
 
     Returns
     -------
@@ -184,4 +187,5 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         "model": model, "benchmark": benchmark, "metric": metric, "ceiling": ceiling, "formula": formula,
         "bootstrap": bootstrap, "start": start, "end": end, "duration_s": duration_s,
         **({"layer_selection": layer_selection} if layer_selection else {}),
+        **({"model_facts": model_facts} if model_facts else {}),
     })

@@ -309,6 +309,7 @@ def start_session(engine: Engine, user: User) -> str:
     cookie; only its sha256 is stored)."""
     sid = secrets.token_urlsafe(32)
     with Session(engine) as session:
+        session.execute(delete(WebSession).where(WebSession.expires <= _now()))  # the table keeps live sessions only
         session.add(WebSession(user_id=user.id, sid_sha256=hashlib.sha256(sid.encode()).hexdigest(),
                                expires=_now() + SESSION_LIFETIME))
         session.commit()
@@ -320,9 +321,9 @@ def session_user(engine: Engine, sid: str | None) -> User | None:
     if not sid or not isinstance(sid, str):
         return None
     digest = hashlib.sha256(sid.encode()).hexdigest()
-    with Session(engine, expire_on_commit=False) as session:
-        row = session.scalar(select(WebSession).where(WebSession.sid_sha256 == digest, WebSession.expires > _now()))
-        return session.get(User, row.user_id) if row is not None else None
+    with Session(engine, expire_on_commit=False) as session:  # one query per request of a logged-in user
+        return session.scalar(select(User).join(WebSession, WebSession.user_id == User.id)
+                              .where(WebSession.sid_sha256 == digest, WebSession.expires > _now()))
 
 
 def end_session(engine: Engine, sid: str | None) -> None:

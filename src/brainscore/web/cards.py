@@ -70,16 +70,26 @@ def metadata(folder: Path, model: str) -> dict:
     A file that is not YAML, or not of that shape, gives {} with its problem under ``"problem"``.
     """
     path = folder / "metadata.yml"
-    if not path.is_file():
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
         return {}
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = _read_yaml(path, stamp) or {}
         entry = (data.get("models") or {}).get(model) or {}
         return dict(entry) if isinstance(entry, dict) else {}
-    except (yaml.YAMLError, AttributeError, UnicodeDecodeError) as error:
+    except (yaml.YAMLError, AttributeError, UnicodeDecodeError, OSError) as error:
         return {"problem": f"{path.name} could not be read: {error}"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_yaml(path: Path, stamp: int):
+    """``path`` parsed as YAML, once per modification time ``stamp`` (a plugin's file lists many models)."""
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def bibtex(folder: Path) -> str:
@@ -101,13 +111,16 @@ FILTERS = (("architecture", "architecture"), ("model_family", "family"), ("train
 """The fields the leaderboard filters models by (:func:`model_facts` keys), with their labels."""
 
 
-def _count(value) -> int | None:
-    """A parameter count as an int (``11689512``, ``"11,689,512"``, ``1.2e7``); None when it is not a count >= 1."""
+def _count(value, least: int = 1) -> int | None:
+    """A parameter count as an int (``11689512``, ``"11,689,512"``, ``1.2e7``); None when it is not a whole
+    number >= ``least`` (0 is a count only where it is declared: a counted 0 means nothing was counted)."""
+    if value is None or isinstance(value, bool):
+        return None
     try:
         number = float(str(value).replace(",", "").replace("_", "").strip())
     except (TypeError, ValueError):
         return None
-    return int(number) if number >= 1 and number == int(number) else None
+    return int(number) if number >= least and number == int(number) else None
 
 
 def model_facts(model: str, task=None, owner: str | None = None, provenance: dict | None = None,
@@ -142,7 +155,7 @@ def model_facts(model: str, task=None, owner: str | None = None, provenance: dic
     facts["submitter"] = owner or "built-in"
     for key, _ in FILTERS:
         facts.setdefault(key, None)
-    declared_count = _count(declared.get("total_parameter_count"))
+    declared_count = _count(declared.get("total_parameter_count"), least=0)  # the pixels model has none
     counted = _count(parameter_count)
     facts["parameter_count"] = declared_count if declared_count is not None else counted
     facts["parameter_source"] = ("metadata.yml" if declared_count is not None
@@ -193,3 +206,46 @@ def model_card(model: str, task=None, owner: str | None = None, scores: list[dic
     return {"rows": rows, "bibtex": declared.get("bibtex") or (bibtex(folder) if folder is not None else ""),
             "source": "metadata.yml" if declared else None, "problem": declared.get("problem"),
             "parameter_count": facts["parameter_count"], "parameter_source": facts["parameter_source"]}
+
+
+BENCHMARK_FIELDS = ("species", "recording", "metric", "ceiling", "formula", "data_source", "licence")
+"""What a benchmark plugin declares for its card (``CARD``, and per benchmark ``CARDS[identifier]``), in words."""
+
+
+def benchmark_card(identifier: str) -> dict:
+    """The card of benchmark ``identifier``: what its plugin declares and what its data count.
+
+    The plugin package that registers the benchmark declares ``CARD`` (its study's species, recording, metric,
+    ceiling and formula in words, data source, licence) and may refine it per benchmark in
+    ``CARDS[identifier]``; its ``card_counts.json`` holds the counts ``tools/benchmark_cards.py`` took from the
+    data (:func:`brainscore.benchmarks.card.data_counts`). The package is imported (it registers the
+    benchmark), no data are loaded.
+
+    Returns
+    -------
+    dict
+        Every :data:`BENCHMARK_FIELDS` key (None when not declared) and ``counts`` (dict, empty when not
+        counted); ``problem`` when the plugin cannot be read.
+    """
+    import importlib
+    import json
+
+    from brainscore import registry
+    from brainscore.errors import UnknownIdentifierError
+
+    card: dict = {field: None for field in BENCHMARK_FIELDS}
+    card["counts"] = {}
+    try:
+        module = importlib.import_module(registry.benchmarks.factory(identifier).__module__)
+        package = module if hasattr(module, "__path__") else importlib.import_module(module.__name__.rsplit(".", 1)[0])
+    except (UnknownIdentifierError, ImportError, AttributeError, ValueError) as error:
+        return {**card, "problem": f"the benchmark's plugin could not be read: {error}"}
+    declared = {**(getattr(package, "CARD", None) or {}), **((getattr(package, "CARDS", None) or {}).get(identifier) or {})}
+    card.update({field: declared.get(field) for field in BENCHMARK_FIELDS})
+    path = Path(package.__file__).parent / "card_counts.json"
+    if path.is_file():
+        try:
+            card["counts"] = json.loads(path.read_text(encoding="utf-8")).get(identifier) or {}
+        except (OSError, ValueError) as error:
+            card["problem"] = f"{path.name} could not be read: {error}"
+    return card

@@ -152,8 +152,9 @@ def progress(site, benchmark: str, hidden: set[str] | frozenset = frozenset()) -
     -------
     dict or None
         ``{"version", "total", "scored", "queued", "running", "failed", "models": {model: state}}``: ``total``
-        models were queued; a model is ``scored`` once a score of that version is recorded, else ``failed``,
-        ``running`` or ``queued`` as its task is. Models in ``hidden`` are counted but not named.
+        counts the models queued and the public models already scored on that version when it was queued; a
+        model is ``scored`` once a score of that version is recorded, else ``failed``, ``running`` or
+        ``queued`` as its task is. Models in ``hidden`` are counted but not named.
     """
     prefix = f"new benchmark {benchmark} v"
     with Session(site.engine) as session:
@@ -168,8 +169,9 @@ def progress(site, benchmark: str, hidden: set[str] | frozenset = frozenset()) -
                 result = (task.results or {}).get(f"{model}|{benchmark}") or {}
                 states[model] = ("failed" if result.get("status") == "failed" or task.status == "failed"
                                  else "running" if task.status == "running" else "queued")
-    for record in site.store.scores(benchmark_identifier=benchmark):
-        if record.benchmark_version == version and record.model in states:
+    private = site.store.private_models()
+    for record in site.store.scores(benchmark_identifier=benchmark):  # scored before (not queued) or since
+        if record.benchmark_version == version and (record.model in states or record.model not in private):
             states[record.model] = "scored"
     counts = {state: sum(1 for s in states.values() if s == state) for state in ("scored", "queued", "running",
                                                                               "failed")}

@@ -2,10 +2,15 @@
 submission's result when it finishes or fails (sent by :class:`~brainscore.web.queue.Dispatcher`).
 
 Each function builds the mail and hands it to a :class:`~brainscore.web.mail.Mailer`, which sends it or,
-without a mail server, logs it; none raises for a mail that could not be sent.
+without a mail server, logs it; none raises for a mail that could not be sent. :class:`Throttle` (the
+:mod:`limits` library's moving windows) bounds the account mails one address receives and the reset
+requests one client makes, so the forms cannot be used to flood someone's mailbox.
 """
 from __future__ import annotations
 
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
@@ -14,7 +19,34 @@ from brainscore.results.schema import SubmissionTask, User
 from brainscore.web import accounts
 from brainscore.web.mail import Mailer, log
 
-__all__ = ["send_verification", "send_reset", "send_result", "result_text"]
+__all__ = ["Throttle", "send_verification", "send_reset", "send_result", "result_text"]
+
+PER_RECIPIENT = "5/hour"
+"""Account mails (verification and reset links) one address receives at most."""
+PER_CLIENT = "20/hour"
+"""Password reset requests one client address makes at most."""
+
+
+class Throttle:
+    """Moving-window rate limits (:mod:`limits`) on the account mails: :data:`PER_RECIPIENT` mails per address,
+    :data:`PER_CLIENT` reset requests per client address.
+
+    The counts are kept in this process's memory (``limits``' ``MemoryStorage``): a server with N web
+    processes lets N times as many through, still a bound; a lost count on restart only lets a few more mails out.
+    """
+
+    def __init__(self, per_recipient: str = PER_RECIPIENT, per_client: str = PER_CLIENT):
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        self.per_recipient, self.per_client = parse(per_recipient), parse(per_client)
+        self.texts = {"recipient": per_recipient, "client": per_client}  # as given, for the pages
+
+    def recipient(self, address: str) -> bool:
+        """Count one account mail to ``address``; False (nothing counted) when it had its share this hour."""
+        return self.limiter.hit(self.per_recipient, "mail-to", (address or "").lower())
+
+    def client(self, address: str) -> bool:
+        """Count one reset request from client ``address``; False when it made its share this hour."""
+        return self.limiter.hit(self.per_client, "reset-from", address or "?")
 
 
 def send_verification(mailer: Mailer, secret: str, user: User, base: str | None = None) -> bool:
@@ -46,8 +78,8 @@ def result_text(task: SubmissionTask, link: str) -> tuple[str, str]:
     done = sum(1 for r in results.values() if r.get("status") == "done")
     failed = sum(1 for r in results.values() if r.get("status") == "failed")
     state = "failed" if task.status == "failed" else "finished"
-    subject = f"brainscore: submission {task.id} {state} ({done} scored, {failed} failed)"
-    lines = [f"Your submission {task.id} ({task.filename or task.package or ', '.join(task.models)}) {state}.", ""]
+    subject = f"brainscore: submission {task.key} {state} ({done} scored, {failed} failed)"
+    lines = [f"Your submission {task.key} ({task.filename or task.package or ', '.join(task.models)}) {state}.", ""]
     for model, benchmark in task.pairs:
         result = results.get(f"{model}|{benchmark}")
         if result is None:
@@ -73,7 +105,7 @@ def send_result(engine: Engine, mailer: Mailer, task_id: int) -> bool:
             user = session.scalar(select(User).where(User.username == task.owner)) if task is not None else None
         if task is None or user is None or not user.email or user.email_verified is None:
             return False
-        subject, body = result_text(task, mailer.link(f"/submissions/{task.id}"))
+        subject, body = result_text(task, mailer.link(f"/submissions/{task.key}"))  # its random key, as the site names it
         return mailer.send(user.email, subject, body)
     except Exception as error:  # a notification never takes the queue down with it
         log.error("could not mail the result of submission %s: %s: %s", task_id, type(error).__name__, error)

@@ -64,6 +64,7 @@ from brainscore import config
 from brainscore.registry import plugin_dirs
 from brainscore.errors import BrainScoreError
 from brainscore.results import Database, record
+from brainscore.results.records import NotRecorded
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
 from brainscore.web import environments, notices, sandbox
@@ -90,6 +91,11 @@ _CHILD_ENV = ("PATH", "HOME", "LANG", "BRAINSCORE_CACHE", "OMP_NUM_THREADS", "MK
 """Environment variables a scoring child inherits; the settings (data mirrors, weights) are added resolved by
 :func:`child_settings`, so the child never needs the server's configuration file. Not the website's own
 settings (mail server and password, :data:`brainscore.config.Setting.child`): a submission's code never sees them."""
+
+
+PREPARING_S = 60
+"""Seconds a submission may stay ``preparing`` (unpacked after its checks passed) and still hold back the newer
+ones behind it in the queue."""
 
 
 def _now() -> datetime:
@@ -233,8 +239,11 @@ def record_pair_failure(store: Database, task_id: int, submission_id: int | None
     task's log, in the results database. Returns the task's result entry (``results["model|benchmark"]``)."""
     result = {"status": "failed", "failure": failure}
     _set_result(store.engine, task_id, f"{model}|{benchmark}", result)
-    record(Outcome.from_failure(model, benchmark, failure, log=_log_of(store.engine, task_id)[-20000:]), store,
-           submission_id=submission_id)
+    try:
+        record(Outcome.from_failure(model, benchmark, failure, log=_log_of(store.engine, task_id)[-20000:]), store,
+               submission_id=submission_id)
+    except NotRecorded as error:  # kept in the journal (or nowhere): say so, but the task itself ended as it did
+        update_task(store.engine, task_id, log_append=f"\n[{error}]\n")
     return result
 
 
@@ -310,9 +319,14 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
         if failure is None:
             try:
                 record(outcome, store, submission_id=submission_id)
+            except NotRecorded as error:
+                if error.kept is None:
+                    failure = f"its score could not be recorded: {error}"
+                else:  # in the journal: recorded when the database next opens
+                    update_task(engine, task_id, log_append=f"\n[{error}]\n")
             except BrainScoreError as error:
                 failure = f"its score could not be recorded: {error}"
-            else:
+            if failure is None:
                 result = {"status": "done", "score": outcome.score}
                 _set_result(engine, task_id, f"{model}|{benchmark}", result)
                 return result
@@ -453,7 +467,7 @@ def _run_child(engine: Engine, task_id: int, spec: sandbox.Spec, argv: list[str]
                             events.append(json.loads(line))
                         except ValueError:
                             pass
-                    if line.strip():
+                    elif line.strip():  # the last line that is not an event: what a failure quotes
                         last = line[-MAX_FAILURE_CHARS * 2:].decode("utf-8", "replace")
                     line = b""
             if time.monotonic() - flushed > 0.5:  # one write per half second, not per chunk
@@ -610,13 +624,25 @@ class Dispatcher:
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
     def _dispatch(self) -> None:
-        """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`."""
+        """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`.
+
+        Submissions are taken in the order they were accepted (their id, given when their checks
+        passed). One that is still ``preparing`` (being unpacked, for at most :data:`PREPARING_S`)
+        holds back every newer one, so that a later upload unpacked sooner never overtakes it; one
+        preparing for longer (its server died while unpacking) is passed over.
+        """
         capacity = self.capacity()
         with Session(self.engine) as session:
-            tasks = [(task.id, task.pairs, dict(task.results or {}), task.submission_id) for task in session.scalars(
-                select(SubmissionTask).where(SubmissionTask.status.in_(("queued", "running")))
-                .order_by(SubmissionTask.id))]
-        for task_id, pairs, results, submission_id in tasks:
+            tasks = [(task.id, task.status, task.created, task.pairs, dict(task.results or {}), task.submission_id)
+                     for task in session.scalars(
+                         select(SubmissionTask).where(SubmissionTask.status.in_(("preparing", "queued", "running")))
+                         .order_by(SubmissionTask.id))]
+        now = _now()
+        for task_id, status, created, pairs, results, submission_id in tasks:
+            if status == "preparing":
+                if created is not None and (now - created).total_seconds() < PREPARING_S:
+                    return  # the next in line is being unpacked: nothing newer goes before it
+                continue
             if len(self._active) >= capacity:
                 return
             if task_id in self._active:

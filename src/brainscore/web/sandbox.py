@@ -49,6 +49,7 @@ __all__ = ["Spec", "isolation", "launcher_command", "UID_BASE", "SYSTEM_FOLDERS"
 UID_BASE = 2_000_000
 """The submission's user id is ``UID_BASE + task id % UID_RANGE`` (ids no account of the host uses)."""
 UID_RANGE = 1_000_000
+"""(the probe of :func:`isolation` runs as ``UID_BASE + UID_RANGE``)"""
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys")
 """Host folders every child sees, read-only (where they exist)."""
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -102,17 +103,33 @@ class Spec:
 @functools.lru_cache(maxsize=None)
 def isolation() -> str:
     """How this process can contain a child: ``"root"`` (namespaces and a user id of its own per submission),
-    ``"userns"`` (namespaces inside an unprivileged user namespace: no separate user id, so no per-submission
-    process limit) or ``"none"`` (limits and process clean-up only). Probed once by running the launcher."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
+    ``"userns"`` (namespaces inside an unprivileged user namespace: no separate user id) or ``"none"`` (limits
+    and process clean-up only). Probed once per process by building a whole sandbox around ``python -c pass``
+    (a container may allow ``unshare`` yet refuse a mount the sandbox needs)."""
+    import tempfile
+
+    if shutil.which("unshare") is None:
         return "none"
     for mode in (("root",) if os.geteuid() == 0 else ()) + ("userns",):
-        argv = [unshare, *_namespace_flags(mode), sys.executable, "-c", "import os; os.getpid() == 1 or exit(3)"]
+        with tempfile.TemporaryDirectory(prefix="brainscore-sandbox-probe-") as folder:
+            os.mkdir(os.path.join(folder, "run"))
+            read, write = os.pipe()
+            spec = Spec(readable=(*SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix),
+                        workdir=os.path.join(folder, "run"), isolate=True, uid=UID_BASE + UID_RANGE, gid=UID_BASE + UID_RANGE,
+                        disk=1024**2, report_fd=write)
+            try:
+                subprocess.run(launcher_command(spec, [sys.executable, "-I", "-c", "pass"], mode=mode),
+                               capture_output=True, timeout=30, pass_fds=(write,), env={"PATH": os.defpath})
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            finally:
+                os.close(write)
+            with os.fdopen(read, "rb") as report:
+                verdict = report.read()
         try:
-            if subprocess.run(argv, capture_output=True, timeout=20).returncode == 0:
+            if json.loads(verdict or b"{}").get("exit") == 0:
                 return mode
-        except (OSError, subprocess.TimeoutExpired):
+        except ValueError:
             pass
     return "none"
 

@@ -61,8 +61,11 @@ def _authenticated(scope) -> bool:
 
 
 class SecurityHeaders:
-    """ASGI middleware: :data:`HEADERS` on every HTTP response; ``Cache-Control: no-store`` (and ``Vary: Cookie``)
-    on every response to a logged-in session or an API token, so no cache keeps one user's page for another.
+    """ASGI middleware: :data:`HEADERS` on every HTTP response; ``Cache-Control: no-store, private`` (and ``Vary:
+    Cookie``) on every response to a logged-in session or an API token, or that sets a cookie, so no cache keeps
+    one user's page for another. A route that chose ``private`` itself keeps its choice (the leaderboard's
+    ``private, no-cache`` with an ETag: revalidated each time, kept by no shared cache); ``public`` never
+    reaches a logged-in reader.
 
     It wraps the whole application (the 500 page of an unexpected error too) and sees the session that the
     response was rendered for (the session middleware fills the same scope). ``hsts``: also send
@@ -84,9 +87,13 @@ class SecurityHeaders:
                 headers.append((name.encode(), value.encode()))
         if self.hsts and b"strict-transport-security" not in present:
             headers.append((b"strict-transport-security", b"max-age=31536000; includeSubDomains"))
-        if _authenticated(scope):
+        cache = b", ".join(v for n, v in headers if n.lower() == b"cache-control").lower()
+        personal = _authenticated(scope) or b"set-cookie" in present
+        if personal and b"private" not in cache:  # never public, never stored, unless the route chose private
             headers = [(n, v) for n, v in headers if n.lower() not in (b"cache-control", b"expires")]
-            headers += [(b"cache-control", b"no-store, private"), (b"vary", b"Cookie, Authorization")]
+            headers.append((b"cache-control", b"no-store, private"))
+        if personal and b"cookie" not in b", ".join(v for n, v in headers if n.lower() == b"vary").lower():
+            headers.append((b"vary", b"Cookie, Authorization"))
         return headers
 
     async def __call__(self, scope, receive, send):

@@ -25,6 +25,7 @@ from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
 from brainscore.web.mail import Mailer
+from brainscore.web.notices import Throttle
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
 
 HERE = Path(__file__).parent
@@ -140,6 +141,8 @@ class Site:
         The key sessions are signed with; also signs the links of verification and reset mails.
     mailer : Mailer
         The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
+    throttle : Throttle
+        Rate limits on the account mails (:class:`~brainscore.web.notices.Throttle`).
     """
 
     store: Database
@@ -151,8 +154,11 @@ class Site:
     results: ResultsCache | None = None
     secret_key: str = ""
     mailer: Mailer | None = None
+    throttle: Throttle | None = None
 
     def __post_init__(self):
+        if self.throttle is None:
+            self.throttle = Throttle()
         if self.results is None:
             self.results = ResultsCache(self.store, max_values=4096)
         if self.mailer is None:
@@ -238,18 +244,28 @@ class Site:
 
     def render(self, request: Request, name: str, status_code: int = 200, **context):
         """Template ``name`` with ``context``, the user and the CSRF token."""
-        context.update(user=self.current_user(request), csrf_token=csrf_token(request))
+        context.update(user=self.current_user(request), csrf_token=_LazyToken(request))
         return self.pages.TemplateResponse(request, name, context, status_code=status_code)
 
     # ------------------------------------------------------------------ models and who sees them
+    def model_row(self, identifier: str):
+        """The results database's row of model ``identifier`` (a :class:`~brainscore.results.StoredModel`), or None.
+
+        Every row is read once per results version (a model updated, deleted or added as private
+        changes it); a model added as public since (a new submission, which leaves the version) is
+        not among them and is read on its own.
+        """
+        rows = self.results.get("model rows", lambda: {m.identifier: m for m in self.store.models()})
+        return rows[identifier] if identifier in rows else self.store.model(identifier)
+
     def owner_of(self, identifier: str):
         """The user who submitted model ``identifier`` (None for built-ins and unknown models)."""
-        model = self.store.model(identifier)
+        model = self.model_row(identifier)
         return getattr(model, "owner", None) if model is not None else None
 
     def visible(self, identifier: str, user) -> bool:
         """Public models and built-ins to everyone; private ones to their owner only."""
-        model = self.store.model(identifier)
+        model = self.model_row(identifier)
         if model is None or getattr(model, "public", True):
             return True
         return user is not None and getattr(model, "owner", None) == user.username
@@ -315,8 +331,12 @@ class Site:
         version = self.results.version()
         hidden = self.hidden_from(viewer, version)
         key = ("shared", page_key(request) if name is None else name, hidden)
-        body, etag = self.results.get(key, lambda: _tagged(gzip.compress(build(version), 6, mtime=0)), version,
-                                      size=lambda entry: len(entry[0]))
+
+        def compute():
+            with self.results.pinned(version):  # what build reads from the cache is of this one version
+                return _tagged(gzip.compress(build(version), 6, mtime=0))
+
+        body, etag = self.results.get(key, compute, version, size=lambda entry: len(entry[0]))
         headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
                    "Cache-Control": ("private" if viewer is not None else "public") + ", no-cache"}
         if _matches(request.headers.get("if-none-match"), etag):
@@ -354,11 +374,12 @@ class Site:
         return task
 
     def latest_task_of(self, model: str) -> SubmissionTask | None:
-        """The newest submission task that holds ``model``, or None."""
+        """The newest submission task that holds ``model``, or None (the tasks' models read, then that one task)."""
         with Session(self.engine, expire_on_commit=False) as session:
-            for task in session.scalars(select(SubmissionTask).order_by(SubmissionTask.id.desc())):
-                if model in (task.models or []):
-                    return task
+            for task_id, models in session.execute(select(SubmissionTask.id, SubmissionTask.models)
+                                                   .order_by(SubmissionTask.id.desc())):
+                if model in (models or []):
+                    return session.get(SubmissionTask, task_id)
         return None
 
 
@@ -392,6 +413,23 @@ def csrf_token(request: Request) -> str:
     if "csrf" not in request.session:
         request.session["csrf"] = secrets.token_urlsafe(32)
     return request.session["csrf"]
+
+
+class _LazyToken:
+    """The session's CSRF token, made when a template first writes it: a page without a form (the leaderboard
+    to an anonymous visitor) starts no session and sets no cookie, so caches may share it."""
+
+    def __init__(self, request: Request):
+        self.request = request
+
+    def __str__(self) -> str:
+        return csrf_token(self.request)
+
+    def __html__(self) -> str:
+        return str(self)
+
+    def __bool__(self) -> bool:
+        return True
 
 
 def csrf_ok(request: Request, token: str | None) -> bool:

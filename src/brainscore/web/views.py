@@ -67,7 +67,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
     if task is not None and is_owner:
         submission = {"id": task.key, "status": task.status, "results": task.results}
     aggregates = site.results.aggregates_of(identifier)
-    model = site.store.model(identifier)
+    model = site.model_row(identifier)
     rows = _latest_rows(records, is_owner)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
@@ -282,6 +282,7 @@ def benchmark_info(identifier: str) -> dict:
                     break
         except (UnknownIdentifierError, ImportError) as error:  # a broken plugin shows as such
             info["problem"] = str(error)
+        info["card"] = cards.benchmark_card(identifier)
         _INFO[identifier] = info
     return dict(_INFO[identifier])
 
@@ -348,8 +349,10 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         folded = {node for node in inner if all(r["scores"].get(node) is None for r in records)}
     else:
         folded = {node for node in fold.split(",") if node in inner}
+    weights = explore_state.get("weights") or {}
     for c in cols:
         c["label"] = label(c["node"], c["leaf"])
+        c["weight"] = weights.get(c["node"])  # None: the default 1
         c["hidden_by"] = sum(a in folded for a in c["ancestors"])  # folded ancestors (the page's script counts them)
         c["hidden"] = c["hidden_by"] > 0
     for rank, r in enumerate(records, start=1):
@@ -367,7 +370,8 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
     return {"records": records, "columns": cols, "sort": sort, "q": q, "desc": int(bool(desc)), "folded": folded,
             "norule": int(bool(norule)), "at": at or "", "query": urlencode(state, doseq=True),
             "explore": explore_state, "choices": filter_choices(catalogue), "filters": cards.FILTERS,
-            "explore_q": urlencode(explore_query(explore_state)), **explore_choices(explore_state)}
+            "explore_q": urlencode(explore_query(explore_state)), "explore_active": len(explore_query(explore_state)),
+            **explore_choices(explore_state)}
 
 
 def explore_choices(state: dict) -> dict:

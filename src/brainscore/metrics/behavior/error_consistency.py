@@ -21,6 +21,7 @@ c_exp = 1), as xarray's reductions do.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 import warnings
 
 import numpy as np
@@ -29,6 +30,9 @@ import pandas as pd
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Ceiling, Metric
+from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.kernels.backend import device as array_device
+from brainscore.metrics.kernels.backend import namespace, on_device, to_numpy
 from brainscore.metrics.score import Score
 
 __all__ = ["cohens_kappa", "error_consistency_kappa", "ErrorConsistency", "ErrorConsistencyCeiling",
@@ -107,14 +111,42 @@ def _resampled_kappa(weights: np.ndarray, units: np.ndarray, correct1: np.ndarra
 
     ``weights`` (resamples x stimuli) gives how often each stimulus was drawn; trial t (stimulus
     ``units[t]``, an index into the columns) counts ``weights[:, units[t]]`` times. Returns (resamples,),
-    NaN where chance agreement is 1 (as :func:`cohens_kappa`).
+    NaN where chance agreement is 1 (as :func:`cohens_kappa`). ``weights`` may be a tensor on a
+    device (:func:`_weights_on`): the resample sums are then one product there, equal to numpy to
+    rounding (exactly, for 0/1 correctness and integer counts).
     """
+    if not isinstance(weights, np.ndarray):
+        return _resampled_kappa_on(weights, units, correct1, correct2)
     w = weights[:, units]                                     # (B, n_trials)
     c1, c2 = np.asarray(correct1, dtype=np.float64), np.asarray(correct2, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         total = w.sum(axis=1)
         a1, a2 = (w @ c1) / total, (w @ c2) / total
         observed = (w @ (c1 == c2).astype(np.float64)) / total
+        expected = np.clip(a1 * a2 + (1 - a1) * (1 - a2), 0.0, 1.0)
+        kappa = (observed - expected) / (1.0 - expected)
+    kappa[expected >= 1.0] = np.nan
+    return kappa
+
+
+def _weights_on(weights: np.ndarray) -> Any:
+    """``weights`` on the metrics' device (:func:`brainscore.metrics.device.resolve`), once per bootstrap; numpy without one."""
+    device = resolve_device(None)
+    return weights if device is None else on_device(np.asarray(weights, dtype=np.float64), device)
+
+
+def _resampled_kappa_on(weights: Any, units: np.ndarray, correct1: np.ndarray, correct2: np.ndarray) -> np.ndarray:
+    """:func:`_resampled_kappa` with ``weights`` a tensor on a device: one product for the three sums."""
+    xp = namespace(weights)
+    device = array_device(weights)
+    c1, c2 = np.asarray(correct1, dtype=np.float64), np.asarray(correct2, dtype=np.float64)
+    columns = xp.asarray(np.stack([np.ones_like(c1), c1, c2, (c1 == c2).astype(np.float64)], axis=1), device=device)
+    w = xp.take(weights, xp.asarray(np.asarray(units, dtype=np.int64), device=device), axis=1)
+    sums = to_numpy(w @ columns)                              # (B, 4): total, both accuracies, agreement
+    total = sums[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a1, a2 = sums[:, 1] / total, sums[:, 2] / total
+        observed = sums[:, 3] / total
         expected = np.clip(a1 * a2 + (1 - a1) * (1 - a2), 0.0, 1.0)
         kappa = (observed - expected) / (1.0 - expected)
     kappa[expected >= 1.0] = np.nan
@@ -241,6 +273,7 @@ class ErrorConsistency(Metric):
         subjects = sorted(humans["subject"].unique())
         conditions = sorted(humans["condition"].unique())
         kappas = np.full((weights.shape[0], len(conditions), len(subjects)), np.nan)
+        weights = _weights_on(weights)                        # on the metrics' device, if any: copied once
         for (subject, condition), trials in humans.groupby(["subject", "condition"], sort=False):
             keys = pd.MultiIndex.from_arrays([np.full(len(trials), condition, dtype=object),
                                               trials["stimulus"].to_numpy()])
@@ -311,6 +344,7 @@ class ErrorConsistencyCeiling(Ceiling):
                    for key, trials in humans.groupby(["subject", "condition"], sort=False)}
         pairs = list(itertools.combinations(subjects, 2))
         kappas = np.full((weights.shape[0], len(conditions), len(pairs)), np.nan)
+        weights = _weights_on(weights)                        # on the metrics' device, if any: copied once
         for p, (left, right) in enumerate(pairs):
             for c, condition in enumerate(conditions):
                 a, b = correct.get((left, condition)), correct.get((right, condition))

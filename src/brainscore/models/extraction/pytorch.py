@@ -323,6 +323,17 @@ class ActivationsExtractor(ActivationsCore):
         return self._weights_hash
 
     @property
+    def parameter_count(self) -> int | None:
+        """Number of parameters of the network (``sum(p.numel())`` over ``parameters()``, shared tensors once),
+        counted once; None while the network is not built (counting never builds it)."""
+        if self._model is None:
+            return None
+        cached = getattr(self, "_parameter_count", None)
+        if cached is None or cached[0] is not self._model:
+            self._parameter_count = (self._model, int(sum(p.numel() for p in self._model.parameters())))
+        return self._parameter_count[1]
+
+    @property
     def architecture_fingerprint(self) -> str:
         """sha256 of the network's module tree, settings and forward code, in ``eval()`` mode.
 

@@ -2,7 +2,9 @@
 page and its API tokens.
 
 Mails go out after the response (FastAPI's background tasks): a page never waits for the mail server,
-and the password reset form answers alike, as fast, whether or not the address is an account's.
+and the password reset form answers alike, as fast, whether or not the address is an account's. The
+site's :class:`~brainscore.web.notices.Throttle` bounds the mails per address and the reset requests per
+client.
 """
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ def register(request: Request, background: BackgroundTasks, username: str = Form
         return site.render(request, "register.html", status_code=400, error=str(error), username=username,
                            email=email)
     site.log_in(request, user)  # a new session for the new user (no fixation)
-    background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
+    if site.throttle.recipient(user.email):
+        background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
     return RedirectResponse("/submit", status_code=303)
 
 
@@ -62,10 +65,14 @@ def change_email(request: Request, background: BackgroundTasks, email: str = For
         user = accounts.set_email(site.engine, user, email or user.email or "")
     except accounts.AccountError as error:
         return _account(site, request, status_code=400, error=str(error))
-    if user.email_verified is None:
-        background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
-    return _account(site, request, message=f"We sent a verification link to {user.email}."
-                    if user.email_verified is None else f"{user.email} is verified already.")
+    if user.email_verified is not None:
+        return _account(site, request, message=f"{user.email} is verified already.")
+    if not site.throttle.recipient(user.email):
+        return _account(site, request, status_code=429, error=f"we sent {user.email} its share of mails this hour "
+                                                              f"({site.throttle.texts['recipient']}); use the newest link, or try "
+                                                              f"later")
+    background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
+    return _account(site, request, message=f"We sent a verification link to {user.email}.")
 
 
 @router.get("/forgot", response_class=HTMLResponse)
@@ -80,8 +87,13 @@ def forgot(request: Request, background: BackgroundTasks, email: str = Form(""),
     not tell whether an address has an account)."""
     check_csrf(request, csrf_token)
     site = site_of(request)
+    if not site.throttle.client(request.client.host if request.client else "?"):
+        return site.render(request, "message.html", status_code=429, title="Too many requests",
+                           error=f"this address asked for password resets too often "
+                                 f"({site.throttle.texts['client']}); "
+                                 f"try again later")
     user = accounts.user_by_email(site.engine, email)
-    if user is not None:
+    if user is not None and site.throttle.recipient(user.email):  # over its share: no mail, the same answer
         background.add_task(notices.send_reset, site.mailer, site.secret_key, user, str(request.base_url))
     return site.render(request, "message.html", title="Check your mail",
                        message="If an account has this address, we sent it a link to choose a new password. "

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
+from brainscore.web.queue import SubmissionTask
 from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
@@ -43,12 +46,28 @@ def delete(site: Site, identifier: str, user, confirm: str) -> int:
     Raises
     ------
     HTTPException
-        404 unless it is ``user``'s model; 400 if ``confirm`` is not its identifier.
+        404 unless it is ``user``'s model; 400 if ``confirm`` is not its identifier; 409 while a submission of it
+        is queued or running (its scores would bring the model back).
     """
     owned(site, identifier, user)
     if confirm != identifier:
         raise HTTPException(400, f"to delete {identifier}, type its identifier exactly in the confirmation field")
+    busy = active_task(site, identifier, user)
+    if busy is not None:
+        raise HTTPException(409, f"submission {busy} of {identifier} is still queued or running; delete the model when "
+                                 f"it has ended")
     return site.store.delete_model(identifier)
+
+
+def active_task(site: Site, identifier: str, user) -> int | None:
+    """The id of a submission task of ``user`` that holds ``identifier`` and is preparing, queued or running."""
+    with Session(site.engine) as session:
+        for task_id, models in session.execute(select(SubmissionTask.id, SubmissionTask.models).where(
+                SubmissionTask.owner == user.username,
+                SubmissionTask.status.in_(("preparing", "queued", "running")))):
+            if identifier in (models or []):
+                return task_id
+    return None
 
 
 @router.post("/models/{identifier}/visibility")
@@ -81,7 +100,13 @@ def delete_form(request: Request, identifier: str, confirm: str = Form(""), csrf
         return site.render(request, "delete_model.html", status_code=400, model=identifier,
                            scores=len(site.store.scores(identifier, include_failed=True)),
                            error=f"type {identifier} exactly to delete it")
-    gone = delete(site, identifier, user, confirm)
+    try:
+        gone = delete(site, identifier, user, confirm)
+    except HTTPException as busy:
+        if busy.status_code != 409:
+            raise
+        return site.render(request, "delete_model.html", status_code=409, model=identifier,
+                           scores=len(site.store.scores(identifier, include_failed=True)), error=busy.detail)
     return site.render(request, "message.html", title="Model deleted",
                        message=f"{identifier} and its {gone} score record(s) are deleted; it is no longer on the "
                                f"leaderboard.")

@@ -25,6 +25,26 @@ BIBTEX = """@article{cowley2026compact,
 }"""
 
 
+
+CARD = {
+    "species": "macaque monkey",
+    "recording": "spike counts of V4 neurons in a 100 ms window (50-150 ms after image onset)",
+    "metric": "PLS regression (25 components) from the model's V4 layer to each neuron, 10 splits of the images "
+              "(90% train); r = median over neurons of Pearson's r on the held-out images, mean over splits",
+    "ceiling": "split-half internal consistency over repetitions, Spearman-Brown corrected: c = median over "
+               "neurons of 2ρ/(1 + ρ), ρ the Pearson correlation of the two halves' mean responses; mean over 10 splits",
+    "formula": "score = r² / c",
+    "data_source": "github.com/cowleygroup/V4_compact_models (data_V4_responses), Cowley et al. 2026",
+    "licence": "GPL-3.0",
+}
+CARDS = {
+    f"Cowley2026.{session}.V4-pls": {"ceiling": "none: this session has repeat-averaged responses only",
+                                     "formula": "score = r² (no ceiling); serves only to choose a model's V4 layer"}
+    for session in ("190923", "201025", "210224")
+}
+"""The benchmark cards' words (species, metric, ceiling, data source, licence); the counts are in
+``card_counts.json``, counted in the data by ``tools/benchmark_cards.py``."""
+
 @register_benchmark("Cowley2026.210325.V4-pls", parent="V4")
 def _benchmark_210325():
     from .benchmark import cowley_benchmark

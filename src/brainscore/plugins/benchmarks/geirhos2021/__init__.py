@@ -46,6 +46,26 @@ BIBTEX = """@inproceedings{geirhos2021partial,
 }"""
 
 
+
+CARD = {
+    "species": "human (10 observers per experiment)",
+    "recording": "one 16-way category choice per trial",
+    "metric": "Cohen's κ = (c_obs − c_exp) / (1 − c_exp), c_exp = a_m a_h + (1 − a_m)(1 − a_h), between the "
+              "model's and each observer's correct/incorrect answers (a: accuracies); raw = |mean over "
+              "conditions, then observers|",
+    "ceiling": "the same κ between every pair of the 10 observers (45 pairs)",
+    "formula": "score = raw / ceiling, clipped to [0, 1]",
+    "data_source": "github.com/rgeirhos/texture-vs-shape (stimuli and raw-data), Geirhos et al. 2019",
+    "licence": "CC-BY-4.0 (the stimuli)",
+}
+_TOP1 = {"species": "none: scored against the images' category labels",
+         "recording": "no measurement: the images' 16 category labels",
+         "metric": "top-1 accuracy: the fraction of trials answered with the image's category (16-way, 10 trials "
+                   "per image)", "ceiling": "none (1)", "formula": "score = accuracy"}
+CARDS = {f"Geirhos2021{dataset}-top1": _TOP1 for dataset in ("cueconflict", "edge", "silhouette")}
+"""The benchmark cards' words (species, metric, ceiling, data source, licence); the counts are in
+``card_counts.json``, counted in the data by ``tools/benchmark_cards.py``."""
+
 @register_benchmark("Geirhos2021cueconflict-error_consistency", parent="Geirhos2021")
 def _cue_conflict_error_consistency():
     from .benchmark import error_consistency

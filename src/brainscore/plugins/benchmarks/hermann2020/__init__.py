@@ -22,6 +22,27 @@ BIBTEX = """@inproceedings{hermann2020origins,
 }"""
 
 
+
+CARD = {
+    "species": "none: scored against the images' shape and texture categories",
+    "recording": "no measurement: the cue-conflict images' shape and texture labels (the 80 images whose two "
+                 "categories coincide are left out, 1,200 remain)",
+    "ceiling": "none (1)",
+    "formula": "score = raw",
+    "data_source": "github.com/rgeirhos/texture-vs-shape (stimuli), Geirhos et al. 2019",
+    "licence": "CC-BY-4.0 (the stimuli)",
+}
+CARDS = {
+    "Hermann2020cueconflict-shape_bias": {"metric": "shape bias = shape matches / (shape matches + texture matches) "
+                                                    "over the model's 16-way answers"},
+    "Hermann2020cueconflict-shape_match": {"metric": "the fraction of the model's 16-way answers that name the shape "
+                                                     "category"},
+    "Hermann2020cueconflict-texture_match": {"metric": "the fraction of the model's 16-way answers that name the "
+                                                       "texture category"},
+}
+"""The benchmark cards' words (species, metric, ceiling, data source, licence); the counts are in
+``card_counts.json``, counted in the data by ``tools/benchmark_cards.py``."""
+
 @register_benchmark("Hermann2020cueconflict-shape_bias", parent="behavior_vision")
 def _shape_bias():
     from .benchmark import hermann2020

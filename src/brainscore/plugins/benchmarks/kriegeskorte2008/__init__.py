@@ -51,6 +51,28 @@ BIBTEX_MUR2013 = """@article{mur2013human,
 }"""
 
 
+
+CARD = {
+    "metric": "model RDM = 1 − Pearson's r between the images' response patterns; raw = mean over the measured "
+              "RDMs of Spearman's ρ between the upper triangles of the model's and the measured RDM",
+    "ceiling": "RSA noise ceiling, upper bound (Nili et al. 2014): c = mean over the measured RDMs of Spearman's "
+               "ρ(RDM, mean of all RDMs)",
+    "formula": "score = raw / c",
+    "data_source": "github.com/rsagroup/rsatoolbox (demos/92imageData), Kriegeskorte et al. 2008",
+    "licence": "MIT (the rsatoolbox repository); image copyright unclear (Kiani et al. 2007)",
+}
+CARDS = {
+    "Kriegeskorte2008.IT-rdm": {"species": "human", "recording": "fMRI of inferior temporal cortex, 4 subjects x 2 "
+                                                                 "sessions (each session one RDM)"},
+    "Kiani2007.IT-rdm": {"species": "macaque monkey", "recording": "one RDM of IT cells recorded by Kiani et al. 2007 "
+                                                                  "(674 cells in the paper; the data hold the RDM)",
+                         "ceiling": "none: one RDM, no split is possible (ceiling 1)", "formula": "score = raw"},
+    "Mur2013-rdm": {"species": "human", "recording": "dissimilarity judgements (multi-arrangement), one RDM per "
+                                                     "subject, Mur et al. 2013"},
+}
+"""The benchmark cards' words (species, metric, ceiling, data source, licence); the counts are in
+``card_counts.json``, counted in the data by ``tools/benchmark_cards.py``."""
+
 @register_benchmark("Kriegeskorte2008.IT-rdm", parent="IT")
 def _human_it():
     from .benchmark import human_it

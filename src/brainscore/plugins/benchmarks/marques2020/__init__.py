@@ -65,6 +65,22 @@ BIBTEX_CAVANAUGH2002 = """@article{cavanaugh2002nature,
 """ + BIBTEX_MARQUES2021
 
 
+
+CARD = {
+    "species": "macaque monkey",
+    "recording": "published distributions of a V1 cell property (histograms digitised from the study; the "
+                 "neuroids are the cells)",
+    "metric": "KS similarity: 1 − the Kolmogorov-Smirnov distance between the model units' and the cells' "
+              "distributions over the data's bins, normalised by its largest possible value; mean over 1000 "
+              "bootstrap resamples of as many model units as there are cells",
+    "ceiling": "the same similarity of the cells' distribution against resamples of itself",
+    "formula": "score = raw / ceiling (not clipped)",
+    "data_source": "github.com/brain-score/vision (the Marques et al. 2021 benchmarks' histograms)",
+    "licence": "MIT",
+}
+"""The benchmark cards' words (species, metric, ceiling, data source, licence); the counts are in
+``card_counts.json``, counted in the data by ``tools/benchmark_cards.py``."""
+
 @register_benchmark("Marques2020_DeValois1982-pref_or", parent="V1-orientation")
 def _preferred_orientation():
     from .benchmark import benchmark
