@@ -87,6 +87,7 @@ def test_rootless_fallback_keeps_the_limits(tmp_path):
     assert verdict == {"exit": 1, "left_behind": 0} and output.strip().endswith("MemoryError")
     verdict, output = launch(tmp_path, "open('big', 'wb').write(b'x' * 20 * 2**20)", "none")
     assert verdict == {"exit": 1, "left_behind": 0} and "[Errno 27] File too large" in output
+    assert (tmp_path / "run" / "big").stat().st_size == 16 * 1024**2  # in its working directory, cut at the limit
 
 
 def test_a_user_namespace_hides_the_host_without_root(tmp_path):

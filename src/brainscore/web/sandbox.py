@@ -327,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
             build_jail(spec, os.path.realpath(spec.workdir) + ".root")
         else:
             _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+            os.chdir(spec.workdir)  # without a jail the child still starts in its own folder, not the caller's
         env = dict(os.environ)
         if spec.isolate:
             env.update(HOME=spec.workdir + "/.home", TMPDIR=spec.workdir + "/.tmp")
