@@ -9,24 +9,13 @@ the test's folder.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
-import httpx
 import pytest
 
 from brainscore.metrics.score import Score
 from brainscore.results import Database, record
 from brainscore.scoring.outcome import Outcome
+from browser_helpers import chromium, page_server, screenshots
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
 V4 = "Cowley2026.210325.V4-pls"
 IT = "Kriegeskorte2008.IT-rdm"
 
@@ -51,49 +40,19 @@ def server(tmp_path_factory):
         _score(db, model, V4, v4, 0.02, provenance)
         if it is not None:
             _score(db, model, IT, it, 0.015)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-           "MPLCONFIGDIR": str(folder / "matplotlib"),  # a fresh font cache: the first plot is the slow one
-           "BRAINSCORE_HOME": os.environ.get("BRAINSCORE_HOME", str(folder / "home"))}
-    log = open(folder / "server.log", "w")
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port), str(folder / "sub")],
-                               env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            if httpx.get(base + "/login", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"the page server did not start: {(folder / 'server.log').read_text()}")
-    yield base
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    with page_server(folder, url) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def page(server):
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        yield context.new_page()
-        browser.close()
+    with chromium() as browser:
+        yield browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
 
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory):
-    folder = Path(os.environ.get("BRAINSCORE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return screenshots(tmp_path_factory)
 
 
 def _loaded(page, selector):

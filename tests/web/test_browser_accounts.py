@@ -7,12 +7,7 @@ test's folder.
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -20,7 +15,8 @@ import pytest
 from brainscore.metrics.score import Score
 from brainscore.results import Database, record
 from brainscore.scoring.outcome import Outcome
-from test_browser import CHROMIUM, HERE, SRC, V4
+from browser_helpers import chromium, page_server, screenshots
+from test_browser import V4
 from test_mail import Inbox, _free_port
 
 
@@ -47,47 +43,22 @@ def server(tmp_path_factory, inbox):
                                            benchmark_identifier=V4, layers={"V4": "6"})), db)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-           "MPLCONFIGDIR": str(folder / "matplotlib"), "BRAINSCORE_HOME": str(folder / "home"),
-           "BRAINSCORE_MAIL_HOST": "127.0.0.1", "BRAINSCORE_MAIL_PORT": str(inbox.port),
-           "BRAINSCORE_MAIL_SECURITY": "none", "BRAINSCORE_MAIL_FROM": "brainscore@example.org",
-           "BRAINSCORE_SITE_URL": base}
-    log = open(folder / "server.log", "w")
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port), str(folder / "sub")],
-                               env=env, stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(240):
-        try:
-            if httpx.get(base + "/login", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"the page server did not start: {(folder / 'server.log').read_text()}")
-    yield base
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    mail = {"BRAINSCORE_HOME": str(folder / "home"), "BRAINSCORE_MAIL_HOST": "127.0.0.1",
+            "BRAINSCORE_MAIL_PORT": str(inbox.port), "BRAINSCORE_MAIL_SECURITY": "none",
+            "BRAINSCORE_MAIL_FROM": "brainscore@example.org", "BRAINSCORE_SITE_URL": base}
+    with page_server(folder, url, port=port, env=mail) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
 def page(server):
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1200, "height": 800})
-        yield context.new_page()
-        browser.close()
+    with chromium() as browser:
+        yield browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
 
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory):
-    folder = Path(os.environ.get("BRAINSCORE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return screenshots(tmp_path_factory)
 
 
 def mailed_link(message, server: str, path: str) -> str:

@@ -8,13 +8,6 @@ refreshing the documentation), else to the test's folder.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -24,10 +17,8 @@ from sqlalchemy.orm import Session
 from brainscore.metrics.score import Score
 from brainscore.results import Database, record
 from brainscore.scoring.outcome import Outcome
+from browser_helpers import chromium, page_server, screenshots
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
 V4, IT, KIANI = "Cowley2026.210325.V4-pls", "Kriegeskorte2008.IT-rdm", "Kiani2007.IT-rdm"
 MODELS = {  # model: (scores, metadata.yml entry, parameters counted in its network)
     "alexnet-like": ({V4: 0.31, IT: 0.22}, "architecture: DCNN\n    training_dataset: ImageNet\n", None),
@@ -66,49 +57,19 @@ def server(tmp_path_factory):
             session.add(SubmissionTask(owner="alice", models=[model], benchmarks=[KIANI], status=status,
                                        filename=f"new benchmark {KIANI} v1", folder=str(folder / "sub" / model)))
         session.commit()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-           "MPLCONFIGDIR": str(folder / "matplotlib"),
-           "BRAINSCORE_HOME": os.environ.get("BRAINSCORE_HOME", str(folder / "home"))}
-    log = open(folder / "server.log", "w")
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port), str(folder / "sub")],
-                               env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            if httpx.get(base + "/login", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"the page server did not start: {(folder / 'server.log').read_text()}")
-    yield base
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    with page_server(folder, url) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def page(server):
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        yield context.new_page()
-        browser.close()
+    with chromium() as browser:
+        yield browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
 
 
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory):
-    folder = Path(os.environ.get("BRAINSCORE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return screenshots(tmp_path_factory)
 
 
 def rows(page) -> list[str]:

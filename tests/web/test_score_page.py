@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -22,10 +18,8 @@ import pytest
 
 from brainscore.cli import main
 from brainscore.results import Database
+from browser_helpers import chromium, page_server
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
 MODEL, BENCHMARK = "pixels", "Kriegeskorte2008.IT-rdm"
 
 
@@ -44,42 +38,16 @@ def site(tmp_path_factory):
 
     hidden = record(Outcome.from_score(Score.of(0.3, model_identifier="secret-net", benchmark_identifier=BENCHMARK,
                                                 benchmark_version=1)), db)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-           "MPLCONFIGDIR": str(folder / "matplotlib")}
-    log = open(folder / "server.log", "w")
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port), str(folder / "sub")],
-                               env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            if httpx.get(base + "/login", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"the page server did not start: {(folder / 'server.log').read_text()}")
-    yield base, url, stored, hidden
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    with page_server(folder, url) as base:
+        yield base, url, stored, hidden
 
 
 @pytest.fixture(scope="module")
 def browser_context(site):
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as browser:
         context = browser.new_context(viewport={"width": 1200, "height": 900})
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site[0])
         yield context
-        browser.close()
 
 
 def test_the_model_page_links_to_the_score_page_whose_command_reproduces_it(site, browser_context, capsys):
