@@ -292,6 +292,12 @@ def home() -> Path:
     return Path(value or Path.home() / ".brainscore").expanduser()
 
 
+def local_packages_dir() -> Path:
+    """Folder of locally packaged data files: ``<home>/packages`` (what ``package_*_locally`` writes; searched
+    like a data mirror, by file name)."""
+    return home() / "packages"
+
+
 def data_mirrors() -> list[Path]:
     """Mirror directories (setting ``data_mirror``), in search order (may be empty)."""
     value, _ = get("data_mirror")

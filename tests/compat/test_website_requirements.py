@@ -63,8 +63,10 @@ def test_a_missing_wheel_is_installed_before_the_submission_is_queued(client):
     root = client.app_root / "environments"
     python = environments.python_for(body["requirements"], root)
     assert python == str(root / environments.environment_key(["compat-reqwheel==1.0"]) / "bin" / "python")
+    # the sandboxed child runs as an unprivileged user: the environment must be readable and runnable by it
+    assert (root / environments.environment_key(["compat-reqwheel==1.0"])).stat().st_mode & 0o777 == 0o755
     with Session(client.app.state.engine) as session:
-        task = session.get(SubmissionTask, body["id"])
+        task = session.query(SubmissionTask).filter_by(key=body["id"]).one()  # ids in the API are the unguessable keys
         assert task.status == "queued" and task.models == ["compat-req-net"]
 
 

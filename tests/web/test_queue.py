@@ -6,6 +6,7 @@ import re
 import socket
 import sys
 
+import numpy as np
 import pytest
 from sqlalchemy.orm import Session
 
@@ -240,3 +241,40 @@ def test_shorten_cuts_between_words():
     assert shorten("short enough", 100) == "short enough"
     assert shorten("alpha beta gamma delta", 15) == "alpha beta …"
     assert shorten("x" * 40, 10) == "xxxxxxxx …"
+
+
+def test_a_prepared_environment_under_the_hidden_submissions_folder_is_shown_to_the_child(tmp_path, monkeypatch):
+    """The venv made for a submission's requirements.txt lives under the submissions folder, which the child must
+    not see; the venv itself (built by the server from named packages) must be visible, or its python cannot start."""
+    from brainscore.web.queue import visible_paths
+
+    submissions = tmp_path / "submissions"
+    venv = submissions / "environments" / "abc123"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    site = submissions / "task-1" / "site"
+    shown = visible_paths(str(venv / "bin" / "python"), site, hidden=[submissions])
+    assert str(venv) in shown and str(site) in shown
+    assert str(submissions) not in shown and str(submissions / "environments") not in shown
+    plain = visible_paths(str(tmp_path / "elsewhere" / "bin" / "python"), site, hidden=[submissions])
+    assert str(venv) not in plain
+    # the server's locally packaged data (package_*_locally) lives under its hidden home and is shown, read-only
+    home = tmp_path / "home"
+    monkeypatch.setenv("BRAINSCORE_HOME", str(home))
+    assert str(home / "packages") not in visible_paths(str(venv / "bin" / "python"), site, hidden=[home])
+    (home / "packages").mkdir(parents=True)
+    shown = visible_paths(str(venv / "bin" / "python"), site, hidden=[home])
+    assert str(home / "packages") in shown and str(home) not in shown
+
+
+def test_packaged_data_files_are_readable_by_the_sandboxed_scorers(tmp_path):
+    """Data files are written through a temporary file (mkstemp: 0600); the packaged file must be 0644 so that a
+    scoring child running as another user can read it."""
+    import xarray as xr
+
+    from brainscore.data.io import read_netcdf, write_netcdf
+
+    target = write_netcdf(xr.DataArray(np.arange(6.0).reshape(2, 3), dims=("presentation", "neuroid")),
+                          tmp_path / "assy_x.nc")
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert read_netcdf(target).values.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]

@@ -46,6 +46,7 @@ def write_netcdf(assembly: xr.DataArray, path: str | Path, compress: bool = True
     dataset = da.to_dataset(name="data")
     encoding = {"data": {"zlib": True, "complevel": 9}} if compress else {}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    os.fchmod(fd, 0o644)  # a data file, readable by all like any other (mkstemp makes 0600): sandboxed scorers read it
     os.close(fd)
     try:
         dataset.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)

@@ -333,6 +333,7 @@ class _atomic_path:
     def __enter__(self) -> str:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self.tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".part")
+        os.fchmod(fd, 0o644)  # a data file, readable by all like any other (mkstemp makes 0600): sandboxed scorers read it
         os.close(fd)
         return self.tmp
 

@@ -147,6 +147,7 @@ def download(url: str, target: str | Path, sha256: str | None, *, what: str | No
         if attempt:
             time.sleep(RETRY_WAIT_S * attempt)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".download")
+        os.fchmod(fd, 0o644)  # a data file, readable by all like any other (mkstemp makes 0600)
         os.close(fd)
         try:
             _transfer(url, Path(tmp), what=what, hint=hint, progressbar=progressbar)

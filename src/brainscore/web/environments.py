@@ -140,6 +140,8 @@ def prepare(requirements: list[str], root: Path) -> Path | None:
         building = Path(tempfile.mkdtemp(prefix=target.name + ".building-", dir=root))
         try:
             _build(building, missing)
+            # mkdtemp makes the folder 0700: open it to the sandbox's unprivileged users (read and run, not write)
+            building.chmod(0o755)
             os.replace(building, target)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)

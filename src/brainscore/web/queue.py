@@ -182,15 +182,20 @@ def child_settings() -> dict[str, str]:
 
 def visible_paths(python: str, site: Path, hidden: list[Path], extra: tuple = ()) -> tuple[str, ...]:
     """What a contained child sees, read-only: the system folders, the Python environment of ``python`` and of
-    this process, the brainscore package, the data mirrors, weight and plugin folders, and ``site``; never a
-    folder that holds one of ``hidden`` (the database, the submissions, the server's home and configuration).
+    this process, the brainscore package, the data mirrors, weight and plugin folders, the server's locally
+    packaged data (``config.local_packages_dir()``) and ``site``; never a folder that holds one of ``hidden``
+    (the database, the submissions, the server's home and configuration), except the virtual environment
+    prepared for the submission and the packaged data, which hold nothing secret.
     ``extra``: further folders to show (the server's weight folders).
     """
     paths = [*sandbox.SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix, str(_PACKAGE_ROOT), *extra]
     paths += [p for p in sys.path if os.path.isabs(p) and os.path.isdir(p)]
     interpreter = Path(python)
-    if (interpreter.parent.parent / "pyvenv.cfg").exists():  # a prepared virtual environment
-        paths.append(str(interpreter.parent.parent))
+    prepared = []  # the virtual environment prepared for the submission's requirements.txt: built by the server
+    if (interpreter.parent.parent / "pyvenv.cfg").exists():  # from named packages, so shown even though it lives
+        prepared.append(str(interpreter.parent.parent))      # under the (hidden) submissions folder
+    if config.local_packages_dir().is_dir():  # data packaged on the server (package_*_locally), under its home
+        prepared.append(str(config.local_packages_dir()))
     for key in ("data_mirror", "torchvision_weights", "timm_weights", "plugin_dirs"):
         try:
             value, _ = config.get(key)
@@ -202,7 +207,7 @@ def visible_paths(python: str, site: Path, hidden: list[Path], extra: tuple = ()
     def holds_secret(path: str) -> bool:
         resolved = Path(path).resolve()
         return any(h == resolved or resolved in h.parents for h in secret)
-    return tuple(dict.fromkeys([*(p for p in paths if not holds_secret(p)), str(site)]))
+    return tuple(dict.fromkeys([*(p for p in paths if not holds_secret(p)), *prepared, str(site)]))
 
 
 # ------------------------------------------------------------------------------ the submission tasks' rows
@@ -304,6 +309,9 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     isolated = limits.isolate and sandbox.isolation() != "none"
     if isolated:  # its own home and caches, in its working directory's tmpfs
         env["BRAINSCORE_HOME"] = str(workdir / ".home" / "brainscore")
+        if config.local_packages_dir().is_dir():  # the server's packaged data, searched as a mirror (read-only)
+            mirrors = [m for m in env.get("BRAINSCORE_DATA_MIRROR", "").split(os.pathsep) if m]
+            env["BRAINSCORE_DATA_MIRROR"] = os.pathsep.join([*mirrors, str(config.local_packages_dir())])
     hidden = [folder.parent, config.home(), config.config_file().parent, Path.home()]
     database = make_url(db_url)
     if database.drivername.startswith("sqlite") and database.database not in (None, "", ":memory:"):

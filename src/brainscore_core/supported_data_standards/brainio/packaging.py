@@ -25,7 +25,7 @@ __all__ = ["package_stimulus_set_locally", "package_data_assembly_locally", "loc
 
 def local_packages_dir() -> Path:
     """Default folder of locally packaged files: ``$BRAINSCORE_HOME/packages`` (searched by the ``s3`` loaders)."""
-    return config.home() / "packages"
+    return config.local_packages_dir()
 
 
 def package_stimulus_set_locally(proto_stimulus_set, stimulus_set_identifier: str,
