@@ -551,3 +551,30 @@ def test_api_leaderboard_at_a_date(app):
     page = client.get("/", params={"at": "2026-02-01"}).text
     assert 'data-model="early-net"' in page and 'data-model="later-net"' not in page
     assert '<input type="date" name="at" value="2026-02-01">' in page and "at=2026-02-01" in page
+
+
+def test_api_tokens_never_start_with_a_dash_and_old_tokens_still_work(app, monkeypatch):
+    """CI failure of 2026-11-25: ``secrets.token_urlsafe`` starts one token in 64 with ``-``, and
+    ``brainscore submit --token TOKEN`` read it as an option ("expected one argument")."""
+    import hashlib
+    import secrets as secrets_module
+
+    from brainscore.cli import build_parser
+    from brainscore.web import accounts
+    from sqlalchemy import select
+
+    from brainscore.web.accounts import ApiToken, User
+
+    monkeypatch.setattr(secrets_module, "token_urlsafe", lambda n: "-" + "A" * 42)  # the worst draw
+    alice = user(app, "alice")
+    token = re.search(r'id="token">([^<]+)<', alice.post("/account/tokens", data={"csrf_token": csrf(alice, "/account")}).text).group(1)
+    assert token == "bst_-" + "A" * 42
+    parsed = build_parser().parse_args(["submit", "folder", "--server", "http://127.0.0.1:1", "--token", token])
+    assert parsed.token == token
+    assert TestClient(app).get("/api/submissions/999", headers={"Authorization": f"Bearer {token}"}).status_code == 404
+    engine = app.state.site.engine
+    with Session(engine) as session:  # a token made before the prefix existed
+        owner = session.scalar(select(User).where(User.username == "alice"))
+        session.add(ApiToken(user_id=owner.id, token_sha256=hashlib.sha256(b"old-style-token").hexdigest()))
+        session.commit()
+    assert accounts.user_by_token(engine, "old-style-token").username == "alice"

@@ -345,9 +345,16 @@ def end_sessions(engine: Engine, user: User) -> int:
     return ended
 
 
+TOKEN_PREFIX = "bst_"
+"""Every API token starts with it: a token never begins with ``-`` (``secrets.token_urlsafe`` gives one
+in 64 that does, which ``brainscore submit --token TOKEN`` then read as an option and refused), and a
+leaked token is recognisable in logs and by secret scanners."""
+
+
 def create_token(engine: Engine, user: User) -> str:
-    """A new API token for ``user``; shown once, stored as its sha256."""
-    token = secrets.token_urlsafe(32)
+    """A new API token for ``user``: ``bst_`` and 43 URL-safe characters (256 random bits); shown once,
+    stored as its sha256. Tokens made before the prefix keep working."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with Session(engine) as session:
         session.add(ApiToken(user_id=user.id, token_sha256=hashlib.sha256(token.encode()).hexdigest()))
         session.commit()
