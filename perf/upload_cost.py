@@ -39,7 +39,7 @@ STEPS = (
     ("results database: submission row", "database.py:create_submission"),
     ("results database: model rows", "database.py:add_model"),
     ("queue notify", "queue.py:notify"),
-    ("database commits (every session's)", "sqlite3.Connection' objects>"),
+    ("database commits (every session's)", "method 'commit' of 'sqlite3.Connection' objects>"),
     ("fsync of the unpacked files", "posix.fsync>"),
     ("the answer's JSON (site.view)", "site.py:view"),
 )
