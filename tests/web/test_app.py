@@ -140,6 +140,20 @@ def test_rejections_name_their_reason(app):
     assert unknown.status_code == 400 and "unknown benchmark 'Nope-x'" in unknown.json()["problems"][0]
 
 
+def test_a_built_in_identifier_is_refused_unless_the_submitter_owns_that_model(app):
+    alice, bob = user(app, "alice"), user(app, "bob")
+    files = {"file": ("p.zip", plugin_zip(identifier="pixels", package="pixels_net"))}
+    refused = bob.post("/api/submissions", files=files, headers={"X-CSRF-Token": csrf(bob, "/submit")})
+    assert refused.status_code == 400
+    assert refused.json()["problems"] == ["the identifier 'pixels' is a built-in model; choose another"]
+    app.state.store.add_model("pixels", owner="alice")  # a user's model row under a registered identifier
+    assert bob.post("/api/submissions", files=files, headers={"X-CSRF-Token": csrf(bob, "/submit")}).json()[
+        "problems"] == ["the identifier 'pixels' belongs to another user's model; choose another"]
+    accepted = alice.post("/api/submissions", files=files, data={"benchmarks": BENCHMARK},
+                          headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert accepted.status_code == 201 and accepted.json()["models"] == ["pixels"]
+
+
 def test_form_upload_redirects_to_the_status_page(app):
     alice = user(app, "alice")
     response = alice.post("/submit", files={"file": ("p.zip", plugin_zip())},
