@@ -21,27 +21,19 @@ The findings the scan raised, and what was done about each, are in docs/security
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
-import time
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
 from sqlalchemy.orm import Session
 
-from brainscore.metrics.score import Score
-from brainscore.results import Database, record
-from brainscore.scoring.outcome import Outcome
+from brainscore.results import Database
 from brainscore.web import security
 from brainscore.web.queue import SubmissionTask
+from browser_helpers import page_server
+from web_helpers import BENCHMARK, PASSWORD, add_scored_model, csrf
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
-BENCHMARK = "Cowley2026.210325.V4-pls"
 SECRET = "secret-scan-net"
 LOG = "Traceback (most recent call last): private log line"
 MAX_PAGES = 150
@@ -89,22 +81,14 @@ class _Page(HTMLParser):
             self._script["body"] += data
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The live server over a seeded database: ``{"url", "key"}`` (``key``: alice's private submission)."""
     folder = tmp_path_factory.mktemp("scan")
     url = f"sqlite:///{folder / 'results.sqlite'}"
     store = Database(url)
-    for model, public, value in (("public-scan-net", True, 0.3), (SECRET, False, 0.6)):
-        store.add_model(model, owner="alice", public=public)
-        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"})), store)
+    add_scored_model(store, "public-scan-net", 0.3)
+    add_scored_model(store, SECRET, 0.6, public=False)
     with Session(store.engine, expire_on_commit=False) as session:
         task = SubmissionTask(owner="alice", package="secret_scan_net", models=[SECRET], benchmarks=[BENCHMARK],
                               status="failed", results={f"{SECRET}|{BENCHMARK}": {"status": "failed",
@@ -113,35 +97,17 @@ def site(tmp_path_factory):
         session.add(task)
         session.commit()
     store.engine.dispose()
-    port = _free_port()
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{SRC}:{HERE.parent}", "BRAINSCORE_HOME": str(folder / "home"),
-           "HOME": str(folder)}
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port),
-                                str(folder / "submissions")], env=env)
-    deadline = time.time() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.time() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError("the page server did not start")
-            time.sleep(0.2)
-    yield {"url": f"http://127.0.0.1:{port}", "key": task.key}
-    process.terminate()
-    process.wait(10)
+    with page_server(folder, url, inherit=False) as base:
+        yield {"url": base, "key": task.key}
 
 
 def _logged_in(base: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=30)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/register").text).group(1)
-    response = client.post("/register", data={"username": "alice", "password": "correct horse",
-                                              "email": "alice@example.org", "csrf_token": token})
+    response = client.post("/register", data={"username": "alice", "password": PASSWORD,
+                                              "email": "alice@example.org", "csrf_token": csrf(client, "/register")})
     if response.status_code != 303 and "taken" in response.text:  # the second scan of the module logs in
-        token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/login").text).group(1)
-        response = client.post("/login", data={"username": "alice", "password": "correct horse",
-                                               "csrf_token": token})
+        response = client.post("/login", data={"username": "alice", "password": PASSWORD,
+                                               "csrf_token": csrf(client, "/login")})
     assert response.status_code == 303, response.text
     return client
 
