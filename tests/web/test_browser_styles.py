@@ -110,3 +110,15 @@ def test_a_model_page_has_its_colours_without_a_csp_violation(server, page):
         pills.nth(i).evaluate("p => getComputedStyle(p).backgroundColor") not in ("rgba(0, 0, 0, 0)", "")
         for i in range(pills.count()))
     assert _refusals(page) == []
+
+
+def test_the_compare_page_indents_its_rows_by_depth_from_the_stylesheet(server, page):
+    """The rows' indentation was an inline ``padding-left: (0.7 + depth)em``; now ``tr.depthN td.indent``."""
+    page.goto(server + "/compare?models=alexnet-like,resnet-like")
+    font = float(page.locator("table.compare td.indent").first.evaluate("td => getComputedStyle(td).fontSize")[:-2])
+    for depth in (0, 1, 2, 3):
+        cell = page.locator(f"table.compare tr.depth{depth} td.indent").first
+        assert cell.evaluate("td => parseFloat(getComputedStyle(td).paddingLeft)") == pytest.approx((0.7 + depth) * font)
+    assert page.locator(f'tr[data-node="{V4}"] td.score').first.evaluate(
+        "td => getComputedStyle(td).backgroundColor") == _rgb(0.31)
+    assert _refusals(page) == []
