@@ -17,6 +17,8 @@ import brainscore
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("BRAINSCORE_TEST_DATA", REPO.parent / "shared" / "data")).resolve()
 
+pytest_plugins = ["database_fixtures"]  # ``db_url`` (SQLite and PostgreSQL) and ``postgres`` for any test
+
 
 @pytest.fixture(scope="session", autouse=True)
 def brainscore_environment(tmp_path_factory):

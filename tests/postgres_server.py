@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from host_helpers import free_port
+
 
 class PostgresUnavailable(RuntimeError):
     """The PostgreSQL binaries are missing or the server did not start."""
@@ -30,12 +32,6 @@ def _bin_dir() -> Path:
     raise PostgresUnavailable("PostgreSQL is not installed: `apt-get install -y postgresql` (as .ci/run does)")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class PostgresServer:
     """Start with :meth:`start`, stop (and delete its folder) with :meth:`stop`; :attr:`url` for SQLAlchemy."""
 
@@ -43,7 +39,7 @@ class PostgresServer:
         self.bin = _bin_dir()
         self.folder = Path(tempfile.mkdtemp(prefix="brainscore-pg-"))
         self.data = self.folder / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self._as = []
         if os.geteuid() == 0:
             import pwd

@@ -13,7 +13,7 @@ import brainscore
 from brainscore import api, device, registry  # api bound to the real loaders before any test patches them
 from brainscore.errors import ValidationError
 from brainscore.metrics import device as metric_device
-from brainscore.metrics.kernels import rdm as rdm_kernels
+from benchmark_helpers import record_rdm_inputs
 
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
 
@@ -73,21 +73,16 @@ def test_a_grid_asked_for_cuda_fails_before_expanding_anything(monkeypatch):
 
 
 def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
-    seen, factories, checks = [], [], []
+    factories, checks = [], []
     checked = device._checked
     monkeypatch.setattr(device, "_checked", lambda *a: checks.append(a) or checked(*a))
-    correlation_matrix = rdm_kernels.stimulus_correlation_matrix
     load = registry.models.load
-
-    def recording(X, dtype=None):  # the model's RDM: numpy by default, torch where a device was given
-        seen.append((type(X).__module__.split(".")[0], metric_device.current()))
-        return correlation_matrix(X, dtype)
 
     def loading(identifier, *args, **kwargs):
         factories.append(kwargs.get("device"))
         return load(identifier, *args, **kwargs)
 
-    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
+    seen = record_rdm_inputs(monkeypatch)  # the model's RDM: numpy by default, torch where a device was given
     monkeypatch.setattr(registry.models, "load", loading)
     default = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", bootstrap=0)
     on_torch = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm", device="cpu", bootstrap=0)
@@ -101,18 +96,11 @@ def test_the_device_argument_reaches_the_model_and_the_metrics(monkeypatch):
 
 
 def test_a_benchmark_takes_the_device_as_an_argument(monkeypatch):
-    seen = []
-    correlation_matrix = rdm_kernels.stimulus_correlation_matrix
-
-    def recording(X, dtype=None):
-        seen.append(type(X).__module__.split(".")[0])
-        return correlation_matrix(X, dtype)
-
-    monkeypatch.setattr(rdm_kernels, "stimulus_correlation_matrix", recording)
+    seen = record_rdm_inputs(monkeypatch)
     benchmark = brainscore.load_benchmark("Kriegeskorte2008.IT-rdm")
     model = brainscore.load_model("pixels")
     on_torch = benchmark(model, device="cpu")
     default = benchmark(model)
-    assert seen == ["torch", "numpy"]
+    assert [library for library, _ in seen] == ["torch", "numpy"]
     assert float(on_torch) == pytest.approx(float(default), rel=1e-12)
     assert float(benchmark.ceiling_on("cpu")) == pytest.approx(float(benchmark.ceiling), rel=1e-12)

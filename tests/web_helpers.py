@@ -1,12 +1,49 @@
-"""Zips for the website's tests: the README's example plugin and hostile archives."""
+"""What the website's tests share: zips (the README's example plugin and hostile archives), scored models in a
+results database, and registering or reading a form's CSRF token through a test client."""
 from __future__ import annotations
 
 import io
+import re
 import stat
 import zipfile
 from pathlib import Path
 
+from brainscore.metrics.score import Score
+from brainscore.results import Database, record
+from brainscore.scoring.outcome import Outcome
+
 EXAMPLE_PLUGIN = Path(__file__).resolve().parent.parent / "docs" / "examples" / "my_tiny_net"
+BENCHMARK = "Cowley2026.210325.V4-pls"
+PASSWORD = "correct horse"
+"""The password of every account the website's tests register through the form."""
+
+
+def add_scored_model(store: Database, model: str, value: float, *, owner: str = "alice", public: bool = True,
+                     provenance: dict | None = None) -> None:
+    """Add ``model`` of ``owner`` to ``store`` with one score ``value`` on :data:`BENCHMARK` (error 0.01, ceiling
+    0.8, raw ``0.8 * value``, V4 mapped to layer ``"3"``; ``provenance`` attached when given)."""
+    store.add_model(model, owner=owner, public=public)
+    extra = {} if provenance is None else {"provenance": provenance}
+    record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
+                                       benchmark_identifier=BENCHMARK, layers={"V4": "3"}, **extra)), store)
+
+
+def csrf(client, page: str = "/login") -> str:
+    """The CSRF token of the first form on ``page``, as ``client`` (a TestClient or an httpx.Client) gets it."""
+    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
+
+
+def register(app, name: str, *, email: str | None = None):
+    """Register ``name`` (password :data:`PASSWORD`, address ``email`` or ``name@example.org``) through the form
+    of ``app``, asserting the redirect (303) that means success; return the logged-in TestClient."""
+    from fastapi.testclient import TestClient
+
+    client = TestClient(app)
+    response = client.post("/register", data={"username": name, "password": PASSWORD,
+                                              "email": email or f"{name}@example.org", "csrf_token": csrf(client)},
+                           follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return client
 
 
 def plugin_zip(identifier: str = "my-tiny-net", package: str = "my_tiny_net", extra: dict | None = None) -> bytes:

@@ -53,14 +53,19 @@ def test_score_is_metric_over_ceiling(v4, data_properties):
     assert benchmark.parent == "V4"
 
 
-def test_the_data_as_model_scores_one_with_ks_similarity(v4, data_properties):
-    """Model properties equal to the data's: the bootstrap KS similarity equals its ceiling, so the score is 1."""
-    stimuli = v4.attrs["stimulus_set"]
-    benchmark = PropertiesBenchmark(
-        "test.V4-mean_response_ks", 1, data_properties, stimuli, property_func=mean_response,
+def ks_benchmark(identifier: str, data_properties, stimuli) -> PropertiesBenchmark:
+    """The V4 mean-response benchmark scored with the registered bootstrap KS similarity and its ceiling."""
+    return PropertiesBenchmark(
+        identifier, 1, data_properties, stimuli, property_func=mean_response,
         similarity_metric=brainscore.load_metric("ks_similarity", property_name="mean_response"),
         ceiling_func=brainscore.load_ceiling("ks_similarity", property_name="mean_response"),
         visual_degrees=11.2, number_of_trials=1, region="V4")
+
+
+def test_the_data_as_model_scores_one_with_ks_similarity(v4, data_properties):
+    """Model properties equal to the data's: the bootstrap KS similarity equals its ceiling, so the score is 1."""
+    stimuli = v4.attrs["stimulus_set"]
+    benchmark = ks_benchmark("test.V4-mean_response_ks", data_properties, stimuli)
     score = benchmark(PrecomputedFeatures(v4, visual_degrees=11.2))
     assert 0 < float(benchmark.ceiling) < 1
     assert float(score) == pytest.approx(1.0, abs=1e-12)
@@ -92,11 +97,7 @@ def test_other_data_scored_with_ks_similarity_matches_an_independent_computation
     """A model whose neuroids differ from the data (pixel patches of the same images): score = KS similarity /
     ceiling, each recomputed independently; the score is far from 1, so an error in either would show."""
     stimuli = v4.attrs["stimulus_set"]
-    benchmark = PropertiesBenchmark(
-        "test.V4-mean_response_ks_other", 1, data_properties, stimuli, property_func=mean_response,
-        similarity_metric=brainscore.load_metric("ks_similarity", property_name="mean_response"),
-        ceiling_func=brainscore.load_ceiling("ks_similarity", property_name="mean_response"),
-        visual_degrees=11.2, number_of_trials=1, region="V4")
+    benchmark = ks_benchmark("test.V4-mean_response_ks_other", data_properties, stimuli)
     features = pixel_features(stimuli, block=14, region="V4") / 10
     score = benchmark(PrecomputedFeatures(NeuroidAssembly(features), visual_degrees=11.2))
     bins = data_properties.attrs["mean_response_bins"]

@@ -14,15 +14,14 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from brainscore import registry
+from host_helpers import free_port
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
@@ -187,12 +186,6 @@ def test_brainscore_run_with_plugin_dir_equals_the_native_twins(plugin_dirs, tmp
         assert_equal_scores(by_pair[(MODEL, benchmark)], by_pair[(NATIVE_MODEL, twin)], f"run {benchmark}")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_a_website_submission_of_the_reference_model_folder_equals_the_native_twins(plugin_dirs, tmp_path):
     """``brainscore serve`` with the benchmark and data plugins on its plugin_dirs; the model folder is zipped and
@@ -202,6 +195,8 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
     import httpx
 
     import brainscore
+    from browser_helpers import wait_until_serving
+    from web_helpers import csrf
     from test_environments import wheel
 
     server_plugins = tmp_path / "server_plugins"  # benchmarks and data only: the model comes by submission
@@ -226,20 +221,11 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
                                f"sqlite:///{tmp_path / 'web.sqlite'}", "--workers", "1", "--time-limit-s", "600"],
                               env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        for _ in range(240):
-            try:
-                if httpx.get(url + "/login", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"the server did not start: {(tmp_path / 'server.log').read_text()}")
+        wait_until_serving(url, server, tmp_path / "server.log")
         with httpx.Client(base_url=url) as client:
-            def token_of(page):
-                return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
             client.post("/register", data={"username": "ref-user", "password": "correct horse",
-                                           "email": "ref-user@example.org", "csrf_token": token_of("/register")})
-            page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
+                                           "email": "ref-user@example.org", "csrf_token": csrf(client, "/register")})
+            page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
             token = re.search(r'id="token">([^<]+)<', page).group(1)
         result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(submitted),
                                  "--server", url, "--token", token, "--benchmarks", ",".join(sorted(PAIRS)), "--wait"],

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import brainscore
-from benchmark_helpers import pixel_features
+from benchmark_helpers import behavioral_assembly, pixel_features, read_trials
 from brainscore.metrics import bootstrap as B
 from brainscore.metrics import device as metric_device
 from brainscore.metrics.similarity.cka import CKACrossValidated, CKAMetric
@@ -98,25 +98,10 @@ def test_weighted_spearman_pairs_on_torch_equal_numpy_with_ties():
 # ---- behavioural: error consistency's bootstrap ---------------------------------------------------
 def test_error_consistency_bootstrap_on_torch_equals_numpy_on_geirhos_data(shared_data):
     """Geirhos 2019 cue-conflict, 10 subjects and AlexNet: the resampled kappas' products run in torch."""
-    import pandas as pd
-
-    from brainscore.data.assemblies import BehavioralAssembly
     from brainscore.metrics.behavior.error_consistency import ErrorConsistency, ErrorConsistencyCeiling
 
-    folder = shared_data / "geirhos2019_texture_vs_shape" / "raw-data" / "style-transfer-512-nomask-experiment"
-
-    def assembly(observer: str, with_subject: bool) -> BehavioralAssembly:
-        files = sorted(folder.glob(f"style-transfer-512-nomask-experiment_{observer}_session_1.csv"))
-        trials = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-        trials["image"] = trials["imagename"].str.split("_", n=6).str[-1]
-        coords = {"stimulus_id": ("presentation", trials["image"].to_numpy()),
-                  "truth": ("presentation", trials["category"].to_numpy()),
-                  "condition": ("presentation", trials["condition"].to_numpy())}
-        if with_subject:
-            coords["subject"] = ("presentation", trials["subj"].to_numpy())
-        return BehavioralAssembly(trials["object_response"].to_numpy(), dims=("presentation",), coords=coords)
-
-    humans, alexnet = assembly("subject-*", True), assembly("alexnet", False)
+    humans = behavioral_assembly(read_trials(shared_data, "cue-conflict", "subject-*"))
+    alexnet = behavioral_assembly(read_trials(shared_data, "cue-conflict", "alexnet"), with_subject=False)
     stimuli = np.unique(np.asarray(humans["stimulus_id"].values).astype(str))
     weights = B.resample_counts(len(stimuli), 100, seed=0)
     metric, ceiling = ErrorConsistency(), ErrorConsistencyCeiling()

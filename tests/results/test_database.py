@@ -169,3 +169,13 @@ def test_opening_a_current_database_does_not_import_alembic(tmp_path):
         connection.commit()
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "older" in out.stderr  # Alembic, not the quick check, handles it (and knows no 'older')
+
+
+def test_a_sqlite_file_is_in_wal_mode_with_every_commit_synced(tmp_path):
+    db = Database(f"sqlite:///{tmp_path / 'results.sqlite'}")
+    with db.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar_one() == "wal"
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar_one() == 2  # FULL
+    db.add_model("a-net")
+    db.engine.dispose()
+    assert Database(f"sqlite:///{tmp_path / 'results.sqlite'}").model("a-net").identifier == "a-net"

@@ -13,34 +13,17 @@ from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
 from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.web.queue import SubmissionTask
-from web_helpers import EXAMPLE_PLUGIN as EXAMPLE, plugin_zip, traversal_zip
-
-BENCHMARK = "Cowley2026.210325.V4-pls"
+from web_helpers import BENCHMARK, EXAMPLE_PLUGIN as EXAMPLE, add_scored_model, csrf, plugin_zip, traversal_zip
+from web_helpers import register as user
 
 
 @pytest.fixture
 def app(tmp_path):
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False)
-    store = app.state.store
-    for model, owner, public, value in (("pub-net", "alice", True, 0.25), ("secret-net", "alice", False, 0.75)):
-        store.add_model(model, owner=owner, public=public)
-        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"})), store)
+    add_scored_model(app.state.store, "pub-net", 0.25)
+    add_scored_model(app.state.store, "secret-net", 0.75, public=False)
     return app
-
-
-def csrf(client: TestClient, page: str = "/login") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
-
-
-def user(app, name: str) -> TestClient:
-    client = TestClient(app)
-    response = client.post("/register", data={"username": name, "password": "correct horse",
-                                              "email": f"{name}@example.org", "csrf_token": csrf(client)},
-                           follow_redirects=False)
-    assert response.status_code == 303, response.text
-    return client
 
 
 def queued_task(app, owner="alice", results=None) -> str:
@@ -155,6 +138,20 @@ def test_rejections_name_their_reason(app):
     unknown = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip())}, data={"benchmarks": "Nope-x"},
                          headers={"X-CSRF-Token": csrf(alice, "/submit")})
     assert unknown.status_code == 400 and "unknown benchmark 'Nope-x'" in unknown.json()["problems"][0]
+
+
+def test_a_built_in_identifier_is_refused_unless_the_submitter_owns_that_model(app):
+    alice, bob = user(app, "alice"), user(app, "bob")
+    files = {"file": ("p.zip", plugin_zip(identifier="pixels", package="pixels_net"))}
+    refused = bob.post("/api/submissions", files=files, headers={"X-CSRF-Token": csrf(bob, "/submit")})
+    assert refused.status_code == 400
+    assert refused.json()["problems"] == ["the identifier 'pixels' is a built-in model; choose another"]
+    app.state.store.add_model("pixels", owner="alice")  # a user's model row under a registered identifier
+    assert bob.post("/api/submissions", files=files, headers={"X-CSRF-Token": csrf(bob, "/submit")}).json()[
+        "problems"] == ["the identifier 'pixels' belongs to another user's model; choose another"]
+    accepted = alice.post("/api/submissions", files=files, data={"benchmarks": BENCHMARK},
+                          headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert accepted.status_code == 201 and accepted.json()["models"] == ["pixels"]
 
 
 def test_form_upload_redirects_to_the_status_page(app):

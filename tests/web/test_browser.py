@@ -14,7 +14,7 @@ import pytest
 from brainscore.metrics.score import Score
 from brainscore.results import Database, record
 from brainscore.scoring.outcome import Outcome
-from browser_helpers import chromium, page_server, screenshots
+from browser_helpers import page_server, register_in_browser
 
 V4 = "Cowley2026.210325.V4-pls"
 IT = "Kriegeskorte2008.IT-rdm"
@@ -42,17 +42,6 @@ def server(tmp_path_factory):
             _score(db, model, IT, it, 0.015)
     with page_server(folder, url) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with chromium() as browser:
-        yield browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    return screenshots(tmp_path_factory)
 
 
 def _loaded(page, selector):
@@ -116,12 +105,7 @@ def test_two_ticked_models_are_compared(server, page, shots):
 
 def test_radio_buttons_sit_on_the_line_of_their_words(server, page, tmp_path):
     """#15: each radio button sat above its words (the form's labels are columns)."""
-    page.goto(server + "/register")
-    page.fill("input[name=username]", "alice")
-    page.fill("input[name=email]", "alice@example.org")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("button:text('register')")
-    page.wait_for_url(server + "/submit")
+    register_in_browser(page, server, "alice")
     for value in ("public", "private"):
         label = page.locator(f"label:has(input[value={value}])")
         radio = page.locator(f"input[value={value}]").bounding_box()

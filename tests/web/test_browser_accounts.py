@@ -15,21 +15,16 @@ import pytest
 from brainscore.metrics.score import Score
 from brainscore.results import Database, record
 from brainscore.scoring.outcome import Outcome
-from browser_helpers import chromium, page_server, screenshots
+from browser_helpers import chromium_page, page_server, register_in_browser
 from test_browser import V4
-from test_mail import Inbox, _free_port
+from host_helpers import free_port
+from test_mail import running_inbox
 
 
 @pytest.fixture(scope="module")
 def inbox():
-    from aiosmtpd.controller import Controller
-
-    handler = Inbox()
-    controller = Controller(handler, hostname="127.0.0.1", port=_free_port())
-    controller.start()
-    handler.port = controller.port
-    yield handler
-    controller.stop()
+    with running_inbox() as handler:
+        yield handler
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +36,7 @@ def server(tmp_path_factory, inbox):
         db.add_model(model, owner=owner, public=True)
         record(Outcome.from_score(Score.of(value, raw=value * 0.9, ceiling=0.9, error=0.02, model_identifier=model,
                                            benchmark_identifier=V4, layers={"V4": "6"})), db)
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     mail = {"BRAINSCORE_HOME": str(folder / "home"), "BRAINSCORE_MAIL_HOST": "127.0.0.1",
             "BRAINSCORE_MAIL_PORT": str(inbox.port), "BRAINSCORE_MAIL_SECURITY": "none",
@@ -52,13 +47,8 @@ def server(tmp_path_factory, inbox):
 
 @pytest.fixture(scope="module")
 def page(server):
-    with chromium() as browser:
-        yield browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    return screenshots(tmp_path_factory)
+    with chromium_page(1200, 800) as page:
+        yield page
 
 
 def mailed_link(message, server: str, path: str) -> str:
@@ -68,12 +58,7 @@ def mailed_link(message, server: str, path: str) -> str:
 
 
 def test_register_and_verify_the_address_by_the_mailed_link(server, page, inbox, shots):
-    page.goto(server + "/register")
-    page.fill("input[name=username]", "alice")
-    page.fill("input[name=email]", "alice@example.org")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("button:text('register')")
-    page.wait_for_url(server + "/submit")
+    register_in_browser(page, server, "alice")
     page.goto(server + "/account")
     assert " ".join(page.locator("#email-state").text_content().split()) == "alice@example.org · not verified"
     assert page.locator("#submit-problem").text_content().startswith("verify your e-mail address first")

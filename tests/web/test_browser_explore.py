@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from brainscore.metrics.score import Score
 from brainscore.results import Database, record
 from brainscore.scoring.outcome import Outcome
-from browser_helpers import chromium, page_server, screenshots
+from browser_helpers import page_server
 
 V4, IT, KIANI = "Cowley2026.210325.V4-pls", "Kriegeskorte2008.IT-rdm", "Kiani2007.IT-rdm"
 MODELS = {  # model: (scores, metadata.yml entry, parameters counted in its network)
@@ -59,17 +59,6 @@ def server(tmp_path_factory):
         session.commit()
     with page_server(folder, url) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def page(server):
-    with chromium() as browser:
-        yield browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    return screenshots(tmp_path_factory)
 
 
 def rows(page) -> list[str]:

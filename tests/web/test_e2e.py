@@ -15,11 +15,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -27,20 +24,15 @@ import pytest
 
 from brainscore.web.checks import extract
 from brainscore.web.queue import write_entry_point
-from web_helpers import plugin_zip, symlink_zip, traversal_zip, zip_bomb
+from browser_helpers import BROWSER_PASSWORD, chromium, register_in_browser, wait_until_serving
+from host_helpers import free_port
+from web_helpers import csrf, plugin_zip, symlink_zip, traversal_zip, zip_bomb
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SRC = Path(__file__).resolve().parents[2] / "src"
 BENCHMARK = "Cowley2026.210325.V4-pls"
 FAILING = "Kriegeskorte2008.IT-rdm"  # the private net maps IT to a layer it does not have
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 server_process: list = [None]
@@ -62,15 +54,7 @@ def server(tmp_path_factory):
                                 "--workers", "1"],
                                env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            if httpx.get(url + "/login", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"the server did not start: {(folder / 'server.log').read_text()}")
+    wait_until_serving(url, process, folder / "server.log")
     server_process[0] = process
     yield url
     process.terminate()
@@ -80,27 +64,12 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian's chromium is missing: apt-get install -y chromium (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 def zip_file(name: str, data: bytes) -> dict:
     return {"name": name, "mimeType": "application/zip", "buffer": data}
-
-
-def register(page, url: str, name: str) -> None:
-    page.goto(url + "/register")
-    page.fill("input[name=username]", name)
-    page.fill("input[name=email]", f"{name}@example.org")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("button:text('register')")
-    page.wait_for_url(url + "/submit")
 
 
 def submit(page, url: str, name: str, data: bytes, benchmarks: list[str], private: bool = False) -> None:
@@ -138,11 +107,11 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page = alice.new_page()
 
     # register, log out, log in
-    register(page, server, "alice")
+    register_in_browser(page, server, "alice")
     page.click("button:text('log out')")
     page.goto(server + "/login")
     page.fill("input[name=username]", "alice")
-    page.fill("input[name=password]", "correct horse battery")
+    page.fill("input[name=password]", BROWSER_PASSWORD)
     page.click("button:text('log in')")
     page.wait_for_url(server + "/submissions")
 
@@ -205,7 +174,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
 
     # a second user neither sees the private model nor re-runs its benchmarks
     bob = browser.new_context().new_page()
-    register(bob, server, "bob")
+    register_in_browser(bob, server, "bob")
     bob.goto(server + "/")
     assert bob.locator('tr[data-model="my-tiny-net"]').count() == 1
     assert bob.locator('tr[data-model="my-private-net"]').count() == 0
@@ -236,10 +205,9 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
     import re
 
     with httpx.Client(base_url=server) as client:
-        token_of = lambda page: re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)  # noqa: E731
         client.post("/register", data={"username": "carol", "password": "correct horse", "email": "carol@example.org",
-                                       "csrf_token": token_of("/register")})
-        page = client.post("/account/tokens", data={"csrf_token": token_of("/account")}).text
+                                       "csrf_token": csrf(client, "/register")})
+        page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
         token = re.search(r'id="token">([^<]+)<', page).group(1)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
     command = [sys.executable, "-m", "brainscore", "submit", "--server", server, "--token", token,
@@ -270,7 +238,7 @@ def test_a_model_without_a_layer_map_scores_and_its_rule_layers_are_marked(serve
     from playwright.sync_api import expect
 
     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-    register(page, server, "dora")
+    register_in_browser(page, server, "dora")
     zipped = plugin_zip(identifier="no-map-net", package="no_map_net", extra={"no_map_net/model.py": NO_MAP_MODEL})
     submit(page, server, "no_map.zip", zipped, RULE_BENCHMARKS)
     page.wait_for_url(f"{server}/submissions/*")

@@ -7,14 +7,15 @@ completion path. Without a mail server the links go to the log; a mail server th
 """
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import logging
 import os
 import re
-import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -27,7 +28,8 @@ from brainscore.errors import ValidationError
 from brainscore.web import accounts, create_app
 from brainscore.web.mail import Mailer, MailSettings
 from brainscore.web.queue import _CHILD_ENV, SubmissionTask, child_settings
-from web_helpers import plugin_zip
+from host_helpers import free_port
+from web_helpers import csrf, plugin_zip, register
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 SITE = "https://brainscore.test"
@@ -56,20 +58,23 @@ class Inbox:
         return self.messages[:count]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@contextlib.contextmanager
+def running_inbox() -> Iterator[Inbox]:
+    """An :class:`Inbox` behind a real SMTP server (aiosmtpd) on a free port of 127.0.0.1, stopped afterwards."""
+    handler = Inbox()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    handler.port = controller.port
+    try:
+        yield handler
+    finally:
+        controller.stop()
 
 
 @pytest.fixture
 def inbox():
-    handler = Inbox()
-    controller = Controller(handler, hostname="127.0.0.1", port=_free_port())
-    controller.start()
-    handler.port = controller.port
-    yield handler
-    controller.stop()
+    with running_inbox() as handler:
+        yield handler
 
 
 def mailer_for(inbox) -> Mailer:
@@ -81,18 +86,6 @@ def mailer_for(inbox) -> Mailer:
 def app(tmp_path, inbox):
     return create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                       start_worker=False, mailer=mailer_for(inbox))
-
-
-def csrf(client: TestClient, page: str = "/login") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
-
-
-def register(app, name: str, address: str) -> TestClient:
-    client = TestClient(app)
-    response = client.post("/register", data={"username": name, "password": "correct horse", "email": address,
-                                              "csrf_token": csrf(client)}, follow_redirects=False)
-    assert response.status_code == 303, response.text
-    return client
 
 
 def link_in(message, path: str) -> str:
@@ -109,7 +102,7 @@ def submit(client: TestClient, identifier: str):
 
 
 def test_registration_mails_a_link_that_verifies_the_address_and_then_submitting_works(app, inbox):
-    alice = register(app, "alice", "Alice@Example.ORG")
+    alice = register(app, "alice", email="Alice@Example.ORG")
     (mail,) = inbox.wait(1)
     assert inbox.envelopes[0].rcpt_tos == ["alice@example.org"] and mail["To"] == "alice@example.org"
     assert mail["From"] == "brainscore@brainscore.test" and mail["Subject"] == "brainscore: verify your e-mail address"
@@ -132,7 +125,7 @@ def test_registration_mails_a_link_that_verifies_the_address_and_then_submitting
 
 
 def test_a_verification_link_expires_and_a_new_one_can_be_sent(app, inbox, monkeypatch):
-    alice = register(app, "alice", "alice@example.org")
+    alice = register(app, "alice", email="alice@example.org")
     old = link_in(inbox.wait(1)[0], "/verify")
     monkeypatch.setattr(accounts, "VERIFY_MAX_AGE", timedelta(seconds=-1))
     expired = TestClient(app).get(old)
@@ -144,7 +137,7 @@ def test_a_verification_link_expires_and_a_new_one_can_be_sent(app, inbox, monke
 
 
 def test_a_link_for_an_address_the_account_no_longer_has_does_not_verify(app, inbox):
-    alice = register(app, "alice", "alice@example.org")
+    alice = register(app, "alice", email="alice@example.org")
     first = link_in(inbox.wait(1)[0], "/verify")
     changed = alice.post("/account/email", data={"email": "alice@lab.example.org", "csrf_token": csrf(alice, "/account")})
     assert changed.status_code == 200
@@ -156,7 +149,7 @@ def test_a_link_for_an_address_the_account_no_longer_has_does_not_verify(app, in
 
 
 def test_password_reset_by_mail_works_once_and_ends_the_other_sessions(app, inbox):
-    alice = register(app, "alice", "alice@example.org")
+    alice = register(app, "alice", email="alice@example.org")
     inbox.wait(1)  # the verification mail
     assert alice.get("/account").status_code == 200
     visitor = TestClient(app)
@@ -251,7 +244,7 @@ def test_results_go_only_to_verified_addresses(app, inbox):
 
 
 def test_a_mail_server_that_is_down_loses_no_score(tmp_path, caplog):
-    down = Mailer(MailSettings(host="127.0.0.1", port=_free_port(), security="none", site_url=SITE))
+    down = Mailer(MailSettings(host="127.0.0.1", port=free_port(), security="none", site_url=SITE))
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False, mailer=down)
     _verified_user(app, "alice", "alice@example.org")
@@ -268,7 +261,7 @@ def test_without_a_mail_server_the_link_is_logged_and_accounts_may_submit(tmp_pa
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False, mailer=Mailer(MailSettings()))
     with caplog.at_level(logging.WARNING, logger="brainscore.web.mail"):
-        alice = register(app, "alice", "alice@example.org")
+        alice = register(app, "alice", email="alice@example.org")
     (logged,) = [r.getMessage() for r in caplog.records if r.name == "brainscore.web.mail"]
     assert "mail is not configured" in logged and "alice@example.org" in logged
     link = re.search(r"http://testserver(/verify\?token=\S+)", logged).group(1)  # the request's address, logged only
@@ -308,7 +301,7 @@ def test_account_mails_are_rate_limited_per_address_and_reset_requests_per_clien
     from brainscore.web.notices import Throttle
 
     app.state.site.throttle = Throttle(per_recipient="3/hour", per_client="4/hour")
-    alice = register(app, "alice", "alice@example.org")  # mail 1
+    alice = register(app, "alice", email="alice@example.org")  # mail 1
     resend = {"email": "alice@example.org"}
     for _ in range(2):  # mails 2 and 3
         assert alice.post("/account/email", data={**resend, "csrf_token": csrf(alice, "/account")}).status_code == 200

@@ -7,39 +7,22 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from brainscore.metrics.score import Score
 from brainscore.results import record
 from brainscore.scoring.outcome import Outcome
 from brainscore.web import create_app
 from brainscore.web.mail import Mailer, MailSettings
-
-BENCHMARK = "Cowley2026.210325.V4-pls"
+from web_helpers import BENCHMARK, add_scored_model, csrf
+from web_helpers import register as user
 
 
 @pytest.fixture
 def app(tmp_path):
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False, mailer=Mailer(MailSettings()))
-    store = app.state.store
-    for model, public, value in (("alice-net", True, 0.25), ("other-net", True, 0.5)):
-        store.add_model(model, owner="alice" if model == "alice-net" else "bob", public=public)
-        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"})), store)
-    record(Outcome.from_failure("alice-net", "Kriegeskorte2008.IT-rdm", "weights missing"), store)
+    add_scored_model(app.state.store, "alice-net", 0.25, owner="alice")
+    add_scored_model(app.state.store, "other-net", 0.5, owner="bob")
+    record(Outcome.from_failure("alice-net", "Kriegeskorte2008.IT-rdm", "weights missing"), app.state.store)
     return app
-
-
-def csrf(client: TestClient, page: str = "/login") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
-
-
-def user(app, name: str) -> TestClient:
-    client = TestClient(app)
-    response = client.post("/register", data={"username": name, "password": "correct horse",
-                                              "email": f"{name}@example.org", "csrf_token": csrf(client)},
-                           follow_redirects=False)
-    assert response.status_code == 303, response.text
-    return client
 
 
 def on_board(client: TestClient) -> list[str]:

@@ -3,7 +3,6 @@ none is lost or queued twice, and the queue is drained in the order the submissi
 SQLite and on PostgreSQL."""
 from __future__ import annotations
 
-import socket
 import sys
 import threading
 import time
@@ -14,28 +13,11 @@ from sqlalchemy.orm import Session
 
 from brainscore.web import accounts, create_app
 from brainscore.web.queue import Limits, SubmissionTask
-from postgres_server import PostgresServer, PostgresUnavailable
+from host_helpers import free_port
 from web_helpers import plugin_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 SUBMITTERS = 20
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    try:
-        server = PostgresServer().start()
-    except PostgresUnavailable as error:
-        pytest.fail(f"the PostgreSQL tests need a server and none could be started: {error}", pytrace=False)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'results.sqlite'}"
-    return request.getfixturevalue("postgres").create_database("queue_order")
 
 
 @pytest.fixture
@@ -46,12 +28,6 @@ def dask_client():
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
             Client(cluster) as client:
         yield client
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -70,7 +46,7 @@ def server(db_url, tmp_path, dask_client, monkeypatch):
 
     app.state.worker.command = command
     app.state.worker.limits = Limits(memory=1024**3, wall=60, isolate=False)  # the children write ran.txt
-    port = _free_port()
+    port = free_port()
     live = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=live.run, daemon=True)
     thread.start()

@@ -11,12 +11,10 @@ README's "Containment of submissions", are covered by ``test_rootless_fallback_*
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 import os
 import socket
-import sys
 import time
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from brainscore.web import accounts
 from brainscore.web.checks import extract
 from brainscore.web.queue import Dispatcher, Limits, SubmissionTask, write_entry_point
 from brainscore.web.sandbox import UID_BASE, UID_RANGE, isolation
+from host_helpers import survivors
 from web_helpers import EXAMPLE_PLUGIN, plugin_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
@@ -180,19 +179,6 @@ def queue(url: str, root: Path, owner: str, identifier: str, package: str, data:
         task_id = task.id
     store.add_model(identifier, owner=owner, public=True)
     return task_id
-
-
-def survivors(marker: str) -> list[str]:
-    """Host processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, ValueError):
-            continue
-        if marker in cmdline and "pytest" not in cmdline:
-            found.append(f"{entry}: {cmdline}")
-    return found
 
 
 def processes_of(uid: int) -> list[int]:
@@ -351,7 +337,7 @@ def test_no_process_outlives_its_task(run):
     failure = failure_of(run, "outlive")
     assert re.fullmatch(r"left [2-9] processes running when it ended \(killed\): a submission's processes must "
                         r"end with it: .*", failure)
-    assert survivors(f"sleep {OUTLIVE}") == []
+    assert survivors(f"sleep {OUTLIVE}", ignore=("pytest",)) == []
     uid = UID_BASE + run["ids"]["outlive"] % UID_RANGE
     assert processes_of(uid) == []
 

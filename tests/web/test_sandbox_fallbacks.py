@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from brainscore.results import Database
 from brainscore.web import accounts, sandbox
 from brainscore.web.queue import Limits, SubmissionTask, run_pair
+from host_helpers import survivors
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 SRC = str(Path(sandbox.__file__).resolve().parents[2])
@@ -42,18 +43,6 @@ def userns_available() -> bool:
         return subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True).returncode == 0
     except FileNotFoundError:
         return False
-
-
-def survivors(marker: str) -> list[str]:
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, ValueError):
-            continue
-        if marker in cmdline and int(entry) != os.getpid():
-            found.append(cmdline)
-    return found
 
 
 LEAVE_BEHIND = """

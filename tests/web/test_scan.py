@@ -13,34 +13,27 @@ error pages with malformed addresses, then checks each answer:
 - no private data (the private model's name, the submission's key, its log) in any answer to the anonymous
   visitor;
 - ``Cache-Control: no-store`` on every answer to the logged-in user (10015);
-- no inline script or event handler attribute (what the CSP would block, 10055).
+- no inline script, event handler attribute, ``style`` attribute or ``<style>`` element (what the CSP blocks,
+  10055), and no ``'unsafe-inline'`` in the CSP of any page.
 
 The findings the scan raised, and what was done about each, are in docs/security.md.
 """
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
-import time
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 import pytest
 from sqlalchemy.orm import Session
 
-from brainscore.metrics.score import Score
-from brainscore.results import Database, record
-from brainscore.scoring.outcome import Outcome
+from brainscore.results import Database
 from brainscore.web import security
 from brainscore.web.queue import SubmissionTask
+from browser_helpers import page_server
+from web_helpers import BENCHMARK, PASSWORD, add_scored_model, csrf
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
-BENCHMARK = "Cowley2026.210325.V4-pls"
 SECRET = "secret-scan-net"
 LOG = "Traceback (most recent call last): private log line"
 MAX_PAGES = 150
@@ -51,17 +44,19 @@ LEAKS = [re.compile(p) for p in (r"Traceback \(most recent call last\)", r'File 
 
 
 class _Page(HTMLParser):
-    """The links, forms and scripts of an HTML page."""
+    """The links, forms, scripts and inline styles of an HTML page."""
 
     def __init__(self):
         super().__init__()
-        self.links, self.forms, self.scripts, self.handlers = [], [], [], []
+        self.links, self.forms, self.scripts, self.handlers, self.styles = [], [], [], [], []
         self._form = None
         self._script = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.handlers += [name for name in attrs if name.lower().startswith("on")]
+        self.styles += [f"<{tag} style={attrs['style']!r}>"] if "style" in attrs else []
+        self.styles += ["<style> element"] if tag == "style" else []
         for name in ("href", "src"):
             if attrs.get(name) and tag in ("a", "img", "script", "link"):
                 self.links.append(attrs[name])
@@ -86,22 +81,14 @@ class _Page(HTMLParser):
             self._script["body"] += data
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The live server over a seeded database: ``{"url", "key"}`` (``key``: alice's private submission)."""
     folder = tmp_path_factory.mktemp("scan")
     url = f"sqlite:///{folder / 'results.sqlite'}"
     store = Database(url)
-    for model, public, value in (("public-scan-net", True, 0.3), (SECRET, False, 0.6)):
-        store.add_model(model, owner="alice", public=public)
-        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"})), store)
+    add_scored_model(store, "public-scan-net", 0.3)
+    add_scored_model(store, SECRET, 0.6, public=False)
     with Session(store.engine, expire_on_commit=False) as session:
         task = SubmissionTask(owner="alice", package="secret_scan_net", models=[SECRET], benchmarks=[BENCHMARK],
                               status="failed", results={f"{SECRET}|{BENCHMARK}": {"status": "failed",
@@ -110,35 +97,17 @@ def site(tmp_path_factory):
         session.add(task)
         session.commit()
     store.engine.dispose()
-    port = _free_port()
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{SRC}:{HERE.parent}", "BRAINSCORE_HOME": str(folder / "home"),
-           "HOME": str(folder)}
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), url, str(port),
-                                str(folder / "submissions")], env=env)
-    deadline = time.time() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.time() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError("the page server did not start")
-            time.sleep(0.2)
-    yield {"url": f"http://127.0.0.1:{port}", "key": task.key}
-    process.terminate()
-    process.wait(10)
+    with page_server(folder, url, inherit=False) as base:
+        yield {"url": base, "key": task.key}
 
 
 def _logged_in(base: str) -> httpx.Client:
     client = httpx.Client(base_url=base, timeout=30)
-    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/register").text).group(1)
-    response = client.post("/register", data={"username": "alice", "password": "correct horse",
-                                              "email": "alice@example.org", "csrf_token": token})
+    response = client.post("/register", data={"username": "alice", "password": PASSWORD,
+                                              "email": "alice@example.org", "csrf_token": csrf(client, "/register")})
     if response.status_code != 303 and "taken" in response.text:  # the second scan of the module logs in
-        token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/login").text).group(1)
-        response = client.post("/login", data={"username": "alice", "password": "correct horse",
-                                               "csrf_token": token})
+        response = client.post("/login", data={"username": "alice", "password": PASSWORD,
+                                               "csrf_token": csrf(client, "/login")})
     assert response.status_code == 303, response.text
     return client
 
@@ -182,7 +151,9 @@ def findings(responses: dict[str, httpx.Response], logged_in: bool, private: tup
     found = []
     for address, response in responses.items():
         headers = response.headers
+        svg = headers.get("content-type", "").startswith("image/svg+xml")  # a plot: its own policy
         for name, value in security.HEADERS.items():
+            value = security.SVG_POLICY if svg and name == "content-security-policy" else value
             if headers.get(name) != value:
                 found.append(f"{address}: header {name} is {headers.get(name)!r}")
         for name in ("server", "x-powered-by"):
@@ -215,6 +186,9 @@ def findings(responses: dict[str, httpx.Response], logged_in: bool, private: tup
             page.feed(response.text)
             found += [f"{address}: inline script {s['body'][:40]!r}" for s in page.scripts if not s["src"]]
             found += [f"{address}: event handler attribute {h}" for h in page.handlers]
+            found += [f"{address}: inline style {s[:60]}" for s in page.styles]
+            if "unsafe-inline" in headers.get("content-security-policy", ""):
+                found.append(f"{address}: a page whose CSP allows inline code or style")
             for form in page.forms:
                 if form["method"] == "post" and not form["fields"].get("csrf_token"):
                     found.append(f"{address}: a form posting to {form['action']} without a CSRF token")

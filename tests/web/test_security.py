@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 import socket
-import subprocess
-import sys
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 import psutil
@@ -19,19 +18,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from brainscore.metrics.score import Score
-from brainscore.results import record
 from brainscore.results.schema import ApiToken, LoginAttempt
-from brainscore.scoring.outcome import Outcome
 from brainscore.web import accounts, create_app, security
 from brainscore.web.queue import SubmissionTask
+from browser_helpers import free_port, page_server_process
+from web_helpers import BENCHMARK, PASSWORD, add_scored_model, csrf, register
 
-BENCHMARK = "Cowley2026.210325.V4-pls"
-PASSWORD = "correct horse"
 SECRET = "secret-net"
 """alice's private model: its name never appears in a page or JSON answered to anyone else."""
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[1] / "src"
 
 
 # ------------------------------------------------------------------------------------------------ set-up
@@ -39,28 +33,12 @@ SRC = HERE.parents[1] / "src"
 def app(tmp_path):
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False)
-    store = app.state.store
     curve = [["1", 0.21], ["3", 0.24]]
     for model, public, value in (("pub-net", True, 0.25), (SECRET, False, 0.75)):
-        store.add_model(model, owner="alice", public=public)
         provenance = {"model": {"identifier": model, "layers": {"V4": "3"}},
                       "layer_selection": {"V4": {"layer": "3", "scores": curve}}}
-        record(Outcome.from_score(Score.of(value, error=0.01, raw=value * 0.8, ceiling=0.8, model_identifier=model,
-                                           benchmark_identifier=BENCHMARK, layers={"V4": "3"},
-                                           provenance=provenance)), store)
+        add_scored_model(app.state.store, model, value, public=public, provenance=provenance)
     return app
-
-
-def csrf(client: TestClient, page: str = "/login") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', client.get(page).text).group(1)
-
-
-def register(app, name: str, client: TestClient | None = None) -> TestClient:
-    client = client or TestClient(app)
-    response = client.post("/register", data={"username": name, "password": PASSWORD, "email": f"{name}@example.org",
-                                              "csrf_token": csrf(client)}, follow_redirects=False)
-    assert response.status_code == 303, response.text
-    return client
 
 
 def log_in(app, name: str, address: str = "testclient") -> TestClient:
@@ -478,10 +456,13 @@ def test_every_route_answers_with_the_security_headers(app):
         for client in (TestClient(app), alice):
             response = client.get(path.format(key=task.key, token=1, score=_score_id(app)), follow_redirects=False)
             for name, value in security.HEADERS.items():
+                if name == "content-security-policy" and response.headers.get("content-type") == "image/svg+xml":
+                    value = security.SVG_POLICY  # a plot opened on its own: inline style, nothing else
                 assert response.headers.get(name) == value, (path, name)
             assert "server" not in response.headers
     csp = security.CONTENT_SECURITY_POLICY
     assert "frame-ancestors 'none'" in csp and "script-src 'self';" in csp and "unsafe-eval" not in csp
+    assert "style-src 'self';" in csp and "unsafe-inline" not in csp
     # the error pages too: 404, 405, 403, 413
     for response in (alice.get("/no/such/page"), alice.put("/login"), alice.post("/account/tokens"),
                      alice.post("/login", content=b"x" * (security.FORM_BYTES + 1))):
@@ -521,35 +502,53 @@ def test_no_page_has_an_inline_script(app):
     assert f'data-submission="{task.key}"' in alice.get(f"/submissions/{task.key}").text
 
 
+class _InlineStyles(HTMLParser):
+    """The ``style`` attributes and ``<style>`` elements of an HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found += [f"<{tag} style={value!r}>" for name, value in attrs if name == "style"]
+        self.found += ["<style>"] if tag == "style" else []
+
+
+def test_no_page_has_an_inline_style(app):
+    """``style-src 'self'``: an inline style would not apply. Every HTML page of the authorisation table as its
+    owner sees it, a folded leaderboard (hidden columns) and a score page."""
+    alice = register(app, "alice")
+    task = failed_task(app)
+    pages = [path.format(key=task.key, token=1, score=_score_id(app)) for (method, _), (path, _, _) in ANSWERS.items()
+             if method == "GET"] + ["/?fold=neural_vision,behavior_vision", "/?sort=V4&desc=0"]
+    checked = 0
+    for path in pages:
+        response = alice.get(path, follow_redirects=False)
+        if "text/html" not in response.headers.get("content-type", ""):
+            continue
+        assert "unsafe-inline" not in response.headers["content-security-policy"], path
+        parser = _InlineStyles()
+        parser.feed(response.text)
+        assert parser.found == [], (path, parser.found[:3])
+        checked += response.status_code == 200
+    assert checked >= 14  # leaderboard, model, benchmark, score, compare, account, submissions, log-in, ...
+    folded = alice.get("/?fold=neural_vision").text
+    for value in ("0.25", "0.75"):  # pub-net and secret-net on V4: coloured by class, hidden by the attribute
+        klass = "c" + value[2:]
+        assert re.search(f'<td class="score {klass}" data-node="V4" [^>]*data-score="{value}0000" hidden '
+                         'data-hidden-by="1"', folded), value
+    assert re.search(r'<th class="col depth2" data-node="V4" [^>]*hidden data-hidden-by="1">', folded)
+
+
 # ------------------------------------------------------------------------------------------------ upload limits
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def live(tmp_path):
     """A live server (uvicorn on 127.0.0.1, no queue) in its own process, its temporary folder ``tmp``."""
     port, temporary = free_port(), tmp_path / "tmp"
     temporary.mkdir()
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{SRC}:{HERE.parent}", "BRAINSCORE_HOME": str(tmp_path / "home"),
-           "TMPDIR": str(temporary), "HOME": str(tmp_path)}
-    process = subprocess.Popen([sys.executable, str(HERE / "page_server.py"), f"sqlite:///{tmp_path / 'r.sqlite'}",
-                                str(port), str(tmp_path / "submissions")], env=env)
-    deadline = time.time() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.time() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError("the page server did not start")
-            time.sleep(0.2)
-    yield {"port": port, "process": psutil.Process(process.pid), "tmp": temporary}
-    process.terminate()
-    process.wait(10)
+    with page_server_process(tmp_path, f"sqlite:///{tmp_path / 'r.sqlite'}", port=port, inherit=False,
+                             env={"TMPDIR": str(temporary)}) as (_, process):
+        yield {"port": port, "process": psutil.Process(process.pid), "tmp": temporary}
 
 
 def _folder_bytes(folder: Path) -> int:

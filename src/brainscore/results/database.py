@@ -192,9 +192,22 @@ BUSY_TIMEOUT_MS = 30000
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    """Every SQLite connection: foreign keys enforced, a busy timeout, and write-ahead logging.
+
+    In SQLite's default rollback-journal mode a writer waits until no reader holds the file and readers
+    wait while it commits, each retrying with sleeps of up to 100 ms: under the website's load (a
+    submission's writes among ~95 page reads a second, each reading the results version) that made an
+    upload's p99 580 ms and delayed pages. In WAL mode readers and the one writer do not block each
+    other. The mode is stored in the file (the first connection converts it; in-memory databases stay
+    in memory mode) and ``synchronous`` stays FULL, so every commit is on disk (the WAL file synced)
+    when it returns. WAL needs the file on a local disk (not a network file system), which the
+    results database already needs for SQLite's locks.
+    """
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_MS)}")  # several scoring processes may write at once
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
 
 

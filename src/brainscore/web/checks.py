@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import io
+import os
 import stat
 import zipfile
 from dataclasses import dataclass, field
@@ -343,3 +344,33 @@ def extract(data: bytes, target: Path) -> None:
                     if written > MAX_UNCOMPRESSED_BYTES:
                         raise SubmissionRejected([f"the zip unpacks to more than {MAX_UNCOMPRESSED_BYTES // 2**20} MB"])
                     sink.write(chunk)
+
+
+def make_durable(folder: Path) -> None:
+    """Flush ``folder`` (an unpacked submission), every file and folder in it and its entry in its parent to
+    disk (``fsync``), so that a submission the server has answered as accepted survives a crash or power
+    loss: the database's commit is durable, and so must be the files it points to.
+
+    Raises
+    ------
+    OSError
+        If a file cannot be opened or synced (a full or failing disk): the submission is then not accepted.
+    """
+    folder = Path(folder)
+    for current, _folders, files in os.walk(folder):
+        for name in files:
+            descriptor = os.open(os.path.join(current, name), os.O_RDONLY)
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+        _sync_folder(current)
+    _sync_folder(folder.parent)
+
+
+def _sync_folder(path) -> None:
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

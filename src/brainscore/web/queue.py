@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import make_url, select
+from sqlalchemy import func, make_url, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -139,10 +139,10 @@ def place_in_queue(engine: Engine, task: SubmissionTask) -> int | None:
     """1 for the next queued task, 2 for the one after, ...; None unless ``task`` is queued."""
     if task.status != "queued":
         return None
-    with Session(engine) as session:
-        ahead = session.scalars(select(SubmissionTask.id).where(SubmissionTask.status == "queued",
-                                                                SubmissionTask.id < task.id)).all()
-    return len(ahead) + 1
+    with Session(engine) as session:  # counted by the database: no row of the queue comes back
+        ahead = session.scalar(select(func.count()).select_from(SubmissionTask)
+                               .where(SubmissionTask.status == "queued", SubmissionTask.id < task.id))
+    return ahead + 1
 
 
 def write_entry_point(site: Path, package: str, task_id: int) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,31 +24,7 @@ from brainscore.metrics.neural.distribution_similarity import (KSSimilarity, KSS
 from brainscore.metrics.behavior.error_consistency import (ErrorConsistency, ErrorConsistencyCeiling, cohens_kappa,
                                                   error_consistency_kappa)
 from brainscore.metrics.behavior.shape_bias import ShapeBias, ShapeMatch, TextureMatch
-
-EXPERIMENTS = {"cue-conflict": "style-transfer-512-nomask-experiment", "edge": "edge-experiment",
-               "silhouette": "silhouette-filled-experiment"}
-
-
-# ---- Geirhos 2019 raw data ----------------------------------------------------------------------
-def read_trials(shared_data: Path, experiment: str, observer: str) -> pd.DataFrame:
-    """Trials of one experiment; ``observer`` is a glob part: 'subject-*', 'alexnet', 'googlenet', 'vgg'."""
-    folder = shared_data / "geirhos2019_texture_vs_shape" / "raw-data" / EXPERIMENTS[experiment]
-    files = sorted(folder.glob(f"{EXPERIMENTS[experiment]}_{observer}_session_1.csv"))
-    assert files, f"no files for {observer} in {folder}"
-    trials = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-    # imagename = <trial>_<experiment>_<observer>_<condition>_<category>_<nn>_<image file>
-    trials["image"] = trials["imagename"].str.split("_", n=6).str[-1]
-    return trials
-
-
-def behavioral_assembly(trials: pd.DataFrame, with_subject: bool = True) -> BehavioralAssembly:
-    coords = {"stimulus_id": ("presentation", trials["image"].to_numpy()),
-              "truth": ("presentation", trials["category"].to_numpy()),
-              "condition": ("presentation", trials["condition"].to_numpy())}
-    if with_subject:
-        coords["subject"] = ("presentation", trials["subj"].to_numpy())
-    return BehavioralAssembly(trials["object_response"].to_numpy(), dims=("presentation",), coords=coords)
-
+from benchmark_helpers import behavioral_assembly, read_trials
 
 def cue_conflict_categories(images: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Shape and texture category from ``<shape><n>-<texture><m>.png``."""
@@ -73,13 +48,9 @@ def test_kappa_on_a_tiny_trial_table():
 
 
 def _trials_assembly(rows: list[tuple], with_subject=True) -> BehavioralAssembly:
-    frame = pd.DataFrame(rows, columns=["subject", "condition", "stimulus", "truth", "choice"])
-    coords = {"stimulus_id": ("presentation", frame["stimulus"].to_numpy()),
-              "truth": ("presentation", frame["truth"].to_numpy()),
-              "condition": ("presentation", frame["condition"].to_numpy())}
-    if with_subject:
-        coords["subject"] = ("presentation", frame["subject"].to_numpy())
-    return BehavioralAssembly(frame["choice"].to_numpy(), dims=("presentation",), coords=coords)
+    """Rows of (subject, condition, stimulus, truth, choice), named as in the Geirhos CSVs."""
+    frame = pd.DataFrame(rows, columns=["subj", "condition", "image", "category", "object_response"])
+    return behavioral_assembly(frame, with_subject)
 
 
 def test_error_consistency_aggregation_by_hand():

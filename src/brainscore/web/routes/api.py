@@ -81,14 +81,18 @@ def api_benchmark_progress(request: Request, identifier: str):
 
 
 @router.post("/submissions", max_body_size=upload_limit())  # cut off while streaming: 413
-async def api_submit(request: Request, file: UploadFile | None = File(None), benchmarks: str = Form(""),
-                     public: bool = Form(True)):
-    """Queue a plugin zip (``benchmarks``: comma-separated); 201 with its state, 400 with every problem."""
+def api_submit(request: Request, file: UploadFile | None = File(None), benchmarks: str = Form(""),
+               public: bool = Form(True)):
+    """Queue a plugin zip (``benchmarks``: comma-separated); 201 with its state, 400 with every problem.
+
+    A ``def`` route (run in FastAPI's thread pool): its token lookup, checks, unpacking and database
+    writes do not block the worker's event loop and so the other requests it serves.
+    """
     site = site_of(request)
     user = site.api_user(request, csrf_needed=True)
     if file is None:
         raise HTTPException(400, "send the plugin zip in the multipart field 'file'")
-    data = await file.read(checks.MAX_ZIP_BYTES + 1)
+    data = file.file.read(checks.MAX_ZIP_BYTES + 1)  # the parsed upload's spooled file
     try:
         task = enqueue(site, user, data, file.filename or "upload.zip", [b.strip() for b in benchmarks.split(",")],
                        public)

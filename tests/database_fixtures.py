@@ -1,4 +1,5 @@
-"""Database fixtures: the same tests on SQLite and on a real, throw-away PostgreSQL server."""
+"""Database fixtures for every test (``tests/conftest.py`` loads this module as a plugin): the same tests on
+SQLite and on a real, throw-away PostgreSQL server (:mod:`postgres_server`)."""
 from __future__ import annotations
 
 import itertools
