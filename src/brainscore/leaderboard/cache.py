@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
@@ -79,6 +80,64 @@ class ResultsCache:
         pinned = self._pinned.get()
         return self.db.results_version() if pinned is None else pinned
 
+    def state(self) -> tuple[int, int]:
+        """``(version, rewrites)`` now (:meth:`~brainscore.results.Database.results_state`)."""
+        return self.db.results_state()
+
+    def recent(self, name: Any, compute: Callable[[], Any], state: tuple[int, int], max_age: float,
+               size: Callable[[Any], int] | None = None) -> Any:
+        """:meth:`get` at version ``state[0]``, except that a value computed less than ``max_age`` seconds
+        ago at an older version with the same ``rewrites`` (only new scores recorded since) is given as it
+        is, and so is one of any age while another request computes the new one.
+
+        Pages many visitors read (the leaderboard) change with every new score; while scores arrive
+        several times a second, building each page once per score costs more than the server has. With
+        ``max_age`` a page is built at most once per ``max_age`` seconds and a new score shows within
+        ``max_age`` of being recorded; anything else (a score changed or deleted, a model deleted or
+        renamed) shows at the next request. ``max_age`` 0 is :meth:`get`.
+
+        Parameters
+        ----------
+        name : hashable
+            Only ever computed through this method (the value is kept with its rewrites and time).
+        compute : callable
+        state : (int, int)
+            :meth:`state`, read in this request.
+        max_age : float
+            Seconds.
+        size : callable, optional
+            As :meth:`get`.
+        """
+        version, rewrites = state
+
+        def usable(kept, any_age: bool) -> bool:
+            if kept is None:
+                return False
+            kept_version, (_, made_rewrites, made_at) = kept
+            return kept_version == version or (max_age > 0 and made_rewrites == rewrites
+                                               and (any_age or time.monotonic() - made_at < max_age))
+
+        kept = self._values.get(name)
+        if usable(kept, any_age=False):
+            self._touch(name)
+            return kept[1][0]
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        if not lock.acquire(blocking=False):
+            if usable(kept, any_age=True):
+                return kept[1][0]  # another request is building the new one: no one waits for it
+            lock.acquire()
+        try:
+            kept = self._values.get(name)
+            if usable(kept, any_age=False):
+                return kept[1][0]
+            value = compute()
+            self._store(name, version, (value, rewrites, time.monotonic()), size(value) if size else None)
+            self.computed += 1
+            return value
+        finally:
+            lock.release()
+
     @contextmanager
     def pinned(self, version: int):
         """Within the block (this thread or task only), :meth:`version` is ``version`` without a query:
@@ -124,18 +183,22 @@ class ResultsCache:
             if kept is not None and kept[0] == version:
                 return kept[1]  # computed by the request this one waited for
             value = compute()
-            with self._guard:
-                self._values[name] = (version, value)
-                self._values.move_to_end(name)
-                self.bytes += (size(value) if size else 0) - self._sizes.pop(name, 0)
-                if size:
-                    self._sizes[name] = size(value)
-                while len(self._values) > 1 and (len(self._values) > self.max_values or self.bytes > self.max_bytes):
-                    dropped, _ = self._values.popitem(last=False)
-                    self._locks.pop(dropped, None)
-                    self.bytes -= self._sizes.pop(dropped, 0)
+            self._store(name, version, value, size(value) if size else None)
             self.computed += 1
             return value
+
+    def _store(self, name: Any, version: int, value: Any, size: int | None) -> None:
+        """Keep ``value`` under ``name`` for ``version``, dropping the least recently used beyond the limits."""
+        with self._guard:
+            self._values[name] = (version, value)
+            self._values.move_to_end(name)
+            self.bytes += (size or 0) - self._sizes.pop(name, 0)
+            if size:
+                self._sizes[name] = size
+            while len(self._values) > 1 and (len(self._values) > self.max_values or self.bytes > self.max_bytes):
+                dropped, _ = self._values.popitem(last=False)
+                self._locks.pop(dropped, None)
+                self.bytes -= self._sizes.pop(dropped, 0)
 
     def _touch(self, name: Any) -> None:
         with self._guard:

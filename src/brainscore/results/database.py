@@ -713,6 +713,22 @@ class Database:
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 
+    def results_state(self) -> tuple[int, int]:
+        """``(version, rewrites)``: :meth:`results_version` and the count of the changes among them that were
+        not a new score (migration ``0008``), in one primary-key lookup.
+
+        Raises
+        ------
+        DatabaseUnavailable
+            If the database cannot be read (the message says why and the fix).
+        """
+        try:
+            with self.engine.connect() as connection:
+                version, rewrites = connection.exec_driver_sql(_STATE_QUERY).one()
+                return int(version), int(rewrites)
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
     def set_public(self, identifier: str, public: bool) -> None:
         """Make model ``identifier`` public or private (who may see it on the website).
 
