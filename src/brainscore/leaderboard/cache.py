@@ -208,29 +208,30 @@ class ResultsCache:
     def scores(self, version: int | None = None) -> list[StoredScore]:
         """Every recorded score and failure (``db.scores(include_failed=True)``, oldest first), read once (a
         shared list: do not change it)."""
-        return self.get("scores", lambda: self._current().scores, version)
+        version = self.version() if version is None else version
+        return self.get("scores", lambda: self._current(version).scores, version)
 
-    def _current(self) -> "_State":
-        """The scores and standings brought up to date: the rows added since the last state read and their
-        models aggregated again, or everything read anew when anything else changed."""
+    def _current(self, version: int) -> "_State":
+        """The scores and standings at results version ``version`` or later: the rows added since the last
+        state read and their models aggregated again, or everything read anew when anything else changed."""
         with self._state_lock:
             state = self._state
+            if state is not None and state.version >= version:
+                return state  # brought up to date by another value of this version
             if state is not None:
                 read = self.db.scores_after(state.last_id)
                 if read is not None and read.rewrites == state.rewrites and read.count == len(state.scores) + len(read.scores):
-                    if not read.scores:
-                        return state
-                    standings = state.standings.copy()
+                    standings = state.standings.copy() if read.scores else state.standings
                     if standings.add(read.scores):
-                        self._state = _State(state.scores + read.scores, read.rewrites, standings)
+                        self._state = state.extended(read.scores, read.version, standings)
                         return self._state
             read = self.db.scores_after(0)
             if read is None:  # writers kept committing while everything was read: read as before, tagged stale
-                scores, rewrites = self.db.scores(include_failed=True), -1
+                scores, rewrites, read_at = self.db.scores(include_failed=True), -1, version
             else:
-                scores, rewrites = read.scores, read.rewrites
+                scores, rewrites, read_at = read.scores, read.rewrites, read.version
             tree = self.tree or registered_tree(self.benchmarks)
-            self._state = _State(scores, rewrites, Standings(tree, latest_versions(self.db, tree), scores))
+            self._state = _State(scores, rewrites, read_at, Standings(tree, latest_versions(self.db, tree), scores))
             self.full_reads += 1
             return self._state
 
@@ -247,20 +248,13 @@ class ResultsCache:
             raise ValueError("give either a model or a benchmark")
         version = self.version() if version is None else version
         field, key = ("model", model) if model is not None else ("benchmark", benchmark)
-
-        def group() -> dict[str, list[StoredScore]]:
-            grouped: dict[str, list[StoredScore]] = {}
-            for record in self.scores(version):
-                grouped.setdefault(getattr(record, field), []).append(record)
-            return grouped
-
-        found = self.get(f"scores by {field}", group, version).get(key, [])
+        found = self.get(f"scores by {field}", lambda: self._current(version).by[field], version).get(key, [])
         return found if include_failed else [r for r in found if r.status == "done"]
 
     def records(self, version: int | None = None) -> list[dict]:
         """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
         version = self.version() if version is None else version
-        return self.get("leaderboard", lambda: self._current().standings.records, version)
+        return self.get("leaderboard", lambda: self._current(version).standings.records, version)
 
     def aggregates_of(self, model: str, version: int | None = None) -> dict | None:
         """The leaderboard entry of ``model`` (``{"model", "scores", "missing"}``), or None if it has no score."""
@@ -279,8 +273,27 @@ class ResultsCache:
 
 
 class _State:
-    """Every score read (oldest first), the ``rewrites`` counter they were read at, and their standings."""
+    """Every score read (oldest first) and grouped by model and by benchmark, the results version and
+    ``rewrites`` counter they were read at, and their standings. Never changed once made (pages being
+    built read it): :meth:`extended` makes the next one."""
 
-    def __init__(self, scores: list[StoredScore], rewrites: int, standings: Standings):
-        self.scores, self.rewrites, self.standings = scores, rewrites, standings
+    def __init__(self, scores: list[StoredScore], rewrites: int, version: int, standings: Standings,
+                 by: dict[str, dict[str, list[StoredScore]]] | None = None):
+        self.scores, self.rewrites, self.version, self.standings = scores, rewrites, version, standings
         self.last_id = max((s.id for s in scores), default=0)
+        if by is None:
+            by = {"model": {}, "benchmark": {}}
+            for record in scores:
+                by["model"].setdefault(record.model, []).append(record)
+                by["benchmark"].setdefault(record.benchmark, []).append(record)
+        self.by = by
+
+    def extended(self, added: list[StoredScore], version: int, standings: Standings) -> "_State":
+        """The state with the rows ``added`` after these (oldest first), read at ``version``."""
+        by = {}
+        for field in ("model", "benchmark"):
+            new: dict[str, list[StoredScore]] = {}
+            for record in added:
+                new.setdefault(getattr(record, field), []).append(record)
+            by[field] = {**self.by[field], **{key: self.by[field].get(key, []) + rows for key, rows in new.items()}}
+        return _State(self.scores + added, self.rewrites, version, standings, by)

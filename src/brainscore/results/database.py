@@ -629,9 +629,10 @@ class Database:
 
     def models(self) -> list[StoredModel]:
         """Every model row, by identifier."""
-        with self._session() as session:
-            return [StoredModel(r.identifier, r.owner, r.public, r.weights_hash, r.visual_degrees, r.id)
-                    for r in session.scalars(select(Model).order_by(Model.identifier))]
+        with self._session() as session:  # columns, not ORM objects: read once per results version by the website
+            return [StoredModel(*row) for row in session.execute(
+                select(Model.identifier, Model.owner, Model.public, Model.weights_hash, Model.visual_degrees, Model.id)
+                .order_by(Model.identifier))]
 
     def create_submission(self, owner: str | None, models: list[str], benchmarks: list[str],
                           status: str = "pending", meta: dict | None = None) -> int:
