@@ -1,7 +1,8 @@
 """The website under load at the reference's scale: 704 models x 23 benchmarks, 200 visitors, 20 submitters.
 
     python perf/web_load.py [--models 704] [--visitors 200] [--submitters 20] [--duration 60]
-                            [--web-workers 2] [--postgres] [--locust /path/to/locust] [--no-drain]
+                            [--web-workers 2] [--postgres] [--locust /path/to/locust]
+                            [--no-drain | --drain-after]
 
 1. Fills a results database (a fresh SQLite file, or with ``--postgres`` a throw-away PostgreSQL
    server from ``tests/postgres_server.py``) with one score of every model on every benchmark the
@@ -19,9 +20,11 @@
 4. Prints p50/p95/p99, the share of 304 answers and errors per request type, the load average
    before and after (the machine is shared), and checks that every accepted submission is in the
    queue exactly once.
-5. Drains the queue (unless ``--no-drain``): the submission dispatcher on a one-thread Dask cluster,
-   each pair's child a stand-in that writes its model and reports a score (no model is run), and
-   checks the pairs ran one by one in the order the submissions were accepted (their ids).
+5. Drains the queue (unless ``--no-drain``) while the visitors read (``--drain-after``: after they
+   left): the submission dispatcher on a one-thread Dask cluster, each pair's child a stand-in that
+   writes its model and reports a score (no model is run), so every few hundred milliseconds a new
+   score changes the results the pages are built from; checks the pairs ran one by one in the order
+   the submissions were accepted (their ids).
 
 Nothing leaves 127.0.0.1; the server and Locust are stopped at the end (or on Ctrl-C).
 """
@@ -38,6 +41,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -202,9 +206,13 @@ def check_queue(url: str, accepted_file: Path) -> str:
             f"twice; {len(queued)} queued in all ({late} answered after Locust stopped)")
 
 
-def drain(url: str, home: Path, timeout: float) -> str:
+def drain(url: str, home: Path, timeout: float, load_over: threading.Event | None = None) -> str:
     """Run the queue dry: the dispatcher on a one-thread Dask cluster, each pair's child a stand-in that appends
-    its model to a file and reports a score; returns whether the pairs ran in the order of the submission ids."""
+    its model to a file and reports a score; returns whether the pairs ran in the order of the submission ids.
+
+    With ``load_over``, it runs while the visitors read (started before them): every score it records
+    changes the results version the web workers serve pages at, and it stops once ``load_over`` is set
+    and the queue is empty."""
     from distributed import Client, LocalCluster
     from sqlalchemy import select
     from sqlalchemy.orm import Session
@@ -232,7 +240,8 @@ def drain(url: str, home: Path, timeout: float) -> str:
                 with Session(store.engine) as session:
                     tasks = session.execute(select(SubmissionTask.id, SubmissionTask.models, SubmissionTask.status)
                                             .order_by(SubmissionTask.id)).all()
-                if all(status in ("done", "failed") for _, _, status in tasks):
+                if (load_over is None or load_over.is_set()) and all(status in ("done", "failed")
+                                                                     for _, _, status in tasks):
                     break
                 time.sleep(0.5)
         finally:
@@ -240,8 +249,15 @@ def drain(url: str, home: Path, timeout: float) -> str:
     expected = [m for _, models, _ in tasks for m in models]
     seen = ran.read_text().splitlines() if ran.exists() else []
     done = sum(status == "done" for _, _, status in tasks)
-    return (f"queue drained in {time.perf_counter() - started:.0f} s: {done} of {len(tasks)} submissions done, "
+    when = "while the visitors read, then" if load_over is not None else ""
+    return (f"queue drained {when} in {time.perf_counter() - started:.0f} s: {done} of {len(tasks)} submissions done, "
             f"{len(seen)} pairs run, in submission order: {seen == expected}, each once: {len(set(seen)) == len(seen)}")
+
+
+def _results_version(url: str) -> int:
+    from brainscore.results import Database
+
+    return Database(url).results_version()
 
 
 def load_average() -> str:
@@ -258,6 +274,9 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="a throw-away PostgreSQL server instead of SQLite")
     parser.add_argument("--locust", default=shutil.which("locust") or "locust")
     parser.add_argument("--no-drain", action="store_true", help="leave the queue as the submitters filled it")
+    parser.add_argument("--drain-after", action="store_true",
+                        help="drain the queue after the visitors left (default: while they read, so every "
+                             "recorded score changes the pages they are served)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (database, Locust CSV)")
     args = parser.parse_args()
     args.duration = min(args.duration, 600)
@@ -275,9 +294,20 @@ def main() -> None:
                       f"({alone['gzip_bytes']:,} gzipped: {alone['gzip']}); /api/leaderboard {alone['api_bytes']:,} "
                       f"bytes ({alone['api_gzip_bytes']:,} on the wire)")
                 before = load_average()
+                load_over, drained = threading.Event(), {}
+                during = not args.no_drain and not args.drain_after
+                if during:
+                    worker = threading.Thread(target=lambda: drained.setdefault("report", drain(
+                        url, home, args.duration + 600, load_over)), daemon=True)
+                    version_before = _results_version(url)
+                    worker.start()
                 stats = run_locust(args.locust, base, home / "config.json", args.visitors, args.submitters,
                                    args.duration, home)
                 after = load_average()
+                load_over.set()
+                if during:
+                    versions = _results_version(url) - version_before
+                    worker.join()
             statuses: dict[str, dict] = {}
             if Path(config["statuses"]).exists():
                 for name, status, count in json.loads(Path(config["statuses"]).read_text()):
@@ -294,7 +324,10 @@ def main() -> None:
                 print(f"{row['Name']:28s} {row['Request Count']:>7s} {row['Failure Count']:>6s} {not_modified:>5s} "
                       f"{float(row['Requests/s']):7.1f} {row['50%']:>7s} {row['95%']:>7s} {row['99%']:>7s}")
             print(check_queue(url, Path(config["accepted"])))
-            if not args.no_drain:
+            if during:
+                print(f"{versions} new results versions while the visitors read (each recorded score makes one)")
+                print(drained.get("report", "the queue was not drained (the drain thread failed: see above)"))
+            elif not args.no_drain:
                 print(drain(url, home, timeout=600))
     finally:
         if args.keep:

@@ -40,7 +40,7 @@ def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
     assert first[0]["scores"]["average_vision"] == pytest.approx(0.4 / 2 / 2)
     for _ in range(5):
         assert cache.records() is first and cache.aggregates_of("m") is first[0]
-    assert cache.computed == 3  # the scores read, the records and their index by model: once each
+    assert cache.computed == 2 and cache.full_reads == 1  # the records and their index by model: once each
     other_process = Database(url)  # a scoring child, `brainscore score`, another web worker
     _record(other_process, "m", "ita", 0.6)
     _record(other_process, "n", "v4b", 0.2)
@@ -50,7 +50,11 @@ def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
     assert cache.aggregates_of("n")["scores"]["V4"] == pytest.approx(0.1)
     _fail(other_process, "n", "v4b")  # a failure too
     assert cache.aggregates_of("n")["scores"]["V4"] is None
-    assert db.results_version() == 1 + 4  # 1 when created, then one bump per recorded score or failure
+    assert cache.full_reads == 2  # the new benchmarks' instance rows (a rewrite) made it read everything once
+    assert cache.records() == leaderboard_records(db, tree=tree)
+    # 1 when created, one bump per recorded score or failure, and one for each benchmark's first record (its
+    # instance row added: a rewrite, migration 0008)
+    assert db.results_version() == 1 + 4 + 3
 
 
 def test_concurrent_requests_share_one_computation(url):
@@ -99,3 +103,39 @@ def test_scores_of_a_model_or_benchmark_are_the_databases(url):
     assert cache.computed == computed  # grouped once
     with pytest.raises(ValueError, match="either a model or a benchmark"):
         cache.scores_of()
+
+
+def test_standings_brought_up_to_date_equal_the_standings_computed_at_once():
+    """Standings.add, record batch after record batch, gives exactly what aggregating every record at once
+    gives: later records replace earlier ones, failures count as missing, a model is listed from its first
+    success (of any benchmark), records of an older version are ignored, and a newer version is refused."""
+    import random
+
+    from brainscore.leaderboard.aggregate import Standings
+    from brainscore.results import StoredScore
+
+    tree = build_tree(LEAVES, INNER)
+    rng = random.Random(3)
+    records = []
+    for k in range(400):
+        failed = rng.random() < 0.2
+        value = rng.random()
+        records.append(StoredScore(model=f"m{rng.randrange(30)}", benchmark=rng.choice(["v4a", "v4b", "ita", "selection-only"]),
+                                   benchmark_version=rng.choice([1, 1, 1, 0]), score=None if failed else value,
+                                   raw=None if failed else value, ceiling=None, error=None, ci95=None, provenance={},
+                                   layers=None, start=None, end=None, status="failed" if failed else "done", failure="boom" if failed else None,
+                                   id=k + 1))
+    latest = {"v4a": 1, "v4b": 1, "ita": 1}
+    standings = Standings(tree, latest, records[:50])
+    first = standings.records
+    cuts = sorted(rng.sample(range(51, 400), 20)) + [400]
+    start = 50
+    for cut in cuts:
+        assert standings.add(records[start:cut])
+        assert standings.records == Standings(tree, latest, records[:cut]).records
+        start = cut
+    assert first == Standings(tree, latest, records[:50]).records  # the earlier list is left as it was
+    newer = StoredScore(model="m1", benchmark="v4a", benchmark_version=2, score=0.5, raw=0.5, ceiling=None, error=None,
+                        ci95=None, provenance={}, layers=None, start=None, end=None, status="done", failure=None, id=401)
+    before = standings.records
+    assert not standings.add([newer]) and standings.records is before

@@ -575,3 +575,28 @@ def test_api_tokens_never_start_with_a_dash_and_old_tokens_still_work(app, monke
         session.add(ApiToken(user_id=owner.id, token_sha256=hashlib.sha256(b"old-style-token").hexdigest()))
         session.commit()
     assert accounts.user_by_token(engine, "old-style-token").username == "alice"
+
+
+def test_json_bytes_writes_what_fastapi_writes():
+    """The shared JSON answers are encoded by json.dumps with FastAPI's encoder only for what it cannot
+    write: the same bytes as FastAPI's own encoding, and NaN refused, not sent as invalid JSON."""
+    import dataclasses
+    import datetime as dt
+    import json
+
+    from fastapi.encoders import jsonable_encoder
+
+    from brainscore.web.site import json_bytes
+
+    @dataclasses.dataclass
+    class Stamp:
+        n: int
+        when: dt.datetime
+
+    value = {"scores": [1, 0.25, None, "é"], "pair": (1, 2), "stamp": Stamp(1, dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)),
+             "day": dt.date(2026, 1, 2), 3: "an int key"}
+    fastapi = json.dumps(jsonable_encoder(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    assert json_bytes(value) == fastapi
+    assert json.loads(json_bytes(value))["stamp"] == {"n": 1, "when": "2026-01-01T00:00:00+00:00"}
+    with pytest.raises(ValueError):
+        json_bytes({"score": float("nan")})

@@ -13,7 +13,8 @@ error pages with malformed addresses, then checks each answer:
 - no private data (the private model's name, the submission's key, its log) in any answer to the anonymous
   visitor;
 - ``Cache-Control: no-store`` on every answer to the logged-in user (10015);
-- no inline script or event handler attribute (what the CSP would block, 10055).
+- no inline script, event handler attribute, ``style`` attribute or ``<style>`` element (what the CSP blocks,
+  10055), and no ``'unsafe-inline'`` in the CSP of any page.
 
 The findings the scan raised, and what was done about each, are in docs/security.md.
 """
@@ -43,17 +44,19 @@ LEAKS = [re.compile(p) for p in (r"Traceback \(most recent call last\)", r'File 
 
 
 class _Page(HTMLParser):
-    """The links, forms and scripts of an HTML page."""
+    """The links, forms, scripts and inline styles of an HTML page."""
 
     def __init__(self):
         super().__init__()
-        self.links, self.forms, self.scripts, self.handlers = [], [], [], []
+        self.links, self.forms, self.scripts, self.handlers, self.styles = [], [], [], [], []
         self._form = None
         self._script = None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         self.handlers += [name for name in attrs if name.lower().startswith("on")]
+        self.styles += [f"<{tag} style={attrs['style']!r}>"] if "style" in attrs else []
+        self.styles += ["<style> element"] if tag == "style" else []
         for name in ("href", "src"):
             if attrs.get(name) and tag in ("a", "img", "script", "link"):
                 self.links.append(attrs[name])
@@ -148,7 +151,9 @@ def findings(responses: dict[str, httpx.Response], logged_in: bool, private: tup
     found = []
     for address, response in responses.items():
         headers = response.headers
+        svg = headers.get("content-type", "").startswith("image/svg+xml")  # a plot: its own policy
         for name, value in security.HEADERS.items():
+            value = security.SVG_POLICY if svg and name == "content-security-policy" else value
             if headers.get(name) != value:
                 found.append(f"{address}: header {name} is {headers.get(name)!r}")
         for name in ("server", "x-powered-by"):
@@ -181,6 +186,9 @@ def findings(responses: dict[str, httpx.Response], logged_in: bool, private: tup
             page.feed(response.text)
             found += [f"{address}: inline script {s['body'][:40]!r}" for s in page.scripts if not s["src"]]
             found += [f"{address}: event handler attribute {h}" for h in page.handlers]
+            found += [f"{address}: inline style {s[:60]}" for s in page.styles]
+            if "unsafe-inline" in headers.get("content-security-policy", ""):
+                found.append(f"{address}: a page whose CSP allows inline code or style")
             for form in page.forms:
                 if form["method"] == "post" and not form["fields"].get("csrf_token"):
                     found.append(f"{address}: a form posting to {form['action']} without a CSRF token")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import socket
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 import psutil
@@ -456,10 +457,13 @@ def test_every_route_answers_with_the_security_headers(app):
         for client in (TestClient(app), alice):
             response = client.get(path.format(key=task.key, token=1, score=_score_id(app)), follow_redirects=False)
             for name, value in security.HEADERS.items():
+                if name == "content-security-policy" and response.headers.get("content-type") == "image/svg+xml":
+                    value = security.SVG_POLICY  # a plot opened on its own: inline style, nothing else
                 assert response.headers.get(name) == value, (path, name)
             assert "server" not in response.headers
     csp = security.CONTENT_SECURITY_POLICY
     assert "frame-ancestors 'none'" in csp and "script-src 'self';" in csp and "unsafe-eval" not in csp
+    assert "style-src 'self';" in csp and "unsafe-inline" not in csp
     # the error pages too: 404, 405, 403, 413
     for response in (alice.get("/no/such/page"), alice.put("/login"), alice.post("/account/tokens"),
                      alice.post("/login", content=b"x" * (security.FORM_BYTES + 1))):
@@ -497,6 +501,44 @@ def test_no_page_has_an_inline_script(app):
         assert not re.search(r"\son[a-z]+\s*=", page, flags=re.I), path  # no onclick= and the like
         assert "javascript:" not in page.lower()
     assert f'data-submission="{task.key}"' in alice.get(f"/submissions/{task.key}").text
+
+
+class _InlineStyles(HTMLParser):
+    """The ``style`` attributes and ``<style>`` elements of an HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found += [f"<{tag} style={value!r}>" for name, value in attrs if name == "style"]
+        self.found += ["<style>"] if tag == "style" else []
+
+
+def test_no_page_has_an_inline_style(app):
+    """``style-src 'self'``: an inline style would not apply. Every HTML page of the authorisation table as its
+    owner sees it, a folded leaderboard (hidden columns) and a score page."""
+    alice = register(app, "alice")
+    task = failed_task(app)
+    pages = [path.format(key=task.key, token=1, score=_score_id(app)) for (method, _), (path, _, _) in ANSWERS.items()
+             if method == "GET"] + ["/?fold=neural_vision,behavior_vision", "/?sort=V4&desc=0"]
+    checked = 0
+    for path in pages:
+        response = alice.get(path, follow_redirects=False)
+        if "text/html" not in response.headers.get("content-type", ""):
+            continue
+        assert "unsafe-inline" not in response.headers["content-security-policy"], path
+        parser = _InlineStyles()
+        parser.feed(response.text)
+        assert parser.found == [], (path, parser.found[:3])
+        checked += response.status_code == 200
+    assert checked >= 14  # leaderboard, model, benchmark, score, compare, account, submissions, log-in, ...
+    folded = alice.get("/?fold=neural_vision").text
+    for value in ("0.25", "0.75"):  # pub-net and secret-net on V4: coloured by class, hidden by the attribute
+        klass = "c" + value[2:]
+        assert re.search(f'<td class="score {klass}" data-node="V4" [^>]*data-score="{value}0000" hidden '
+                         'data-hidden-by="1"', folded), value
+    assert re.search(r'<th class="col depth2" data-node="V4" [^>]*hidden data-hidden-by="1">', folded)
 
 
 # ------------------------------------------------------------------------------------------------ upload limits

@@ -37,7 +37,7 @@ from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
 from brainscore.results import Database, StoredScore
 
-__all__ = ["leaderboard", "leaderboard_records", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
+__all__ = ["leaderboard", "leaderboard_records", "Standings", "latest_versions", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
 
 NODE_ORDER = ("neural_vision", "behavior_vision", "V1", "V2", "V4", "IT")
 
@@ -353,6 +353,16 @@ def reweight(records: list[dict], tree: Tree, weights: dict[str, float] | None) 
     return out
 
 
+def latest_versions(db: Database, tree: Tree) -> dict[str, int | None]:
+    """Leaf of ``tree`` -> the version of it that counts: the newer of the registered version and the
+    newest version recorded in ``db`` (None: neither known)."""
+    latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
+    for benchmark, version in db.benchmark_versions().items():
+        if benchmark in latest:
+            latest[benchmark] = max(version, latest[benchmark] or version)
+    return latest
+
+
 def _open(db: Database | str | None) -> Database:
     return db if isinstance(db, Database) else Database(db)
 
@@ -398,10 +408,7 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     tree = tree or registered_tree(benchmarks)
     records = db.scores(include_failed=True) if scores is None else list(scores)  # oldest first: later rows win
     if at is None:
-        latest = {leaf: _registered_version(leaf) for leaf in tree.leaves}
-        for benchmark, version in db.benchmark_versions().items():
-            if benchmark in latest:
-                latest[benchmark] = max(version, latest[benchmark] or version)
+        latest = latest_versions(db, tree)
     else:
         at = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)  # naive: UTC, as the records
         records = [r for r in records if getattr(r, "end", None) is not None and _aware(r.end) <= at]
@@ -413,24 +420,95 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         if not existing:
             return []
         tree = build_tree(existing)
-    chosen: dict[tuple[str, str], StoredScore] = {}
-    models: set[str] = set()
-    for record in records:
-        if record.status == "done":
-            models.add(record.model)
-        if record.benchmark in tree.leaves and record.benchmark_version == latest.get(record.benchmark):
-            chosen[record.model, record.benchmark] = record
-    order = tree.order()
-    entries = []
-    for model in models:
+    return Standings(tree, latest, records).records
+
+
+class Standings:
+    """The leaderboard of a set of score records, kept up to date as new records arrive.
+
+    :func:`leaderboard_records` computes it whole; the website keeps one and gives it only the records
+    added since (:meth:`add`): a new score changes one model's entry, so only that entry is aggregated
+    again and the entries are sorted anew, not all 700 aggregated (Schrimpf et al. 2020's rules, the
+    module docstring). :meth:`add` gives the same entries :func:`leaderboard_records` would give for all
+    records read at once, or refuses (False) when a new record would change every model's entry.
+
+    Parameters
+    ----------
+    tree : Tree
+    latest : dict
+        Leaf -> the version of it that counts (the newest registered or recorded).
+    records : list of StoredScore
+        Oldest first (later records of a model on a benchmark version win).
+
+    Attributes
+    ----------
+    records : list of dict
+        The entries, sorted as :func:`leaderboard_records` sorts them (a new list after each :meth:`add`;
+        entries are shared: copy one to change it).
+    """
+
+    def __init__(self, tree: Tree, latest: dict[str, int | None], records: Iterable[StoredScore]):
+        self.tree, self.latest = tree, dict(latest)
+        self._order, self._kids = tree.order(), children_map(tree)
+        self._chosen: dict[tuple[str, str], StoredScore] = {}
+        self._listed: set[str] = set()  # models with a successful score (of any benchmark or version)
+        self._entries = {model: self._entry(model) for model in self._take(records)}
+        self._sort()
+
+    def _take(self, records: Iterable[StoredScore]) -> set[str]:
+        """Note ``records`` (oldest first); returns the listed models whose entry they may change."""
+        changed: set[str] = set()
+        for record in records:
+            if record.status == "done" and record.model not in self._listed:
+                self._listed.add(record.model)  # listed from its first successful score on
+                changed.add(record.model)
+            if record.benchmark in self.tree.leaves and record.benchmark_version == self.latest.get(record.benchmark):
+                self._chosen[record.model, record.benchmark] = record
+                changed.add(record.model)
+        return changed & self._listed
+
+    def copy(self) -> "Standings":
+        """A copy that :meth:`add` may change while this one is still read (by a page being rendered)."""
+        twin = object.__new__(Standings)
+        twin.__dict__.update(self.__dict__)
+        twin.latest, twin._chosen, twin._listed = dict(self.latest), dict(self._chosen), set(self._listed)
+        return twin
+
+    def add(self, records: list[StoredScore]) -> bool:
+        """Take ``records``, recorded after every record given so far (oldest first).
+
+        Returns
+        -------
+        bool
+            False, with nothing changed, if a record is of a leaf's version newer than the one that
+            counts (every model's value of that leaf changes: compute the standings anew).
+        """
+        for record in records:
+            if record.benchmark in self.tree.leaves and record.benchmark_version is not None:
+                counted = self.latest.get(record.benchmark)
+                if counted is None or record.benchmark_version > counted:
+                    return False
+        changed = self._take(records)
+        if changed:
+            self._entries = {**self._entries, **{model: self._entry(model) for model in changed}}
+            self._sort()
+        return True
+
+    def _entry(self, model: str) -> dict:
+        """The entry of ``model`` from the records taken."""
+        chosen, tree = self._chosen, self.tree
         values = {leaf: _value(chosen.get((model, leaf)), leaf in tree.engineering) for leaf in tree.leaves}
-        scores, missing = aggregate(tree, values)
-        rule = rule_counts(tree, {leaf: layer_method(chosen.get((model, leaf))) == "rule" for leaf in tree.leaves})
-        entries.append({"model": model, "scores": {n: scores[n] for n in order},
-                        "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order}})
-    top = tree.roots()[0] if tree.roots() else None
-    entries.sort(key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
-    return entries
+        scores, missing = aggregate(tree, values, kids=self._kids)
+        rule = rule_counts(tree, {leaf: layer_method(chosen.get((model, leaf))) == "rule" for leaf in tree.leaves},
+                           self._kids)
+        order = self._order
+        return {"model": model, "scores": {n: scores[n] for n in order},
+                "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order}}
+
+    def _sort(self) -> None:
+        top = self.tree.roots()[0] if self.tree.roots() else None
+        self.records = sorted(self._entries.values(),
+                              key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
 
 
 def _aware(when: dt.datetime) -> dt.datetime:

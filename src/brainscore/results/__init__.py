@@ -8,9 +8,9 @@
 database cannot take it, the outcome is kept in the journal (:mod:`brainscore.results.journal`) and
 recorded the next time the database opens.
 """
-from brainscore.results.database import (Database, DatabaseError, DatabaseUnavailable, StoredModel, StoredScore,
+from brainscore.results.database import (Database, DatabaseError, DatabaseUnavailable, ScoresRead, StoredModel, StoredScore,
                                          StoredSubmission, default_url)
 from brainscore.results.records import NotRecorded, record
 
-__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "NotRecorded", "record", "StoredScore", "StoredModel",
+__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "NotRecorded", "record", "ScoresRead", "StoredScore", "StoredModel",
            "StoredSubmission", "default_url"]

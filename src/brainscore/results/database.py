@@ -30,13 +30,35 @@ from brainscore.results import journal
 from brainscore.results.schema import BenchmarkInstance, BenchmarkType, DeletedModel, Model, ScoreRow, Submission
 from brainscore.scoring.outcome import Outcome, number as _float
 
-__all__ = ["Database", "StoredScore", "StoredModel", "StoredSubmission", "default_url", "DatabaseError",
+__all__ = ["Database", "StoredScore", "ScoresRead", "StoredModel", "StoredSubmission", "default_url", "DatabaseError",
            "DatabaseUnavailable", "identity_of", "explain"]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
 _VERSION_QUERY = "SELECT version FROM results_version WHERE id = 1"
+_STATE_QUERY = "SELECT version, rewrites FROM results_version WHERE id = 1"
+
+
+@dataclass(frozen=True)
+class ScoresRead:
+    """Score rows read together with the state of the results they were read at.
+
+    Attributes
+    ----------
+    scores : list of StoredScore
+        The rows read (oldest first).
+    version, rewrites : int
+        ``results_version.version`` and ``.rewrites``, the same before and after the rows were read (no
+        change was committed in between).
+    count : int
+        How many scores and failures the table held then (all of them, not only those read).
+    """
+
+    scores: list
+    version: int
+    rewrites: int
+    count: int
 
 
 class DatabaseError(BrainScoreError):
@@ -546,6 +568,47 @@ class Database:
         with self._session() as session:
             return [self._stored(*row) for row in session.execute(self._query(model_identifier, benchmark_identifier,
                                                                               statuses)).all()]
+
+    def scores_after(self, after_id: int = 0, attempts: int = 3) -> ScoresRead | None:
+        """Every score and failure whose row id is above ``after_id`` (oldest first), with the results
+        version, the ``rewrites`` counter (migration ``0008``) and the table's row count they were read at.
+
+        A cache that holds the rows up to ``after_id`` (``n`` of them) read at ``rewrites`` ``r`` brings
+        itself up to date with the rows returned when ``rewrites`` is still ``r`` and ``count`` is
+        ``n + len(scores)``; otherwise something else changed (a row updated or deleted, or a row with
+        a smaller id committed late, as PostgreSQL's sequences allow) and it must read everything.
+
+        The state is read before and after the rows; when a writer committed in between, the read is
+        repeated (``attempts`` times in all), so the figures and the rows are of one moment.
+
+        Returns
+        -------
+        ScoresRead or None
+            None if every attempt saw a write in between (the caller reads everything instead).
+
+        Raises
+        ------
+        DatabaseUnavailable
+            If the database cannot be read (the message says why and the fix).
+        """
+        from sqlalchemy import func
+
+        counted = (select(func.count()).select_from(ScoreRow).join(Model, ScoreRow.model_id == Model.id)
+                   .join(BenchmarkInstance, ScoreRow.benchmark_instance_id == BenchmarkInstance.id)
+                   .where(ScoreRow.status.in_(["done", "failed"])))
+        try:
+            for _ in range(attempts):
+                with self._session() as session:
+                    before = tuple(session.connection().exec_driver_sql(_STATE_QUERY).one())
+                    rows = session.execute(self._query(None, None, ["done", "failed"])
+                                           .where(ScoreRow.id > int(after_id))).all()
+                    count = int(session.execute(counted).scalar_one())
+                    after = tuple(session.connection().exec_driver_sql(_STATE_QUERY).one())
+                if before == after:
+                    return ScoresRead([self._stored(*row) for row in rows], int(after[0]), int(after[1]), count)
+        except (SQLAlchemyError, OSError) as error:
+            raise self._fail(error) from None
+        return None
 
     def add_model(self, identifier: str, owner: str | None = None, public: bool = True,
                   weights_hash: str | None = None, visual_degrees: float | None = None) -> StoredModel:

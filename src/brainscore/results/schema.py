@@ -154,11 +154,16 @@ class DeletedModel(Base):
 class ResultsVersion(Base):
     """One row (``id`` 1): a counter the database's triggers bump whenever a score changes, a model is
     updated or deleted, or a private model is added (migration ``0006``); the website caches what it
-    computes from the results under it (:meth:`brainscore.results.Database.results_version`)."""
+    computes from the results under it (:meth:`brainscore.results.Database.results_version`).
+
+    ``rewrites`` counts the changes that are not a new score (a score updated or deleted, a model
+    renamed or deleted, a benchmark instance changed; migration ``0008``): while it stays, the scores
+    added since a known row id are all that changed (:meth:`brainscore.results.Database.scores_after`)."""
 
     __tablename__ = "results_version"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     version: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    rewrites: Mapped[int] = mapped_column(BigInteger, nullable=False, server_default="0")
 
 
 # ------------------------------------------------------------------------------------ the website

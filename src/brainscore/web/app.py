@@ -21,6 +21,8 @@ and submissions are addressed by random keys.
 """
 from __future__ import annotations
 
+import asyncio
+
 import os
 import threading
 from contextlib import asynccontextmanager
@@ -101,6 +103,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     @asynccontextmanager
     async def lifespan(app):
         threading.Thread(target=plots.warm, name="brainscore-plots-warm", daemon=True).start()
+        await asyncio.to_thread(site.warm)  # the leaderboard computed before the first visitor, not by it
         if start_worker:
             dispatcher.start()
         yield

@@ -24,12 +24,18 @@ from fastapi import HTTPException, Request
 
 from brainscore.web import checks
 
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; "
                            "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
                            "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-"""Scripts only from this site's files (no inline script, no ``eval``); inline *style attributes* are allowed
-because the score cells are coloured by value (``style="background: hsl(...)"``, every value escaped).
-No framing by anyone (``frame-ancestors 'none'``: clickjacking), forms post only here."""
+"""Scripts and styles only from this site's files: no inline script, no ``eval``, no inline style (score
+cells are coloured by the stylesheet's classes, :func:`brainscore.web.site.colour_class`). No framing by
+anyone (``frame-ancestors 'none'``: clickjacking), forms post only here."""
+
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+"""The policy of the plots (``image/svg+xml``), in place of :data:`CONTENT_SECURITY_POLICY`. Matplotlib's
+SVG colours its shapes by inline ``style``; a page shows it in an ``<img>`` (where no policy of the SVG
+applies), but opened on its own it is a document of its own policy. It may load nothing and run nothing
+(``default-src 'none'``, no script), so its inline styles have nothing to reach."""
 
 HEADERS = {
     "content-security-policy": CONTENT_SECURITY_POLICY,
@@ -61,7 +67,7 @@ def _authenticated(scope) -> bool:
 
 
 class SecurityHeaders:
-    """ASGI middleware: :data:`HEADERS` on every HTTP response; ``Cache-Control: no-store, private`` (and ``Vary:
+    """ASGI middleware: :data:`HEADERS` on every HTTP response (:data:`SVG_POLICY` on an SVG); ``Cache-Control: no-store, private`` (and ``Vary:
     Cookie``) on every response to a logged-in session or an API token, or that sets a cookie, so no cache keeps
     one user's page for another. A route that chose ``private`` itself keeps its choice (the leaderboard's
     ``private, no-cache`` with an ETag: revalidated each time, kept by no shared cache); ``public`` never
@@ -82,8 +88,10 @@ class SecurityHeaders:
         """``headers`` (ASGI pairs) with the security headers added."""
         headers = list(headers)
         present = {name.lower() for name, _ in headers}
+        svg = any(n.lower() == b"content-type" and v.startswith(b"image/svg+xml") for n, v in headers)
         for name, value in HEADERS.items():
             if name.encode() not in present:
+                value = SVG_POLICY if svg and name == "content-security-policy" else value
                 headers.append((name.encode(), value.encode()))
         if self.hsts and b"strict-transport-security" not in present:
             headers.append((b"strict-transport-security", b"max-age=31536000; includeSubDomains"))

@@ -59,11 +59,48 @@ def fmt(value, digits: int = 3) -> str:
 
 
 def colour(value) -> str:
-    """Background colour of a score: a red (0) to green (1) scale, grey when missing."""
+    """Background colour of a score: a red (0) to green (1) scale, grey when missing.
+
+    ``value`` in [0, 1] (clamped) gives ``hsl(120 value, 65%, 88 - 30 value %)``; None gives ``#eeeeee``.
+    The pages do not write it out: they name the class of :func:`colour_class`, whose rules in the static
+    stylesheet hold this colour at each hundredth (:func:`colour_css`).
+    """
     if value is None:
         return "#eeeeee"
     value = min(max(float(value), 0.0), 1.0)
     return f"hsl({int(120 * value)}, 65%, {88 - 30 * value:.0f}%)"
+
+
+COLOUR_STEPS = 100
+"""The colour scale's steps in the stylesheet: classes ``c0`` .. ``c100`` (a score rounded to 0.01)."""
+_COLOUR_CLASSES = tuple(f"c{k}" for k in range(COLOUR_STEPS + 1))
+MISSING_COLOUR_CLASS = "c-none"
+"""The class of a missing score (None or NaN, shown as ``—``): grey."""
+
+
+def colour_class(value) -> str:
+    """The stylesheet class that colours a score (the Content-Security-Policy allows no inline style).
+
+    ``c<k>`` with ``k = round(100 value)`` (halves up), ``value`` clamped to [0, 1]: the colour
+    :func:`colour` gives ``k / 100``, so a score is shown in the colour of its value rounded to 0.01.
+    :data:`MISSING_COLOUR_CLASS` for None or NaN. One comparison and a tuple lookup: it runs for every
+    cell of the leaderboard (:func:`score_cells`).
+    """
+    if value is None or value != value:
+        return MISSING_COLOUR_CLASS
+    step = value * COLOUR_STEPS + 0.5
+    return _COLOUR_CLASSES[0 if step < 1 else COLOUR_STEPS if step >= COLOUR_STEPS else int(step)]
+
+
+def colour_css() -> str:
+    """The stylesheet's rules of the colour classes (:func:`colour_class`), one a line.
+
+    ``static/style.css`` holds them between its ``colour scale`` markers; ``tools/colour_css.py``
+    writes them there again after a change of :func:`colour`, and ``tests/web/test_inline_styles.py``
+    checks that the two agree.
+    """
+    lines = [f".{name} {{ background: {colour(k / COLOUR_STEPS)}; }}" for k, name in enumerate(_COLOUR_CLASSES)]
+    return "\n".join(lines + [f".{MISSING_COLOUR_CLASS} {{ background: {colour(None)}; }}"]) + "\n"
 
 
 def score_cells(record: dict, cols: list[dict]):
@@ -86,16 +123,14 @@ def score_cells(record: dict, cols: list[dict]):
         if n_rule:
             title += " (layer committed by the rule)" if c["leaf"] else f" ({n_rule} with a rule-committed layer)"
         hidden = c.get("hidden")
-        hidden_by = f' data-hidden-by="{c.get("hidden_by")}"' if hidden else ""
+        hidden_by = f' hidden data-hidden-by="{c.get("hidden_by")}"' if hidden else ""
         shown = '<span class="missing">—</span>' if value is None else fmt(value, 3)
         mark = (f'<span class="rule-mark" data-rule="{n_rule}">†{"" if c["leaf"] else n_rule}</span>'
                 if n_rule and value is not None else "")
         note = f'<span class="nmissing">{n_missing} missing</span>' if n_missing and not c["leaf"] else ""
-        out.append(f'<td class="score{" leaf" if c["leaf"] else ""}" data-node="{node_text}" '
+        out.append(f'<td class="score {colour_class(value)}{" leaf" if c["leaf"] else ""}" data-node="{node_text}" '
                    f'data-ancestors="{escape(" ".join(c["ancestors"]))}" '
-                   f'data-score="{"" if value is None else "%.6f" % value}" '
-                   f'style="background: {colour(value)}{"; display: none" if hidden else ""}"'
-                   f'{hidden_by} '
+                   f'data-score="{"" if value is None else "%.6f" % value}"{hidden_by} '
                    f'title="{title}">{shown}{mark}{note}</td>')
     return Markup("\n  ".join(out))
 
@@ -104,18 +139,26 @@ def templates() -> Jinja2Templates:
     """The Jinja2 templates of the site with its filters."""
     built = Jinja2Templates(directory=str(HERE / "templates"))
     built.env.filters["fmt"] = fmt
-    built.env.filters["colour"] = colour
+    built.env.filters["colour_class"] = colour_class
     built.env.globals["score_cells"] = score_cells
     return built
 
 
 def json_bytes(value) -> bytes:
-    """``value`` as FastAPI sends it (its JSON encoder, the same separators), as bytes."""
+    """``value`` as FastAPI sends it (the same JSON and separators), as bytes.
+
+    Plain values (dicts, lists, strings, numbers, None: the leaderboard's records) go straight to
+    :func:`json.dumps`; only what it cannot write (dates, dataclasses, ...) passes through FastAPI's
+    ``jsonable_encoder``. Encoding the 704-model leaderboard that way took 190 ms, most of it
+    ``jsonable_encoder`` walking 90,000 plain values. NaN and infinities raise ``ValueError``
+    (never sent as invalid JSON).
+    """
     import json
 
     from fastapi.encoders import jsonable_encoder
 
-    return json.dumps(jsonable_encoder(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                      default=jsonable_encoder).encode()
 
 
 @dataclass
@@ -163,6 +206,26 @@ class Site:
             self.results = ResultsCache(self.store, max_values=4096)
         if self.mailer is None:
             self.mailer = Mailer()
+
+    def warm(self) -> None:
+        """Compute what every page is built from (the scores, the leaderboard, the models and who may see
+        them, the scores by model and by benchmark) before the first visitor asks: at the reference's
+        scale reading every score takes about 2 s, which the first requests of a new web worker would
+        otherwise wait for. A database that cannot be read is left to the first request (it answers
+        with the reason); the site starts anyway.
+        """
+        try:
+            version = self.results.version()
+            self.results.records(version)
+            self.results.aggregates_of("", version)
+            self.results.scores_of(model="", version=version)
+            self.results.scores_of(benchmark="", version=version)
+            self.hidden_from(None, version)
+            self.model_row("")
+        except Exception as error:  # noqa: BLE001 - warming is an optimisation; the pages report the problem
+            import logging
+
+            logging.getLogger(__name__).warning("the leaderboard could not be computed at start-up: %s", error)
 
     # ------------------------------------------------------------------ who is asking
     def current_user(self, request: Request):

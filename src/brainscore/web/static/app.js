@@ -7,7 +7,7 @@ function toggle(button) {
       if (ancestors.indexOf(node) >= 0) {
         var hidden = Number(cell.dataset.hiddenBy || 0) + (folded ? 1 : -1);
         cell.dataset.hiddenBy = hidden;
-        cell.style.display = hidden > 0 ? "none" : "";
+        cell.hidden = hidden > 0;  // the hidden attribute: the Content-Security-Policy allows no inline style
       }
     });
 }
