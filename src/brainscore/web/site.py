@@ -427,7 +427,9 @@ class Site:
 
         def compute():
             with self.results.pinned(version):  # what build reads from the cache is of this one version
-                return _tagged(gzip.compress(build(version), 6, mtime=0))
+                body = build(version)
+                # level 3 for large bodies (the 2.7 MB leaderboard JSON: 10 ms instead of 25, 10% larger)
+                return _tagged(gzip.compress(body, 6 if len(body) < 256 * 1024 else 3, mtime=0))
 
         body, etag = self.results.recent(key, compute, state, self.page_max_age, size=lambda entry: len(entry[0]))
         headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
