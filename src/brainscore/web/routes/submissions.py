@@ -95,17 +95,19 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
             write_entry_point(folder / "site", checked.package, task.id)
         checks.make_durable(folder)  # on disk before the task is queued and the upload answered
+        # one transaction queues the task with its results-database submission and model rows (it was three,
+        # each waiting for the write lock and syncing to disk)
         task.folder, task.status = str(folder), "queued"
         task.submission_id = site.store.create_submission(
             user.username, checked.identifiers, chosen, status="queued",
             meta={"web_job": task.id, "public": public, "package": checked.package,
-                  "requirements": checked.requirements, "filename": filename[:300]})
+                  "requirements": checked.requirements, "filename": filename[:300]}, session=session)
         task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
                     f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
                     f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
+        for identifier in checked.identifiers:
+            site.store.add_model(identifier, owner=user.username, public=public, session=session)
         session.commit()
-    for identifier in checked.identifiers:
-        site.store.add_model(identifier, owner=user.username, public=public)
     site.dispatcher.notify()
     return task
 
