@@ -74,3 +74,19 @@ def test_leaderboard_caption_hides_a_password():
         url = "postgresql://alice:s3cret@db.example.org/brainscore"
 
     assert _where(Stored()) == "postgresql://alice:***@db.example.org/brainscore"
+
+
+def test_serve_page_max_age_defaults_to_one_second_and_refuses_a_negative(capsys):
+    """`brainscore serve --page-max-age-s S`: the shared pages lag new scores by at most S seconds (1 by default)."""
+    import pytest
+
+    from brainscore.cli import build_parser
+    from brainscore.cli.serve import _app_arguments
+
+    assert _app_arguments(build_parser().parse_args(["serve"]))["page_max_age"] == 1.0
+    assert _app_arguments(build_parser().parse_args(["serve", "--page-max-age-s", "0"]))["page_max_age"] == 0.0
+    for bad in ("-1", "nan", "soon"):
+        with pytest.raises(SystemExit) as exit_:
+            build_parser().parse_args(["serve", "--page-max-age-s", bad])
+        assert exit_.value.code == 2
+    assert "--page-max-age-s" in capsys.readouterr().err

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from brainscore.web import create_app, environments
 from brainscore.web.queue import SubmissionTask
 from test_environments import wheel
+from web_helpers import csrf, register
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 INIT = """from brainscore_vision import model_registry
@@ -41,13 +42,9 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False)
-    client = TestClient(app)
-    token_page = client.get("/register").text
-    csrf = re.search(r'name="csrf_token" value="([^"]+)"', token_page).group(1)
-    client.post("/register", data={"username": "ref", "password": "correct horse", "email": "ref@example.org",
-                                   "csrf_token": csrf})
-    csrf = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/account").text).group(1)
-    token = re.search(r'id="token">([^<]+)<', client.post("/account/tokens", data={"csrf_token": csrf}).text).group(1)
+    client = register(app, "ref")
+    page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
+    token = re.search(r'id="token">([^<]+)<', page).group(1)
     anonymous = TestClient(app)
     anonymous.headers["Authorization"] = f"Bearer {token}"
     anonymous.app_root = tmp_path / "submissions"

@@ -139,3 +139,57 @@ def test_standings_brought_up_to_date_equal_the_standings_computed_at_once():
                         ci95=None, provenance={}, layers=None, start=None, end=None, status="done", failure=None, id=401)
     before = standings.records
     assert not standings.add([newer]) and standings.records is before
+
+
+def test_a_recent_page_lags_new_scores_by_at_most_max_age_and_nothing_else(url):
+    """ResultsCache.recent: while only new scores arrive, a value is computed at most once per max_age and
+    a new score shows within it; a rewrite (a score changed by hand) shows at once; max_age 0 is get."""
+    import time
+
+    from sqlalchemy import create_engine, text
+
+    db = Database(url)
+    _record(db, "m", "v4a", 0.4)
+    cache = ResultsCache(db, tree=build_tree(LEAVES, INNER))
+    calls = []
+
+    def page():
+        calls.append(1)
+        return [(e["model"], e["scores"]["v4a"]) for e in cache.records()]
+
+    assert cache.recent("page", page, cache.state(), 0.6) == [("m", 0.4)]
+    _record(db, "n", "v4a", 0.9)
+    assert cache.recent("page", page, cache.state(), 0.6) == [("m", 0.4)]  # a new score: the recent page
+    assert cache.recent("strict", page, cache.state(), 0) == [("n", 0.9), ("m", 0.4)]
+    time.sleep(0.65)
+    assert cache.recent("page", page, cache.state(), 0.6) == [("n", 0.9), ("m", 0.4)]  # older than max_age
+    engine = create_engine(url)
+    with engine.begin() as connection:  # a correction by hand: shown at the next request, however recent
+        connection.execute(text("UPDATE scores SET score_ceiled = 0.1 WHERE id = (SELECT MAX(id) FROM scores)"))
+    engine.dispose()
+    assert cache.recent("page", page, cache.state(), 0.6) == [("m", 0.4), ("n", 0.1)]
+    assert len(calls) == 4
+
+
+def test_nobody_waits_for_a_recent_page_being_built(url):
+    """While one request builds the page of a new version, another gets the last one built at once."""
+    db = Database(url)
+    _record(db, "m", "v4a", 0.4)
+    cache = ResultsCache(db, tree=build_tree(LEAVES, INNER))
+    assert cache.recent("page", lambda: "old", cache.state(), 0.01) == "old"
+    _record(db, "n", "v4a", 0.9)
+    __import__("time").sleep(0.05)  # "old" is older than max_age: due to be built again
+    building, release = threading.Event(), threading.Event()
+
+    def slow():
+        building.set()
+        release.wait(10)
+        return "new"
+
+    builder = threading.Thread(target=lambda: cache.recent("page", slow, cache.state(), 0.01))
+    builder.start()
+    assert building.wait(10)
+    assert cache.recent("page", lambda: "never built", cache.state(), 0.01) == "old"
+    release.set()
+    builder.join()
+    assert cache.recent("page", lambda: "never built", cache.state(), 0.01) == "new"

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from brainscore.results.schema import ApiToken, LoginAttempt
 from brainscore.web import accounts, create_app, security
 from brainscore.web.queue import SubmissionTask
-from browser_helpers import free_port, page_server_process
+from browser_helpers import page_server_process
+from host_helpers import free_port
 from web_helpers import BENCHMARK, PASSWORD, add_scored_model, csrf, register
 
 SECRET = "secret-net"

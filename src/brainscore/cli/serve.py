@@ -44,6 +44,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--web-workers", type=_at_least_one, default=1, metavar="N",
                         help="processes serving the pages (uvicorn workers; default 1); the submission queue runs "
                              "in this process")
+    parser.add_argument("--page-max-age-s", type=_seconds, default=1.0, metavar="S",
+                        help="while new scores arrive, rebuild a page many visitors share (the leaderboard) at most "
+                             "every S seconds: a new score shows within S seconds; deletions and corrections show "
+                             "at once (default 1; 0: every page at the next request)")
     parser.add_argument("--no-scoring", action="store_true",
                         help="queue submissions without scoring them (no Dask cluster): pages and queue only")
     parser.add_argument("--score-new-benchmarks", action="store_true",
@@ -64,11 +68,24 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+    return value
+
+
 def _app_arguments(args) -> dict:
     return {"db_url": args.db, "weights_dirs": [str(d) for d in args.weights_dir],
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
             "disk_limit": int(args.disk_limit_gb * 1024**3),
-            "workers": args.workers, "scheduler": args.scheduler}
+            "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s}
 
 
 def web_worker_app():
@@ -86,7 +103,7 @@ def web_worker_app():
 
 def _warmed(app):
     """``app`` with the leaderboard computed (seconds at 16,000 scores) before it takes its first request."""
-    app.state.results.records()
+    app.state.site.warm()
     return app
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
@@ -79,6 +80,64 @@ class ResultsCache:
         pinned = self._pinned.get()
         return self.db.results_version() if pinned is None else pinned
 
+    def state(self) -> tuple[int, int]:
+        """``(version, rewrites)`` now (:meth:`~brainscore.results.Database.results_state`)."""
+        return self.db.results_state()
+
+    def recent(self, name: Any, compute: Callable[[], Any], state: tuple[int, int], max_age: float,
+               size: Callable[[Any], int] | None = None) -> Any:
+        """:meth:`get` at version ``state[0]``, except that a value computed less than ``max_age`` seconds
+        ago at an older version with the same ``rewrites`` (only new scores recorded since) is given as it
+        is, and so is one of any age while another request computes the new one.
+
+        Pages many visitors read (the leaderboard) change with every new score; while scores arrive
+        several times a second, building each page once per score costs more than the server has. With
+        ``max_age`` a page is built at most once per ``max_age`` seconds and a new score shows within
+        ``max_age`` of being recorded; anything else (a score changed or deleted, a model deleted or
+        renamed) shows at the next request. ``max_age`` 0 is :meth:`get`.
+
+        Parameters
+        ----------
+        name : hashable
+            Only ever computed through this method (the value is kept with its rewrites and time).
+        compute : callable
+        state : (int, int)
+            :meth:`state`, read in this request.
+        max_age : float
+            Seconds.
+        size : callable, optional
+            As :meth:`get`.
+        """
+        version, rewrites = state
+
+        def usable(kept, any_age: bool) -> bool:
+            if kept is None:
+                return False
+            kept_version, (_, made_rewrites, made_at) = kept
+            return kept_version == version or (max_age > 0 and made_rewrites == rewrites
+                                               and (any_age or time.monotonic() - made_at < max_age))
+
+        kept = self._values.get(name)
+        if usable(kept, any_age=False):
+            self._touch(name)
+            return kept[1][0]
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        if not lock.acquire(blocking=False):
+            if usable(kept, any_age=True):
+                return kept[1][0]  # another request is building the new one: no one waits for it
+            lock.acquire()
+        try:
+            kept = self._values.get(name)
+            if usable(kept, any_age=False):
+                return kept[1][0]
+            value = compute()
+            self._store(name, version, (value, rewrites, time.monotonic()), size(value) if size else None)
+            self.computed += 1
+            return value
+        finally:
+            lock.release()
+
     @contextmanager
     def pinned(self, version: int):
         """Within the block (this thread or task only), :meth:`version` is ``version`` without a query:
@@ -124,18 +183,22 @@ class ResultsCache:
             if kept is not None and kept[0] == version:
                 return kept[1]  # computed by the request this one waited for
             value = compute()
-            with self._guard:
-                self._values[name] = (version, value)
-                self._values.move_to_end(name)
-                self.bytes += (size(value) if size else 0) - self._sizes.pop(name, 0)
-                if size:
-                    self._sizes[name] = size(value)
-                while len(self._values) > 1 and (len(self._values) > self.max_values or self.bytes > self.max_bytes):
-                    dropped, _ = self._values.popitem(last=False)
-                    self._locks.pop(dropped, None)
-                    self.bytes -= self._sizes.pop(dropped, 0)
+            self._store(name, version, value, size(value) if size else None)
             self.computed += 1
             return value
+
+    def _store(self, name: Any, version: int, value: Any, size: int | None) -> None:
+        """Keep ``value`` under ``name`` for ``version``, dropping the least recently used beyond the limits."""
+        with self._guard:
+            self._values[name] = (version, value)
+            self._values.move_to_end(name)
+            self.bytes += (size or 0) - self._sizes.pop(name, 0)
+            if size:
+                self._sizes[name] = size
+            while len(self._values) > 1 and (len(self._values) > self.max_values or self.bytes > self.max_bytes):
+                dropped, _ = self._values.popitem(last=False)
+                self._locks.pop(dropped, None)
+                self.bytes -= self._sizes.pop(dropped, 0)
 
     def _touch(self, name: Any) -> None:
         with self._guard:
@@ -145,29 +208,30 @@ class ResultsCache:
     def scores(self, version: int | None = None) -> list[StoredScore]:
         """Every recorded score and failure (``db.scores(include_failed=True)``, oldest first), read once (a
         shared list: do not change it)."""
-        return self.get("scores", lambda: self._current().scores, version)
+        version = self.version() if version is None else version
+        return self.get("scores", lambda: self._current(version).scores, version)
 
-    def _current(self) -> "_State":
-        """The scores and standings brought up to date: the rows added since the last state read and their
-        models aggregated again, or everything read anew when anything else changed."""
+    def _current(self, version: int) -> "_State":
+        """The scores and standings at results version ``version`` or later: the rows added since the last
+        state read and their models aggregated again, or everything read anew when anything else changed."""
         with self._state_lock:
             state = self._state
+            if state is not None and state.version >= version:
+                return state  # brought up to date by another value of this version
             if state is not None:
                 read = self.db.scores_after(state.last_id)
                 if read is not None and read.rewrites == state.rewrites and read.count == len(state.scores) + len(read.scores):
-                    if not read.scores:
-                        return state
-                    standings = state.standings.copy()
+                    standings = state.standings.copy() if read.scores else state.standings
                     if standings.add(read.scores):
-                        self._state = _State(state.scores + read.scores, read.rewrites, standings)
+                        self._state = state.extended(read.scores, read.version, standings)
                         return self._state
             read = self.db.scores_after(0)
             if read is None:  # writers kept committing while everything was read: read as before, tagged stale
-                scores, rewrites = self.db.scores(include_failed=True), -1
+                scores, rewrites, read_at = self.db.scores(include_failed=True), -1, version
             else:
-                scores, rewrites = read.scores, read.rewrites
+                scores, rewrites, read_at = read.scores, read.rewrites, read.version
             tree = self.tree or registered_tree(self.benchmarks)
-            self._state = _State(scores, rewrites, Standings(tree, latest_versions(self.db, tree), scores))
+            self._state = _State(scores, rewrites, read_at, Standings(tree, latest_versions(self.db, tree), scores))
             self.full_reads += 1
             return self._state
 
@@ -184,20 +248,13 @@ class ResultsCache:
             raise ValueError("give either a model or a benchmark")
         version = self.version() if version is None else version
         field, key = ("model", model) if model is not None else ("benchmark", benchmark)
-
-        def group() -> dict[str, list[StoredScore]]:
-            grouped: dict[str, list[StoredScore]] = {}
-            for record in self.scores(version):
-                grouped.setdefault(getattr(record, field), []).append(record)
-            return grouped
-
-        found = self.get(f"scores by {field}", group, version).get(key, [])
+        found = self.get(f"scores by {field}", lambda: self._current(version).by[field], version).get(key, [])
         return found if include_failed else [r for r in found if r.status == "done"]
 
     def records(self, version: int | None = None) -> list[dict]:
         """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
         version = self.version() if version is None else version
-        return self.get("leaderboard", lambda: self._current().standings.records, version)
+        return self.get("leaderboard", lambda: self._current(version).standings.records, version)
 
     def aggregates_of(self, model: str, version: int | None = None) -> dict | None:
         """The leaderboard entry of ``model`` (``{"model", "scores", "missing"}``), or None if it has no score."""
@@ -216,8 +273,27 @@ class ResultsCache:
 
 
 class _State:
-    """Every score read (oldest first), the ``rewrites`` counter they were read at, and their standings."""
+    """Every score read (oldest first) and grouped by model and by benchmark, the results version and
+    ``rewrites`` counter they were read at, and their standings. Never changed once made (pages being
+    built read it): :meth:`extended` makes the next one."""
 
-    def __init__(self, scores: list[StoredScore], rewrites: int, standings: Standings):
-        self.scores, self.rewrites, self.standings = scores, rewrites, standings
+    def __init__(self, scores: list[StoredScore], rewrites: int, version: int, standings: Standings,
+                 by: dict[str, dict[str, list[StoredScore]]] | None = None):
+        self.scores, self.rewrites, self.version, self.standings = scores, rewrites, version, standings
         self.last_id = max((s.id for s in scores), default=0)
+        if by is None:
+            by = {"model": {}, "benchmark": {}}
+            for record in scores:
+                by["model"].setdefault(record.model, []).append(record)
+                by["benchmark"].setdefault(record.benchmark, []).append(record)
+        self.by = by
+
+    def extended(self, added: list[StoredScore], version: int, standings: Standings) -> "_State":
+        """The state with the rows ``added`` after these (oldest first), read at ``version``."""
+        by = {}
+        for field in ("model", "benchmark"):
+            new: dict[str, list[StoredScore]] = {}
+            for record in added:
+                new.setdefault(getattr(record, field), []).append(record)
+            by[field] = {**self.by[field], **{key: self.by[field].get(key, []) + rows for key, rows in new.items()}}
+        return _State(self.scores + added, self.rewrites, version, standings, by)

@@ -644,9 +644,10 @@ class Database:
 
     def models(self) -> list[StoredModel]:
         """Every model row, by identifier."""
-        with self._session() as session:
-            return [StoredModel(r.identifier, r.owner, r.public, r.weights_hash, r.visual_degrees, r.id)
-                    for r in session.scalars(select(Model).order_by(Model.identifier))]
+        with self._session() as session:  # columns, not ORM objects: read once per results version by the website
+            return [StoredModel(*row) for row in session.execute(
+                select(Model.identifier, Model.owner, Model.public, Model.weights_hash, Model.visual_degrees, Model.id)
+                .order_by(Model.identifier))]
 
     def create_submission(self, owner: str | None, models: list[str], benchmarks: list[str],
                           status: str = "pending", meta: dict | None = None, *,
@@ -729,6 +730,22 @@ class Database:
         try:
             with self.engine.connect() as connection:
                 return int(connection.exec_driver_sql(_VERSION_QUERY).scalar_one())
+        except SQLAlchemyError as error:
+            raise self._fail(error) from None
+
+    def results_state(self) -> tuple[int, int]:
+        """``(version, rewrites)``: :meth:`results_version` and the count of the changes among them that were
+        not a new score (migration ``0008``), in one primary-key lookup.
+
+        Raises
+        ------
+        DatabaseUnavailable
+            If the database cannot be read (the message says why and the fix).
+        """
+        try:
+            with self.engine.connect() as connection:
+                version, rewrites = connection.exec_driver_sql(_STATE_QUERY).one()
+                return int(version), int(rewrites)
         except SQLAlchemyError as error:
             raise self._fail(error) from None
 

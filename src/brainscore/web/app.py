@@ -49,7 +49,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
                disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
-               mailer: Mailer | None = None, https: bool | None = None) -> FastAPI:
+               mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0) -> FastAPI:
     """The web application.
 
     Parameters
@@ -81,6 +81,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         is sent with ``Secure`` and responses with ``Strict-Transport-Security``. Default:
         ``$BRAINSCORE_WEB_HTTPS`` is ``1``/``true``/``yes``.
 
+    page_max_age : float
+        Seconds a shared page may lag behind new scores (:attr:`~brainscore.web.site.Site.page_max_age`;
+        default 0: none).
+
     Raises
     ------
     ValidationError
@@ -98,7 +102,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                             mailer=mailer, readable=tuple(str(d) for d in weights_dirs), **limits)
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
-                weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer)
+                weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer,
+                page_max_age=float(page_max_age))
 
     @asynccontextmanager
     async def lifespan(app):

@@ -186,6 +186,10 @@ class Site:
         The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
     throttle : Throttle
         Rate limits on the account mails (:class:`~brainscore.web.notices.Throttle`).
+    page_max_age : float
+        Seconds a shared page (:meth:`shared`) may lag behind new scores: it is built again at most this
+        often while scores arrive, and a new score shows within this time (default 0: at the next
+        request; ``brainscore serve`` uses 1 s). Anything else shows at the next request.
     """
 
     store: Database
@@ -198,6 +202,7 @@ class Site:
     secret_key: str = ""
     mailer: Mailer | None = None
     throttle: Throttle | None = None
+    page_max_age: float = 0.0
 
     def __post_init__(self):
         if self.throttle is None:
@@ -386,12 +391,16 @@ class Site:
 
         Notes
         -----
+        With :attr:`page_max_age`, a body built less than that many seconds ago is sent while only new
+        scores were recorded since (:meth:`~brainscore.leaderboard.cache.ResultsCache.recent`), and so is
+        the last one built while another request builds the new one: nobody waits for a rebuild.
         Responses carry a weak ``ETag`` (a hash of the body), ``Cache-Control: no-cache`` (a browser
         keeps the page and asks again each time: a new score shows at once) and ``Vary``. Clients that
         accept gzip get the stored bytes as they are (the GZip middleware leaves a response with a
         Content-Encoding alone); others get them decompressed.
         """
-        version = self.results.version()
+        state = self.results.state()
+        version = state[0]
         hidden = self.hidden_from(viewer, version)
         key = ("shared", page_key(request) if name is None else name, hidden)
 
@@ -399,7 +408,7 @@ class Site:
             with self.results.pinned(version):  # what build reads from the cache is of this one version
                 return _tagged(gzip.compress(build(version), 6, mtime=0))
 
-        body, etag = self.results.get(key, compute, version, size=lambda entry: len(entry[0]))
+        body, etag = self.results.recent(key, compute, state, self.page_max_age, size=lambda entry: len(entry[0]))
         headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
                    "Cache-Control": ("private" if viewer is not None else "public") + ", no-cache"}
         if _matches(request.headers.get("if-none-match"), etag):

@@ -629,7 +629,8 @@ def filter_choices(catalogue: dict[str, dict] | None) -> dict[str, list[str]]:
 
 def model_catalogue(site: Site) -> dict[str, dict]:
     """Model -> :func:`brainscore.web.cards.model_facts` for every model with a record, computed once per change
-    of the results (the plugin folders are read, never imported)."""
+    of the results, or, while only new scores arrive, at most once per :attr:`~brainscore.web.site.Site.page_max_age`
+    (the leaderboard pages built from it lag as much; the plugin folders are read, never imported)."""
     def build():
         from brainscore.web.queue import SubmissionTask
 
@@ -650,7 +651,7 @@ def model_catalogue(site: Site) -> dict[str, dict]:
                                            provenance.get(model), parameter_count_of(row, provenance.get(model)))
         return out
 
-    return site.results.get("model catalogue", build)
+    return site.results.recent("model catalogue", build, site.results.state(), site.page_max_age)
 
 
 def parameter_count_of(row, provenance: dict | None) -> int | None:
