@@ -1,13 +1,16 @@
 """What one accepted plugin upload (``POST /api/submissions`` with an API token) costs in-process.
 
-    python perf/upload_cost.py [--uploads 40] [--profile]
+    python perf/upload_cost.py [--uploads 40] [--profile] [--concurrent N]
 
 Builds the web application as the tests do (a fresh SQLite results database in a temporary folder,
 no scoring worker), one account with an API token, and uploads ``--uploads`` times the zip that
 ``perf/web_load.py``'s submitters send (the README's tiny plugin under a new identifier each time)
 through FastAPI's TestClient. Prints the ms per accepted upload (median, mean, max) and the time
 spent in each step of the accept path (by cProfile's cumulative time, per upload); ``--profile``
-prints cProfile's top 120 functions too. Nothing leaves the process.
+prints cProfile's top 120 functions too. ``--concurrent N``: instead, two processes (as two web
+workers) on one SQLite database and submissions folder, each with four threads uploading N times
+50 ms apart, and prints p50/p95/p99 per upload: what SQLite's one writer at a time costs. Nothing
+leaves the machine.
 """
 from __future__ import annotations
 
@@ -57,13 +60,88 @@ def plugin_zip(identifier: str) -> bytes:
     return buffer.getvalue()
 
 
+def _uploader(db: Path, root: Path, token: str, uploads: int, threads: int, results) -> None:
+    """One web worker's app on ``db``: ``threads`` threads each uploading ``uploads`` times; puts the ms of each."""
+    from fastapi.testclient import TestClient
+
+    from brainscore.leaderboard import tree
+    from brainscore.web.app import create_app
+
+    app = create_app(db_url=f"sqlite:///{db}", root=root, start_worker=False)
+    benchmark = sorted(tree.benchmark_parents())[0]
+    times, failures = [], []
+
+    def run(k: int) -> None:
+        client = TestClient(app)
+        for i in range(uploads):
+            started = time.perf_counter()
+            response = client.post("/api/submissions", headers={"Authorization": f"Bearer {token}"},
+                                   data={"benchmarks": benchmark},
+                                   files={"file": ("plugin.zip", plugin_zip(f"c-{uuid.uuid4().hex[:12]}"),
+                                                   "application/zip")})
+            if response.status_code != 201:
+                failures.append(f"HTTP {response.status_code}: {response.text[:300]}")
+                return
+            times.append((time.perf_counter() - started) * 1e3)
+            time.sleep(0.05)
+
+    TestClient(app).get("/api/benchmarks")  # warm
+    workers = [threading.Thread(target=run, args=(k,)) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    results.put((times, failures))
+
+
+def concurrent(uploads: int, threads: int = 4, processes: int = 2) -> None:
+    """Print p50/p95/p99 of ``processes`` x ``threads`` uploaders on one SQLite database, ``uploads`` each."""
+    import multiprocessing
+
+    from brainscore.web import accounts
+    from brainscore.web.app import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db, root = Path(tmp) / "results.sqlite", Path(tmp) / "submissions"
+        app = create_app(db_url=f"sqlite:///{db}", root=root, start_worker=False)
+        token = accounts.create_token(app.state.engine,
+                                      accounts.register(app.state.engine, "submitter", "a long enough password"))
+        results = multiprocessing.get_context("spawn").Queue()
+        workers = [multiprocessing.get_context("spawn").Process(target=_uploader,
+                                                                args=(db, root, token, uploads, threads, results))
+                   for _ in range(processes)]
+        for worker in workers:
+            worker.start()
+        times, failures = [], []
+        for _ in workers:
+            got, failed = results.get()
+            times += got
+            failures += failed
+        for worker in workers:
+            worker.join()
+    if failures:
+        raise SystemExit(f"{len(failures)} uploads failed, the first: {failures[0]}")
+    times.sort()
+
+    def pick(share: float) -> float:
+        return times[min(len(times) - 1, int(len(times) * share))]
+
+    print(f"{len(times)} uploads by {processes} processes x {threads} threads on one SQLite database: "
+          f"p50 {pick(0.5):.0f} ms, p95 {pick(0.95):.0f} ms, p99 {pick(0.99):.0f} ms, max {times[-1]:.0f} ms")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--uploads", type=int, default=40)
     parser.add_argument("--profile", action="store_true", help="print cProfile's top 120 functions too")
+    parser.add_argument("--concurrent", type=int, metavar="N", default=0,
+                        help="2 processes x 4 threads uploading N times each (instead of the profile)")
     args = parser.parse_args(argv)
-    if args.uploads < 1:
-        parser.error("--uploads must be at least 1")
+    if args.uploads < 1 or args.concurrent < 0:
+        parser.error("--uploads must be at least 1 and --concurrent at least 0")
+    if args.concurrent:
+        concurrent(args.concurrent)
+        return
     from fastapi.testclient import TestClient
 
     from brainscore.leaderboard import tree

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -611,10 +612,24 @@ class Database:
             raise self._fail(error) from None
         return None
 
+    @contextmanager
+    def _writing(self, session: Session | None):
+        """``session`` as it is (its caller commits), or a new session committed at the end of the block."""
+        if session is not None:
+            yield session
+            return
+        with self._session.begin() as own:
+            yield own
+
     def add_model(self, identifier: str, owner: str | None = None, public: bool = True,
-                  weights_hash: str | None = None, visual_degrees: float | None = None) -> StoredModel:
-        """Create the model row, or update the given fields of an existing one; returns it."""
-        with self._session.begin() as session:
+                  weights_hash: str | None = None, visual_degrees: float | None = None, *,
+                  session: Session | None = None) -> StoredModel:
+        """Create the model row, or update the given fields of an existing one; returns it.
+
+        ``session``: write within that session's transaction (bound to this database's engine; its
+        caller commits), so that the row is committed with the caller's other rows; default: committed now.
+        """
+        with self._writing(session) as session:
             row = self._model_row(session, identifier, owner=owner, weights_hash=weights_hash,
                                   visual_degrees=visual_degrees)
             row.public = bool(public)
@@ -636,10 +651,14 @@ class Database:
                 .order_by(Model.identifier))]
 
     def create_submission(self, owner: str | None, models: list[str], benchmarks: list[str],
-                          status: str = "pending", meta: dict | None = None) -> int:
-        """Record a submission (who asked to score which models on which benchmarks); returns its id."""
+                          status: str = "pending", meta: dict | None = None, *,
+                          session: Session | None = None) -> int:
+        """Record a submission (who asked to score which models on which benchmarks); returns its id.
+
+        ``session``: write within that session's transaction (as in :meth:`add_model`); default: committed now.
+        """
         now = _now()
-        with self._session.begin() as session:
+        with self._writing(session) as session:
             row = Submission(owner=owner, created=now, updated=now, status=status, models=list(models),
                              benchmarks=list(benchmarks), log="", meta=jsonable(meta or {}))
             session.add(row)

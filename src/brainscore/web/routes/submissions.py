@@ -4,6 +4,8 @@ live status page, and re-running a failed benchmark. :func:`enqueue` and :func:`
 from __future__ import annotations
 
 import difflib
+import fcntl
+from contextlib import contextmanager
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -61,6 +63,26 @@ def benchmark_problem(identifier: str) -> str | None:
     return f"unknown benchmark {identifier!r}{hint} (GET /api/benchmarks lists the {len(leaderboard)})"
 
 
+@contextmanager
+def _one_writer(site: Site):
+    """Uploads write to a SQLite database one at a time, waiting on a file lock (``.writing.lock`` in the
+    submissions folder, shared by every web worker process) that wakes the next one as soon as it is free.
+
+    Without it, uploads that meet SQLite's write lock retry it in sleeps of 1 to 100 ms, and one unlucky
+    upload could sleep through many commits of others. Other writers (the queue, scoring) still meet
+    SQLite's lock and its busy timeout. Other databases let concurrent writers in at once: no lock there.
+    """
+    if site.engine.dialect.name != "sqlite":
+        yield
+        return
+    with open(site.root / ".writing.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] | None,
             public: bool) -> SubmissionTask:
     """Check an uploaded zip, unpack it and queue it as a new submission task of ``user``.
@@ -89,23 +111,27 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
                               models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
                               public=public, status="preparing")
         session.add(task)
-        session.commit()
+        with _one_writer(site):
+            session.commit()
         folder = site.root / str(task.id)
         checks.extract(data, folder / "site")
         if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
             write_entry_point(folder / "site", checked.package, task.id)
         checks.make_durable(folder)  # on disk before the task is queued and the upload answered
+        # one transaction queues the task with its results-database submission and model rows (it was three,
+        # each waiting for the write lock and syncing to disk)
         task.folder, task.status = str(folder), "queued"
-        task.submission_id = site.store.create_submission(
-            user.username, checked.identifiers, chosen, status="queued",
-            meta={"web_job": task.id, "public": public, "package": checked.package,
-                  "requirements": checked.requirements, "filename": filename[:300]})
         task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
                     f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
                     f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
-        session.commit()
-    for identifier in checked.identifiers:
-        site.store.add_model(identifier, owner=user.username, public=public)
+        with _one_writer(site):
+            task.submission_id = site.store.create_submission(
+                user.username, checked.identifiers, chosen, status="queued",
+                meta={"web_job": task.id, "public": public, "package": checked.package,
+                      "requirements": checked.requirements, "filename": filename[:300]}, session=session)
+            for identifier in checked.identifiers:
+                site.store.add_model(identifier, owner=user.username, public=public, session=session)
+            session.commit()
     site.dispatcher.notify()
     return task
 
