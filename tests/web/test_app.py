@@ -620,3 +620,28 @@ def test_ranking_rows_write_what_the_template_loop_wrote():
     assert written == loop.render(ranking=ranking).lstrip("\n").replace("</tr>\n\n", "</tr>\n")
     assert "<script>" not in written and "&lt;script&gt;&#34;x&#34;&amp;y&lt;/script&gt;" in written
     assert '<td class="c61">0.6123</td>' in written and "[0.500, 0.700]" in written
+
+
+def test_shared_pages_lag_new_scores_by_at_most_the_page_max_age_and_nothing_else(tmp_path):
+    """`brainscore serve --page-max-age-s`: a new score reaches the shared leaderboard within the max-age; a
+    model made private or deleted disappears at the next request, whatever the max-age."""
+    import time
+
+    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False, page_max_age=0.8)
+    store = app.state.store
+    add_scored_model(store, "pub-net", 0.25)
+    add_scored_model(store, "other-net", 0.5)
+    anonymous = TestClient(app)
+    assert 'data-model="pub-net"' in anonymous.get("/").text
+    add_scored_model(store, "new-net", 0.75)
+    started = time.monotonic()
+    lagging = 'data-model="new-net"' not in anonymous.get("/").text
+    assert lagging or time.monotonic() - started > 0.5  # the page built before the score, still recent
+    time.sleep(0.85)
+    assert 'data-model="new-net"' in anonymous.get("/").text  # older than the max-age: built again
+    store.set_public("pub-net", False)  # made private: not lagged
+    assert 'data-model="pub-net"' not in anonymous.get("/").text
+    store.delete_model("other-net")  # deleted (a rewrite): not lagged
+    assert 'data-model="other-net"' not in anonymous.get("/").text
+    assert anonymous.get("/models/other-net").status_code == 404
