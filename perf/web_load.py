@@ -182,8 +182,13 @@ def run_locust(locust: str, base: str, config: Path, visitors: int, submitters: 
     command = [locust, "-f", str(Path(__file__).with_name("web_load_locustfile.py")), "--headless", "--host", base,
                "-u", str(users), "-r", str(max(1, users // 10)), "-t", f"{duration}s", "--stop-timeout", "30",
                "--csv", str(out / "locust"), "--only-summary", "--loglevel", "WARNING"]
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, env=env, check=False, timeout=duration + 180, stdout=subprocess.DEVNULL,
                    stderr=open(out / "locust.log", "w"))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    (out / "locust_cpu.txt").write_text(str(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
     with open(out / "locust_stats.csv") as f:
         return list(csv.DictReader(f))
 
@@ -339,7 +344,8 @@ def main() -> None:
             served = sum(int(row["Request Count"]) for row in stats if row["Name"] == "Aggregated")
             print(f"server processes (the web workers and the serving process): {server_cpu:.0f} CPU-seconds in "
                   f"{wall:.0f} s of load ({server_cpu / wall:.2f} of the machine's {os.cpu_count()} cores), "
-                  f"{1000 * server_cpu / max(served, 1):.1f} ms of CPU per request")
+                  f"{1000 * server_cpu / max(served, 1):.1f} ms of CPU per request; Locust "
+                  f"{float((home / 'locust_cpu.txt').read_text()):.0f} CPU-seconds")
             print(f"{'request':28s} {'count':>7s} {'errors':>6s} {'304':>5s} {'req/s':>7s} {'p50 ms':>7s} "
                   f"{'p95 ms':>7s} {'p99 ms':>7s}")
             for row in stats:

@@ -645,3 +645,34 @@ def test_shared_pages_lag_new_scores_by_at_most_the_page_max_age_and_nothing_els
     store.delete_model("other-net")  # deleted (a rewrite): not lagged
     assert 'data-model="other-net"' not in anonymous.get("/").text
     assert anonymous.get("/models/other-net").status_code == 404
+
+
+def test_score_cells_are_written_once_per_leaderboard_entry():
+    """The cells of an entry the leaderboard shares between versions are reused; an entry a new score
+    replaced, or equal values in other dicts, are written anew, and reuse never changes the markup."""
+    from brainscore.leaderboard.aggregate import Standings, build_tree
+    from brainscore.results import StoredScore
+    from brainscore.web.site import _score_cells, score_cells
+
+    tree = build_tree({"v4a": "V4", "ita": "IT"}, {"neural_vision": "average_vision", "V4": "neural_vision",
+                                                   "IT": "neural_vision"})
+
+    def stored(model, benchmark, value, k):
+        return StoredScore(model=model, benchmark=benchmark, benchmark_version=1, score=value, raw=value, ceiling=None,
+                           error=None, ci95=None, provenance={}, layers=None, start=None, end=None, status="done",
+                           failure=None, id=k)
+
+    standings = Standings(tree, {"v4a": 1, "ita": 1}, [stored("a", "v4a", 0.5, 1), stored("b", "ita", 0.25, 2)])
+    cols = [{"node": n, "leaf": n in tree.leaves, "ancestors": [], "hidden": False, "hidden_by": 0} for n in tree.order()]
+    before = {e["model"]: score_cells(dict(e), cols) for e in standings.records}  # views copy each entry
+    assert standings.add([stored("b", "v4a", 0.75, 3)])
+    after = {e["model"]: score_cells(dict(e), cols) for e in standings.records}
+    assert after["a"] is before["a"]  # unchanged entry: its cells reused
+    assert after["b"] is not before["b"] and 'data-score="0.750000"' in after["b"]
+    entry = next(e for e in standings.records if e["model"] == "a")
+    twin = {**entry, "scores": dict(entry["scores"]), "missing": dict(entry["missing"]), "rule": dict(entry["rule"])}
+    assert score_cells(twin, cols) is not before["a"] and score_cells(twin, cols) == before["a"]
+    folded = [{**c, "hidden": c["node"] == "v4a", "hidden_by": int(c["node"] == "v4a")} for c in cols]
+    assert score_cells(dict(entry), folded) != before["a"]  # the columns' state is part of the key
+    for e in standings.records:
+        assert score_cells(dict(e), cols) == _score_cells(dict(e), cols)

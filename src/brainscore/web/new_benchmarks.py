@@ -157,8 +157,10 @@ def progress(site, benchmark: str, hidden: set[str] | frozenset = frozenset()) -
         ``queued`` as its task is. Models in ``hidden`` are counted but not named.
     """
     prefix = f"new benchmark {benchmark} v"
-    with Session(site.engine) as session:
-        mine = [t for t in _tasks(session) if t.filename.startswith(prefix) and t.filename[len(prefix):].isdigit()]
+    with Session(site.engine) as session:  # this flow's tasks only (the page is built often; the queue grows)
+        named = session.scalars(select(SubmissionTask).where(SubmissionTask.filename.startswith(prefix, autoescape=True))
+                                .order_by(SubmissionTask.id))
+        mine = [t for t in named if t.filename.startswith(prefix) and t.filename[len(prefix):].isdigit()]
         if not mine:
             return None
         version = max(int(t.filename[len(prefix):]) for t in mine)

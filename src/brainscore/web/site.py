@@ -10,6 +10,8 @@ import hashlib
 import math
 import os
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,13 +105,42 @@ def colour_css() -> str:
     return "\n".join(lines + [f".{MISSING_COLOUR_CLASS} {{ background: {colour(None)}; }}"]) + "\n"
 
 
+_CELLS: "OrderedDict[tuple, tuple]" = OrderedDict()
+"""The cells :func:`score_cells` wrote, by row and columns, least recently used first."""
+_CELLS_LOCK = threading.Lock()
+_CELLS_KEPT = 8192
+_NO_RULE: dict = {}
+
+
 def score_cells(record: dict, cols: list[dict]):
     """The ``<td>`` cells of one leaderboard row, as Markup (the template's loop, written in Python).
 
     Written out here because a Jinja loop over 100 rows x 43 columns took 225 ms per page (10
     escapes and 4 filters per cell), and pages for logged-in visitors, filters and rare sort orders
     are rendered per request. The same markup as the loop made: every value escaped.
+
+    The cells of a row are kept (the last 8,192 rows and column states written) under the very ``scores``,
+    ``missing`` and ``rule`` dicts of the record (held, so compared by identity): the leaderboard
+    (:class:`~brainscore.leaderboard.aggregate.Standings`) replaces the entry of a model with a new score
+    and shares every other entry between versions, so a page built after a new score writes one row
+    anew, not a hundred.
     """
+    scores, missing, rule = record["scores"], record["missing"], record.get("rule") or _NO_RULE
+    key = (record["model"], id(scores), id(missing), id(rule),
+           tuple((c["node"], bool(c.get("hidden")), c.get("hidden_by")) for c in cols))
+    kept = _CELLS.get(key)
+    if kept is not None and kept[0] is scores and kept[1] is missing and kept[2] is rule:
+        return kept[3]
+    markup = _score_cells(record, cols)
+    with _CELLS_LOCK:
+        _CELLS[key] = (scores, missing, rule, markup)
+        while len(_CELLS) > _CELLS_KEPT:
+            _CELLS.popitem(last=False)
+    return markup
+
+
+def _score_cells(record: dict, cols: list[dict]):
+    """:func:`score_cells`, written."""
     from markupsafe import Markup, escape
 
     model = escape(record["model"])
