@@ -676,3 +676,43 @@ def test_score_cells_are_written_once_per_leaderboard_entry():
     assert score_cells(dict(entry), folded) != before["a"]  # the columns' state is part of the key
     for e in standings.records:
         assert score_cells(dict(e), cols) == _score_cells(dict(e), cols)
+
+
+def test_a_benchmark_page_is_built_again_when_its_own_inputs_change_only(app, monkeypatch):
+    """A score of another benchmark leaves a benchmark's shared page as it was (not built again); its own
+    new score, a correction by hand, a model made private and its re-scoring tasks each show at the next
+    request."""
+    from sqlalchemy import text
+
+    from brainscore.web import views
+    from brainscore.web.new_benchmarks import marker
+
+    built = []
+    real = views.benchmark_json
+    monkeypatch.setattr(views, "benchmark_json", lambda *a, **k: built.append(a[1]) or real(*a, **k))
+    anonymous, store = TestClient(app), app.state.store
+
+    def other_benchmark_score(value):
+        record(Outcome.from_score(Score.of(value, raw=value, ceiling=0.8, model_identifier="pub-net",
+                                           benchmark_identifier="Kiani2007.IT-rdm")), store)
+
+    other_benchmark_score(0.5)  # its first: a new benchmark instance row, a rewrite (every page is built anew)
+    page = anonymous.get(f"/benchmarks/{BENCHMARK}")
+    assert 'data-model="pub-net"' in page.text and built == [BENCHMARK]
+    other_benchmark_score(0.625)  # another score of another benchmark
+    again = anonymous.get(f"/benchmarks/{BENCHMARK}")
+    assert again.headers["etag"] == page.headers["etag"] and built == [BENCHMARK]
+    add_scored_model(store, "new-net", 0.625)  # a score of this benchmark
+    assert 'data-model="new-net"' in anonymous.get(f"/benchmarks/{BENCHMARK}").text
+    with app.state.engine.begin() as connection:  # a correction by hand
+        connection.execute(text("UPDATE scores SET score_ceiled = 0.125 WHERE model_id = "
+                                "(SELECT id FROM models WHERE identifier = 'new-net')"))
+    assert ">0.1250<" in anonymous.get(f"/benchmarks/{BENCHMARK}").text
+    store.set_public("new-net", False)
+    assert 'data-model="new-net"' not in anonymous.get(f"/benchmarks/{BENCHMARK}").text
+    with Session(app.state.engine) as session:  # re-scored for every public model: the progress shows at once
+        session.add(SubmissionTask(owner="brainscore", package="", filename=marker(BENCHMARK, 7),
+                                   models=["pub-net"], benchmarks=[BENCHMARK], status="queued"))
+        session.commit()
+    assert 'id="rescoring-total">1<' in anonymous.get(f"/benchmarks/{BENCHMARK}").text
+    assert len(built) == 5

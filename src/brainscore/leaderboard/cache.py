@@ -251,6 +251,14 @@ class ResultsCache:
         found = self.get(f"scores by {field}", lambda: self._current(version).by[field], version).get(key, [])
         return found if include_failed else [r for r in found if r.status == "done"]
 
+    def last_change(self, benchmark: str, version: int | None = None) -> tuple[int, int]:
+        """``(rewrites, row id)``: the ``rewrites`` counter and the id of the newest score or failure of
+        ``benchmark`` (0: none) at results version ``version`` or later. Equal pairs mean the same records
+        of ``benchmark``: what is built from them alone (its page) need not be built again."""
+        state = self._current(self.version() if version is None else version)
+        rows = state.by["benchmark"].get(benchmark)
+        return state.rewrites, (rows[-1].id if rows else 0)
+
     def records(self, version: int | None = None) -> list[dict]:
         """:func:`~brainscore.leaderboard.aggregate.leaderboard_records`, cached (a shared list: copy to sort)."""
         version = self.version() if version is None else version

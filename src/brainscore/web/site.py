@@ -424,7 +424,7 @@ class Site:
         return [r for r in leaderboard_records(self.store, at=when, scores=self.results.scores())
                 if r["model"] not in hidden]
 
-    def shared(self, request: Request, build, media_type: str, viewer=None, name=None) -> Response:
+    def shared(self, request: Request, build, media_type: str, viewer=None, name=None, depends=None) -> Response:
         """A response every reader who may see what ``viewer`` sees gets: built, gzipped and tagged once per
         change of the results; a client that already holds it gets ``304 Not Modified``.
 
@@ -440,6 +440,12 @@ class Site:
         name : hashable, optional
             What the body is; default :func:`page_key` (the path and every query parameter), so
             whatever a route reads from the URL (filters, weights, sort) is part of the key.
+        depends : callable, optional
+            ``depends(version)`` returns a hashable token of everything the body is built from besides
+            the models hidden from ``viewer`` (e.g. :meth:`benchmark_token`): the body is built again
+            when the token changes, not at every new results version (a benchmark's page does not
+            change with a score of another benchmark). A token that leaves out an input serves a
+            stale body: give one only for a body whose inputs are few and known.
 
         Notes
         -----
@@ -462,7 +468,10 @@ class Site:
                 # level 3 for large bodies (the 2.7 MB leaderboard JSON: 10 ms instead of 25, 10% larger)
                 return _tagged(gzip.compress(body, 6 if len(body) < 256 * 1024 else 3, mtime=0))
 
-        body, etag = self.results.recent(key, compute, state, self.page_max_age, size=lambda entry: len(entry[0]))
+        if depends is not None:
+            body, etag = self.results.get(key, compute, ("depends", depends(version)), size=lambda entry: len(entry[0]))
+        else:
+            body, etag = self.results.recent(key, compute, state, self.page_max_age, size=lambda entry: len(entry[0]))
         headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
                    "Cache-Control": ("private" if viewer is not None else "public") + ", no-cache"}
         if _matches(request.headers.get("if-none-match"), etag):
@@ -470,6 +479,19 @@ class Site:
         if "gzip" in request.headers.get("accept-encoding", "").lower():
             return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
         return Response(gzip.decompress(body), media_type=media_type, headers=headers)
+
+    def benchmark_token(self, benchmark: str, version: int) -> tuple:
+        """What an anonymous reader's page of ``benchmark`` (:func:`brainscore.web.views.benchmark_json`) is
+        built from besides the models hidden from everyone: its own records (the ``rewrites`` counter and
+        its newest row id: :meth:`~brainscore.leaderboard.cache.ResultsCache.last_change`) and the state of
+        the tasks that re-score it for every public model (:func:`brainscore.web.new_benchmarks.progress`;
+        usually none)."""
+        with Session(self.engine) as session:
+            tasks = tuple(tuple(row) for row in session.execute(
+                select(SubmissionTask.id, SubmissionTask.status, SubmissionTask.current, SubmissionTask.finished)
+                .where(SubmissionTask.filename.startswith(f"new benchmark {benchmark} v", autoescape=True))
+                .order_by(SubmissionTask.id)))
+        return self.results.last_change(benchmark, version), tasks
 
     # ------------------------------------------------------------------ submission tasks
     def view(self, task: SubmissionTask) -> dict:

@@ -66,7 +66,7 @@ def api_benchmark(request: Request, identifier: str):
     user = site.reader(request)
     if user is None:
         return site.shared(request, lambda version: json_bytes(views.benchmark_json(site, identifier, None)),
-                           "application/json")
+                           "application/json", depends=lambda version: site.benchmark_token(identifier, version))
     return views.benchmark_json(site, identifier, user)
 
 

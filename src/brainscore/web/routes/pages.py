@@ -130,7 +130,7 @@ def benchmark_page(request: Request, identifier: str):
     if user is None:
         return site.shared(request, lambda version: site.render(request, "benchmark.html",
                                                                 **views.benchmark_json(site, identifier, None)).body,
-                           "text/html")
+                           "text/html", depends=lambda version: site.benchmark_token(identifier, version))
     return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, user))
 
 
