@@ -148,7 +148,7 @@ def server(url: str, home: Path, web_workers: int):
             if process.poll() is not None or time.time() > deadline:
                 raise SystemExit(f"the server did not start: {(home / 'server.log').read_text()[-2000:]}")
             time.sleep(0.5)
-        yield base
+        yield base, process.pid
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -254,6 +254,24 @@ def drain(url: str, home: Path, timeout: float, load_over: threading.Event | Non
             f"{len(seen)} pairs run, in submission order: {seen == expected}, each once: {len(set(seen)) == len(seen)}")
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and its children alive now (the server's workers)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        total = 0.0
+        for process in [root, *root.children(recursive=True)]:
+            try:
+                times = process.cpu_times()
+                total += times.user + times.system
+            except psutil.NoSuchProcess:
+                pass
+        return total
+    except psutil.NoSuchProcess:
+        return 0.0
+
+
 def _results_version(url: str) -> int:
     from brainscore.results import Database
 
@@ -288,12 +306,14 @@ def main() -> None:
             print(f"database: {config['rows']:,} scores ({args.models} models x {len(config['benchmarks'])} "
                   f"benchmarks), filled in {config['fill_s']:.1f} s; {url.split('@')[-1]}")
             (home / "config.json").write_text(json.dumps(config))
-            with server(url, home, args.web_workers) as base:
+            with server(url, home, args.web_workers) as (base, server_pid):
                 alone = one_visitor(base)
                 print(f"one visitor: GET / {alone['seconds'] * 1000:.0f} ms, {alone['bytes']:,} bytes "
                       f"({alone['gzip_bytes']:,} gzipped: {alone['gzip']}); /api/leaderboard {alone['api_bytes']:,} "
                       f"bytes ({alone['api_gzip_bytes']:,} on the wire)")
                 before = load_average()
+                cpu_before = _cpu_seconds(server_pid)
+                wall_started = time.perf_counter()
                 load_over, drained = threading.Event(), {}
                 during = not args.no_drain and not args.drain_after
                 if during:
@@ -304,6 +324,7 @@ def main() -> None:
                 stats = run_locust(args.locust, base, home / "config.json", args.visitors, args.submitters,
                                    args.duration, home)
                 after = load_average()
+                server_cpu, wall = _cpu_seconds(server_pid) - cpu_before, time.perf_counter() - wall_started
                 load_over.set()
                 if during:
                     versions = _results_version(url) - version_before
@@ -315,6 +336,10 @@ def main() -> None:
             print(f"{args.visitors} visitors + {args.submitters} submitters for {args.duration} s, "
                   f"{args.web_workers} web worker processes; load average (1/5/15 min) {before} before, "
                   f"{after} after")
+            served = sum(int(row["Request Count"]) for row in stats if row["Name"] == "Aggregated")
+            print(f"server processes (the web workers and the serving process): {server_cpu:.0f} CPU-seconds in "
+                  f"{wall:.0f} s of load ({server_cpu / wall:.2f} of the machine's {os.cpu_count()} cores), "
+                  f"{1000 * server_cpu / max(served, 1):.1f} ms of CPU per request")
             print(f"{'request':28s} {'count':>7s} {'errors':>6s} {'304':>5s} {'req/s':>7s} {'p50 ms':>7s} "
                   f"{'p95 ms':>7s} {'p99 ms':>7s}")
             for row in stats:

@@ -278,9 +278,9 @@ class _State:
     built read it): :meth:`extended` makes the next one."""
 
     def __init__(self, scores: list[StoredScore], rewrites: int, version: int, standings: Standings,
-                 by: dict[str, dict[str, list[StoredScore]]] | None = None):
+                 by: dict[str, dict[str, list[StoredScore]]] | None = None, last_id: int | None = None):
         self.scores, self.rewrites, self.version, self.standings = scores, rewrites, version, standings
-        self.last_id = max((s.id for s in scores), default=0)
+        self.last_id = max((s.id for s in scores), default=0) if last_id is None else last_id
         if by is None:
             by = {"model": {}, "benchmark": {}}
             for record in scores:
@@ -296,4 +296,5 @@ class _State:
             for record in added:
                 new.setdefault(getattr(record, field), []).append(record)
             by[field] = {**self.by[field], **{key: self.by[field].get(key, []) + rows for key, rows in new.items()}}
-        return _State(self.scores + added, self.rewrites, version, standings, by)
+        return _State(self.scores + added, self.rewrites, version, standings, by,
+                      max([self.last_id] + [record.id for record in added]))

@@ -135,12 +135,33 @@ def score_cells(record: dict, cols: list[dict]):
     return Markup("\n  ".join(out))
 
 
+def ranking_rows(ranking: list[dict]):
+    """The ``<tr>`` rows of a benchmark page's ranking (``{"model", "score", "ci95", "raw", "error"}`` each, best
+    first), as Markup: the template's loop written in Python, as :func:`score_cells`, because a Jinja loop
+    over 704 models took 12 ms of every rebuild of the page. The same markup the loop made, every model
+    identifier escaped.
+    """
+    from markupsafe import Markup, escape
+
+    out = []
+    for index, r in enumerate(ranking, start=1):
+        model = escape(r["model"])
+        ci95 = r.get("ci95")
+        interval = f"[{fmt(ci95[0], 3)}, {fmt(ci95[1], 3)}]" if ci95 else "—"
+        out.append(f'<tr data-model="{model}"><td>{index}</td><td><a href="/models/{model}">{model}</a></td>\n'
+                   f'<td class="{colour_class(r["score"])}">{fmt(r["score"], 4)}</td>\n'
+                   f'<td>{interval}</td>\n'
+                   f'<td>{fmt(r["raw"], 4)}</td><td>{fmt(r["error"], 4)}</td></tr>\n')
+    return Markup("".join(out))
+
+
 def templates() -> Jinja2Templates:
     """The Jinja2 templates of the site with its filters."""
     built = Jinja2Templates(directory=str(HERE / "templates"))
     built.env.filters["fmt"] = fmt
     built.env.filters["colour_class"] = colour_class
     built.env.globals["score_cells"] = score_cells
+    built.env.globals["ranking_rows"] = ranking_rows
     return built
 
 
@@ -406,7 +427,9 @@ class Site:
 
         def compute():
             with self.results.pinned(version):  # what build reads from the cache is of this one version
-                return _tagged(gzip.compress(build(version), 6, mtime=0))
+                body = build(version)
+                # level 3 for large bodies (the 2.7 MB leaderboard JSON: 10 ms instead of 25, 10% larger)
+                return _tagged(gzip.compress(body, 6 if len(body) < 256 * 1024 else 3, mtime=0))
 
         body, etag = self.results.recent(key, compute, state, self.page_max_age, size=lambda entry: len(entry[0]))
         headers = {"ETag": etag, "Vary": "Accept-Encoding, Cookie, Authorization",
