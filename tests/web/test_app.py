@@ -716,3 +716,18 @@ def test_a_benchmark_page_is_built_again_when_its_own_inputs_change_only(app, mo
         session.commit()
     assert 'id="rescoring-total">1<' in anonymous.get(f"/benchmarks/{BENCHMARK}").text
     assert len(built) == 5
+
+
+def test_warm_pages_builds_the_shared_pages_before_the_first_visitor(tmp_path):
+    """`brainscore serve` starts each web worker with the shared pages built: its first visitors find them."""
+    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False, warm_pages=True)
+    add_scored_model(app.state.store, "pub-net", 0.25)
+    with TestClient(app) as client:
+        results = app.state.site.results
+        before = results.computed
+        for path in ("/", "/?page=2", "/api/leaderboard", f"/benchmarks/{BENCHMARK}", f"/api/benchmarks/{BENCHMARK}"):
+            assert client.get(path).status_code == 200
+        assert results.computed == before  # nothing was built for them
+        assert 'data-model="pub-net"' in client.get("/").text
+        assert client.get("/?page=3").status_code == 200 and results.computed > before  # not warmed: built now

@@ -85,7 +85,8 @@ def _app_arguments(args) -> dict:
     return {"db_url": args.db, "weights_dirs": [str(d) for d in args.weights_dir],
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
             "disk_limit": int(args.disk_limit_gb * 1024**3),
-            "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s}
+            "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s,
+            "warm_pages": True}
 
 
 def web_worker_app():

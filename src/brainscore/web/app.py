@@ -49,7 +49,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                start_worker: bool = True, memory_limit: int | None = None, wall_limit: int | None = None,
                disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
-               mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0) -> FastAPI:
+               mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0,
+               warm_pages: bool = False) -> FastAPI:
     """The web application.
 
     Parameters
@@ -84,6 +85,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     page_max_age : float
         Seconds a shared page may lag behind new scores (:attr:`~brainscore.web.site.Site.page_max_age`;
         default 0: none).
+    warm_pages : bool
+        Before the first visitor, build the pages every visitor shares (the leaderboard's first two pages
+        and JSON, every benchmark's page and JSON) as an anonymous reader, so a new web worker does not
+        build them all at once under its first requests (``brainscore serve`` does; tests leave it off).
 
     Raises
     ------
@@ -109,6 +114,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     async def lifespan(app):
         threading.Thread(target=plots.warm, name="brainscore-plots-warm", daemon=True).start()
         await asyncio.to_thread(site.warm)  # the leaderboard computed before the first visitor, not by it
+        if warm_pages:
+            await _warm_pages(app)
         if start_worker:
             dispatcher.start()
         yield
@@ -136,6 +143,28 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
     app.add_exception_handler(HTTPException, _http_error)
     return app
+
+
+async def _warm_pages(app: FastAPI) -> None:
+    """Build the shared pages (see ``warm_pages`` of :func:`create_app`) by asking the application itself, in
+    process; a page that fails is logged and left to its first visitor."""
+    import logging
+
+    import httpx
+
+    from brainscore.leaderboard import tree
+
+    benchmarks = sorted(tree.benchmark_parents(include_selection=True))
+    paths = ["/", "/?page=2", "/api/leaderboard", *(f"/benchmarks/{b}" for b in benchmarks),
+             *(f"/api/benchmarks/{b}" for b in benchmarks)]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client:
+        for path in paths:
+            try:
+                answer = await client.get(path, headers={"Accept-Encoding": "gzip", "Accept": "text/html"})
+                if answer.status_code != 200:
+                    logging.getLogger(__name__).warning("warming %s: HTTP %s", path, answer.status_code)
+            except Exception as error:  # noqa: BLE001 - warming is an optimisation; the visitor gets the error
+                logging.getLogger(__name__).warning("warming %s: %s", path, error)
 
 
 async def _http_error(request: Request, error: HTTPException):
