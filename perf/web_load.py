@@ -211,7 +211,8 @@ def check_queue(url: str, accepted_file: Path) -> str:
             f"twice; {len(queued)} queued in all ({late} answered after Locust stopped)")
 
 
-def drain(url: str, home: Path, timeout: float, load_over: threading.Event | None = None) -> str:
+def drain(url: str, home: Path, timeout: float, load_over: threading.Event | None = None,
+          ready: threading.Event | None = None) -> str:
     """Run the queue dry: the dispatcher on a one-thread Dask cluster, each pair's child a stand-in that appends
     its model to a file and reports a score; returns whether the pairs ran in the order of the submission ids.
 
@@ -240,6 +241,8 @@ def drain(url: str, home: Path, timeout: float, load_over: threading.Event | Non
         dispatcher.limits = Limits(memory=1024**3, wall=60, isolate=False)  # the stand-in writes the file
         dispatcher.command = command
         dispatcher.start()
+        if ready is not None:
+            ready.set()  # the cluster is up (its start is not part of the load, as on a running server)
         try:
             while time.perf_counter() - started < timeout:
                 with Session(store.engine) as session:
@@ -322,10 +325,16 @@ def main() -> None:
                 load_over, drained = threading.Event(), {}
                 during = not args.no_drain and not args.drain_after
                 if during:
+                    ready = threading.Event()
                     worker = threading.Thread(target=lambda: drained.setdefault("report", drain(
-                        url, home, args.duration + 600, load_over)), daemon=True)
+                        url, home, args.duration + 600, load_over, ready)), daemon=True)
                     version_before = _results_version(url)
                     worker.start()
+                    ready.wait(120)
+                    time.sleep(2)  # its start-up's CPU spent
+                    before = load_average()
+                    cpu_before = _cpu_seconds(server_pid)
+                    wall_started = time.perf_counter()
                 stats = run_locust(args.locust, base, home / "config.json", args.visitors, args.submitters,
                                    args.duration, home)
                 after = load_average()
