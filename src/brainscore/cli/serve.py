@@ -46,8 +46,9 @@ def add_parser(subparsers) -> None:
                              "in this process")
     parser.add_argument("--page-max-age-s", type=_seconds, default=1.0, metavar="S",
                         help="while new scores arrive, rebuild a page many visitors share (the leaderboard) at most "
-                             "every S seconds: a new score shows within S seconds; deletions and corrections show "
-                             "at once (default 1; 0: every page at the next request)")
+                             "every S seconds, in the background: a new score shows within 2 S seconds; deletions, "
+                             "corrections and visibility changes show at once (default 1; 0: every page at the next "
+                             "request)")
     parser.add_argument("--no-scoring", action="store_true",
                         help="queue submissions without scoring them (no Dask cluster): pages and queue only")
     parser.add_argument("--score-new-benchmarks", action="store_true",

@@ -73,6 +73,7 @@ class ResultsCache:
         self.full_reads = 0  # how many times every score was read (the rest were brought up to date by new rows)
         self._state: _State | None = None
         self._state_lock = threading.Lock()
+        self._rebuilder = None
 
     def version(self) -> int:
         """The results database's current :meth:`~brainscore.results.Database.results_version` (or the one
@@ -88,12 +89,14 @@ class ResultsCache:
                size: Callable[[Any], int] | None = None) -> Any:
         """:meth:`get` at version ``state[0]``, except that a value computed less than ``max_age`` seconds
         ago at an older version with the same ``rewrites`` (only new scores recorded since) is given as it
-        is, and so is one of any age while another request computes the new one.
+        is; one younger than twice ``max_age`` is given too while it is built again in a background thread
+        (nobody waits for the pages visitors share to be rebuilt; one older is built before the answer).
 
         Pages many visitors read (the leaderboard) change with every new score; while scores arrive
         several times a second, building each page once per score costs more than the server has. With
         ``max_age`` a page is built at most once per ``max_age`` seconds and a new score shows within
-        ``max_age`` of being recorded; anything else (a score changed or deleted, a model deleted or
+        twice ``max_age`` of being recorded (within ``max_age`` plus one build while visitors keep
+        asking); anything else (a score changed or deleted, a model deleted or
         renamed) shows at the next request. ``max_age`` 0 is :meth:`get`.
 
         Parameters
@@ -110,33 +113,59 @@ class ResultsCache:
         """
         version, rewrites = state
 
-        def usable(kept, any_age: bool) -> bool:
+        def usable(kept, horizon: float) -> bool:
+            """Whether ``kept`` is of this version, or of this ``rewrites`` and younger than ``horizon``."""
             if kept is None:
                 return False
             kept_version, (_, made_rewrites, made_at) = kept
             return kept_version == version or (max_age > 0 and made_rewrites == rewrites
-                                               and (any_age or time.monotonic() - made_at < max_age))
+                                               and time.monotonic() - made_at < horizon)
 
         kept = self._values.get(name)
-        if usable(kept, any_age=False):
+        if usable(kept, max_age):
             self._touch(name)
             return kept[1][0]
         with self._guard:
             lock = self._locks.setdefault(name, threading.Lock())
-        if not lock.acquire(blocking=False):
-            if usable(kept, any_age=True):
-                return kept[1][0]  # another request is building the new one: no one waits for it
-            lock.acquire()
+        if usable(kept, 2 * max_age):  # due: built again off the request path, this one answered at once
+            if lock.acquire(blocking=False):
+                self._background().submit(self._rebuild, name, compute, state, size, lock)
+            return kept[1][0]
+        lock.acquire()
         try:
             kept = self._values.get(name)
-            if usable(kept, any_age=False):
+            if usable(kept, max_age):
                 return kept[1][0]
-            value = compute()
-            self._store(name, version, (value, rewrites, time.monotonic()), size(value) if size else None)
-            self.computed += 1
-            return value
+            return self._rebuild(name, compute, state, size)
         finally:
             lock.release()
+
+    def _rebuild(self, name: Any, compute: Callable[[], Any], state: tuple[int, int],
+                 size: Callable[[Any], int] | None, lock: threading.Lock | None = None) -> Any:
+        """``compute()`` kept under ``name`` for :meth:`recent` (``lock`` released after, when given)."""
+        try:
+            value = compute()
+            self._store(name, state[0], (value, state[1], time.monotonic()), size(value) if size else None)
+            self.computed += 1
+            return value
+        except Exception:  # noqa: BLE001 - off the request path: the next request past 2 x max_age builds it itself
+            if lock is None:
+                raise
+            import logging
+
+            logging.getLogger(__name__).exception("rebuilding %r in the background failed", name)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _background(self):
+        """The one thread that rebuilds due values of :meth:`recent` (made on first use)."""
+        with self._guard:
+            if self._rebuilder is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._rebuilder = ThreadPoolExecutor(1, thread_name_prefix="brainscore-page-rebuild")
+            return self._rebuilder
 
     @contextmanager
     def pinned(self, version: int):

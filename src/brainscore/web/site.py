@@ -240,8 +240,9 @@ class Site:
         Rate limits on the account mails (:class:`~brainscore.web.notices.Throttle`).
     page_max_age : float
         Seconds a shared page (:meth:`shared`) may lag behind new scores: it is built again at most this
-        often while scores arrive, and a new score shows within this time (default 0: at the next
-        request; ``brainscore serve`` uses 1 s). Anything else shows at the next request.
+        often while scores arrive (in the background, while the previous one is still sent), and a new
+        score shows within twice this time (default 0: at the next request; ``brainscore serve`` uses
+        1 s). Anything else shows at the next request.
     """
 
     store: Database
