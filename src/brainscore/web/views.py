@@ -74,7 +74,7 @@ def model_json(site: Site, identifier: str, user) -> dict:
             "card": cards.model_card(identifier, task, owner, rows, parameter_count_of(
                 model, next((r["provenance"] for r in reversed(rows) if isinstance(r.get("provenance"), dict)), None))),
             "scores": rows, "history": score_history(records), "submission": submission, "aggregates": aggregates,
-            "layer_selection": selection_curves(site, identifier), "commitments": commitment_table(site, identifier)}
+            "layer_selection": selection_curves(site, identifier, task), "commitments": commitment_table(site, identifier)}
 
 
 def commitment_table(site: Site, model: str) -> dict[str, dict]:
@@ -193,12 +193,16 @@ def summary(thing) -> str | None:
     return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "")
 
 
-def selection_curves(site: Site, model: str) -> dict[str, dict]:
+_NOT_READ = object()
+
+
+def selection_curves(site: Site, model: str, task=_NOT_READ) -> dict[str, dict]:
     """Region -> {"layer", "scores", "source"}: every candidate layer's selection score and the committed layer.
 
     From the newest recorded score whose provenance holds the region's layer selection (any model whose
     layer was chosen automatically, :func:`brainscore.scoring.job.layer_selection_of`); else from the
-    ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``.
+    ``<model>.<region>-selection.json`` files a plugin ships with its ``region_layer_map``. ``task``: the
+    model's newest submission task when already read (None: it has none).
     """
     curves = {}
     for record in site.results.scores_of(model=model):  # oldest first: the newest wins
@@ -211,7 +215,7 @@ def selection_curves(site: Site, model: str) -> dict[str, dict]:
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # not a selection record: no curve rather than a wrong one
     folders = [Path(p) for p in builtin_model_plugins.__path__]
-    task = site.latest_task_of(model)
+    task = site.latest_task_of(model) if task is _NOT_READ else task
     if task is not None and task.folder:
         folders.append(Path(task.folder) / "site")
     for folder in folders:
