@@ -257,8 +257,8 @@ def drain(url: str, home: Path, timeout: float, load_over: threading.Event | Non
     expected = [m for _, models, _ in tasks for m in models]
     seen = ran.read_text().splitlines() if ran.exists() else []
     done = sum(status == "done" for _, _, status in tasks)
-    when = "while the visitors read, then" if load_over is not None else ""
-    return (f"queue drained {when} in {time.perf_counter() - started:.0f} s: {done} of {len(tasks)} submissions done, "
+    when = "while the visitors read, then " if load_over is not None else ""
+    return (f"queue drained {when}in {time.perf_counter() - started:.0f} s: {done} of {len(tasks)} submissions done, "
             f"{len(seen)} pairs run, in submission order: {seen == expected}, each once: {len(set(seen)) == len(seen)}")
 
 
