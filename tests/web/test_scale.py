@@ -121,7 +121,8 @@ def test_responses_are_gzipped_for_clients_that_accept_it(app):
 
 
 def test_serve_with_several_web_workers(tmp_path, url):
-    """``brainscore serve --web-workers 2``: two processes answer on one port; a score recorded meanwhile shows."""
+    """``brainscore serve --web-workers 2``: two processes answer on one port; a score recorded meanwhile shows
+    (within twice the page max-age)."""
     import os
     import signal
     import socket
@@ -153,6 +154,7 @@ def test_serve_with_several_web_workers(tmp_path, url):
         seen = [r["model"] for r in httpx.get(f"http://127.0.0.1:{port}/api/leaderboard").json()]
         assert seen == ["first-net"]
         _record(Database(url), "second-net", 0.9)
+        time.sleep(2.1)  # a new score reaches the shared pages within twice --page-max-age-s (default 1 s)
         for _ in range(6):  # whichever worker answers
             page = httpx.get(f"http://127.0.0.1:{port}/", headers={"Accept-Encoding": "gzip"})
             assert page.headers["content-encoding"] == "gzip"
