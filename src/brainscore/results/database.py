@@ -37,7 +37,6 @@ __all__ = ["Database", "StoredScore", "ScoresRead", "StoredModel", "StoredSubmis
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-_VERSION_QUERY = "SELECT version FROM results_version WHERE id = 1"
 _STATE_QUERY = "SELECT version, rewrites FROM results_version WHERE id = 1"
 
 
@@ -728,11 +727,7 @@ class Database:
         computed again only when it changes. Reading it is one primary-key lookup on a pooled
         connection (no ORM session).
         """
-        try:
-            with self.engine.connect() as connection:
-                return int(connection.exec_driver_sql(_VERSION_QUERY).scalar_one())
-        except SQLAlchemyError as error:
-            raise self._fail(error) from None
+        return self.results_state()[0]
 
     def results_state(self) -> tuple[int, int]:
         """``(version, rewrites)``: :meth:`results_version` and the count of the changes among them that were
