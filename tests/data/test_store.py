@@ -4,6 +4,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,6 +98,26 @@ def test_verification_is_remembered_and_not_repeated(home, mirror, monkeypatch):
     with pytest.raises(HashMismatchError):
         store.fetch(source)
     assert len(calls) == 2
+
+
+def test_a_killed_writers_part_file_is_removed_and_concurrent_processes_keep_every_entry(home, mirror):
+    home.mkdir(parents=True)
+    stale = home / ".verified.json.abc123.part"  # what a process killed mid-write leaves
+    stale.write_text("{")
+    # two processes verify three files each at once, both updating verified.json
+    files = []
+    for i in range(6):
+        (mirror / f"p{i}.bin").write_bytes(b"%d" % i * 100)
+        files.append((mirror / f"p{i}.bin", _sha256(b"%d" % i * 100)))
+    code = ("import sys; from pathlib import Path; from brainscore.data import store\n"
+            "for path, sha in zip(sys.argv[1::2], sys.argv[2::2]): store.verify(Path(path), sha)\n")
+    workers = [subprocess.Popen([sys.executable, "-c", code, *[str(x) for pair in files[k::2] for x in pair]],
+                                env={**os.environ, "BRAINSCORE_HOME": str(home)}) for k in range(2)]
+    assert [w.wait(timeout=120) for w in workers] == [0, 0]
+    remembered = json.loads((home / "verified.json").read_text())
+    assert sorted(remembered.values()) == sorted(sha for _, sha in files)  # no read-modify-write lost an entry
+    assert not stale.exists()
+    assert not list(home.glob(".verified.json.*.part"))
 
 
 def test_force_verify_rehashes(home, mirror, monkeypatch):

@@ -132,12 +132,20 @@ def verify(path: Path, sha256: str, *, what: str = "file", force: bool = False) 
 
 
 def _remember(path: Path, sha256: str) -> None:
-    """Record in ``verified.json`` that ``path`` (at its current size and mtime) has hash ``sha256``."""
+    """Record in ``verified.json`` that ``path`` (at its current size and mtime) has hash ``sha256``.
+
+    The read-modify-write holds the file's inter-process lock (``verified.json.lock``), so two
+    processes verifying at once both keep their entries; under it, the ``.part`` file of a process
+    killed mid-write is removed.
+    """
     key = _stat_key(Path(path))
-    with _lock:
+    target = _verified_file()
+    with _lock, caching.entry_lock(target):
+        for part in target.parent.glob(f".{target.name}.*.part"):  # every writer holds this lock: a dead one's
+            part.unlink(missing_ok=True)
         verified = _load_verified()
         verified[key] = sha256
-        atomic_write_text(_verified_file(), json.dumps(verified, indent=0, sort_keys=True))
+        atomic_write_text(target, json.dumps(verified, indent=0, sort_keys=True))
 
 
 def store_path(source: Source) -> Path:
