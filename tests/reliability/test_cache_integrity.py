@@ -242,6 +242,72 @@ def test_a_part_file_being_written_is_kept(home):
     assert part.exists()
 
 
+def test_the_temporary_file_of_a_netcdf_written_into_a_part_file_is_kept_while_its_entry_is_locked(home):
+    """CI found this: ``Cache.write`` hands its ``.part`` file to ``write_netcdf``, which writes through its own
+    ``..<entry>.<r1>.part.<r2>.part``; another process opening the cache took that for a dead writer's file
+    (its own "entry" had no lock) and deleted it mid-write, so the first process's benchmark failed to load."""
+    from brainscore.caching import entry_lock
+
+    folder = home / "cache" / "packaged" / "79"
+    folder.mkdir(parents=True)
+    outer = folder / ".7960.nc.3n7fsvmq.part"
+    inner = folder / "..7960.nc.3n7fsvmq.part.faldcvdk.part"
+    outer.write_bytes(b"")
+    inner.write_bytes(b"being written")
+    with entry_lock(folder / "7960.nc"):
+        assert _remove_in_other_process(home / "cache" / "packaged") == 0
+    assert inner.exists() and outer.exists()
+    assert remove_stale_parts(home / "cache" / "packaged") == 2  # the writer is gone: both are stale
+
+
+def test_a_dead_writers_part_file_is_removed_when_its_entry_is_next_locked_and_the_lock_is_reentrant(home):
+    from brainscore.caching import locked_entry
+
+    cache = Cache("reentrant-test")
+    path = cache.path("k", "pkl")
+    path.parent.mkdir(parents=True)
+    stale = path.with_name(f".{path.name}.dead01.part")
+    stale.write_bytes(b"half")
+    with locked_entry(path):
+        assert not stale.exists()
+        with locked_entry(path):  # the same thread again: no deadlock
+            cache.save("k", 0.5)  # save takes the entry's lock too: re-entered here
+    assert cache.load("k") == 0.5
+
+
+def _save_holding(home: str, started: str, release: str) -> None:
+    import os
+
+    os.environ["BRAINSCORE_HOME"] = home
+    from brainscore.caching import Cache
+
+    cache = Cache("writer-test")
+    cache.write("k", "bin", lambda tmp: (Path(started).touch(), _wait_for(Path(release)), tmp.write_bytes(b"value")))
+
+
+def _wait_for(path: Path) -> None:
+    for _ in range(600):
+        if path.exists():
+            return
+        time.sleep(0.05)
+    raise TimeoutError(path)
+
+
+def test_a_write_outside_get_or_compute_holds_the_lock_so_a_sweep_leaves_its_part_file(home, tmp_path):
+    started, release = tmp_path / "started", tmp_path / "release"
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        writing = pool.apply_async(_save_holding, (str(home), str(started), str(release)))
+        _wait_for(started)
+        parts = list((home / "cache" / "writer-test").rglob(".*.part"))
+        assert len(parts) == 1
+        assert remove_stale_parts(home / "cache" / "writer-test") == 0  # the writer holds the lock
+        release.touch()
+        writing.get(timeout=60)
+    cache = Cache("writer-test")
+    assert cache.read("k", "bin", lambda path: path.read_bytes()) == b"value"
+
+
 def _remove_in_other_process(folder: Path) -> int:
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         return pool.apply(remove_stale_parts, (folder,))

@@ -19,9 +19,10 @@ Entries
 
 Locks
     An entry is computed under an inter-process lock (:mod:`filelock`, ``<key>.<ext>.lock``); a
-    second process asking for it waits and then reads the first one's result. ``.part`` files left
-    by killed processes are removed when their entry's lock is free (when that entry is next
-    computed, and once per process and namespace when the cache is opened).
+    second process asking for it waits and then reads the first one's result. Every write of an
+    entry holds that lock too, so a ``.part`` file whose entry lock is free was left by a killed
+    process; such files are removed when their entry is next locked, and once per process and
+    namespace when the cache is opened.
 
 Set ``BRAINSCORE_CACHE=0`` to disable reading and writing.
 """
@@ -34,6 +35,7 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -50,6 +52,15 @@ LOCK_SUFFIX = ".lock"
 
 _VERIFIED: dict[tuple, str] = {}  # file (and checksum file) state -> verified sha256
 _SWEPT: set[str] = set()
+_HOLDING = threading.local()  # .paths: the entries whose inter-process lock this thread holds
+
+
+def _held() -> set[str]:
+    """The entries (as str paths) whose lock the calling thread holds through :func:`locked_entry`."""
+    paths = getattr(_HOLDING, "paths", None)
+    if paths is None:
+        paths = _HOLDING.paths = set()
+    return paths
 
 
 class CacheWarning(UserWarning):
@@ -273,12 +284,19 @@ def entry_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
 
 
 def _entry_of_part(part: Path) -> Path | None:
-    """The entry a ``.<entry>.<random>.part`` file was being written for."""
+    """The entry a ``.<entry>.<random>.part`` file was being written for.
+
+    A writer that itself writes through a temporary file (``write_netcdf`` into the ``.part`` file
+    of :meth:`Cache.write`) leaves ``..<entry>.<random>.part.<random>.part``: the entry is that of
+    the outer ``.part`` file, whose lock the writer holds.
+    """
     name = part.name
     if not (name.startswith(".") and name.endswith(".part")):
         return None
     stem = name[1:-len(".part")]
     entry = stem.rsplit(".", 1)[0] if "." in stem else stem
+    if entry.startswith(".") and entry.endswith(".part"):  # the temporary file of a temporary file
+        return _entry_of_part(part.with_name(entry))
     if entry.endswith(CHECKSUM_SUFFIX):
         entry = entry[:-len(CHECKSUM_SUFFIX)]
     for suffix in (".unique.npy",):  # the extractor's intermediate file of unique images
@@ -287,15 +305,19 @@ def _entry_of_part(part: Path) -> Path | None:
     return part.with_name(entry)
 
 
-def remove_stale_parts(folder: Path, entry: Path | None = None) -> int:
+def remove_stale_parts(folder: Path, entry: Path | None = None, *, held: bool = False) -> int:
     """Delete ``.part`` files in ``folder`` (only ``entry``'s, if given) whose entry lock is free.
 
     A process writing an entry holds its lock, so a ``.part`` file whose entry lock can be taken at
-    once was left by a process that was killed. Returns the number of files removed.
+    once was left by a process that was killed. ``held=True`` (with ``entry``): the caller has just
+    taken ``entry``'s lock and written nothing yet, so every ``.part`` file of ``entry`` is stale.
+    Entries whose lock the calling thread holds are otherwise left alone (their ``.part`` file may
+    be its own, being written). Returns the number of files removed.
     """
     from filelock import Timeout
 
     removed = 0
+    mine = _held()
     parts = (folder.glob(f".{entry.name.split('.')[0]}*.part") if entry is not None else folder.rglob(".*.part"))
     for part in list(parts):
         if not part.name.endswith(".part"):
@@ -305,6 +327,12 @@ def remove_stale_parts(folder: Path, entry: Path | None = None) -> int:
         target = _entry_of_part(part)
         if target is None:
             continue
+        if held and entry is not None:
+            part.unlink(missing_ok=True)
+            removed += 1
+            continue
+        if str(target) in mine:
+            continue  # this thread holds the lock: maybe its own write in progress
         lock = entry_lock(target, timeout=0)
         try:
             with lock:
@@ -319,15 +347,21 @@ def remove_stale_parts(folder: Path, entry: Path | None = None) -> int:
 def locked_entry(path: Path) -> Iterator[Path]:
     """Hold the inter-process lock of the entry ``path`` and remove its stale ``.part`` files; yields ``path``.
 
-    A no-op when caching is disabled.
+    Re-entrant within a thread: a thread that holds the lock already just yields. A no-op when
+    caching is disabled.
     """
     path = Path(path)
-    if not enabled():
+    held = _held()
+    if not enabled() or str(path) in held:
         yield path
         return
     with entry_lock(path):
-        remove_stale_parts(path.parent, path)
-        yield path
+        held.add(str(path))
+        try:
+            remove_stale_parts(path.parent, path, held=True)
+            yield path
+        finally:
+            held.discard(str(path))
 
 
 def check_home() -> Path:
@@ -421,14 +455,15 @@ class Cache:
         path = self.path(key, ext)
         if enabled():
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-            os.close(fd)
-            try:
-                writer(Path(tmp))
-                commit_file(Path(tmp), path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            with locked_entry(path):  # a writer holds the entry's lock: its .part file is never swept
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+                os.close(fd)
+                try:
+                    writer(Path(tmp))
+                    commit_file(Path(tmp), path)
+                except BaseException:
+                    Path(tmp).unlink(missing_ok=True)
+                    raise
         return path
 
     def read_or_write(self, key: str, ext: str, reader: Callable[[Path], Any], compute: Callable[[], Any],
@@ -464,14 +499,15 @@ class Cache:
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         path = self.path(key, "pkl")
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            commit_file(Path(tmp), path, hashlib.sha256(data).hexdigest())
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with locked_entry(path):  # a writer holds the entry's lock: its .part file is never swept
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                commit_file(Path(tmp), path, hashlib.sha256(data).hexdigest())
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
 
     def get_or_compute(self, key: str, compute: Callable[[], Any]) -> Any:
         """Cached value of ``key``; else, under the entry's lock, ``compute()``, stored, and returned.
