@@ -5,6 +5,7 @@ mid-write leaves a ``.part`` file beside the target, never a truncated target.
 """
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -32,9 +33,10 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_directory(folder: Path, fill) -> Path:
     """Create ``folder`` by ``fill(tmp)`` in a temporary sibling folder, then an atomic rename; once.
 
-    If ``folder`` exists it is returned unchanged (``fill`` is not called). A process killed while
-    filling leaves only a ``.partial-*`` sibling, never a half-filled ``folder``; if two processes
-    fill at once, the first rename wins and the other's copy is discarded.
+    If ``folder`` exists it is returned unchanged (``fill`` is not called). The filling holds an
+    inter-process lock (``<folder>.lock``, :mod:`filelock`): a second process waits, then finds the
+    first one's folder. A process killed while filling leaves only a ``.partial-<name>-*`` sibling,
+    never a half-filled ``folder``; the next filling removes it under the lock.
 
     Parameters
     ----------
@@ -49,18 +51,26 @@ def atomic_directory(folder: Path, fill) -> Path:
     """
     import shutil
 
+    from brainscore.caching.cache import entry_lock
+
     folder = Path(folder)
     if folder.is_dir():
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".partial-"))
-    try:
-        fill(tmp)
+    with entry_lock(folder):
+        if folder.is_dir():  # another process filled it while this one waited
+            return folder
+        prefix = f".partial-{folder.name}-"
+        for stale in folder.parent.glob(f"{glob.escape(prefix)}*"):  # every filler holds the lock: a dead one's
+            shutil.rmtree(stale, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=prefix))
         try:
-            os.rename(tmp, folder)
-        except OSError:
-            if not folder.is_dir():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+            fill(tmp)
+            try:
+                os.rename(tmp, folder)
+            except OSError:
+                if not folder.is_dir():  # filled meanwhile by a process that does not take the lock
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return folder
