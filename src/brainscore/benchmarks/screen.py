@@ -22,16 +22,15 @@ converted again). Images of every PIL mode are read by :func:`brainscore.data.im
 from __future__ import annotations
 
 import math
-import os
 import shutil
-import tempfile
 import warnings
 from pathlib import Path
 
 from PIL import Image
 
 from brainscore import caching, config
-from brainscore.caching import CacheWarning, code_hash, locked_entry, verify_manifest, write_manifest
+from brainscore.caching import CacheWarning, code_hash, verify_manifest, write_manifest
+from brainscore.caching.atomic import atomic_directory
 from brainscore.data.images import BACKGROUND_GREY, load_rgb
 from brainscore.data.stimuli import StimulusSet
 
@@ -75,10 +74,8 @@ def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, sou
     code = code_hash(__name__)[:16]
     folder = config.home() / "stimuli_on_screen" / f"{stimulus_set.content_hash()[:20]}-{code}{suffix}"
     names = {sid: _target_name(stimulus_set.get_stimulus(sid), sid, lossless) for sid in stimulus_set["stimulus_id"]}
-    if not _complete(folder, names):
-        with locked_entry(folder):
-            if not _complete(folder, names):  # another process may have written it while we waited
-                _write_folder(stimulus_set, folder, names, ratio)
+    atomic_directory(folder, lambda tmp: _convert_all(stimulus_set, tmp, names, ratio),
+                     complete=lambda path: _complete(path, names))
     identifier = f"{stimulus_set.identifier}{suffix}" if stimulus_set.identifier else None
     return StimulusSet(stimulus_set.copy(), identifier=identifier,
                        stimulus_paths={sid: folder / name for sid, name in names.items()})
@@ -104,23 +101,15 @@ def _complete(folder: Path, names: dict) -> bool:
 PNG_OPTIONS = {"compress_level": 1}
 
 
-def _write_folder(stimulus_set: StimulusSet, folder: Path, names: dict, ratio: float) -> None:
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    for stale in folder.parent.glob(f".partial-{folder.name}-*"):  # left by a killed process (we hold the lock)
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".partial-{folder.name}-"))
-    try:
-        # PIL releases the GIL while it decodes, pastes and encodes: one thread per usable core
-        from concurrent.futures import ThreadPoolExecutor
+def _convert_all(stimulus_set: StimulusSet, folder: Path, names: dict, ratio: float) -> None:
+    """Every image of ``stimulus_set`` converted into ``folder`` (as ``names``), with a checksum manifest."""
+    # PIL releases the GIL while it decodes, pastes and encodes: one thread per usable core
+    from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=max(1, min(config.usable_cores(), len(names)))) as pool:
-            list(pool.map(lambda item: _convert(stimulus_set.get_stimulus(item[0]), tmp / item[1], ratio),
-                          names.items()))
-        write_manifest(tmp)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.rename(tmp, folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with ThreadPoolExecutor(max_workers=max(1, min(config.usable_cores(), len(names)))) as pool:
+        list(pool.map(lambda item: _convert(stimulus_set.get_stimulus(item[0]), folder / item[1], ratio),
+                      names.items()))
+    write_manifest(folder)
 
 
 def _target_name(path: Path, stimulus_id: str, lossless: bool) -> str:

@@ -30,19 +30,22 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_directory(folder: Path, fill) -> Path:
+def atomic_directory(folder: Path, fill, complete=None) -> Path:
     """Create ``folder`` by ``fill(tmp)`` in a temporary sibling folder, then an atomic rename; once.
 
-    If ``folder`` exists it is returned unchanged (``fill`` is not called). The filling holds an
-    inter-process lock (``<folder>.lock``, :mod:`filelock`): a second process waits, then finds the
-    first one's folder. A process killed while filling leaves only a ``.partial-<name>-*`` sibling,
-    never a half-filled ``folder``; the next filling removes it under the lock.
+    If ``folder`` is complete it is returned unchanged (``fill`` is not called). The filling holds
+    an inter-process lock (``<folder>.lock``, :mod:`filelock`): a second process waits, then finds
+    the first one's folder. A process killed while filling leaves only a ``.partial-<name>-*``
+    sibling, never a half-filled ``folder``; the next filling removes it under the lock.
 
     Parameters
     ----------
     folder : Path
     fill : callable (Path) -> None
         Writes the folder's files into the given temporary folder.
+    complete : callable (Path) -> bool, optional
+        Whether ``folder`` is there and whole; asked before and again under the lock. One that
+        finds a damaged folder deletes it and returns False. Default: ``folder`` is a directory.
 
     Returns
     -------
@@ -54,11 +57,12 @@ def atomic_directory(folder: Path, fill) -> Path:
     from brainscore.caching.cache import entry_lock
 
     folder = Path(folder)
-    if folder.is_dir():
+    complete = complete or Path.is_dir
+    if complete(folder):
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)
     with entry_lock(folder):
-        if folder.is_dir():  # another process filled it while this one waited
+        if complete(folder):  # another process filled it while this one waited
             return folder
         prefix = f".partial-{folder.name}-"
         for stale in folder.parent.glob(f"{glob.escape(prefix)}*"):  # every filler holds the lock: a dead one's

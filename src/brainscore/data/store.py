@@ -20,9 +20,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-import os
 import shutil
-import tempfile
 import threading
 import zipfile
 from dataclasses import dataclass
@@ -30,6 +28,7 @@ from pathlib import Path
 
 from brainscore import caching, config
 from brainscore.caching.atomic import atomic_write_bytes, atomic_write_text  # noqa: F401 (re-exported)
+from brainscore.caching.atomic import atomic_directory
 from brainscore.data import remote
 from brainscore.data.stimuli import file_sha256
 from brainscore.errors import DataNotFoundError, HashMismatchError
@@ -141,8 +140,7 @@ def _remember(path: Path, sha256: str) -> None:
     key = _stat_key(Path(path))
     target = _verified_file()
     with _lock, caching.entry_lock(target):
-        for part in target.parent.glob(f".{target.name}.*.part"):  # every writer holds this lock: a dead one's
-            part.unlink(missing_ok=True)
+        caching.remove_stale_parts(target.parent, target, held=True)  # every writer holds this lock
         verified = _load_verified()
         verified[key] = sha256
         atomic_write_text(target, json.dumps(verified, indent=0, sort_keys=True))
@@ -348,11 +346,11 @@ def extract_zip(archive: Path, sha256: str) -> Path:
     """
     import warnings
 
-    from brainscore.caching import CacheWarning, locked_entry, verify_manifest, write_manifest
+    from brainscore.caching import CacheWarning, verify_manifest, write_manifest
 
     target = config.home() / "extracted" / sha256
 
-    def complete() -> bool:
+    def complete(target: Path) -> bool:
         if not target.is_dir():
             return False
         reason = verify_manifest(target)
@@ -363,34 +361,8 @@ def extract_zip(archive: Path, sha256: str) -> Path:
         shutil.rmtree(target, ignore_errors=True)
         return False
 
-    if complete():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with locked_entry(target):
-        if complete():
-            return target
-        for stale in target.parent.glob(f".partial-{sha256}-*"):  # left by a killed process
-            shutil.rmtree(stale, ignore_errors=True)
-        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".partial-{sha256}-"))
-        try:
-            safe_extract(archive, tmp)
-            write_manifest(tmp)
-            os.rename(tmp, target)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".partial-"))
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            zf.extractall(tmp)
-        try:
-            os.rename(tmp, target)
-        except OSError:  # another process finished first
-            if not target.is_dir():
-                raise
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    def fill(tmp: Path) -> None:
+        safe_extract(archive, tmp)
+        write_manifest(tmp)
+
+    return atomic_directory(target, fill, complete=complete)
