@@ -25,7 +25,7 @@ from brainscore.leaderboard import tree
 from brainscore.web.queue import SubmissionTask
 
 __all__ = ["marker", "registered_version", "queue_for_public_models", "new_benchmark_versions",
-           "queue_new_benchmarks", "progress"]
+           "queue_new_benchmarks", "progress", "tasks_of"]
 
 PENDING = ("preparing", "queued", "running")
 
@@ -33,6 +33,17 @@ PENDING = ("preparing", "queued", "running")
 def marker(benchmark: str, version: int) -> str:
     """The ``filename`` of this flow's submission tasks for ``benchmark`` at ``version``."""
     return f"new benchmark {benchmark} v{version}"
+
+
+def tasks_of(session: Session, benchmark: str) -> list[tuple[int, SubmissionTask]]:
+    """``[(version, task), ...]``: this flow's submission tasks for ``benchmark`` (every version), oldest first.
+
+    One indexed-prefix query of the queue (the benchmark page asks at every build; the queue grows).
+    """
+    prefix = marker(benchmark, 0)[:-1]
+    named = session.scalars(select(SubmissionTask).where(SubmissionTask.filename.startswith(prefix, autoescape=True))
+                            .order_by(SubmissionTask.id))
+    return [(int(t.filename[len(prefix):]), t) for t in named if t.filename[len(prefix):].isdigit()]
 
 
 def registered_version(benchmark: str) -> int:
@@ -156,15 +167,12 @@ def progress(site, benchmark: str, hidden: set[str] | frozenset = frozenset()) -
         model is ``scored`` once a score of that version is recorded, else ``failed``, ``running`` or
         ``queued`` as its task is. Models in ``hidden`` are counted but not named.
     """
-    prefix = f"new benchmark {benchmark} v"
-    with Session(site.engine) as session:  # this flow's tasks only (the page is built often; the queue grows)
-        named = session.scalars(select(SubmissionTask).where(SubmissionTask.filename.startswith(prefix, autoescape=True))
-                                .order_by(SubmissionTask.id))
-        mine = [t for t in named if t.filename.startswith(prefix) and t.filename[len(prefix):].isdigit()]
+    with Session(site.engine) as session:
+        mine = tasks_of(session, benchmark)
         if not mine:
             return None
-        version = max(int(t.filename[len(prefix):]) for t in mine)
-        mine = [t for t in mine if t.filename == marker(benchmark, version)]
+        version = max(v for v, _ in mine)
+        mine = [t for v, t in mine if v == version]
         states = {}
         for task in mine:
             for model in task.models or []:

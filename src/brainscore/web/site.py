@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import hashlib
+import json
 import math
 import os
 import secrets
@@ -487,11 +488,11 @@ class Site:
         its newest row id: :meth:`~brainscore.leaderboard.cache.ResultsCache.last_change`) and the state of
         the tasks that re-score it for every public model (:func:`brainscore.web.new_benchmarks.progress`;
         usually none)."""
+        from brainscore.web.new_benchmarks import tasks_of
+
         with Session(self.engine) as session:
-            tasks = tuple(tuple(row) for row in session.execute(
-                select(SubmissionTask.id, SubmissionTask.status, SubmissionTask.current, SubmissionTask.finished)
-                .where(SubmissionTask.filename.startswith(f"new benchmark {benchmark} v", autoescape=True))
-                .order_by(SubmissionTask.id)))
+            tasks = tuple((t.id, t.status, t.current, t.finished, json.dumps(t.results, sort_keys=True, default=str))
+                          for _, t in tasks_of(session, benchmark))
         return self.results.last_change(benchmark, version), tasks
 
     # ------------------------------------------------------------------ submission tasks
