@@ -19,6 +19,8 @@ from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
 from brainscore.web import cards, new_benchmarks
+from brainscore.web.redact import redact
+from brainscore.web.values import no_ceiling, shown_value
 from brainscore.web.site import Site
 
 
@@ -69,6 +71,12 @@ def model_json(site: Site, identifier: str, user) -> dict:
     aggregates = site.results.aggregates_of(identifier)
     model = site.model_row(identifier)
     rows = _latest_rows(records, is_owner)
+    roots = (f"{task.folder}/site", task.folder) if task is not None and task.folder else ()
+    for row in rows:
+        row["log"], row["failure"] = redact(row["log"], roots), redact(row["failure"], roots)
+        row["score"] = shown_value(row["benchmark"], row["score"], row["raw"])
+        if no_ceiling(row["benchmark"]):
+            row["ceiling"] = None
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "card": cards.model_card(identifier, task, owner, rows, parameter_count_of(
@@ -145,17 +153,17 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
     HTTPException
         404 if no such benchmark is registered.
     """
-    parents = tree.benchmark_parents(include_selection=True)
-    if identifier not in parents and identifier not in registry.benchmarks.list():
-        raise HTTPException(404, f"no benchmark {identifier!r}")
+    known_benchmark(identifier)
     info = benchmark_info(identifier)
     latest = latest_scores(site, identifier)
     hidden = site.hidden_from(user)
     records = [r for r in latest.values() if r.model not in hidden]
-    ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
-                       "ci95": list(r.ci95) if r.ci95 else None} for r in records),
+    raw_shown = shown_value(identifier, 0.0, 1.0) == 1.0  # an engineering benchmark: the raw value is its score
+    ranking = sorted(({"model": r.model, "score": r.raw if raw_shown and r.raw is not None else r.score, "raw": r.raw,
+                       "error": r.error, "ci95": list(r.ci95) if r.ci95 else None} for r in records),
                      key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
-    ceilings = [r.ceiling for r in records if r.ceiling is not None]
+    without = no_ceiling(identifier, info)
+    ceilings = [r.ceiling for r in records if r.ceiling is not None and not without]
     prov = next((r.provenance for r in records if r.provenance), {}) or {}
     ceiling_error = (prov.get("ceiling") or {}).get("error") if isinstance(prov, dict) else None
     versions = sorted({r.benchmark_version for r in records if r.benchmark_version is not None})
@@ -167,7 +175,13 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
             "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
             "metric": prov.get("metric"), "ceiling_method": (prov.get("ceiling") or {}).get("method"),
             "formula": prov.get("formula"), "formula_text": FORMULAS.get(prov.get("formula")),
-            "ranking": ranking, "rescoring": new_benchmarks.progress(site, identifier, hidden)}
+            "ranking": ranking, "rescoring": new_benchmarks.progress(site, identifier, hidden), "no_ceiling": without}
+
+
+def known_benchmark(identifier: str) -> None:
+    """Raises HTTPException 404 unless ``identifier`` is a registered benchmark."""
+    if identifier not in tree.benchmark_parents(include_selection=True) and identifier not in registry.benchmarks.list():
+        raise HTTPException(404, f"no benchmark {identifier!r}; every benchmark is listed at /benchmarks")
 
 
 FORMULAS = {

@@ -8,7 +8,8 @@ import math
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
-from brainscore.web import plots, views
+from brainscore.web import catalogue, plots, stimuli, views
+from brainscore.web.values import shown_value
 from brainscore.web.site import site_of
 
 router = APIRouter()
@@ -115,23 +116,65 @@ def model_page(request: Request, identifier: str):
     """A model's scores, failures (with logs for its owner), layer selection and provenance."""
     site = site_of(request)
     user = site.current_user(request)
+
+    def page(reader):
+        view = views.model_json(site, identifier, reader)
+        return site.render(request, "model.html", **view, owner_name=catalogue.display_name(site, view["owner"]),
+                           timeline=catalogue.model_timeline(site, reader, identifier))
+
     if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
-        return site.shared(request, lambda version: site.render(request, "model.html",
-                                                                **views.model_json(site, identifier, None)).body,
-                           "text/html")
-    return site.render(request, "model.html", **views.model_json(site, identifier, user))
+        return site.shared(request, lambda version: page(None).body, "text/html")
+    return page(user)
+
+
+@router.get("/plots/models/{model}/timeline.svg")
+def timeline_plot(request: Request, model: str, what: str = "rank"):
+    """SVG: a model's rank (``what=rank``) or average vision score (``what=score``) over time."""
+    site = site_of(request)
+    user = site.current_user(request)
+    if not site.visible(model, user):
+        raise HTTPException(404, f"no model {model!r}")
+    points = [(t["day"], t["rank"] if what == "rank" else t["score"])
+              for t in catalogue.model_timeline(site, user, model)]
+    return Response(plots.timeline(model, "rank" if what == "rank" else "average vision", points,
+                                   invert=what == "rank"), media_type="image/svg+xml")
+
+
+def _stimuli_root():
+    from brainscore.web.site import home
+
+    return home() / "web-stimuli"
 
 
 @router.get("/benchmarks/{identifier}", response_class=HTMLResponse)
 def benchmark_page(request: Request, identifier: str):
-    """A benchmark's facts, its ranking of the visible models and their distribution."""
+    """A benchmark's description, sample stimuli, ranking of the visible models and their distribution; how it is
+    scored; its provenance (folded)."""
     site = site_of(request)
     user = site.current_user(request)
+    views.known_benchmark(identifier)  # 404 before anything is prepared for an unknown one
+    root = _stimuli_root()
+    shown = stimuli.ready(root, identifier)
+    if not shown:
+        stimuli.request(root, identifier)
+
+    def page(view):
+        return site.render(request, "benchmark.html", **view, stimuli=shown,
+                           stimuli_problem=stimuli.problem(root, identifier))
+
     if user is None:
-        return site.shared(request, lambda version: site.render(request, "benchmark.html",
-                                                                **views.benchmark_json(site, identifier, None)).body,
-                           "text/html", depends=lambda version: site.benchmark_token(identifier, version))
-    return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, user))
+        return site.shared(request, lambda version: page(views.benchmark_json(site, identifier, None)).body,
+                           "text/html", depends=lambda version: (site.benchmark_token(identifier, version), tuple(shown)))
+    return page(views.benchmark_json(site, identifier, user))
+
+
+@router.get("/benchmarks/{identifier}/stimuli/{number}.jpg")
+def benchmark_stimulus(identifier: str, number: int):
+    """One of a benchmark's sample stimuli (a JPEG thumbnail, :mod:`brainscore.web.stimuli`)."""
+    if number not in stimuli.ready(_stimuli_root(), identifier):
+        raise HTTPException(404, f"no sample stimulus {number} of {identifier!r}")
+    path = stimuli.folder(_stimuli_root(), identifier) / f"{number}.jpg"
+    return Response(path.read_bytes(), media_type="image/jpeg", headers={"Cache-Control": "public, max-age=3600"})
 
 
 @router.get("/plots/benchmarks/{identifier}.svg")
@@ -139,8 +182,8 @@ def benchmark_plot(request: Request, identifier: str, highlight: str | None = No
     """SVG: the distribution of the visible models' scores on a benchmark (``highlight`` one in red)."""
     site = site_of(request)
     hidden = site.hidden_from(site.current_user(request))
-    scores = {m: r.score for m, r in views.latest_scores(site, identifier).items()
-              if r.score is not None and m not in hidden}
+    scores = {m: value for m, r in views.latest_scores(site, identifier).items()
+              if (value := shown_value(identifier, r.score, r.raw)) is not None and m not in hidden}
     return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
 
