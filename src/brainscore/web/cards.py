@@ -92,8 +92,10 @@ def _read_yaml(path: Path, stamp: int):
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
+@functools.lru_cache(maxsize=4096)
 def bibtex(folder: Path) -> str:
-    """The literal ``BIBTEX = "..."`` of the plugin's sources (the reference's ``model.py`` convention), or ""."""
+    """The literal ``BIBTEX = "..."`` of the plugin's sources (the reference's ``model.py`` convention), or "" (read
+    once per folder: a plugin folder is not changed once uploaded)."""
     for path in sorted(folder.glob("*.py")):
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))

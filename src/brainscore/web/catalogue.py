@@ -6,6 +6,7 @@ Pages (:mod:`brainscore.web.routes.explore`) render these dictionaries; the API 
 """
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 
@@ -54,11 +55,10 @@ def facets(benchmark: str) -> dict:
         path = tree.path_to_root(parent) if parent else []
     except Exception:  # noqa: BLE001 - a parent outside the tree
         path = []
-    region = next((node for node in path if node in REGIONS), None) or info.get("region")
     task = ("engineering" if "engineering_vision" in path else "behavioural" if "behavior_vision" in path
             else "neural" if "neural_vision" in path else None)
-    if region is None:
-        region = {"engineering": "engineering", "behavioural": "behaviour"}.get(task)
+    region = (next((node for node in path if node in REGIONS), None)
+              or {"engineering": "engineering", "behavioural": "behaviour"}.get(task) or info.get("region"))
     species = str(card.get("species") or "").split(":")[0].split("(")[0].strip() or None
     study = re.split(r"[-.]", benchmark, maxsplit=1)[0]
     years = re.findall(r"(?:19|20)\d\d", study)
@@ -137,25 +137,38 @@ def model_index(site: Site, user, q: str = "", mine: bool = False, explore: dict
     pages = max(1, math.ceil(total / MODELS_PAGE))
     page = min(max(1, page), pages)
     rows = []
+    names = display_names(site)
     for r in records[(page - 1) * MODELS_PAGE:page * MODELS_PAGE]:
         facts = catalogue.get(r["model"]) or {}
         row = site.model_row(r["model"])
         rows.append({"rank": r["rank"], "model": r["model"], "average_vision": r["scores"].get("average_vision"),
                      "architecture": facts.get("architecture"), "training_dataset": facts.get("training_dataset"),
-                     "submitter": display_name(site, facts.get("submitter")),
+                     "submitter": display_name(site, facts.get("submitter"), names),
                      "public": getattr(row, "public", True) if row is not None else True})
     return {"rows": rows, "total": total, "page": page, "pages": pages, "q": q, "mine": bool(mine),
             "choices": view["choices"], "filters": view["filters"], "explore": view["explore"],
             "explore_q": view["explore_q"]}
 
 
-def display_name(site: Site, username: str | None) -> str | None:
-    """The name an account shows (its display name, else its user name); ``built-in`` and None as they are."""
-    if not username or username == "built-in":
-        return username
+def display_names(site: Site) -> dict[str, str]:
+    """User name -> display name of the accounts that set one (read per call: one query; a shared page that shows
+    them keys its cache on them, :func:`names_token`)."""
     from brainscore.web import accounts
 
-    names = site.results.get("display names", lambda: accounts.display_names(site.engine))
+    return accounts.display_names(site.engine)
+
+
+def names_token(site: Site) -> tuple:
+    """What the pages that show display names are built from besides the results (part of their cache key)."""
+    return tuple(sorted(display_names(site).items()))
+
+
+def display_name(site: Site, username: str | None, names: dict[str, str] | None = None) -> str | None:
+    """The name an account shows (its display name, else its user name); ``built-in`` and None as they are;
+    ``names``: :func:`display_names` when already read."""
+    if not username or username == "built-in":
+        return username
+    names = display_names(site) if names is None else names
     return names.get(username) or username
 
 
@@ -235,16 +248,18 @@ TIMELINE_DAYS = 12
 
 
 def model_timeline(site: Site, user, model: str) -> list[dict]:
-    """``model``'s average vision score and rank at the end of each day (UTC) one of its scores was recorded, the
-    last :data:`TIMELINE_DAYS` of them, oldest first: ``[{"day", "score", "rank", "of"}, ...]`` (``of``: the models
+    """``model``'s average vision score and rank at the end of each day (UTC) one of its scores was recorded and
+    today (the current leaderboard), the last :data:`TIMELINE_DAYS` of them, oldest first: ``[{"day", "score", "rank", "of"}, ...]`` (``of``: the models
     on that day's leaderboard). Each day is the leaderboard as :meth:`~brainscore.web.site.Site.board` gives it
     for ``at=day`` (the "wayback" view); computed once per results version for an anonymous reader."""
     def build():
+        today = dt.datetime.now(dt.timezone.utc).date().isoformat()
         days = sorted({r.end.date().isoformat() for r in site.results.scores_of(model=model)
-                       if r.status == "done" and getattr(r, "end", None)})[-TIMELINE_DAYS:]
+                       if r.status == "done" and getattr(r, "end", None)} | {today})[-TIMELINE_DAYS:]
         out = []
         for day in days:
-            board = [r for r in site.board(user, day) if r["scores"].get("average_vision") is not None]
+            board = [r for r in site.board(user, None if day == today else day)
+                     if r["scores"].get("average_vision") is not None]
             board.sort(key=lambda r: (-r["scores"]["average_vision"], r["model"]))
             for rank, r in enumerate(board, start=1):
                 if r["model"] == model:

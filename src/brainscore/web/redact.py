@@ -24,10 +24,9 @@ _PATH = re.compile(r"(?<![\w.:/>])/(?:[^\s/'\":,()\[\]<>]+/)+([^\s/'\":,()\[\]<>
 
 @functools.lru_cache(maxsize=1)
 def _server_names() -> tuple[str, ...]:
-    """The host's names (its host name and fully qualified name), longest first; names of 3 characters or fewer
-    are left alone (they would match ordinary words)."""
+    """The host's names (its host name and fully qualified name), longest first (each replaced as a whole word)."""
     names = {socket.gethostname(), socket.getfqdn()}
-    return tuple(sorted((n for n in names if n and len(n) > 3 and n != "localhost"), key=len, reverse=True))
+    return tuple(sorted((n for n in names if n and len(n) > 1 and n != "localhost"), key=len, reverse=True))
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from brainscore.web import catalogue, plots, views
-from brainscore.web.site import HERE, json_bytes, site_of
+from brainscore.web.site import HERE, json_bytes, page_key, site_of
 
 router = APIRouter()
 
@@ -52,7 +52,8 @@ def models_page(request: Request, q: str = "", mine: int = 0, page: int = 1):
     explore = views.explore_params(request.query_params)
     if user is None and not mine:
         return site.shared(request, lambda version: site.render(
-            request, "models.html", **catalogue.model_index(site, None, q, False, explore, page)).body, "text/html")
+            request, "models.html", **catalogue.model_index(site, None, q, False, explore, page)).body, "text/html",
+            name=(page_key(request), catalogue.names_token(site)))
     return site.render(request, "models.html", **catalogue.model_index(site, user, q, bool(mine), explore, page))
 
 

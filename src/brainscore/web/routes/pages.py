@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from brainscore.web import catalogue, plots, stimuli, views
 from brainscore.web.values import shown_value
-from brainscore.web.site import site_of
+from brainscore.web.site import page_key, site_of
 
 router = APIRouter()
 
@@ -71,19 +71,22 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
 @router.get("/leaderboard.json")
 def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                      fold: str | None = None, norule: int = 0, at: str | None = None):
-    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}],
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ..., "bibtex"}],
     "filters": {...}}`` (``filters``: the metadata filters, regions and weights applied, :func:`views.explore_params`)."""
     site = site_of(request)
     view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
                                  views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
+    for row in rows:
+        row["bibtex"] = model_bibtex(site, row["model"]) or None
     return {"columns": header[2:], "rows": rows, "filters": view["explore"]}
 
 
 @router.get("/leaderboard.bib")
 def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                        fold: str | None = None, norule: int = 0, at: str | None = None):
-    """BibTeX of every benchmark shown in the view (each entry once)."""
+    """BibTeX of every benchmark shown in the view, then of every model shown whose plugin gives one (each entry
+    once)."""
     site = site_of(request)
     view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
                                  views.explore_params(request.query_params))
@@ -93,8 +96,24 @@ def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = 
             for entry in _entries(views.benchmark_info(c["node"]).get("bibtex") or ""):
                 if entry not in entries:
                     entries.append(entry)
+    for model in view["records"]:  # then the models shown: each one's BibTeX, where its plugin gives one
+        for entry in _entries(model_bibtex(site, model["model"])):
+            if entry not in entries:
+                entries.append(entry)
     return Response("\n\n".join(entries) + "\n", media_type="application/x-bibtex",
                     headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.bib"'})
+
+
+def model_bibtex(site, model: str) -> str:
+    """A model's BibTeX: its ``metadata.yml``'s ``bibtex``, else a literal ``BIBTEX`` in its plugin's sources
+    (:func:`brainscore.web.cards.bibtex`); "" when neither gives one."""
+    from brainscore.web import cards
+
+    facts = views.model_catalogue(site).get(model) or {}
+    declared = (facts.get("declared") or {}).get("bibtex")
+    if declared:
+        return str(declared)
+    return cards.bibtex(facts["folder"]) if facts.get("folder") is not None else ""
 
 
 def _entries(bibtex: str) -> list[str]:
@@ -123,7 +142,8 @@ def model_page(request: Request, identifier: str):
                            timeline=catalogue.model_timeline(site, reader, identifier))
 
     if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
-        return site.shared(request, lambda version: page(None).body, "text/html")
+        return site.shared(request, lambda version: page(None).body, "text/html",
+                           name=(page_key(request), catalogue.names_token(site)))
     return page(user)
 
 
