@@ -11,7 +11,7 @@ an unknown URL) at 1440 and 390 px it prints: the time the page took to load (fi
 builds it; then a second visit), its width against the viewport (a page wider than its viewport scrolls
 sideways), and axe-core's violations by impact (axe.min.js from the ``axe-playwright-python`` package,
 offline). Also: the first visit of a never-seen leaderboard query (``?sort=zzz``), the benchmark plot's
-first build, and how many Tab presses reach the first model row. Prints the load average before and after:
+first build, and how many keys (Tab, and Enter on the skip link) reach the first model row. Prints the load average before and after:
 the machine may be shared, so the times are from a loaded machine unless it says otherwise.
 """
 from __future__ import annotations
@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -78,11 +80,21 @@ def walk(base: str, models: list[str], shots: Path | None) -> None:
             page.close()
         page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
         page.goto(base + "/")
+        keys = 0
         for presses in range(1, 200):
             page.keyboard.press("Tab")
+            keys += 1
+            if page.evaluate("document.activeElement.classList.contains('skip')"):
+                page.keyboard.press("Enter")  # the skip link, as a keyboard user follows it
+                keys += 1
             if page.evaluate("!!document.activeElement.closest('#leaderboard tbody tr[data-model]')"):
                 break
-        print(f"Tab presses to the first model row: {presses}")
+        print(f"keys to the first model row: {keys} ({presses} Tab)")
+        for benchmark in ("Kiani2007.IT-rdm", "Mur2013-rdm"):  # a plot no visit has built yet
+            started = time.perf_counter()
+            answer = httpx.get(f"{base}/plots/benchmarks/{benchmark}.svg?highlight={models[1]}", timeout=60)
+            print(f"first build of {benchmark}'s plot: {time.perf_counter() - started:.3f} s "
+                  f"(HTTP {answer.status_code}, {len(answer.content):,} bytes)")
 
 
 def load_average() -> str:

@@ -107,7 +107,7 @@ def test_leaderboard_headers_do_not_run_into_each_other(server, page, shots):
         assert box["nameRight"] <= box["right"] + 0.5 and box["overflow"] <= 0, box
     for a, b in zip(boxes, boxes[1:]):
         assert a["right"] <= b["left"] + 0.5, (a, b)
-    page.screenshot(path=str(shots / "leaderboard.png"), full_page=False)
+    page.screenshot(path=str(shots / "leaderboard_1440.png"), full_page=False)
 
 
 def test_unknown_addresses_are_pages_and_the_indexes_exist(server, page, shots):
@@ -128,7 +128,7 @@ def test_unknown_addresses_are_pages_and_the_indexes_exist(server, page, shots):
     page.goto(server + "/benchmarks?task=engineering")
     assert page.locator(f'#benchmarks tr[data-benchmark="{TOP1}"]').count() == 1
     assert page.locator("#benchmarks tbody tr").count() == 3
-    page.screenshot(path=str(shots / "benchmarks.png"), full_page=True)
+    page.screenshot(path=str(shots / "benchmarks_index.png"), full_page=True)
     page.goto(server + "/models")
     assert page.locator("#models tbody tr").count() == 4  # the private model is not listed
     page.goto(server + "/models?q=beta")
@@ -198,7 +198,7 @@ def test_the_benchmark_page_shows_the_ranking_first_and_folds_its_provenance(ser
     assert None not in order and order == sorted(order)
     assert page.locator("#provenance").evaluate("d => d.tagName === 'DETAILS' && !d.open")
     assert page.locator("img.plot").evaluate("i => i.complete && i.naturalWidth > 0")
-    page.screenshot(path=str(shots / "benchmark.png"), full_page=False)
+    page.screenshot(path=str(shots / "benchmark_1440.png"), full_page=False)
 
 
 def test_the_distribution_plot_needs_no_plotting_library():

@@ -34,8 +34,14 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     user = site.current_user(request)
     explore = views.explore_params(request.query_params)
     if user is None:
+        # a query that names no column sorts by the average: the page of the canonical query, built once (a
+        # never-seen ?sort=zzz was built anew for each such address)
+        if sort not in {c["node"] for c in views.columns()}:
+            sort = "average_vision"
+        name = (request.url.path, tuple(sorted((k, v) for k, v in request.query_params.multi_items() if k != "sort")
+                                        + ([("sort", sort)] if sort != "average_vision" else [])))
         return site.shared(request, lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule,
-                                                                 at, page, explore).body, "text/html")
+                                                                 at, page, explore).body, "text/html", name=name)
     return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page, explore)
 
 
