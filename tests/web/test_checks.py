@@ -115,6 +115,17 @@ def test_extract_writes_regular_files_inside_the_target(tmp_path):
         checks.extract(traversal_zip(), tmp_path / "other")
 
 
+@pytest.mark.parametrize("source, error", [("x = " + "-" * 100_000 + "1\n", "MemoryError"),
+                                           ("x = a" + ".b" * 200_000 + "\n", "RecursionError")],
+                         ids=["unary-minus", "attributes"])
+def test_deeply_nested_code_is_a_refusal_naming_the_file_not_a_crash(source, error):
+    """CPython's parser raises MemoryError (100,000 nested unary minus) or RecursionError (200,000 chained
+    attributes) on these, where the check caught only SyntaxError: the upload was a bare 500."""
+    found = problems(plugin_zip(extra={"my_tiny_net/__init__.py": source}))
+    assert found[0] == (f"my_tiny_net/__init__.py is not valid Python: my_tiny_net/__init__.py: the code nests too "
+                        f"deeply for Python's parser ({error}); write it with fewer nested expressions")
+
+
 REFERENCE_INIT = ("from brainscore_vision import model_registry\n"
                   "from brainscore_vision.model_helpers.brain_transformation import ModelCommitment\n"
                   "model_registry['repo-net'] = lambda: ModelCommitment(identifier='repo-net', activations_model=None,"
