@@ -8,10 +8,13 @@ A submission is a zip of one Python package laid out like a built-in model plugi
     my_plugin/requirements.txt       optional; satisfied from the server's environment, else installed
                                      (wheels only) into a virtual environment per requirements hash
     my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
+    my_plugin/metadata.yml           optional model card fields (the reference's; size, aliases and nesting
+                                     bounded, :mod:`brainscore.web.plugin_metadata`)
 
 or a model plugin folder written for the reference Brain-Score (``my_plugin/__init__.py`` with
 ``model_registry['my-model'] = lambda: ModelCommitment(...)``), as the folder itself or inside
-``models/`` (``models/my_plugin/...``, the reference's layout). Such a folder is scored as a plugin
+``models/`` (``models/my_plugin/...``, the reference's layout) or ``brainscore_vision/models/`` (its repository's
+layout, zipped from the repository's root). Such a folder is scored as a plugin
 folder (:mod:`brainscore.registry`, ``BRAINSCORE_PLUGIN_DIRS``), see :func:`reference_plugin_dir`.
 
 :func:`check_zip` reads only the zip's directory and the plugin's Python sources (parsed, never
@@ -31,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
+
+from brainscore.plugin_sources import parse_source
+from brainscore.web import plugin_metadata
 
 MAX_ZIP_BYTES = 50 * 1024 * 1024
 MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
@@ -57,7 +63,8 @@ class CheckedPlugin:
 
     ``layout`` is ``"brainscore"`` (``register_model("x")``, made an entry point) or ``"reference"`` (the
     reference Brain-Score's ``model_registry['x'] = ...``, scored as a plugin folder); ``root`` is the
-    plugin folder's path inside the zip (``my_plugin`` or ``models/my_plugin``).
+    plugin folder's path as unpacked (``my_plugin`` or ``models/my_plugin``); ``strip`` the prefix :func:`extract`
+    removes from every path (``brainscore_vision/`` for a zip of the reference's repository layout, else empty).
     """
 
     package: str
@@ -67,6 +74,7 @@ class CheckedPlugin:
     uncompressed_bytes: int = 0
     layout: str = "brainscore"
     root: str = ""
+    strip: str = ""
 
 #: the reference's registries a plugin's code assigns to (``model_registry['x'] = ...``)
 REFERENCE_REGISTRIES = ("model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry",
@@ -98,8 +106,8 @@ def reference_plugin_dir(site: Path) -> Path | None:
         return site
     for init in sorted(site.glob("*/__init__.py")):
         try:
-            tree = ast.parse(init.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
+            tree = parse_source(init.read_text(encoding="utf-8"), init.name)
+        except (OSError, SyntaxError, ValueError):
             continue
         if any(_reference_registration(node) for node in ast.walk(tree)):
             return init.parent
@@ -156,6 +164,10 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         raise SubmissionRejected(problems)
     files = {i.filename: i for i in infos if not i.is_dir()}
     package, root = _package_of(files, problems)
+    strip = ""
+    if root.startswith(f"{REPOSITORY_PACKAGE}/models/"):  # the repository's layout: unpacked as models/<plugin>/
+        strip, root = f"{REPOSITORY_PACKAGE}/", root[len(REPOSITORY_PACKAGE) + 1:]
+        files = {n[len(strip):]: info for n, info in files.items()}
     identifiers, reference = _registered_models(archive, files, weights_dirs, problems)
     if not identifiers:
         problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
@@ -166,10 +178,11 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         elif taken.get(identifier) not in (None, owner):
             problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
     requirements = _requirements(archive, files.get(f"{root}/requirements.txt"), allowed, problems)
+    _metadata(archive, files.get(f"{root}/metadata.yml"), f"{root}/metadata.yml", problems)
     if problems:
         raise SubmissionRejected(problems)
     return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos),
-                         layout="reference" if reference else "brainscore", root=root)
+                         layout="reference" if reference else "brainscore", root=root, strip=strip)
 
 
 def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
@@ -211,6 +224,14 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
             f"{', '.join(sorted(tops)) or 'nothing'} at its root"])
     package = tops.pop()
     root = package
+    if (package == REPOSITORY_PACKAGE and f"{package}/__init__.py" not in files
+            and {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 1} == {"models"}):
+        # the reference's repository layout, zipped from its root: brainscore_vision/models/<plugin>/, scored as the
+        # reference's models/<plugin>/ (extract with strip=)
+        files, prefix = {n[len(package) + 1:]: info for n, info in files.items()}, f"{package}/"
+        package = "models"
+    else:
+        prefix = ""
     if package == "models" and "models/__init__.py" not in files:  # the reference's layout: models/<plugin>/
         inner = {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 2}
         if len(inner) != 1:
@@ -224,9 +245,14 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
     init = f"{root}/__init__.py"
     if init not in files:
-        raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
+        raise SubmissionRejected(problems + [f"{prefix}{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
-    return package, root
+    return package, prefix + root
+
+
+REPOSITORY_PACKAGE = "brainscore_vision"
+"""The top folder of the reference's repository (``brainscore_vision/models/<plugin>/``): a zip of a plugin made from
+the repository's root holds it."""
 
 
 def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], weights_dirs: tuple,
@@ -240,8 +266,8 @@ def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInf
         if not name.endswith(".py"):
             continue
         try:
-            tree = ast.parse(archive.read(info).decode("utf-8"), filename=name)
-        except (SyntaxError, UnicodeDecodeError) as error:
+            tree = parse_source(archive.read(info).decode("utf-8"), name)
+        except (SyntaxError, ValueError) as error:  # UnicodeDecodeError is a ValueError
             problems.append(f"{name} is not valid Python: {error}")
             continue
         for node in ast.walk(tree):
@@ -312,6 +338,22 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
     return requirements
 
 
+def _metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, name: str, problems: list[str]) -> None:
+    """Adds to ``problems`` why the plugin's ``metadata.yml`` (``info``: its entry, None without one) cannot be
+    shown: not YAML, or over the bounds of :mod:`brainscore.web.plugin_metadata` (size, aliases, nesting)."""
+    if info is None:
+        return
+    if info.file_size > plugin_metadata.MAX_BYTES:
+        problems.append(f"{name} has {info.file_size:,} bytes; the limit is {plugin_metadata.MAX_BYTES // 1024} KiB "
+                        f"(a model card's fields are a few lines)")
+        return
+    try:
+        with archive.open(info) as handle:
+            plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
+    except plugin_metadata.MetadataRejected as error:
+        problems.append(str(error))
+
+
 def _under(path: str, folder: Path) -> bool:
     try:
         return Path(path).resolve().is_relative_to(Path(folder).resolve())
@@ -319,8 +361,9 @@ def _under(path: str, folder: Path) -> bool:
         return False
 
 
-def extract(data: bytes, target: Path) -> None:
-    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only.
+def extract(data: bytes, target: Path, strip: str = "") -> None:
+    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only; ``strip``: a prefix removed
+    from every path (:attr:`CheckedPlugin.strip`; entries outside it are not unpacked).
 
     Raises
     ------
@@ -331,7 +374,12 @@ def extract(data: bytes, target: Path) -> None:
     written = 0
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         for info in archive.infolist():
-            destination = (target / info.filename).resolve()
+            name = info.filename
+            if strip:
+                if not name.startswith(strip) or name == strip:
+                    continue
+                name = name[len(strip):]
+            destination = (target / name).resolve()
             if not destination.is_relative_to(target):
                 raise SubmissionRejected([f"{info.filename!r} would be written outside the plugin folder"])
             if info.is_dir():
