@@ -25,7 +25,7 @@ from brainscore.results import Database
 from brainscore.web import accounts
 from brainscore.web.checks import extract
 from brainscore.web.queue import Dispatcher, Limits, SubmissionTask, write_entry_point
-from brainscore.web.sandbox import UID_BASE, UID_RANGE, isolation
+from brainscore.boundary.launcher import UID_BASE, UID_RANGE, isolation
 from host_helpers import survivors
 from web_helpers import EXAMPLE_PLUGIN, plugin_zip
 
