@@ -70,10 +70,17 @@ def scorer_command(model: str, benchmark: str, channel_fd: int, stimuli: Path, m
             "--channel-fd", str(channel_fd), "--stimuli", str(stimuli), "--max-bytes", str(max_bytes)]
 
 
-def _scorer_environment() -> dict[str, str]:
-    """The scorer's environment: this process's (the server's settings, data and plugins), the brainscore package
-    first on the path; never the submission's folder or plugin folder."""
+def _scorer_environment(root: Path) -> dict[str, str]:
+    """The scorer's environment: this process's (the server's settings, data and plugins, and the plugin folders
+    administrators approved under the submissions folder ``root``, :mod:`brainscore.web.approval`), the brainscore
+    package first on the path; never a submission's folder or plugin folder otherwise."""
+    from brainscore.web.approval import approved_folders
+
     env = dict(os.environ)
+    approved = approved_folders(root)
+    if approved:
+        configured = [p for p in env.get("BRAINSCORE_PLUGIN_DIRS", "").split(os.pathsep) if p]
+        env["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join(dict.fromkeys([*configured, *approved]))
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep)
                                                               if p and Path(p).resolve() != PACKAGE_ROOT]])
     env["PYTHONUNBUFFERED"] = "1"
@@ -183,7 +190,8 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
         server = subprocess.Popen(launcher.launcher_command(spec, server_argv), cwd=workdir, env=server_env,
                                   stdin=subprocess.DEVNULL, stdout=log_write, stderr=log_write, start_new_session=True,
                                   pass_fds=(report_write, theirs.fileno()))
-        scorer = subprocess.Popen(scorer_argv, cwd=workdir.parent, env=_scorer_environment(), stdin=subprocess.DEVNULL,
+        scorer = subprocess.Popen(scorer_argv, cwd=workdir.parent, env=_scorer_environment(workdir.parents[1]),
+                                  stdin=subprocess.DEVNULL,
                                   stdout=out_write, stderr=err_write, start_new_session=True, pass_fds=(ours.fileno(),))
     except OSError:
         for process in (server, scorer):
