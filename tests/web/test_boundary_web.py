@@ -73,10 +73,12 @@ def attack(model, stimuli, answer):
     open(DATA_FILE, "rb").read()
 ''',
     "channel": '''
-def attack(model, stimuli, answer):
-    from brainscore.boundary import server
-    responses = server._call_scorer("benchmark.assembly", {"benchmark": BENCHMARK})
-    print("RESPONSES", responses, flush=True)
+def attack(model, stimuli, answer):  # the channel's descriptor is on the model server's command line
+    import sys
+    from brainscore.boundary.channel import Channel
+    channel = Channel.from_fd(os.dup(int(sys.argv[sys.argv.index("--channel-fd") + 1])), 1 << 30)
+    channel.send({"call": "benchmark.assembly", "args": {"benchmark": BENCHMARK}})
+    print("RESPONSES", channel.receive(), flush=True)
 ''',
 }
 
@@ -151,7 +153,8 @@ def submitted(tmp_path_factory, shared_data):
             deadline = time.monotonic() + 1500
             while time.monotonic() < deadline:
                 with Session(app.state.engine, expire_on_commit=False) as session:
-                    tasks = {kind: session.get(SubmissionTask, key) for kind, key in keys.items()}
+                    tasks = {kind: session.query(SubmissionTask).filter(SubmissionTask.key == key).one()
+                             for kind, key in keys.items()}
                 if all(task.status in ("done", "failed") for task in tasks.values()):
                     break
                 time.sleep(1)
@@ -214,7 +217,8 @@ def test_a_plugin_searching_proc_finds_no_data(submitted, shared_data):
 
 def test_asking_the_scorer_for_the_data_over_the_channel_is_refused(submitted):
     failure = failure_of(submitted, "channel")
-    assert "RESPONSES" not in submitted["tasks"]["channel"].log
+    answers = [line for line in submitted["tasks"]["channel"].log.splitlines() if line.startswith("RESPONSES")]
+    assert answers == ["RESPONSES {'call': 'exit', 'args': {}}"]  # all it got back: the order to end
     assert failure == ("the model asked the scorer for 'benchmark.assembly'; the only request a model may make is the "
                        "layer selection of the region it records from (score_layers): the benchmark's data, labels and "
                        "ceilings never cross the boundary; nothing was recorded")
