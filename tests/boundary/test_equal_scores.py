@@ -34,6 +34,7 @@ def plugins(tmp_path_factory):
     """A plugin folder with the README's network (``boundary-tiny``, V4 on layer "3") and its twin whose V4 is left to
     layer selection (``boundary-unmapped``), and the native twins' folder (``native-smallnet``)."""
     root = tmp_path_factory.mktemp("plugins")
+    root.chmod(0o755)  # the model server runs as a user of its own (as root): it must be let in
     for name, identifier, change in (("boundary_tiny", "boundary-tiny", None),
                                      ("boundary_unmapped", "boundary-unmapped", ('region_layer_map={"V4": "3"}, ', ""))):
         folder = root / "models" / name
@@ -43,14 +44,10 @@ def plugins(tmp_path_factory):
         if change is not None:
             model = folder / "model.py"
             model.write_text(model.read_text().replace(*change))
-    saved = os.environ.get("BRAINSCORE_PLUGIN_DIRS")
-    os.environ["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join([str(root), str(TWINS)])
-    registry._discovery.reset()
-    yield root
-    if saved is None:
-        os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
-    else:
-        os.environ["BRAINSCORE_PLUGIN_DIRS"] = saved
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BRAINSCORE_PLUGIN_DIRS", os.pathsep.join([str(root), str(TWINS)]))
+        registry._discovery.reset()
+        yield root
     registry._discovery.reset()
 
 

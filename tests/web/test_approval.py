@@ -46,14 +46,13 @@ def app(tmp_path, monkeypatch):
     from brainscore.web import create_app
 
     monkeypatch.setenv("BOUNDARY_APPROVAL_MARKER", str(tmp_path / "marker.txt"))
-    saved = os.environ.get("BRAINSCORE_PLUGIN_DIRS")
-    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+    before = os.environ.get("BRAINSCORE_PLUGIN_DIRS")  # an approval adds its folder to it
+    yield create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
                      start_worker=False, admins=("ada",))
-    yield app
-    if saved is None:
+    if before is None:
         os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
     else:
-        os.environ["BRAINSCORE_PLUGIN_DIRS"] = saved
+        os.environ["BRAINSCORE_PLUGIN_DIRS"] = before
     registry._discovery.reset()
 
 

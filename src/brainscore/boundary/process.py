@@ -174,6 +174,28 @@ def server_environment(home: Path, python_path: tuple = (), plugin_dirs: tuple =
     return env
 
 
+def _readable_by_others(folders) -> None:
+    """Raise unless every folder lets another user in: as root, the model server runs as a user of its own (the folders
+    above it do not matter: the sandbox binds the folder itself into a file system of its own).
+
+    Raises
+    ------
+    ValidationError
+        Naming the folder and the ``chmod`` that fixes it.
+    """
+    from brainscore.errors import ValidationError
+
+    for folder in folders:
+        try:
+            mode = Path(folder).stat().st_mode
+        except OSError:
+            continue
+        if mode & 0o005 != 0o005:
+            raise ValidationError(f"the plugin folder {folder} cannot be read by the sandboxed model server, which runs "
+                                  f"as a user of its own: it has mode {oct(mode & 0o777)}; allow others in (chmod o+rx "
+                                  f"{folder}) or copy the plugin to a folder they may read")
+
+
 class ModelServer:
     """One sandboxed model server for a trusted scorer in this process (``brainscore score --sandbox``, a run's
     worker with ``--sandbox``). Use as a context manager; :attr:`model` is the model to score.
@@ -217,10 +239,12 @@ class ModelServer:
         run, stimuli = self.folder / "run", self.folder / "stimuli"
         run.mkdir()
         home = (run / ".home" / "brainscore") if isolate else (run / "home" / "brainscore")
-        ours, theirs = socket.socketpair()
-        report_read, report_write = os.pipe()
         readable = visible_paths(sys.executable, hidden=[config.home(), config.config_file().parent, Path.home()],
                                  extra=(*self.limits.readable, *self.plugin_dirs), shown=(str(stimuli),))
+        if isolate and launcher.isolation() == "root":
+            _readable_by_others([*self.plugin_dirs, *_configured("plugin_dirs")])
+        ours, theirs = socket.socketpair()
+        report_read, report_write = os.pipe()
         uid = launcher.UID_BASE + os.getpid() % launcher.UID_RANGE
         spec = launcher.Spec(readable=readable, workdir=str(run), isolate=isolate, uid=uid, gid=uid,
                              memory=self.limits.memory, cpu=self.limits.cpu, processes=self.limits.processes,
