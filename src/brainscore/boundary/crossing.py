@@ -34,7 +34,7 @@ from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, Neuroid
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError
 
-__all__ = ["BoundaryViolation", "StimulusFolder", "stimuli_of", "assembly_message", "answer_of", "ALLOWED_DIMS",
+__all__ = ["BoundaryViolation", "StimulusFolder", "share_file", "stimuli_of", "assembly_message", "answer_of", "ALLOWED_DIMS",
            "FITTING_COLUMNS"]
 
 ALLOWED_DIMS = ("presentation", "neuroid", "time_bin", "choice")
@@ -74,14 +74,7 @@ class StimulusFolder:
             return self._names[key]
         suffix = source.suffix.lower() if re.fullmatch(r"\.[a-z0-9]{1,8}", source.suffix.lower()) else ""
         name = f"{len(self._names):07d}{suffix}"
-        target = self.path / name
-        try:
-            if not info.st_mode & 0o004:  # not readable by another user: a copy of its own is
-                raise PermissionError
-            os.link(source, target)
-        except OSError:
-            shutil.copyfile(source, target)
-            os.chmod(target, 0o644)
+        share_file(source, self.path / name)
         self._names[key] = name
         return name
 
@@ -109,6 +102,18 @@ class StimulusFolder:
                 values = stimuli[column].to_numpy()
                 offered["columns"][column] = values.astype(str) if values.dtype.kind == "O" else values
         return offered
+
+
+def share_file(source: Path, target: Path) -> None:
+    """Put ``source`` at ``target`` for a sandbox running as another user: a hard link where the file is readable by
+    others and on the same file system, else a copy of mode 0644."""
+    try:
+        if not source.stat().st_mode & 0o004:  # not readable by another user: a copy of its own is
+            raise PermissionError
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o644)
 
 
 def stimuli_of(offered: dict[str, Any], folder: Path) -> StimulusSet:

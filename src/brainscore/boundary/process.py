@@ -5,8 +5,9 @@ start the model server (:mod:`brainscore.boundary.server`) the same way: under t
 (:mod:`brainscore.boundary.launcher`) with :class:`Limits`, seeing only :func:`visible_paths` (never the data
 mirrors, the server's packaged data, its home, database or configuration; the benchmark, data and metric plugin
 folders inside what it sees are masked, :func:`masked_paths`), with the settings a model needs
-(:func:`server_settings`: weights, offline, threads; never the data mirror), one end of the channel and a stimulus
-folder the trusted side fills. :class:`ModelServer` is the handle of one such process for a trusted scorer that runs
+(:func:`server_settings`: weights, offline, threads; never the data mirror), one end of the channel, a stimulus
+folder the trusted side fills and, as its only data mirror, the files a model itself may read
+(:func:`model_resources`: the ImageNet class metadata of the label readouts). :class:`ModelServer` is the handle of one such process for a trusted scorer that runs
 in this process (the command line, a run's worker): its :attr:`~ModelServer.model` is the
 :class:`~brainscore.boundary.remote.RemoteModel` to score.
 """
@@ -31,8 +32,8 @@ from brainscore.boundary.channel import Channel
 from brainscore.errors import BrainScoreError
 
 __all__ = ["Limits", "ModelServer", "visible_paths", "masked_paths", "server_settings", "server_command",
-           "server_environment", "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S", "DISK_LIMIT_BYTES",
-           "LOG_LIMIT_BYTES", "PROCESS_LIMIT", "PACKAGE_ROOT"]
+           "server_environment", "model_resources", "prepare_resources", "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S",
+           "WALL_LIMIT_S", "DISK_LIMIT_BYTES", "LOG_LIMIT_BYTES", "PROCESS_LIMIT", "PACKAGE_ROOT"]
 
 MEMORY_LIMIT_BYTES = 8 * 1024**3
 CPU_LIMIT_S = 3600
@@ -160,12 +161,44 @@ def server_command(python: str, model: str, channel_fd: int, stimuli: Path, mode
             "--stimuli", str(stimuli), "--kwargs", json.dumps(model_kwargs or {}), "--max-bytes", str(max_bytes)]
 
 
-def server_environment(home: Path, python_path: tuple = (), plugin_dirs: tuple = ()) -> dict[str, str]:
+def model_resources() -> tuple:
+    """Data files a model itself may read (never a benchmark's): the ImageNet class metadata of the label readouts
+    (:data:`brainscore.models.readouts.IMAGENET16_SOURCE`: class ids, names, the 16 entry-level categories)."""
+    from brainscore.models import readouts
+
+    return (readouts.IMAGENET16_SOURCE,)
+
+
+def prepare_resources(folder: Path) -> Path:
+    """``folder`` holding the :func:`model_resources` this process can fetch (linked or copied): the model server's
+    only data mirror. A resource this process lacks is left out (the model says so if it needs it)."""
+    from brainscore.boundary.crossing import share_file
+    from brainscore.data import store
+
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o755)
+    for source in model_resources():
+        target = folder / source.path
+        if target.exists():
+            continue
+        try:
+            found = store.fetch(source)
+        except BrainScoreError:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        share_file(found, target)
+    return folder
+
+
+def server_environment(home: Path, python_path: tuple = (), plugin_dirs: tuple = (),
+                       resources: Path | None = None) -> dict[str, str]:
     """A model server's environment: :data:`BASE_ENVIRONMENT`, :func:`server_settings`, offline, its own ``home``
     (in its working directory), ``PYTHONPATH`` = ``python_path`` and the brainscore package, ``plugin_dirs`` added
-    to the configured ones."""
+    to the configured ones, and ``resources`` (:func:`prepare_resources`) as its only data mirror."""
     env = {name: value for name, value in os.environ.items() if name in BASE_ENVIRONMENT}
     env.update(server_settings())
+    if resources is not None:
+        env["BRAINSCORE_DATA_MIRROR"] = str(resources)
     env.update(BRAINSCORE_OFFLINE="1", PYTHONUNBUFFERED="1", BRAINSCORE_HOME=str(home), HOME=str(home.parent),
                PYTHONPATH=os.pathsep.join([*map(str, python_path), str(PACKAGE_ROOT)]))
     folders = [*map(str, plugin_dirs), *_configured("plugin_dirs")]
@@ -238,9 +271,10 @@ class ModelServer:
         os.chmod(self.folder, 0o755)
         run, stimuli = self.folder / "run", self.folder / "stimuli"
         run.mkdir()
+        resources = prepare_resources(self.folder / "resources")
         home = (run / ".home" / "brainscore") if isolate else (run / "home" / "brainscore")
         readable = visible_paths(sys.executable, hidden=[config.home(), config.config_file().parent, Path.home()],
-                                 extra=(*self.limits.readable, *self.plugin_dirs), shown=(str(stimuli),))
+                                 extra=(*self.limits.readable, *self.plugin_dirs), shown=(str(stimuli), str(resources)))
         if isolate and launcher.isolation() == "root":
             _readable_by_others([*self.plugin_dirs, *_configured("plugin_dirs")])
         ours, theirs = socket.socketpair()
@@ -252,7 +286,7 @@ class ModelServer:
                              masked=masked_paths(readable))
         argv = server_command(sys.executable, self.identifier, theirs.fileno(), stimuli, self.model_kwargs,
                               self.limits.memory)
-        env = server_environment(home, plugin_dirs=self.plugin_dirs)
+        env = server_environment(home, plugin_dirs=self.plugin_dirs, resources=resources)
         try:
             self.process = subprocess.Popen(launcher.launcher_command(spec, argv), cwd=run, env=env,
                                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,

@@ -44,8 +44,8 @@ from sqlalchemy.orm import Session
 
 from brainscore import config
 from brainscore.boundary import launcher
-from brainscore.boundary.process import (PACKAGE_ROOT, Limits, masked_paths, server_command, server_environment,
-                                         visible_paths)
+from brainscore.boundary.process import (PACKAGE_ROOT, Limits, masked_paths, prepare_resources, server_command,
+                                         server_environment, visible_paths)
 from brainscore.errors import BrainScoreError
 from brainscore.results import Database, record
 from brainscore.results.records import NotRecorded
@@ -138,12 +138,14 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     isolated = limits.isolate and launcher.isolation() != "none"
     home = workdir / (".home" if isolated else "home") / "brainscore"
     reference = reference_plugin_dir(site)  # a plugin folder written for the reference Brain-Score
-    env = server_environment(home, python_path=(site,), plugin_dirs=(reference,) if reference is not None else ())
+    resources = prepare_resources(folder / "resources")  # what a model may read itself (ImageNet class metadata)
+    env = server_environment(home, python_path=(site,), plugin_dirs=(reference,) if reference is not None else (),
+                             resources=resources)
     hidden = [folder.parent, config.home(), config.config_file().parent, Path.home()]
     database = make_url(db_url)
     if database.drivername.startswith("sqlite") and database.database not in (None, "", ":memory:"):
         hidden.append(Path(database.database))
-    readable = visible_paths(python, hidden, extra=limits.readable, shown=(site, stimuli))
+    readable = visible_paths(python, hidden, extra=limits.readable, shown=(site, stimuli, resources))
     uid = launcher.UID_BASE + task_id % launcher.UID_RANGE
     spec = launcher.Spec(readable=readable, workdir=str(workdir), isolate=isolated, uid=uid, gid=uid,
                          memory=limits.memory, cpu=limits.cpu, processes=limits.processes, disk=limits.disk,
