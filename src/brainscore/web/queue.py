@@ -19,7 +19,7 @@ Each Dask task is :func:`run_pair`, which runs one pair as its own OS process
   entry point in a ``.dist-info`` folder next to it; a plugin folder written for the reference
   Brain-Score is added to ``BRAINSCORE_PLUGIN_DIRS`` instead),
 - the interpreter of the environment its requirements need (the server's own, or the virtual
-  environment :mod:`brainscore.web.environments` prepared when the submission was queued),
+  environment :mod:`brainscore.web.environments` installs before the submission's first pair),
 - where the server may create namespaces (root, or unprivileged user namespaces): a file system of
   its own holding only the system folders, the Python environment, the data mirrors and its own
   folder (read-only), a fresh size-limited tmpfs as its working directory, no network, its own PID
@@ -302,8 +302,9 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
         env["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join(folders)
     argv = command or child_command(model, benchmark)
     if command is None:
-        try:  # the environment its requirements.txt needs, prepared when it was queued
-            argv[0] = environments.python_for(requirements, folder.parent / "environments")
+        try:  # its requirements' environment, installed here (by the queue, after the upload) the first time
+            argv[0] = environments.python_for(requirements, folder.parent / "environments",
+                                              log=lambda line: update_task(engine, task_id, log_append=line))
         except SubmissionRejected as missing:
             return record_pair_failure(store, task_id, submission_id, model, benchmark, "; ".join(missing.problems))
     isolated = limits.isolate and sandbox.isolation() != "none"

@@ -89,10 +89,14 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
 
     ``benchmarks``: identifiers to score on (empty: every leaderboard benchmark).
 
+    Nothing is installed here: a requirement the server lacks (an allowed package, in no other version than the
+    server's) is installed by the queue before the submission's first pair (:mod:`brainscore.web.environments`).
+
     Raises
     ------
     SubmissionRejected
-        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds), or
+        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds, a
+        requirement on another version of a package the server has), or
         alone the reason ``user`` may not submit yet (:meth:`~brainscore.web.site.Site.submit_problem`: an
         address not verified where the site sends mail).
     """
@@ -104,8 +108,12 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     if any(problems):
         raise checks.SubmissionRejected([p for p in problems if p])
     checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
-                               builtin=_Builtins(site, set(registry.models.list())), allowed=None)
-    environments.prepare(checked.requirements, site.root / "environments")  # before the network-less child
+                               builtin=_Builtins(site, set(registry.models.list())),
+                               allowed=site.allowed_requirements)
+    conflicting = environments.conflicts(checked.requirements)  # another version of a package the server runs on
+    if conflicting:
+        raise checks.SubmissionRejected(conflicting)
+    # what the server lacks is installed by the queue before the first pair (environments.python_for), not here
     with Session(site.engine, expire_on_commit=False) as session:
         task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
                               models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
@@ -122,8 +130,8 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         # each waiting for the write lock and syncing to disk)
         task.folder, task.status = str(folder), "queued"
         task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
-                    f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
-                    f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
+                    f"{', '.join(checked.identifiers)}\nrequirements: {', '.join(checked.requirements) or 'none'}"
+                    f"{_to_install(checked.requirements)}\n{len(chosen)} benchmark(s)\n")
         with _one_writer(site):
             task.submission_id = site.store.create_submission(
                 user.username, checked.identifiers, chosen, status="queued",
@@ -134,6 +142,14 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
             session.commit()
     site.dispatcher.notify()
     return task
+
+
+def _to_install(requirements: list[str]) -> str:
+    """`` (to install before scoring: X, Y)`` for the requirements the server lacks, else ``" (the server's)"``."""
+    missing = environments.unsatisfied(requirements)
+    if not requirements:
+        return ""
+    return f" (to install as wheels before scoring: {', '.join(missing)})" if missing else " (the server's)"
 
 
 def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionTask:
@@ -168,7 +184,7 @@ def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionT
 
 def _form(site: Site, request: Request, status_code: int = 200, **context):
     return site.render(request, "submit.html", status_code=status_code, benchmarks=sorted(tree.benchmark_parents()),
-                       **context)
+                       allowed=sorted(site.allowed_requirements), **context)
 
 
 @router.get("/submit", response_class=HTMLResponse)
