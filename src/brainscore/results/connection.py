@@ -16,7 +16,7 @@ from brainscore import config
 from brainscore.errors import BrainScoreError
 
 __all__ = ["MIGRATIONS", "BUSY_TIMEOUT_MS", "DatabaseError", "DatabaseUnavailable", "identity_of", "default_url",
-           "explain", "upgrade"]
+           "explain", "upgrade", "prepare_sqlite_file", "is_sqlite_file"]
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -87,7 +87,11 @@ def explain(error: BaseException, shown_url: str, sqlite_file: Path | None) -> s
     lowered = text.lower()
     where = f"the SQLite file {sqlite_file}" if sqlite_file is not None else shown_url
     if "is not a database" in lowered or "malformed" in lowered or "file is encrypted" in lowered:
-        return (f"{where} is not a usable results database ({text}): it is corrupt or another kind of file. Move it "
+        if sqlite_file is not None and not is_sqlite_file(sqlite_file):  # never advise moving someone else's file
+            return (f"{sqlite_file} is not a SQLite database ({text}); it was left as it is. Point --db / "
+                    f"BRAINSCORE_DB_URL at the results database (e.g. sqlite:///{config.home() / 'results.sqlite'}) "
+                    f"or at a new file")
+        return (f"{where} is not a usable results database ({text}): it is a damaged SQLite file. Move it "
                 f"aside (mv {sqlite_file or 'FILE'} {sqlite_file or 'FILE'}.broken) and run again to start a new one, "
                 f"or point --db / BRAINSCORE_DB_URL at the right database")
     if "locked" in lowered or "busy" in lowered:
@@ -104,6 +108,69 @@ def explain(error: BaseException, shown_url: str, sqlite_file: Path | None) -> s
         return f"{where} cannot be used ({text})"
     return f"cannot use the results database {shown_url}: {text}. Check the URL (--db or BRAINSCORE_DB_URL) and that " \
            f"the server is running"
+
+
+def prepare_sqlite_file(path: Path, make_folder: bool) -> None:
+    """Check the SQLite file ``path`` before anything connects to it (a connection converts the file to WAL
+    mode, a write): its folder exists (made when ``make_folder``), and an existing file is a SQLite database
+    that is empty or holds brainscore's tables (``alembic_version``), never another file or application's
+    database, which is left untouched.
+
+    Raises
+    ------
+    DatabaseUnavailable
+        If the folder is missing (and not to be made) or cannot be made, or the file is not a SQLite database.
+    DatabaseError
+        If it is another application's SQLite database.
+    """
+    import sqlite3
+
+    folder = path.parent
+    if not folder.is_dir():
+        if folder.exists():
+            raise DatabaseUnavailable(f"the folder of the results database {path} is a file, not a folder; point "
+                                      f"--db / BRAINSCORE_DB_URL, or BRAINSCORE_HOME, at a folder")
+        if not make_folder:
+            raise DatabaseUnavailable(f"the folder {folder} of the results database {path} does not exist; create "
+                                      f"it (mkdir -p {folder}) or point --db / BRAINSCORE_DB_URL at an existing folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise DatabaseUnavailable(f"cannot create the folder of the results database {path} "
+                                      f"({error.strerror or error}); point --db / BRAINSCORE_DB_URL, or "
+                                      f"BRAINSCORE_HOME, at a writable folder") from None
+    try:
+        if not path.is_file() or path.stat().st_size == 0:
+            return  # a new database (or a folder at its place, which SQLite reports when it opens it)
+    except OSError:
+        return
+    if not is_sqlite_file(path):
+        raise DatabaseUnavailable(f"{path} is not a SQLite database; it was left as it is. Point --db / "
+                                  f"BRAINSCORE_DB_URL at the results database (e.g. sqlite:///"
+                                  f"{config.home() / 'results.sqlite'}) or at a new file")
+    try:
+        reader = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            tables = [row[0] for row in reader.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        finally:
+            reader.close()
+    except sqlite3.Error:
+        return  # damaged or busy: opening it says which, with the advice for each
+    if tables and "alembic_version" not in tables:
+        shown = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+        raise DatabaseError(f"{path} is a SQLite database of something else (its tables: {shown}), not a brainscore "
+                            f"results database; it was left as it is. Point --db / BRAINSCORE_DB_URL at the results "
+                            f"database, or at a new file")
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` starts with SQLite's header (``SQLite format 3``): a SQLite database, damaged or not."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 _REVISION = re.compile(r"^(revision|down_revision)\s*(?::[^=\n]*)?=\s*(.+?)\s*$", re.MULTILINE)
@@ -165,9 +232,16 @@ def upgrade(engine: Engine, fail: Callable[[BaseException], Exception]) -> None:
     heads = set(ScriptDirectory.from_config(alembic_config).get_heads())
     try:
         with engine.begin() as connection:
+            if connection.dialect.name == "sqlite":
+                # SQLite's write lock before the version is read, and the whole migration in that transaction:
+                # processes creating one file at once wait for each other (busy_timeout) and the later ones find it
+                # made; without it each created the tables ('table "references" already exists'), and a killed
+                # creation left half a schema (pysqlite commits each CREATE TABLE on its own)
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
             if set(MigrationContext.configure(connection).get_current_heads()) == heads:
                 return
             alembic_config.attributes["connection"] = connection
             command.upgrade(alembic_config, "head")
     except (SQLAlchemyError, OSError) as error:
         raise fail(error) from None
+

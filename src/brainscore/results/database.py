@@ -10,6 +10,7 @@ Where the database is
 """
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable
@@ -24,7 +25,7 @@ from brainscore.results import journal
 # what opening a database and reading its rows need, kept importable from here
 from brainscore.results.connection import (BUSY_TIMEOUT_MS, MIGRATIONS, DatabaseError, DatabaseUnavailable,  # noqa: F401
                                            _migration_heads, _sqlite_pragmas, default_url, explain, identity_of,
-                                           upgrade)
+                                           prepare_sqlite_file, upgrade)
 from brainscore.results.schema import BenchmarkInstance, BenchmarkType, DeletedModel, Model, ScoreRow, Submission
 from brainscore.results.stored import ScoresRead, StoredModel, StoredScore, StoredSubmission, _now, _utc
 from brainscore.scoring.outcome import Outcome, number as _float
@@ -47,8 +48,11 @@ class Database:
     Raises
     ------
     DatabaseError
-        If the URL is malformed or the server cannot be reached; the message names the URL (without
-        its password) and how to fix it.
+        If the URL is malformed or the server cannot be reached, or a SQLite file is another application's
+        database; the message names the URL (without its password) and how to fix it.
+    DatabaseUnavailable
+        If a SQLite file's folder does not exist (made only for the default database), the file is not a
+        SQLite database (it is left untouched), or it cannot be opened or upgraded now.
 
     Examples
     --------
@@ -70,12 +74,9 @@ class Database:
         if parsed.get_backend_name() == "sqlite":
             if parsed.database and parsed.database != ":memory:":
                 self.sqlite_file = Path(parsed.database).expanduser().absolute()
-                try:
-                    self.sqlite_file.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as error:
-                    raise DatabaseUnavailable(f"cannot create the folder of the results database {self.sqlite_file} "
-                                        f"({error.strerror or error}); point --db / BRAINSCORE_DB_URL, or "
-                                        f"BRAINSCORE_HOME, at a writable folder") from None
+                # a folder is made for the default database only (in BRAINSCORE_HOME); one named by --db must exist
+                prepare_sqlite_file(self.sqlite_file, make_folder=url is None and not os.environ.get(
+                    "BRAINSCORE_DB_URL", "").strip())
             else:
                 from sqlalchemy.pool import StaticPool
                 kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
