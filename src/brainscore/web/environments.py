@@ -114,15 +114,8 @@ def unsatisfied(requirements: list[str]) -> list[str]:
     SubmissionRejected
         If a line is not a requirement.
     """
-    missing = []
-    for line in requirements:
-        requirement = _parse(line)
-        if not _applies(requirement):
-            continue
-        installed = _installed(requirement)
-        if installed is None or not _allows(requirement, installed):
-            missing.append(str(requirement))
-    return missing
+    return [str(requirement) for requirement, installed in _installed_versions(requirements)
+            if installed is None or not _allows(requirement, installed)]
 
 
 def conflicts(requirements: list[str]) -> list[str]:
@@ -135,17 +128,22 @@ def conflicts(requirements: list[str]) -> list[str]:
     SubmissionRejected
         If a line is not a requirement.
     """
-    problems = []
-    for line in requirements:
-        requirement = _parse(line)
-        if not _applies(requirement):
-            continue
-        installed = _installed(requirement)
-        if installed is not None and not _allows(requirement, installed):
-            problems.append(f"requirements.txt asks for {str(requirement)!r}, but the server has "
-                            f"{requirement.name} {installed}, which a submission cannot replace (brainscore runs on "
-                            f"it); ask for {requirement.name}=={installed} or leave the version out")
-    return problems
+    return [f"requirements.txt asks for {str(requirement)!r}, but the server has {requirement.name} {installed}, which a "
+            f"submission cannot replace (brainscore runs on it); ask for {requirement.name}=={installed} or leave the "
+            f"version out" for requirement, installed in _installed_versions(requirements)
+            if installed is not None and not _allows(requirement, installed)]
+
+
+def _installed_versions(requirements: list[str]) -> list[tuple[Requirement, str | None]]:
+    """``(requirement, version the server has or None)`` of each line that concerns this server (:func:`_applies`).
+
+    Raises
+    ------
+    SubmissionRejected
+        If a line is not a requirement.
+    """
+    parsed = [_parse(line) for line in requirements]
+    return [(requirement, _installed(requirement)) for requirement in parsed if _applies(requirement)]
 
 
 def environment_key(requirements: list[str]) -> str:
