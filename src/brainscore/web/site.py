@@ -266,6 +266,9 @@ class Site:
         often while scores arrive (in the background, while the previous one is still sent), and a new
         score shows within twice this time (default 0: at the next request; ``brainscore serve`` uses
         1 s). Anything else shows at the next request.
+    admins : frozenset of str
+        Usernames of the site's administrators (``brainscore serve --admin``): they approve submissions that hold
+        benchmark, data or metric plugins (:mod:`brainscore.web.approval`) and see every submission's page.
     """
 
     store: Database
@@ -279,6 +282,7 @@ class Site:
     mailer: Mailer | None = None
     throttle: Throttle | None = None
     page_max_age: float = 0.0
+    admins: frozenset = frozenset()
     allowed_requirements: frozenset = ALLOWED_REQUIREMENTS
 
     def __post_init__(self):
@@ -546,7 +550,7 @@ class Site:
         if user is not None and isinstance(key, str) and 0 < len(key) <= 64:
             with Session(self.engine, expire_on_commit=False) as session:
                 task = session.scalar(select(SubmissionTask).where(SubmissionTask.key == key))
-        if task is None or task.owner != user.username:
+        if task is None or (task.owner != user.username and user.username not in self.admins):
             raise HTTPException(404, "no such submission of yours")
         return task
 
