@@ -113,3 +113,14 @@ def test_extract_writes_regular_files_inside_the_target(tmp_path):
     assert sorted(p.name for p in (tmp_path / "my_tiny_net").iterdir()) == ["__init__.py", "model.py", "requirements.txt"]
     with pytest.raises(checks.SubmissionRejected, match="outside the plugin folder"):
         checks.extract(traversal_zip(), tmp_path / "other")
+
+
+@pytest.mark.parametrize("source, error", [("x = " + "-" * 100_000 + "1\n", "MemoryError"),
+                                           ("x = a" + ".b" * 200_000 + "\n", "RecursionError")],
+                         ids=["unary-minus", "attributes"])
+def test_deeply_nested_code_is_a_refusal_naming_the_file_not_a_crash(source, error):
+    """CPython's parser raises MemoryError (100,000 nested unary minus) or RecursionError (200,000 chained
+    attributes) on these, where the check caught only SyntaxError: the upload was a bare 500."""
+    found = problems(plugin_zip(extra={"my_tiny_net/__init__.py": source}))
+    assert found[0] == (f"my_tiny_net/__init__.py is not valid Python: my_tiny_net/__init__.py: the code nests too "
+                        f"deeply for Python's parser ({error}); write it with fewer nested expressions")

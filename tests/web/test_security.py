@@ -237,6 +237,29 @@ def test_each_role_gets_what_the_authorisation_table_says_and_nothing_private(ap
     assert wrong == []
 
 
+def test_head_answers_every_page_like_get_without_a_body(app):
+    """HEAD answered 405 on every page (FastAPI routes answer the methods they declare); now the same status and
+    headers as GET, Content-Length included, and no body, for every GET route of the table and each role."""
+    register(app, "alice")
+    register(app, "bob")
+    clients = {role: _client(app, role) for role in ROLES}
+    task = failed_task(app)
+    wrong = []
+    for (method, _template), (path, _data, _expected) in sorted(ANSWERS.items()):
+        if method not in ("GET", "MOUNT"):
+            continue
+        concrete = path.format(key=task.key, score=_score_id(app))
+        for role, client in clients.items():
+            got = client.get(concrete, follow_redirects=False, headers={"accept": "text/html"})
+            head = client.head(concrete, follow_redirects=False, headers={"accept": "text/html"})
+            same = {name: (got.headers.get(name), head.headers.get(name))
+                    for name in ("content-type", "content-length", "location", "content-security-policy")}
+            if head.status_code != got.status_code or head.content or any(a != b for a, b in same.values()):
+                wrong.append(f"HEAD {concrete} as {role}: {head.status_code} ({len(head.content)} bytes of body), "
+                             f"GET {got.status_code}; headers {same}")
+    assert wrong == []
+
+
 def _score_id(app) -> int:
     """The row number of the private model's score."""
     (score,) = app.state.store.scores(SECRET)

@@ -150,7 +150,7 @@ def run(args) -> int:
     if _several(args.model) or _several(args.benchmark):
         return run_grid(args)
     from brainscore import api
-    from brainscore.results import NotRecorded
+    from brainscore.results import InvalidScore, NotRecorded, check_outcome
     from brainscore.scoring.outcome import Outcome
 
     device = _device(args)
@@ -170,6 +170,11 @@ def run(args) -> int:
         _record_failure(args, failure)
         raise
     outcome = Outcome.from_score(result, args.model, args.benchmark)
+    try:  # recorded or not, a number that cannot be a score of this benchmark is no score
+        check_outcome(outcome)
+    except InvalidScore as refused:
+        _record_failure(args, refused)
+        raise
     not_recorded = None
     try:
         row, where = _record(args, outcome)

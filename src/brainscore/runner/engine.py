@@ -65,7 +65,16 @@ def _skipped(pairs: Sequence[Pair], store, rerun: bool, on_result: Callback | No
 
 
 def _finish(store, outcome: Outcome, key: str, on_result: Callback | None) -> dict[str, Any]:
-    """Record ``outcome`` (if there is a store), report its summary to ``on_result``; the summary."""
+    """Record ``outcome`` (if there is a store), report its summary to ``on_result``; the summary.
+
+    A score that cannot be one (:func:`brainscore.results.validity.check_outcome`) is a failure of its pair.
+    """
+    from brainscore.results.validity import InvalidScore, check_outcome
+
+    try:
+        check_outcome(outcome)
+    except InvalidScore as refused:
+        outcome = Outcome.from_failure(outcome.model, outcome.benchmark, refused, log="")
     if store is not None:
         from brainscore.results import NotRecorded
 

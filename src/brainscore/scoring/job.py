@@ -192,7 +192,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         :mod:`brainscore.scoring.bootstrap`), ``error_reference`` (the error as the reference
         reports it, e.g. the SEM over cross-validation splits), ``ci95`` (the bootstrap 95%
         percentile interval), ``ceiling_error``/``ceiling_ci95`` (the same for the ceiling),
-        ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``,
+        ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``, ``score_range`` (the
+        ceiled scores the benchmark declares it can give, ``Benchmark.score_range``),
         ``layers`` (the committed region -> layer map, where the model has one), ``commitment`` (how
         the benchmark's region was committed, :func:`commitment_of`; also in the provenance), ``layer_selection``
         (every candidate layer's selection score, for regions whose layer was chosen automatically, see
@@ -227,6 +228,7 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     result.attrs["benchmark_version"] = getattr(benchmark, "version", None)
+    result.attrs["score_range"] = tuple(getattr(benchmark, "score_range", (0.0, 1.0)))
     layers = getattr(model, "region_layer_map", None)
     if layers is not None:
         result.attrs["layers"] = dict(layers)

@@ -132,7 +132,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
     # response was for (the session middleware fills the same scope)
     inner_stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: SecurityHeaders(inner_stack(), hsts=https)
+    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(inner_stack(), hsts=https))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
@@ -143,6 +143,30 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
     app.add_exception_handler(HTTPException, _http_error)
     return app
+
+
+class HeadAsGet:
+    """ASGI middleware: a ``HEAD`` request is answered as the ``GET`` of the same address, without its body
+    (RFC 9110, section 9.3.2: same status and headers, ``Content-Length`` included). FastAPI's routes answer the
+    methods they declare only, so every page answered ``HEAD`` with 405 (link checkers, monitors and ``curl -I``
+    use it). The page is built as for ``GET`` (its body is computed, then dropped).
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            return await self.app(scope, receive, send)
+
+        async def send_without_body(message):
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, send_without_body)
 
 
 async def _warm_pages(app: FastAPI) -> None:

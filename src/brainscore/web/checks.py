@@ -8,6 +8,8 @@ A submission is a zip of one Python package laid out like a built-in model plugi
     my_plugin/requirements.txt       optional; satisfied from the server's environment, else installed
                                      (wheels only) into a virtual environment per requirements hash
     my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
+    my_plugin/metadata.yml           optional model card fields (the reference's; size, aliases and nesting
+                                     bounded, :mod:`brainscore.web.plugin_metadata`)
 
 or a model plugin folder written for the reference Brain-Score (``my_plugin/__init__.py`` with
 ``model_registry['my-model'] = lambda: ModelCommitment(...)``), as the folder itself or inside
@@ -31,6 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
+
+from brainscore.plugin_sources import parse_source
+from brainscore.web import plugin_metadata
 
 MAX_ZIP_BYTES = 50 * 1024 * 1024
 MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
@@ -98,8 +103,8 @@ def reference_plugin_dir(site: Path) -> Path | None:
         return site
     for init in sorted(site.glob("*/__init__.py")):
         try:
-            tree = ast.parse(init.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
+            tree = parse_source(init.read_text(encoding="utf-8"), init.name)
+        except (OSError, SyntaxError, ValueError):
             continue
         if any(_reference_registration(node) for node in ast.walk(tree)):
             return init.parent
@@ -166,6 +171,7 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         elif taken.get(identifier) not in (None, owner):
             problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
     requirements = _requirements(archive, files.get(f"{root}/requirements.txt"), allowed, problems)
+    _metadata(archive, files.get(f"{root}/metadata.yml"), f"{root}/metadata.yml", problems)
     if problems:
         raise SubmissionRejected(problems)
     return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos),
@@ -240,8 +246,8 @@ def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInf
         if not name.endswith(".py"):
             continue
         try:
-            tree = ast.parse(archive.read(info).decode("utf-8"), filename=name)
-        except (SyntaxError, UnicodeDecodeError) as error:
+            tree = parse_source(archive.read(info).decode("utf-8"), name)
+        except (SyntaxError, ValueError) as error:  # UnicodeDecodeError is a ValueError
             problems.append(f"{name} is not valid Python: {error}")
             continue
         for node in ast.walk(tree):
@@ -310,6 +316,22 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
             problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
                             f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
     return requirements
+
+
+def _metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, name: str, problems: list[str]) -> None:
+    """Adds to ``problems`` why the plugin's ``metadata.yml`` (``info``: its entry, None without one) cannot be
+    shown: not YAML, or over the bounds of :mod:`brainscore.web.plugin_metadata` (size, aliases, nesting)."""
+    if info is None:
+        return
+    if info.file_size > plugin_metadata.MAX_BYTES:
+        problems.append(f"{name} has {info.file_size:,} bytes; the limit is {plugin_metadata.MAX_BYTES // 1024} KiB "
+                        f"(a model card's fields are a few lines)")
+        return
+    try:
+        with archive.open(info) as handle:
+            plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
+    except plugin_metadata.MetadataRejected as error:
+        problems.append(str(error))
 
 
 def _under(path: str, folder: Path) -> bool:
