@@ -9,7 +9,9 @@ It does two things, and changes no test:
    this plugin loads it under the module name ``brainscore_vision.metrics.<folder>.test``, so
    ``.metric`` resolves to *our* ``brainscore_vision.metrics.<folder>.metric``. The reference's own
    ``brainscore_vision`` package is never on ``sys.path``.
-2. **Records every outcome** (collection errors included, with the exception's type and first
+2. **Makes torchvision importable** in the test process, as brainscore does in its own processes
+   (:func:`pytest_configure`): the environment pairs the CPU torch with a CUDA torchvision build.
+3. **Records every outcome** (collection errors included, with the exception's type and first
    line) into the JSON file named by ``BRAINSCORE_REFERENCE_OUTCOMES``, which the runner classifies.
 """
 from __future__ import annotations
@@ -68,6 +70,18 @@ class ReferencePluginTestModule(pytest.Module):
             self._reference_collect_error = error
             raise self.CollectError(f"{type(error).__module__}.{type(error).__name__}: {error}") from error
         return module
+
+
+def pytest_configure(config):
+    """Make torchvision importable in this process as brainscore does in its own (the environment's torchvision is
+    a CUDA build next to the CPU torch; its ``nms`` operator must be defined first, pytorch/vision 9085). The
+    reference's tests import torchvision in their own code (``from torchvision.models.alexnet import alexnet``)."""
+    try:
+        from brainscore.models._torchvision import import_torchvision
+
+        import_torchvision()
+    except Exception:  # noqa: BLE001 (no torchvision: the tests that need it fail and say so)
+        pass
 
 
 def pytest_pycollect_makemodule(module_path: Path, parent):
