@@ -13,7 +13,8 @@ A submission is a zip of one Python package laid out like a built-in model plugi
 
 or a model plugin folder written for the reference Brain-Score (``my_plugin/__init__.py`` with
 ``model_registry['my-model'] = lambda: ModelCommitment(...)``), as the folder itself or inside
-``models/`` (``models/my_plugin/...``, the reference's layout). Such a folder is scored as a plugin
+``models/`` (``models/my_plugin/...``, the reference's layout) or ``brainscore_vision/models/`` (its repository's
+layout, zipped from the repository's root). Such a folder is scored as a plugin
 folder (:mod:`brainscore.registry`, ``BRAINSCORE_PLUGIN_DIRS``), see :func:`reference_plugin_dir`.
 
 :func:`check_zip` reads only the zip's directory and the plugin's Python sources (parsed, never
@@ -62,7 +63,8 @@ class CheckedPlugin:
 
     ``layout`` is ``"brainscore"`` (``register_model("x")``, made an entry point) or ``"reference"`` (the
     reference Brain-Score's ``model_registry['x'] = ...``, scored as a plugin folder); ``root`` is the
-    plugin folder's path inside the zip (``my_plugin`` or ``models/my_plugin``).
+    plugin folder's path as unpacked (``my_plugin`` or ``models/my_plugin``); ``strip`` the prefix :func:`extract`
+    removes from every path (``brainscore_vision/`` for a zip of the reference's repository layout, else empty).
     """
 
     package: str
@@ -72,6 +74,7 @@ class CheckedPlugin:
     uncompressed_bytes: int = 0
     layout: str = "brainscore"
     root: str = ""
+    strip: str = ""
 
 #: the reference's registries a plugin's code assigns to (``model_registry['x'] = ...``)
 REFERENCE_REGISTRIES = ("model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry",
@@ -161,6 +164,10 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         raise SubmissionRejected(problems)
     files = {i.filename: i for i in infos if not i.is_dir()}
     package, root = _package_of(files, problems)
+    strip = ""
+    if root.startswith(f"{REPOSITORY_PACKAGE}/models/"):  # the repository's layout: unpacked as models/<plugin>/
+        strip, root = f"{REPOSITORY_PACKAGE}/", root[len(REPOSITORY_PACKAGE) + 1:]
+        files = {n[len(strip):]: info for n, info in files.items()}
     identifiers, reference = _registered_models(archive, files, weights_dirs, problems)
     if not identifiers:
         problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
@@ -175,7 +182,7 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     if problems:
         raise SubmissionRejected(problems)
     return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos),
-                         layout="reference" if reference else "brainscore", root=root)
+                         layout="reference" if reference else "brainscore", root=root, strip=strip)
 
 
 def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
@@ -217,6 +224,14 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
             f"{', '.join(sorted(tops)) or 'nothing'} at its root"])
     package = tops.pop()
     root = package
+    if (package == REPOSITORY_PACKAGE and f"{package}/__init__.py" not in files
+            and {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 1} == {"models"}):
+        # the reference's repository layout, zipped from its root: brainscore_vision/models/<plugin>/, scored as the
+        # reference's models/<plugin>/ (extract with strip=)
+        files, prefix = {n[len(package) + 1:]: info for n, info in files.items()}, f"{package}/"
+        package = "models"
+    else:
+        prefix = ""
     if package == "models" and "models/__init__.py" not in files:  # the reference's layout: models/<plugin>/
         inner = {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 2}
         if len(inner) != 1:
@@ -230,9 +245,14 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
     init = f"{root}/__init__.py"
     if init not in files:
-        raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
+        raise SubmissionRejected(problems + [f"{prefix}{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
-    return package, root
+    return package, prefix + root
+
+
+REPOSITORY_PACKAGE = "brainscore_vision"
+"""The top folder of the reference's repository (``brainscore_vision/models/<plugin>/``): a zip of a plugin made from
+the repository's root holds it."""
 
 
 def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], weights_dirs: tuple,
@@ -341,8 +361,9 @@ def _under(path: str, folder: Path) -> bool:
         return False
 
 
-def extract(data: bytes, target: Path) -> None:
-    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only.
+def extract(data: bytes, target: Path, strip: str = "") -> None:
+    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only; ``strip``: a prefix removed
+    from every path (:attr:`CheckedPlugin.strip`; entries outside it are not unpacked).
 
     Raises
     ------
@@ -353,7 +374,12 @@ def extract(data: bytes, target: Path) -> None:
     written = 0
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         for info in archive.infolist():
-            destination = (target / info.filename).resolve()
+            name = info.filename
+            if strip:
+                if not name.startswith(strip) or name == strip:
+                    continue
+                name = name[len(strip):]
+            destination = (target / name).resolve()
             if not destination.is_relative_to(target):
                 raise SubmissionRejected([f"{info.filename!r} would be written outside the plugin folder"])
             if info.is_dir():

@@ -187,11 +187,29 @@ def ranking_rows(ranking: list[dict]):
     return Markup("".join(out))
 
 
+_BREAKS = None
+
+
+def breakable(identifier: str):
+    """``identifier`` escaped, with a line-break opportunity (``<wbr>``) after each ``.``, ``_`` and ``-`` and
+    between a year and the words after it (``Hermann2020<wbr>cueconflict-<wbr>shape_<wbr>bias``), as Markup: a
+    leaderboard header wraps into lines no wider than its column (issue 29: headers ran into each other)."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    global _BREAKS
+    if _BREAKS is None:
+        _BREAKS = re.compile(r"([._-])|(?<=\d)(?=[A-Za-z])")
+    return Markup(_BREAKS.sub(lambda m: (m.group(1) or "") + "<wbr>", str(escape(identifier))))
+
+
 def templates() -> Jinja2Templates:
     """The Jinja2 templates of the site with its filters."""
     built = Jinja2Templates(directory=str(HERE / "templates"))
     built.env.filters["fmt"] = fmt
     built.env.filters["colour_class"] = colour_class
+    built.env.filters["breakable"] = breakable
     built.env.globals["score_cells"] = score_cells
     built.env.globals["ranking_rows"] = ranking_rows
     return built
@@ -497,11 +515,15 @@ class Site:
 
     # ------------------------------------------------------------------ submission tasks
     def view(self, task: SubmissionTask) -> dict:
-        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached.
+        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached;
+        its log and failures without the server's host name and folders (:func:`~brainscore.web.redact.redact`).
 
         ``id`` is the task's random key; ``rerun_of`` the key of the task it re-runs (None if none).
         """
-        view = {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+        from brainscore.web.redact import redact_task
+
+        view = redact_task({**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem},
+                           task.folder)
         if task.rerun_of is not None:
             with Session(self.engine) as session:
                 view["rerun_of"] = session.scalar(select(SubmissionTask.key).where(SubmissionTask.id == task.rerun_of))

@@ -114,7 +114,7 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         with _one_writer(site):
             session.commit()
         folder = site.root / str(task.id)
-        checks.extract(data, folder / "site")
+        checks.extract(data, folder / "site", strip=checked.strip)
         if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
             write_entry_point(folder / "site", checked.package, task.id)
         checks.make_durable(folder)  # on disk before the task is queued and the upload answered
@@ -167,8 +167,10 @@ def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionT
 
 
 def _form(site: Site, request: Request, status_code: int = 200, **context):
+    """The upload form; it says first why the user may not submit yet (an address to verify), if so."""
+    user = site.current_user(request)
     return site.render(request, "submit.html", status_code=status_code, benchmarks=sorted(tree.benchmark_parents()),
-                       **context)
+                       submit_problem=site.submit_problem(user) if user is not None else None, **context)
 
 
 @router.get("/submit", response_class=HTMLResponse)
