@@ -123,6 +123,9 @@ ANSWERS = {
     ("GET", "/submissions/{key}"): ("/submissions/{key}", None, {"anonymous": 303, "other": 404, "owner": 200}),
     ("POST", "/submissions/{key}/rerun"): ("/submissions/{key}/rerun", {"benchmark": BENCHMARK},
                                            {"anonymous": 401, "other": 404, "owner": 303}),
+    # approving trusted code is an administrator's (tests/web/test_approval.py): not even the owner's
+    ("POST", "/submissions/{key}/approve"): ("/submissions/{key}/approve", {},
+                                             {"anonymous": 401, "other": 403, "owner": 403}),
     ("GET", "/api/leaderboard"): ("/api/leaderboard", None, {"anonymous": 200, "other": 200, "owner": 200}),
     ("GET", "/favicon.ico"): ("/favicon.ico", None, {"anonymous": 200, "other": 200, "owner": 200}),
     ("GET", "/benchmarks"): ("/benchmarks?region=V4", None, {"anonymous": 200, "other": 200, "owner": 200}),

@@ -27,6 +27,7 @@ from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
+from brainscore.web.checks import ALLOWED_REQUIREMENTS
 from brainscore.web.mail import Mailer
 from brainscore.web.notices import Throttle
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
@@ -257,11 +258,17 @@ class Site:
         The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
     throttle : Throttle
         Rate limits on the account mails (:class:`~brainscore.web.notices.Throttle`).
+    allowed_requirements : frozenset of str
+        Packages a submission's requirements.txt may name (default
+        :data:`~brainscore.web.checks.ALLOWED_REQUIREMENTS`; ``brainscore serve --allow-package`` adds to it).
     page_max_age : float
         Seconds a shared page (:meth:`shared`) may lag behind new scores: it is built again at most this
         often while scores arrive (in the background, while the previous one is still sent), and a new
         score shows within twice this time (default 0: at the next request; ``brainscore serve`` uses
         1 s). Anything else shows at the next request.
+    admins : frozenset of str
+        Usernames of the site's administrators (``brainscore serve --admin``): they approve submissions that hold
+        benchmark, data or metric plugins (:mod:`brainscore.web.approval`) and see every submission's page.
     """
 
     store: Database
@@ -275,6 +282,8 @@ class Site:
     mailer: Mailer | None = None
     throttle: Throttle | None = None
     page_max_age: float = 0.0
+    admins: frozenset = frozenset()
+    allowed_requirements: frozenset = ALLOWED_REQUIREMENTS
 
     def __post_init__(self):
         if self.throttle is None:
@@ -541,7 +550,7 @@ class Site:
         if user is not None and isinstance(key, str) and 0 < len(key) <= 64:
             with Session(self.engine, expire_on_commit=False) as session:
                 task = session.scalar(select(SubmissionTask).where(SubmissionTask.key == key))
-        if task is None or task.owner != user.username:
+        if task is None or (task.owner != user.username and user.username not in self.admins):
             raise HTTPException(404, "no such submission of yours")
         return task
 
