@@ -55,7 +55,7 @@ def workers_here() -> tuple[int, int, int]:
     from brainscore.runner import clusters
 
     cores = config.usable_cores()
-    memory = int(psutil.virtual_memory().total * 0.8)
+    memory = (int(psutil.virtual_memory().total * 0.8) >> 30) << 30  # whole GiB: sbatch rounds --mem up to them
     return cores, memory, len(clusters.worker_layout(0, cores, memory))
 
 
@@ -95,7 +95,7 @@ def run_kind(kind: str, grid: list[str], folder: Path) -> tuple[float, str]:
         jobqueue:
           slurm:
             cores: {cores}
-            memory: {memory >> 20}MiB
+            memory: {memory >> 30}GiB
             walltime: "02:00:00"
             interface: lo
             local-directory: {folder}/workers
@@ -105,7 +105,8 @@ def run_kind(kind: str, grid: list[str], folder: Path) -> tuple[float, str]:
     cluster = SlurmCluster(memory_mb=(memory >> 20) + 64)
     try:
         cluster.start()
-        wall, stages, _ = brainscore_run(home, [*grid, "--cluster", "slurm", "--workers", "1"],
+        wall, stages, _ = brainscore_run(home, [*grid, "--cluster", "slurm", "--workers", "1",
+                                                "--wait-for-workers", "600"],
                                          {"SLURM_CONF": str(cluster.conf), "DASK_CONFIG": str(folder / "dask")})
     finally:
         cluster.stop()
@@ -113,6 +114,9 @@ def run_kind(kind: str, grid: list[str], folder: Path) -> tuple[float, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a `timeout` still stops the SLURM daemons (finally)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default="efficientnet-lite0")
     parser.add_argument("--benchmarks", default="Cowley2026.210325.V4-pls,Kriegeskorte2008.IT-rdm")
