@@ -119,11 +119,13 @@ def content_key(**parts: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20,
+                progress: Callable[[int], Any] | None = None) -> str:
     """sha256 hex digest of a file's bytes, read afresh in ``chunk_size`` chunks.
 
     The one file hash of the package: cache entries, downloads, the data store and published files
-    use it (:func:`brainscore.data.file_sha256` memoises it per file state).
+    use it (:func:`brainscore.data.file_sha256` memoises it per file state). ``progress``, when
+    given, is called with the byte count of each chunk read (e.g. a progress stage's ``update``).
 
     Raises
     ------
@@ -134,6 +136,8 @@ def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(chunk_size), b""):
             digest.update(chunk)
+            if progress is not None:
+                progress(len(chunk))
     return digest.hexdigest()
 
 

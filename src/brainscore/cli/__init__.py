@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -26,7 +27,22 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "add_parser"):
             module.add_parser(subparsers)
+    for command in subparsers.choices.values():  # every command takes --quiet
+        _add_quiet(command)
     return parser
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``-q/--quiet`` on ``parser``, or on each of its sub-commands (``brainscore data package ... -q``): on one
+    level only, since a sub-command's default would overwrite the value given to its parent."""
+    nested = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    if nested:
+        for command in nested[0].choices.values():
+            _add_quiet(command)
+        return
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress on stderr (bars on a terminal, start and end lines of each step over 2 s "
+                             "in a log); results, warnings and errors are still shown")
 
 
 def add_plugin_dir_argument(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +56,12 @@ def add_plugin_dir_argument(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``brainscore`` command. Returns the exit code."""
     args = build_parser().parse_args(argv)
+    saved = os.environ.get("BRAINSCORE_PROGRESS")
+    quieted = getattr(args, "quiet", False)
+    if quieted:
+        from brainscore import progress
+
+        progress.silence()  # inherited by the processes the command starts (workers, sandboxed children)
     try:
         if getattr(args, "plugin_dir", None):
             from brainscore import registry
@@ -52,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; cached results so far are kept", file=sys.stderr)
         return 130
+    finally:
+        if quieted:  # main() called in a process that goes on (tests, notebooks): progress as before
+            if saved is None:
+                os.environ.pop("BRAINSCORE_PROGRESS", None)
+            else:
+                os.environ["BRAINSCORE_PROGRESS"] = saved
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from brainscore.data.stimuli import StimulusSet
 from brainscore.data.store import Source, extract_zip, fetch
 from brainscore.data import validation as _validation
 from brainscore.errors import DataNotFoundError, ValidationError
+from brainscore.progress import stage, track
 
 ASSEMBLY_CLASSES = _validation.ASSEMBLY_CLASSES
 
@@ -219,7 +220,9 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
     identifier = identifier or getattr(stimulus_set, "identifier", None)
     _validation.validate_identifier(identifier, "stimulus set identifier").raise_if_failed()
     if validate:
-        _validation.validate(stimulus_set=stimulus_set, check_images=check_images, stimulus_set_identifier=identifier)
+        with stage(f"checking stimulus set {identifier}" + (" (opening every image)" if check_images else "")):
+            _validation.validate(stimulus_set=stimulus_set, check_images=check_images,
+                                 stimulus_set_identifier=identifier)
     target_dir = Path(target_dir)
     target_dir.mkdir(parents=True, exist_ok=True)
     csv_name, zip_name = stimulus_set_file_names(identifier)
@@ -240,7 +243,7 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
     zip_path = target_dir / zip_name
     with _atomic_path(zip_path) as tmp:
         with zipfile.ZipFile(tmp, "w") as archive:
-            for sid, member in zip(frame["stimulus_id"], members):
+            for sid, member in track(list(zip(frame["stimulus_id"], members)), f"packaging {zip_name}", unit="file"):
                 info = zipfile.ZipInfo(member, date_time=_ZIP_DATE)
                 info.external_attr = 0o644 << 16
                 info.compress_type = (zipfile.ZIP_STORED if Path(member).suffix.lower() in _STORED_SUFFIXES
@@ -300,7 +303,8 @@ def package_data_assembly(assembly: xr.DataArray, identifier: str, stimulus_set_
     da.attrs["identifier"] = identifier
     if stimulus_set_identifier:
         da.attrs["stimulus_set_identifier"] = stimulus_set_identifier
-    path = write_netcdf(da, target_dir / assembly_file_name(identifier))
+    with stage(f"packaging {assembly_file_name(identifier)} (netCDF, zlib level 9)"):
+        path = write_netcdf(da, target_dir / assembly_file_name(identifier))
     return PackagedAssembly(identifier, stimulus_set_identifier, cls.__name__, PackagedFile.of(path),
                             {str(d): int(n) for d, n in da.sizes.items()})
 
@@ -552,9 +556,10 @@ def fetch_stimulus_set(identifier: str, csv: Source, zip: Source) -> StimulusSet
     DataNotFoundError, NetworkError, PermissionDeniedError, HashMismatchError
         From :func:`brainscore.data.store.fetch`.
     """
-    csv_path = fetch(csv)
-    folder = extract_zip(fetch(zip), zip.sha256)
-    return load_packaged_stimulus_set(csv_path, folder, identifier=identifier)
+    with stage(f"loading stimulus set {identifier}"):
+        csv_path = fetch(csv)
+        folder = extract_zip(fetch(zip), zip.sha256)
+        return load_packaged_stimulus_set(csv_path, folder, identifier=identifier)
 
 
 def fetch_assembly(source: Source, *, cls: Type[DataAssembly] | str = NeuroidAssembly,
@@ -577,4 +582,5 @@ def fetch_assembly(source: Source, *, cls: Type[DataAssembly] | str = NeuroidAss
     DataNotFoundError, NetworkError, PermissionDeniedError, HashMismatchError
         From :func:`brainscore.data.store.fetch`.
     """
-    return load_packaged_assembly(fetch(source), stimulus_set=stimulus_set, cls=cls)
+    with stage(f"loading assembly {Path(source.path).name}"):
+        return load_packaged_assembly(fetch(source), stimulus_set=stimulus_set, cls=cls)
