@@ -66,6 +66,10 @@ _PLUGIN_ROOT = Path(__file__).parent / "plugins"
 ENTRY_POINT_GROUP = "brainscore.plugins"
 
 
+#: Kinds whose loading is reported as a progress stage (data read and verified, networks built), by their names.
+_REPORTED = {"dataset": "dataset", "stimulus_set": "stimulus set", "model": "model"}
+
+
 class Registry:
     """Identifier -> factory for one kind of thing (e.g. benchmarks).
 
@@ -171,7 +175,14 @@ class Registry:
         A benchmark built without a declared ``parent`` (a reference-style plugin that computes it)
         has its own ``parent`` attribute recorded as its declaration from then on.
         """
-        built = self.factory(identifier)(*args, **kwargs)
+        factory = self.factory(identifier)
+        if self.kind in _REPORTED:  # data and networks can take long to load: reported (brainscore.progress)
+            from brainscore.progress import stage
+
+            with stage(f"loading the {_REPORTED[self.kind]} {identifier}"):
+                built = factory(*args, **kwargs)
+        else:
+            built = factory(*args, **kwargs)
         if self.kind == "benchmark" and "parent" not in self._metadata.get(identifier, {}) \
                 and "parent" not in _discovery.index().metadata[self.kind].get(identifier, {}):
             parent = getattr(built, "parent", None)
@@ -478,6 +489,20 @@ _discovery = _Discovery()
 def plugin_folder_of(kind: str, identifier: str) -> Path | None:
     """The folder of the plugin that declares ``identifier`` of ``kind``, or None (see :meth:`_Discovery.folder_of`)."""
     return _discovery.folder_of(kind, identifier)
+
+
+def plugin_source(kind: str, identifier: str) -> dict[str, str] | None:
+    """Where the plugin folder declaring ``identifier`` of ``kind`` was found: ``{"folder": its folder, "plugin_dir":
+    the scanned folder (``--plugin-dir``, ``plugin_dirs``) holding it}``; None for built-in plugins, entry points
+    and identifiers registered at run time. Recorded in a score's provenance (``plugin_sources``), so
+    ``brainscore reproduce`` can scan it again."""
+    module = _discovery.index().modules[kind].get(identifier) if kind in KINDS else None
+    folder = _discovery.index().folders.get(module) if module is not None else None
+    if folder is None:
+        return None
+    folder = Path(folder).resolve()
+    root = next((r for r in plugin_dirs() if folder == r or folder.is_relative_to(r)), folder)
+    return {"folder": str(folder), "plugin_dir": str(root)}
 
 
 def plugin_conflicts() -> dict[tuple[str, str], tuple[str, str]]:

@@ -83,7 +83,7 @@ def submit(page, url: str, name: str, data: bytes, benchmarks: list[str], privat
 
 
 UNMAPPED_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', 'region_layer_map={"IT": "9"}, ')  # V4 left to layer selection,
+    .replace('"region_layer_map": {"V4": "3"}, ', '"region_layer_map": {"IT": "9"}, ')  # V4 left to layer selection,
 # IT declared on a layer the network lacks (a region with no map and no selection data would be committed by the rule)
 
 
@@ -227,7 +227,7 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
 
 
 NO_MAP_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', "")  # no region_layer_map at all
+    .replace('"region_layer_map": {"V4": "3"}, ', "")  # no region_layer_map at all
 RULE_BENCHMARKS = ["Kriegeskorte2008.IT-rdm", "Kiani2007.IT-rdm"]  # IT: no map and no selection data -> the rule
 
 

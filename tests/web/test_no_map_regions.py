@@ -23,7 +23,7 @@ from web_helpers import plugin_zip
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 NO_MAP_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', "")
+    .replace('"region_layer_map": {"V4": "3"}, ', "")
 
 RECORD = """
 import json, brainscore
@@ -39,7 +39,7 @@ print(json.dumps(out))
 
 
 def test_a_submission_without_a_layer_map_commits_v1_and_it_by_the_rule(tmp_path):
-    assert 'region_layer_map={"V4": "3"}, ' not in NO_MAP_MODEL and "region_layer_map" not in NO_MAP_MODEL
+    assert '"region_layer_map": {"V4": "3"}, ' not in NO_MAP_MODEL and "region_layer_map" not in NO_MAP_MODEL
     site = tmp_path / "site"
     extract(plugin_zip(identifier="no-map-v1-net", package="no_map_v1_net",
                        extra={"no_map_v1_net/model.py": NO_MAP_MODEL}), site)

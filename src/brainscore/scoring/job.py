@@ -262,5 +262,14 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
                    "unit": interval.unit if interval is not None else None,
                    "method": interval.method if interval is not None else None},
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
-        layer_selection=selection_curves or None, model_facts=_model_facts(model))
+        layer_selection=selection_curves or None, model_facts=_model_facts(model),
+        plugin_sources=_plugin_sources(model_identifier, benchmark_identifier))
     return result
+
+
+def _plugin_sources(model: str, benchmark: str) -> dict | None:
+    """Where the plugin folders of ``--plugin-dir`` declaring the model and the benchmark were found (None:
+    built-in ones)."""
+    found = {kind: source for kind, identifier in (("model", model), ("benchmark", benchmark))
+             if (source := registry.plugin_source(kind, identifier)) is not None}
+    return found or None
