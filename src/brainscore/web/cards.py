@@ -95,8 +95,10 @@ def _read_yaml(path: Path, stamp: int):
         return plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), path.name)
 
 
+@functools.lru_cache(maxsize=4096)
 def bibtex(folder: Path) -> str:
-    """The literal ``BIBTEX = "..."`` of the plugin's sources (the reference's ``model.py`` convention), or ""."""
+    """The literal ``BIBTEX = "..."`` of the plugin's sources (the reference's ``model.py`` convention), or "" (read
+    once per folder: a plugin folder is not changed once uploaded)."""
     for path in sorted(folder.glob("*.py")):
         try:
             tree = parse_source(path.read_text(encoding="utf-8"), path.name)
