@@ -7,7 +7,7 @@
   parse (``web.plugin_metadata.parse``: PyYAML's safe loader counting aliases and nesting, then the expanded
   size) against ``yaml.safe_load`` of the same text, on the built-in plugins' files.
 
-Medians of ``--repeats`` rounds, the two variants interleaved (ABAB) in each round.
+Medians of ``--repeats`` rounds, the two variants interleaved in ABBA order.
 
     python perf/hardening_costs.py [--repeats 200]
 """
@@ -37,9 +37,13 @@ def _time(function) -> float:
 def _interleaved(first, second, repeats: int) -> tuple[float, float]:
     a, b = [], []
     first(), second()  # warm-up
-    for _ in range(repeats):
-        a.append(_time(first))
-        b.append(_time(second))
+    for round_ in range(repeats):  # ABBA: neither variant always runs first
+        if round_ % 2:
+            b.append(_time(second))
+            a.append(_time(first))
+        else:
+            a.append(_time(first))
+            b.append(_time(second))
     return statistics.median(a), statistics.median(b)
 
 
