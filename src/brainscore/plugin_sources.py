@@ -26,13 +26,35 @@ from typing import Any
 
 from brainscore import config
 
-__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
-           "plugin_dirs", "reference_plugins", "check_reference_api", "package_name", "plugin_dir_package"]
+__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin", "REFERENCE_FOLDERS",
+           "PLUGIN_DIR_PACKAGE_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name", "check_reference_api",
+           "package_name", "plugin_dir_package"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 #: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
 REFERENCE_REGISTRIES = {"model_registry": "model", "benchmark_registry": "benchmark", "data_registry": "dataset",
                         "stimulus_set_registry": "stimulus_set", "metric_registry": "metric"}
+
+
+def parse_source(text: str, filename: str = "<unknown>") -> ast.Module:
+    """``text`` parsed as Python (never run), by :func:`ast.parse`.
+
+    CPython's parser raises ``MemoryError`` or ``RecursionError`` on deeply nested code (``x = ----...1``
+    100,000 signs deep, a chain of 200,000 ``+`` or attribute lookups) where it raises ``SyntaxError`` on other
+    bad code; a plugin's source is untrusted input, so both become the ``SyntaxError`` its callers expect.
+
+    Raises
+    ------
+    SyntaxError
+        If ``text`` is not valid Python or nests too deeply for the parser (the message says which).
+    ValueError
+        If it holds null bytes (Python before 3.12).
+    """
+    try:
+        return ast.parse(text, filename=filename)
+    except (MemoryError, RecursionError) as error:
+        raise SyntaxError(f"{filename}: the code nests too deeply for Python's parser ({type(error).__name__}); "
+                          f"write it with fewer nested expressions") from None
 
 
 @dataclass
@@ -62,7 +84,7 @@ def reference_parents(folder: Path) -> dict[str, str]:
     trees = []
     for source in sorted(folder.glob("*.py")):
         try:
-            trees.append(ast.parse(source.read_text(encoding="utf-8")))
+            trees.append(parse_source(source.read_text(encoding="utf-8"), source.name))
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
             continue
     definitions: dict[str, ast.AST] = {}
@@ -154,7 +176,7 @@ def scan_plugin(init_file: Path, module: str, index: Index) -> None:
     OSError, SyntaxError, ValueError
         If the file cannot be read or parsed.
     """
-    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    tree = parse_source(init_file.read_text(encoding="utf-8"), str(init_file))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):  # the reference's model_registry['x'] = factory
             for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
@@ -233,6 +255,16 @@ def reference_plugins(root: Path) -> list[tuple[str, Path]]:
         return [(f"{package_name(root.parent)}.{root.name}", root)]
     raise ValueError(f"the plugin folder {root} holds neither models/, benchmarks/, data/ nor metrics/ folders "
                      f"(the reference's brainscore_vision/ layout) nor an __init__.py (one plugin)")
+
+
+def check_folder_name(folder: Path | None) -> None:
+    """Raise ImportError naming the dot when a plugin folder's name (``my.model``) has one: Python imports it as a
+    module ``model`` of a package ``my`` that does not exist ("No module named ...models.my", which did not say why).
+    """
+    if folder is not None and "." in folder.name:
+        package, module = folder.name.split(".", 1)
+        raise ImportError(f"its name {folder.name!r} has a '.', which Python reads as a module {module!r} of a package "
+                          f"{package!r}; rename the folder, e.g. to {folder.name.replace('.', '_')!r}")
 
 
 def check_reference_api() -> None:

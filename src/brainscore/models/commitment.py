@@ -50,8 +50,14 @@ DEFAULT_TIME_BINS = ((70, 170),)
 # ------------------------------------------------------------------------------------------------
 # time bins
 # ------------------------------------------------------------------------------------------------
+def _ms(value) -> int | float:
+    """A time in ms: an int when integral (70, not 70.0), else the float itself (never truncated)."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
 def _bins(time_bins) -> list[tuple[int, int]]:
-    bins = [tuple(int(v) for v in b) for b in time_bins]
+    bins = [tuple(_ms(v) for v in b) for b in time_bins]
     for start, end in bins:
         if end <= start:
             raise ValidationError(f"time bin ({start}, {end}) must end after it starts (ms)")
@@ -70,34 +76,85 @@ def repeat_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, i
     return type(assembly)(expanded)
 
 
-def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]]) -> NeuroidAssembly:
-    """Average a temporal model's time bins into the requested ones, weighted by their overlap.
+def time_bin_weights(source_bins, target_bins, mode: str = "portion") -> np.ndarray:
+    """How much each source time bin counts for each target bin: ``(n_target, n_source)``.
 
-    For each requested bin ``[a, b)`` every source bin ``[s, e)`` gets weight
-    ``max(0, min(b, e) - max(a, s))`` and the weighted mean of the source responses is taken (the
-    reference's ``assembly_time_align``, "portion" mode).
+    ``"portion"``: the fraction of each source bin ``[s, e)`` that the target bin ``[a, b)`` covers,
+    ``max(0, min(b, e) - max(a, s)) / (e - s)``; a row is all 0 when the source bins do not cover the
+    whole target bin. ``"center"``: 1 for the source bin holding the target bin's centre. The
+    reference's ``time_align`` (source bins assumed contiguous).
+
+    Raises
+    ------
+    ValueError
+        For another ``mode``.
+    """
+    source = np.asarray([tuple(b) for b in source_bins], dtype=float).reshape(-1, 2)
+    target = np.asarray([tuple(b) for b in target_bins], dtype=float).reshape(-1, 2)
+    if mode == "center":
+        middle = target.mean(axis=1)[:, None]
+        return ((middle >= source[None, :, 0]) & (middle < source[None, :, 1])).astype(float)
+    if mode != "portion":
+        raise ValueError(f"time-bin alignment mode must be 'portion' or 'center', got {mode!r}")
+    overlap = np.clip(np.minimum(target[:, 1:2], source[None, :, 1]) - np.maximum(target[:, 0:1], source[None, :, 0]),
+                      0, None)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weights = overlap / (source[None, :, 1] - source[None, :, 0])
+    covered = (source[:, 0].min() <= target[:, 0]) & (source[:, 1].max() >= target[:, 1])
+    weights[~covered] = 0
+    return np.nan_to_num(weights)
+
+
+def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]],
+                    mode: str = "portion") -> NeuroidAssembly:
+    """Average a temporal model's time bins into the requested ones (the reference's ``assembly_time_align``).
+
+    Each requested bin is the mean of the source bins weighted by :func:`time_bin_weights` (``"portion"``:
+    by the fraction of each source bin it covers; ``"center"``: the source bin holding its centre).
 
     Raises
     ------
     ValidationError
-        If a requested bin overlaps no source bin.
+        If a requested bin is not covered by the source bins (``"portion"``) or its centre lies in none
+        (``"center"``).
     """
     bins = _bins(time_bins)
     starts = np.atleast_1d(assembly["time_bin_start"].values).astype(float)
     ends = np.atleast_1d(assembly["time_bin_end"].values).astype(float)
-    weights = np.zeros((len(starts), len(bins)))
-    for j, (a, b) in enumerate(bins):
-        weights[:, j] = np.clip(np.minimum(b, ends) - np.maximum(a, starts), 0, None)
-        if weights[:, j].sum() == 0:
-            raise ValidationError(f"requested time bin ({a}, {b}) ms overlaps none of the model's time bins "
-                                  f"{list(zip(starts.astype(int), ends.astype(int)))}")
-    weights /= weights.sum(axis=0, keepdims=True)
-    source = assembly.transpose("presentation", "neuroid", "time_bin")
-    values = np.tensordot(np.asarray(source.values, dtype=float), weights, axes=([2], [0]))
+    weights = time_bin_weights(np.stack([starts, ends], axis=1), bins, mode).T  # (n_source, n_target)
+    uncovered = [bins[j] for j in np.flatnonzero(weights.sum(axis=0) == 0)]
+    if uncovered:
+        raise ValidationError(f"requested time bins {uncovered} ms are not covered by the model's time bins "
+                              f"{list(zip(starts.astype(int), ends.astype(int)))}")
+    weights = weights / weights.sum(axis=0, keepdims=True)
+    other = [d for d in assembly.dims if d != "time_bin"]
+    source = assembly.transpose(*other, "time_bin")
+    values = np.tensordot(np.asarray(source.values, dtype=float), weights, axes=([source.ndim - 1], [0]))
     coords = {name: coord for name, coord in source.coords.items() if "time_bin" not in coord.dims}
     coords["time_bin_start"] = ("time_bin", np.array([b[0] for b in bins]))
     coords["time_bin_end"] = ("time_bin", np.array([b[1] for b in bins]))
-    return type(assembly)(values, dims=("presentation", "neuroid", "time_bin"), coords=coords)
+    return type(assembly)(values, dims=(*other, "time_bin"), coords=coords)
+
+
+def _rows_of(stimuli: StimulusSet, shown: StimulusSet, features: NeuroidAssembly) -> np.ndarray | None:
+    """The rows of ``features`` (of the images ``shown``) that belong to ``stimuli``, in ``stimuli``'s order, or None
+    when a stimulus is missing from ``shown``, has another file there, or ``features`` hold several presentations
+    of an image."""
+    from brainscore.data.stimuli import file_sha256
+
+    shown_ids = np.asarray(features["stimulus_id"].values).astype(str) if "stimulus_id" in features.coords else None
+    if shown_ids is None or len(np.unique(shown_ids)) != len(shown_ids):
+        return None
+    position = {sid: i for i, sid in enumerate(shown_ids)}
+    rows = []
+    for sid in stimuli["stimulus_id"].astype(str):
+        if sid not in position or sid not in shown.stimulus_paths:
+            return None
+        mine, theirs = stimuli.get_stimulus(sid), shown.get_stimulus(sid)
+        if mine != theirs and file_sha256(mine) != file_sha256(theirs):
+            return None
+        rows.append(position[sid])
+    return np.asarray(features.transpose("presentation", "neuroid").values)[rows]
 
 
 def _scorer_identity(scorer: Callable) -> dict[str, Any]:
@@ -151,6 +208,9 @@ class ModelCommitment(BrainModel):
         (:data:`~brainscore.models.structure.CANDIDATE_DEFINITION`).
     """
 
+    #: how the odd-one-out task compares two images' features: ``"dot"`` product (the reference's default) or ``"cosine"``
+    similarity_measure = "dot"
+
     def __init__(self, identifier: str, activations_model, layers: Sequence[str] | None = None,
                  region_layer_map: Mapping[str, str] | None = None, visual_degrees: float = 8,
                  behavioral_readout_layer: str | None = None,
@@ -185,6 +245,7 @@ class ModelCommitment(BrainModel):
         self.task: str | None = None
         self._labels: Any = None
         self._classifier: readouts.ProbabilitiesClassifier | None = None
+        self._fitting: StimulusSet | None = None
         if hasattr(activations_model, "set_visual_degrees"):
             activations_model.set_visual_degrees(self._visual_degrees)
 
@@ -232,7 +293,8 @@ class ModelCommitment(BrainModel):
         fitting_stimuli
             ``label``: ``"imagenet"`` or a list of labels among the 16 categories of Geirhos et al.
             (2019); ``probabilities``: a StimulusSet with an ``image_label`` column to fit the readout
-            on; otherwise ignored.
+            on (fitted at the next :meth:`look_at`, or loaded from the cache of readouts fitted on the
+            same features and labels); otherwise ignored.
 
         Raises
         ------
@@ -257,9 +319,11 @@ class ModelCommitment(BrainModel):
             if not isinstance(fitting_stimuli, StimulusSet) or "image_label" not in fitting_stimuli.columns:
                 raise ValidationError("the probabilities task needs fitting_stimuli: a StimulusSet with an "
                                       "'image_label' column")
-            features = self._features(fitting_stimuli, self.behavioral_readout_layer)
-            self._classifier = readouts.ProbabilitiesClassifier().fit(
-                features.values, fitting_stimuli["image_label"].to_numpy())
+            # loaded now if cached, else fitted at the next look_at (from its features, when it shows the fitting
+            # images too: see _fit_readout)
+            self._fitting = fitting_stimuli
+            key = self._readout_key(fitting_stimuli)
+            self._classifier = self._readout_cache().load(key) if key is not None else None
         elif task != Task.odd_one_out:
             raise ValidationError(f"unknown task {task!r}; expected one of passive, label, probabilities, "
                                   f"odd_one_out")
@@ -273,7 +337,7 @@ class ModelCommitment(BrainModel):
         NeuroidAssembly
             When recording: ``presentation x neuroid x time_bin`` features of the region's layer.
         BehavioralAssembly
-            ``label``: one label per presentation (ImageNet synset ids, with ``label_name``; or
+            ``label``: one label per presentation (ImageNet synset ids, with ``label_name`` and ``synset``; or
             categories); ``probabilities``: ``presentation x choice``; ``odd_one_out``: per triplet
             (consecutive rows of ``stimuli``), the index 0, 1 or 2 of the odd one out.
 
@@ -286,6 +350,8 @@ class ModelCommitment(BrainModel):
             return self._look_label(stimuli, number_of_trials, require_variance)
         if self.task == Task.probabilities:
             features = self._features(stimuli, self.behavioral_readout_layer, number_of_trials, require_variance)
+            if self._classifier is None:
+                self._classifier = self._fit_readout(stimuli, features)
             probabilities = self._classifier.predict_proba(features.values)
             coords = {n: c for n, c in features.coords.items() if c.dims == ("presentation",)}
             return BehavioralAssembly(probabilities, dims=("presentation", "choice"),
@@ -453,6 +519,44 @@ class ModelCommitment(BrainModel):
         best = max(ordered, key=lambda layer: scores[layer])  # first of equal maxima, in depth order
         return {"layer": best, "scores": scores, "region": region, "scorer": _scorer_identity(self.layer_scorer)}
 
+    # ---- the probabilities readout ------------------------------------------------------------
+    def _readout_key(self, fitting: StimulusSet) -> str | None:
+        """Content key of the readout fitted on ``fitting``: the features' cache name (weights, architecture,
+        preprocessing, fitting images, layer), each image's label, the classifier's settings and scikit-learn's
+        version. None when the activations model names no features cache (then nothing is cached)."""
+        cache_paths = getattr(self.activations_model, "cache_paths", None)
+        if cache_paths is None:
+            return None
+        import sklearn
+
+        layer = self.behavioral_readout_layer
+        labels = sorted(zip(fitting["stimulus_id"].astype(str), fitting["image_label"].astype(str)))
+        return content_key(kind="probabilities_readout", features=cache_paths(fitting, [layer])[layer].name,
+                           labels=labels, C=readouts.ProbabilitiesClassifier().C, sklearn=sklearn.__version__)
+
+    def _readout_cache(self) -> Cache:
+        # keyed on this module's code and the readout's
+        return Cache("readouts", code=[readouts])
+
+    def _fit_readout(self, shown: StimulusSet, shown_features: NeuroidAssembly) -> readouts.ProbabilitiesClassifier:
+        """Fit (or load) the readout of :meth:`start_task`'s fitting stimuli.
+
+        Their features are the rows of ``shown_features`` when the images :meth:`look_at` shows include
+        every fitting image (same id, same file, one presentation each), so a benchmark that fits on a
+        subset of the images it shows (cross-validation folds) runs the network once; otherwise they
+        are extracted.
+        """
+        fitting = self._fitting
+        labels = fitting["image_label"].to_numpy()
+
+        def fit() -> readouts.ProbabilitiesClassifier:
+            rows = _rows_of(fitting, shown, shown_features)
+            values = rows if rows is not None else self._features(fitting, self.behavioral_readout_layer).values
+            return readouts.ProbabilitiesClassifier().fit(values, labels)
+
+        key = self._readout_key(fitting)
+        return fit() if key is None else self._readout_cache().get_or_compute(key, fit)
+
     # ---- helpers ------------------------------------------------------------------------------
     def _features(self, stimuli: StimulusSet, layer: str, number_of_trials: int = 1,
                   require_variance: bool = False) -> NeuroidAssembly:
@@ -469,6 +573,7 @@ class ModelCommitment(BrainModel):
             choices = readouts.imagenet_labels(values)
             names = np.asarray(readouts.imagenet_class_names(), dtype=object)[np.argmax(values, axis=1)]
             coords["label_name"] = ("presentation", names)
+            coords["synset"] = ("presentation", np.asarray(choices, dtype=object))  # the reference's name for them
         else:
             choices = readouts.choose_labels(values, self._labels)
         return BehavioralAssembly(np.asarray(choices, dtype=object), dims=("presentation",), coords=coords)
@@ -483,7 +588,8 @@ class ModelCommitment(BrainModel):
         features = self._features(unique, self.behavioral_readout_layer, number_of_trials)
         order = {sid: i for i, sid in enumerate(features["stimulus_id"].values)}
         triplets = np.array([order[sid] for sid in ids]).reshape(-1, 3)
-        similarity = readouts.similarity_matrix(features.transpose("presentation", "neuroid").values, "dot")
+        similarity = readouts.similarity_matrix(features.transpose("presentation", "neuroid").values,
+                                                self.similarity_measure)
         choice = readouts.odd_one_out(similarity, triplets)
         grid = ids.reshape(-1, 3)
         coords = {"stimulus_id": ("presentation", np.array(["|".join(t) for t in grid], dtype=object)),
