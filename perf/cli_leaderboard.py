@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "perf"))
 sys.path.insert(0, str(ROOT / "src"))
 
-#: The last commit of main before issue 29's terminal work (the command as it was).
-BEFORE = "94c60cd"
+#: main just before issue 29's terminal work landed (the command as it was, with the same plugins).
+BEFORE = "627660b"
 
 
 def extract(rev: str, target: Path) -> Path:
