@@ -33,15 +33,15 @@ def plugin_dir(tmp_path, monkeypatch):
 def test_a_model_that_fails_to_load_says_why(plugin_dir):
     with pytest.raises(ModelError, match="the model raised RuntimeError while loading the model: the weights file is "
                                          "corrupt") as failed:
-        with ModelServer("broken-factory", LIMITS):
-            pass
+        with ModelServer("broken-factory", LIMITS) as server:
+            server.model.visual_degrees()  # the hello is awaited at the first call that needs it
     assert failed.value.kind == "RuntimeError"
 
 
 def test_an_unknown_model_is_named_as_such(plugin_dir):
     with pytest.raises(ModelError, match="UnknownIdentifierError while loading the model") as failed:
-        with ModelServer("no-such-model-anywhere", LIMITS):
-            pass
+        with ModelServer("no-such-model-anywhere", LIMITS) as server:
+            server.model.visual_degrees()
     assert failed.value.kind == "UnknownIdentifierError"
 
 
