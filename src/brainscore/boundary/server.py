@@ -100,9 +100,13 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
 def _facts(model) -> dict[str, Any]:
     from brainscore.scoring.job import _device, _model_facts, _model_hashes
 
+    import resource
+
     weights, fingerprint = _model_hashes(model)
     table = getattr(model, "layer_commitments", None)
-    return _jsonable({"region_layer_map": dict(getattr(model, "region_layer_map", None) or {}) or None,
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return _jsonable({"cpu_s": sum(u.ru_utime + u.ru_stime for u in usage),  # this server's so far (perf/boundary.py)
+                      "region_layer_map": dict(getattr(model, "region_layer_map", None) or {}) or None,
                       "layer_commitments": table() if callable(table) else None,
                       "layers": list(getattr(model, "layers", None) or []) or None,
                       "weights_sha256": weights, "architecture_fingerprint": fingerprint,
