@@ -186,7 +186,7 @@ def test_inline_commands_name_real_subcommands_and_options():
         text = re.sub(r"^(`{3,}|~{3,}).*?^\1", "", page.read_text(encoding="utf-8"), flags=re.M | re.S)
         for span in INLINE.findall(text):
             words = span.split()[1:]
-            if not words or words[0].startswith("-"):
+            if not words or not re.fullmatch(r"[a-z][a-z_-]*", words[0]):  # `brainscore --help`, `brainscore ...`
                 continue
             chain = docs.command_parsers(words)
             if len(chain) == 1:
