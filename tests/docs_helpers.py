@@ -377,6 +377,13 @@ def _check_python(command: Command) -> list[str]:
             if word.startswith("--") and not re.search(rf"""["']{re.escape(word.split('=')[0])}["']""", text)]
 
 
+def _submodule(package: str, name: str) -> bool:
+    try:
+        return importlib.util.find_spec(f"{package}.{name}") is not None
+    except ImportError:  # ``package`` is a module, not a package
+        return False
+
+
 def check_python_code(code: str) -> list[str]:
     """Python that a page shows: it compiles, and every name it imports exists."""
     try:
@@ -392,8 +399,7 @@ def check_python_code(code: str) -> list[str]:
                 problems.append(f"cannot import {node.module}: {error}")
                 continue
             for alias in node.names:
-                if alias.name != "*" and not hasattr(module, alias.name) and \
-                        importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
+                if alias.name != "*" and not hasattr(module, alias.name) and not _submodule(node.module, alias.name):
                     problems.append(f"{node.module} has no {alias.name}")
         elif isinstance(node, ast.Import):
             for alias in node.names:
