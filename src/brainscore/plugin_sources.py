@@ -26,8 +26,9 @@ from typing import Any
 
 from brainscore import config
 
-__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
-           "plugin_dirs", "reference_plugins", "check_reference_api", "package_name", "plugin_dir_package"]
+__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin", "REFERENCE_FOLDERS",
+           "PLUGIN_DIR_PACKAGE_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name", "check_reference_api",
+           "package_name", "plugin_dir_package"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 #: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
@@ -254,6 +255,16 @@ def reference_plugins(root: Path) -> list[tuple[str, Path]]:
         return [(f"{package_name(root.parent)}.{root.name}", root)]
     raise ValueError(f"the plugin folder {root} holds neither models/, benchmarks/, data/ nor metrics/ folders "
                      f"(the reference's brainscore_vision/ layout) nor an __init__.py (one plugin)")
+
+
+def check_folder_name(folder: Path | None) -> None:
+    """Raise ImportError naming the dot when a plugin folder's name (``my.model``) has one: Python imports it as a
+    module ``model`` of a package ``my`` that does not exist ("No module named ...models.my", which did not say why).
+    """
+    if folder is not None and "." in folder.name:
+        package, module = folder.name.split(".", 1)
+        raise ImportError(f"its name {folder.name!r} has a '.', which Python reads as a module {module!r} of a package "
+                          f"{package!r}; rename the folder, e.g. to {folder.name.replace('.', '_')!r}")
 
 
 def check_reference_api() -> None:
