@@ -20,13 +20,14 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from brainscore import config
 
-__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
+__all__ = ["LazyFactory", "lazy", "KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
            "plugin_dirs", "reference_plugins", "check_reference_api", "package_name", "plugin_dir_package"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
@@ -47,6 +48,9 @@ class Index:
     # (kind, identifier) -> (the module that keeps it, the module that declares it too)
     conflicts: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
+    # (kind, identifier) -> the plugin-folder module that declares it too, served by the built-in plugin of the same
+    # kind folder and name (the reference's own copy of that plugin, e.g. its metrics/rdm beside brainscore's)
+    shadowed: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def reference_parents(folder: Path) -> dict[str, str]:
@@ -194,6 +198,92 @@ def scan_plugin(init_file: Path, module: str, index: Index) -> None:
             index.dynamic.add(module)
 
 
+def _callable_identity(fn) -> str:
+    from brainscore.caching.code import callable_identity  # only for a callable target: keeps start-up light
+
+    return callable_identity(fn)
+
+
+class LazyFactory:
+    """A factory declared by what it builds: the target is imported when the factory is called.
+
+    Built by :func:`lazy`. Calling it with ``*args, **kwargs`` returns
+    ``target(*bound_args, *args, **bound_kwargs, **kwargs)``; a keyword given both at declaration
+    and at the call is a TypeError, as for a written-out ``target(key=..., **kwargs)``. Two
+    factories with the same target and bound arguments are equal (a plugin imported again
+    registers equal factories), and the repr names them.
+    """
+
+    def __init__(self, target: str | Callable[..., Any], *args: Any, **kwargs: Any):
+        if isinstance(target, str):
+            module, colon, attribute = target.partition(":")
+            if not colon or not module or not attribute:
+                raise ValueError(f"a lazy target is 'package.module:attribute', got {target!r}")
+        elif not callable(target):
+            raise TypeError(f"a lazy target is 'package.module:attribute' or a callable, got {target!r}")
+        self.target, self.args, self.kwargs = target, args, kwargs
+
+    def resolve(self) -> Callable[..., Any]:
+        """The target itself, its module imported on first use.
+
+        Raises
+        ------
+        ImportError, AttributeError
+            If the module or the attribute does not exist.
+        """
+        if not isinstance(self.target, str):
+            return self.target
+        module, _, attribute = self.target.partition(":")
+        found: Any = importlib.import_module(module)
+        for part in attribute.split("."):
+            found = getattr(found, part)
+        return found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*self.args, *args, **self.kwargs, **kwargs)
+
+    def _key(self) -> tuple:
+        target = self.target if isinstance(self.target, str) else _callable_identity(self.target)
+        return target, self.args, tuple(sorted(self.kwargs.items()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyFactory) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(repr(self._key()))
+
+    def __repr__(self) -> str:
+        target, args, kwargs = self._key()
+        bound = [repr(target), *map(repr, args), *(f"{k}={v!r}" for k, v in kwargs)]
+        return f"lazy({', '.join(bound)})"
+
+
+def lazy(target: str | Callable[..., Any], *args: Any, **kwargs: Any) -> LazyFactory:
+    """A factory that imports ``target`` only when called, with ``args``/``kwargs`` bound first.
+
+    One line replaces a written-out wrapper (``def f(**kw): from m import C; return C(x=1, **kw)``)
+    and keeps registration free of heavy imports, e.g.
+    ``register_metric("cka", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=True))``.
+    The identifier stays a literal, so discovery finds it without importing the plugin.
+
+    Parameters
+    ----------
+    target : str or callable
+        ``"package.module:attribute"`` (dots in ``attribute`` walk into it, e.g. a class method),
+        or a callable of the plugin itself that does the heavy import inside.
+    *args, **kwargs
+        Bound arguments, passed before the caller's.
+
+    Raises
+    ------
+    ValueError
+        If a string ``target`` is not ``module:attribute``.
+    TypeError
+        If ``target`` is neither a string nor callable.
+    """
+    return LazyFactory(target, *args, **kwargs)
+
+
 #: the plugin folders of the reference's layout, in the order they are scanned
 REFERENCE_FOLDERS = ("data", "metrics", "benchmarks", "models")
 PLUGIN_DIR_PACKAGE_PREFIX = "brainscore_plugindir_"
@@ -262,43 +352,195 @@ def package_name(base: Path) -> str:
     return f"{PLUGIN_DIR_PACKAGE_PREFIX}{digest}"
 
 
-def plugin_dir_package(name: str, base: Path | None = None):
-    """The synthetic package ``name`` whose path is a plugin folder's parent ``base`` (created on first use)."""
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
-    if base is None:
-        bases = {}
-        for root in plugin_dirs():
-            candidate = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
-            for folder in (candidate, root.parent):
-                bases[package_name(folder)] = folder
-        base = bases.get(name)
-        if base is None:
-            raise ModuleNotFoundError(f"no plugin folder of the plugin_dirs setting is imported as {name!r}; "
-                                      f"set BRAINSCORE_PLUGIN_DIRS as in the process that made it", name=name)
+def _bases() -> dict[str, tuple[Path, bool]]:
+    """Package name -> (folder it is the parent of, whether that folder is laid out like ``brainscore_vision/``)."""
+    bases = {}
+    for root in plugin_dirs():
+        candidate = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
+        layout = any((candidate / folder).is_dir() for folder in REFERENCE_FOLDERS)
+        bases.setdefault(package_name(candidate), (candidate, layout))
+        bases.setdefault(package_name(root.parent), (root.parent, False))
+    return bases
+
+
+def _synthetic_package(name: str, path: Path, doc: str):
+    """An empty package ``name`` whose submodules are found in ``path`` (no ``__init__.py`` of it runs)."""
     spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-    spec.submodule_search_locations = [str(base)]
+    spec.submodule_search_locations = [str(path)]
     module = importlib.util.module_from_spec(spec)
-    module.__path__ = [str(base)]
-    module.__doc__ = f"Plugins of the folder {base} (the reference Brain-Score's layout)."
+    module.__path__ = [str(path)]
+    module.__doc__ = doc
     sys.modules[name] = module
     return module
 
 
+def plugin_dir_package(name: str, base: Path | None = None):
+    """The synthetic package ``name`` whose path is a plugin folder's parent ``base`` (created on first use).
+
+    When ``base`` is laid out like the reference's ``brainscore_vision/``, its kind folders (``models``,
+    ``benchmarks``, ``data``, ``metrics``) are synthetic packages as well: their own ``__init__.py`` (in the
+    reference's tree, its framework code: ``Benchmark``, ``Ceiling``, ``result_caching``) never runs; a plugin
+    gets those names from ``brainscore_vision``.
+    """
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    layout = base is not None and any((Path(base) / folder).is_dir() for folder in REFERENCE_FOLDERS)
+    if base is None:
+        base, layout = _bases().get(name, (None, False))
+        if base is None:
+            raise ModuleNotFoundError(f"no plugin folder of the plugin_dirs setting is imported as {name!r}; "
+                                      f"set BRAINSCORE_PLUGIN_DIRS as in the process that made it", name=name)
+    module = _synthetic_package(name, Path(base), f"Plugins of the folder {base} (the reference Brain-Score's layout).")
+    if layout:
+        for folder in REFERENCE_FOLDERS:
+            if (Path(base) / folder).is_dir():
+                setattr(module, folder, _synthetic_package(f"{name}.{folder}", Path(base) / folder,
+                                                           f"The {folder} plugin folders of {base}."))
+    return module
+
+
+_OWN_VISION = Path(__file__).resolve().parent.parent / "brainscore_vision"
+
+
+def _own_vision_module(parts: list[str]) -> bool:
+    """Whether brainscore's own ``brainscore_vision`` package provides the module ``brainscore_vision.<parts>``."""
+    path = _OWN_VISION.joinpath(*parts)
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def reference_folder_module(fullname: str) -> str | None:
+    """The plugin-folder module that ``brainscore_vision.<kind>.<name>[.<sub>...]`` means, or None.
+
+    The reference's plugins import each other by absolute names (``brainscore_vision.models.X.model``,
+    ``brainscore_vision.data.Y``); here ``brainscore_vision`` is brainscore's adapter package, so such a name
+    that the adapter package does not provide itself is the plugin folder ``<kind>/<name>`` of the first folder
+    of the plugin_dirs setting that has it, imported under its plugin-folder name (one module, one registration).
+    """
+    parts = fullname.split(".")
+    if len(parts) < 3 or parts[0] != "brainscore_vision" or parts[1] not in REFERENCE_FOLDERS \
+            or _own_vision_module(parts[1:3]):
+        return None
+    for name, (base, layout) in _bases().items():
+        if layout and (base / parts[1] / parts[2] / "__init__.py").is_file():
+            return ".".join([name, *parts[1:]])
+    return None
+
+
+class _AliasLoader:
+    """Loads ``brainscore_vision.<kind>.<name>...`` as the already importable plugin-folder module ``target``."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    def create_module(self, spec):
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        pass
+
+
 class _PluginDirFinder:
     """Finds ``brainscore_plugindir_<hash>`` packages in a process that did not scan them yet (e.g. a Dask
-    worker unpickling an object of a plugin folder's class)."""
+    worker unpickling an object of a plugin folder's class), their kind folders, and the reference's absolute
+    names of plugin folders (:func:`reference_folder_module`). Placed first on ``sys.meta_path``; it answers
+    only for those names."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
-        if path is not None or not fullname.startswith(PLUGIN_DIR_PACKAGE_PREFIX) or "." in fullname:
+        if fullname.startswith(PLUGIN_DIR_PACKAGE_PREFIX):
+            parts = fullname.split(".")
+            if len(parts) == 1:
+                try:
+                    return plugin_dir_package(fullname).__spec__
+                except ModuleNotFoundError:
+                    return None
+            if len(parts) == 2 and parts[1] in REFERENCE_FOLDERS:
+                parent = sys.modules.get(parts[0])
+                module = getattr(parent, parts[1], None) if parent is not None else None
+                return module.__spec__ if module is not None and module.__spec__.loader is None else None
             return None
+        if fullname.startswith("brainscore_vision."):
+            parts = fullname.split(".")
+            if len(parts) == 2 and parts[1] in REFERENCE_FOLDERS and not _own_vision_module(parts[1:2]) \
+                    and any(layout for _, layout in _bases().values()):
+                # brainscore_vision.models / .data: a package of nothing but the plugin folders' aliases
+                spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
+                spec.submodule_search_locations = []
+                return spec
+            module = reference_folder_module(fullname)
+            if module is not None:
+                return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module),
+                                                      is_package=len(parts) == 3 or None)
+        return None
+
+    @staticmethod
+    def invalidate_caches():
+        pass
+
+
+class _AfterExecLoader:
+    """A module's own loader, calling ``after()`` once the module has run (a post-import hook)."""
+
+    def __init__(self, loader, after):
+        self._loader, self._after = loader, after
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = self._loader
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        self._after()
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+
+def _prepare_torchvision() -> None:
+    from brainscore.models._torchvision import prepare
+
+    prepare()
+
+
+def _guard_downloads() -> None:
+    from brainscore.models.downloads import install
+
+    install()
+
+
+class _ThirdPartyImportHook:
+    """Makes third-party code behave here as brainscore's own models need, in every process that imports the
+    registry (so plugin code gets it too): before ``torchvision`` is imported, the operators its CUDA wheel lacks
+    next to a CPU torch are defined (:func:`brainscore.models._torchvision.prepare`); after ``torch.hub``,
+    ``huggingface_hub`` or timm's hub module is imported, their downloads are served from the weights mirror or
+    fail fast (:mod:`brainscore.models.downloads`). It answers no name itself."""
+
+    _AFTER = {"torch.hub": _guard_downloads, "huggingface_hub": _guard_downloads, "timm.models._hub": _guard_downloads}
+    _busy = threading.local()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "torchvision":
+            _prepare_torchvision()
+            return None
+        after = self._AFTER.get(fullname)
+        if after is None or getattr(self._busy, "active", False):
+            return None
+        self._busy.active = True
         try:
-            module = plugin_dir_package(fullname)
-        except ModuleNotFoundError:
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                        spec.loader = _AfterExecLoader(spec.loader, after)
+                    return spec
             return None
-        return module.__spec__
+        finally:
+            self._busy.active = False
 
     @staticmethod
     def invalidate_caches():
@@ -306,4 +548,8 @@ class _PluginDirFinder:
 
 
 if not any(isinstance(finder, _PluginDirFinder) for finder in sys.meta_path):
-    sys.meta_path.append(_PluginDirFinder())
+    sys.meta_path.insert(0, _PluginDirFinder())
+if not any(isinstance(finder, _ThirdPartyImportHook) for finder in sys.meta_path):
+    sys.meta_path.insert(0, _ThirdPartyImportHook())
+if any(name in sys.modules for name in _ThirdPartyImportHook._AFTER):  # imported before brainscore's registry
+    _guard_downloads()

@@ -196,7 +196,7 @@ def visible_paths(python: str, site: Path, hidden: list[Path], extra: tuple = ()
         prepared.append(str(interpreter.parent.parent))      # under the (hidden) submissions folder
     if config.local_packages_dir().is_dir():  # data packaged on the server (package_*_locally), under its home
         prepared.append(str(config.local_packages_dir()))
-    for key in ("data_mirror", "torchvision_weights", "timm_weights", "plugin_dirs"):
+    for key in ("data_mirror", "weights_mirror", "torchvision_weights", "timm_weights", "plugin_dirs"):
         try:
             value, _ = config.get(key)
         except BrainScoreError:

@@ -1,0 +1,191 @@
+"""Weights that plugin code downloads itself (torch hub, torchvision, timm, Hugging Face): from the weights mirror, or
+a fast, clear failure.
+
+Plugin folders written for the reference build their networks with ``torchvision.models.x(pretrained=True)``,
+``timm.create_model(..., pretrained=True)`` or ``huggingface_hub.hf_hub_download``. Here:
+
+1. a file of the weights mirror (setting ``weights_mirror``) is used instead of the download: a torch hub
+   checkpoint under its official name (``<mirror>/alexnet-owt-7be5be79.pth`` or
+   ``<mirror>/torch/hub/checkpoints/...``), checked against the sha256 prefix in that name; a Hugging Face
+   file as ``<mirror>/<repo_id>/<filename>`` (or ``<mirror>/huggingface/<repo_id>/<filename>``), checked
+   against ``<file>.sha256`` when that lies beside it;
+2. else, when the host cannot be reached (the ``offline`` setting, or no answer within
+   :data:`PROBE_TIMEOUT_S` seconds), a :class:`~brainscore.errors.NetworkError` of one line naming the file,
+   its URL and the mirror setting, at once (Hugging Face's client otherwise retries for ~90 s);
+3. else the download runs as usual.
+
+:func:`install` puts these guards on ``torch.hub.download_url_to_file`` (which ``load_state_dict_from_url``,
+hence torchvision, calls) and ``huggingface_hub.hf_hub_download`` (which timm calls). brainscore's import hook
+(:mod:`brainscore.plugin_sources`) installs them when either module is first imported, in every process that
+may run a plugin.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+from brainscore import config
+from brainscore.errors import HashMismatchError, NetworkError
+
+__all__ = ["install", "guard_torch_hub", "guard_huggingface", "reachable", "mirror_file", "PROBE_TIMEOUT_S"]
+
+#: seconds a host has to answer (name lookup and TCP connection) before a download is declared unreachable
+PROBE_TIMEOUT_S = 3.0
+_reachable: dict[tuple[str, int], bool] = {}
+_lock = threading.Lock()
+
+
+def reachable(url: str) -> bool:
+    """Whether the host of ``url`` answers on its port within :data:`PROBE_TIMEOUT_S` (False when ``offline`` is set);
+    remembered per host for the process."""
+    if config.offline():
+        return False
+    parsed = urlparse(url)
+    host, port = parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80)
+    if not host:
+        return False
+    with _lock:
+        if (host, port) in _reachable:
+            return _reachable[(host, port)]
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S):
+            answer = True
+    except OSError:
+        answer = False
+    with _lock:
+        _reachable[(host, port)] = answer
+    return answer
+
+
+def _mirror_setting_note() -> str:
+    try:
+        mirrors = ", ".join(str(m) for m in config.weights_mirrors()) or "none set"
+    except Exception as error:  # noqa: BLE001 - the setting's own error is the more useful one
+        mirrors = str(error)
+    return (f"put the file in a weights mirror (`brainscore config set weights_mirror FOLDER` or "
+            f"BRAINSCORE_WEIGHTS_MIRROR=FOLDER; weights mirrors: {mirrors})")
+
+
+def mirror_file(relative_names: list[str]) -> Path | None:
+    """The first file of the weights mirrors at one of ``relative_names``, or None."""
+    for folder in config.weights_mirrors():
+        for name in relative_names:
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _unreachable(filename: str, url: str) -> NetworkError:
+    why = "the offline setting forbids downloads" if config.offline() else \
+        f"{urlparse(url).hostname} cannot be reached from here"
+    return NetworkError(f"weights file {filename} ({url}) is not downloaded: {why}; {_mirror_setting_note()}")
+
+
+def _copy(source: Path, destination: str | Path) -> None:
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    partial = destination.with_name(f".{destination.name}.{os.getpid()}.part")
+    try:
+        shutil.copyfile(source, partial)
+        os.replace(partial, destination)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def guard_torch_hub(download):
+    """``torch.hub.download_url_to_file`` served from the weights mirror, failing fast when unreachable."""
+    if getattr(download, "_brainscore_guard", False):
+        return download
+
+    @functools.wraps(download)
+    def download_url_to_file(url, dst, hash_prefix=None, progress=True):
+        filename = os.path.basename(urlparse(url).path)
+        found = mirror_file([filename, f"torch/hub/checkpoints/{filename}", f"hub/checkpoints/{filename}",
+                             f"checkpoints/{filename}"])
+        if found is not None:
+            from brainscore.models.weights import hub_hash_prefix
+            from brainscore.data.stimuli import file_sha256
+
+            prefix = hash_prefix or hub_hash_prefix(filename)
+            if prefix and not file_sha256(found).startswith(prefix):
+                raise HashMismatchError(f"weights file {found} (for {url}) is not the published file: its sha256 "
+                                        f"does not start with {prefix}; replace it with the original")
+            _copy(found, dst)
+            return None
+        if not reachable(url):
+            raise _unreachable(filename, url)
+        return download(url, dst, hash_prefix, progress)
+
+    download_url_to_file._brainscore_guard = True
+    return download_url_to_file
+
+
+def guard_huggingface(hf_hub_download):
+    """``huggingface_hub.hf_hub_download`` served from the weights mirror, failing fast when unreachable."""
+    if getattr(hf_hub_download, "_brainscore_guard", False):
+        return hf_hub_download
+
+    @functools.wraps(hf_hub_download)
+    def guarded(repo_id, filename, *args, **kwargs):
+        subfolder = kwargs.get("subfolder")
+        name = f"{subfolder}/{filename}" if subfolder else filename
+        found = mirror_file([f"{repo_id}/{name}", f"huggingface/{repo_id}/{name}"])
+        if found is not None:
+            checksum = found.with_name(found.name + ".sha256")
+            if checksum.is_file():
+                from brainscore.data.stimuli import file_sha256
+
+                expected = checksum.read_text(encoding="utf-8").split()[0].lower() if checksum.read_text().split() \
+                    else ""
+                if file_sha256(found) != expected:
+                    raise HashMismatchError(f"weights file {found} does not have the sha256 in {checksum}; replace "
+                                            f"it with the original ({repo_id}/{name})")
+            return str(found)
+        try:
+            from huggingface_hub import constants
+
+            endpoint = kwargs.get("endpoint") or constants.ENDPOINT
+            local_only = kwargs.get("local_files_only") or constants.HF_HUB_OFFLINE
+        except ImportError:
+            endpoint, local_only = "https://huggingface.co", False
+        url = f"{endpoint.rstrip('/')}/{repo_id}/resolve/{kwargs.get('revision') or 'main'}/{name}"
+        if not local_only and not reachable(url):
+            try:  # a copy in Hugging Face's own cache serves without the network
+                return hf_hub_download(repo_id, filename, *args, **{**kwargs, "local_files_only": True})
+            except Exception:  # noqa: BLE001 - not cached: our one-line error instead of the client's retries
+                raise _unreachable(f"{repo_id}/{name}", url) from None
+        return hf_hub_download(repo_id, filename, *args, **kwargs)
+
+    guarded._brainscore_guard = True
+    return guarded
+
+
+def install() -> None:
+    """Put the guards on the modules of torch hub, Hugging Face and timm already imported (safe to call again)."""
+    import sys
+
+    hub = sys.modules.get("torch.hub")
+    if hub is not None:
+        hub.download_url_to_file = guard_torch_hub(hub.download_url_to_file)
+    hf = sys.modules.get("huggingface_hub")
+    if hf is not None:
+        try:
+            hf_download = hf.hf_hub_download  # a lazily imported attribute of huggingface_hub
+        except AttributeError:
+            hf_download = None
+        if hf_download is not None:
+            guarded = guard_huggingface(hf_download)
+            hf.hf_hub_download = guarded
+            file_download = sys.modules.get("huggingface_hub.file_download")
+            if file_download is not None:
+                file_download.hf_hub_download = guarded
+            for name in ("timm.models._hub", "timm.models.hub"):  # imported the function by name
+                module = sys.modules.get(name)
+                if module is not None and getattr(module, "hf_hub_download", None) is hf_download:
+                    module.hf_hub_download = guarded
