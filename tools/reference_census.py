@@ -5,13 +5,14 @@ Every plugin folder of the reference's ``brainscore_vision/`` (``models/*``, ``b
 imported the way brainscore imports it when one of its identifiers is loaded, each folder in its own process,
 and classified:
 
-``registers``        imported, and every identifier it declares is in brainscore's registry
-``builds``           (``--mode build``) every identifier also builds (model, benchmark, data, metric)
-``needs_file``       stops on brainscore's error naming a file that is not here (weights or data, with its sha1)
-``needs_package``    stops on a third-party package that is not installed (our error names it)
+``registered``       imported, and every identifier it declares is in brainscore's registry
+``built``            (``--mode build``) every identifier also builds (model, benchmark, data, metric)
+``missing_weights``  stops on brainscore's error naming a weights file that is not here (with its sha1 or URL)
+``missing_data``     stops on brainscore's error naming a data file that is not here (with its sha1)
+``missing_package``  stops on a third-party package that is not installed (our error names it)
 ``missing_name``     stops on a name of ``brainscore_vision`` / ``brainscore_core`` that brainscore lacks
 ``timeout``          ran past the time bound of one folder
-``other``            any other failure (its one-line reason is kept)
+``error``            any other failure (its one-line detail is kept)
 
 Isolation: one server process (a fresh interpreter, the plugin path set) imports torch, numpy and
 brainscore's compat packages once, then forks one child per folder; a child's imports, registrations and
@@ -46,7 +47,9 @@ from collections import Counter
 from pathlib import Path
 
 KINDS = ("models", "benchmarks", "data", "metrics")
-CATEGORIES = ("registers", "builds", "needs_file", "needs_package", "missing_name", "timeout", "other")
+CATEGORIES = ("registered", "built", "missing_weights", "missing_data", "missing_package", "missing_name", "timeout",
+              "error")
+OK = ("registered", "built")
 #: packages of ours (and the reference's names for them): a module of these that is missing is a name we lack
 OUR_PACKAGES = ("brainscore_vision", "brainscore_core", "brainscore", "brainio", "result_caching", "model_tools",
                 "candidate_models")
@@ -106,8 +109,8 @@ def folders(root: str | Path, kinds=KINDS, names=None) -> list[tuple[str, str]]:
     return [item for item in found if names is None or item[1] in names]
 
 
-def census(root: str | Path, kinds=KINDS, mode: str = "import", timeout_s: float = 120, jobs: int = 1,
-           names=None, env: dict | None = None, progress=None) -> list[dict]:
+def census(root: str | Path, kinds=KINDS, import_only: bool = True, mode: str | None = None, timeout_s: float = 120,
+           jobs: int = 1, names=None, env: dict | None = None, progress=None) -> list[dict]:
     """Import (and with ``mode='build'`` build) every plugin folder under ``root``, each in its own process.
 
     Parameters
@@ -116,7 +119,10 @@ def census(root: str | Path, kinds=KINDS, mode: str = "import", timeout_s: float
         The extracted wheel (or any folder in the reference's layout).
     kinds : iterable of str
         Among ``models``, ``benchmarks``, ``data``, ``metrics``.
-    mode : {'import', 'build'}
+    import_only : bool
+        True (the CI part): import and register only. False: also build every identifier.
+    mode : {'import', 'build'}, optional
+        The same choice by name (overrides ``import_only``).
     timeout_s : float
         Bound on one folder's time (seconds); past it the folder's process is killed.
     jobs : int
@@ -132,8 +138,9 @@ def census(root: str | Path, kinds=KINDS, mode: str = "import", timeout_s: float
     -------
     list of dict
         One per folder: ``kind``, ``folder``, ``status`` (one of :data:`CATEGORIES`), ``identifiers``,
-        ``reason`` (one line; empty when it worked), ``missing`` (the package, name or file), ``seconds``.
+        ``detail`` (one line; empty when it worked), ``missing`` (the package, name or file), ``seconds``.
     """
+    mode = mode if mode is not None else ("import" if import_only else "build")
     if mode not in ("import", "build"):
         raise ValueError(f"mode must be 'import' or 'build', got {mode!r}")
     base = plugin_base(root)
@@ -178,22 +185,21 @@ def render_table(rows: list[dict], details: bool = True) -> str:
         if kind not in counts:
             continue
         total = sum(counts[kind].values())
-        ok = counts[kind].get("registers", 0) + counts[kind].get("builds", 0)
+        ok = sum(counts[kind].get(s, 0) for s in OK)
         lines.append([kind, str(total), *[str(counts[kind].get(s, 0)) for s in statuses], f"{100 * ok / total:.1f}"])
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
     text = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header, *lines]]
     if details:
-        failed = [row for row in rows if row["status"] not in ("registers", "builds")]
+        failed = [row for row in rows if row["status"] not in OK]
         if failed:
             text.append("")
-            text.extend(f"{row['kind']}/{row['folder']}: {row['status']}: {row['reason']}" for row in failed)
+            text.extend(f"{row['kind']}/{row['folder']}: {row['status']}: {row['detail']}" for row in failed)
     return "\n".join(text)
 
 
 def gaps(rows: list[dict]) -> Counter:
     """(status, missing) -> number of folders, most common first: what to add next."""
-    return Counter((row["status"], row.get("missing") or "?") for row in rows
-                   if row["status"] not in ("registers", "builds"))
+    return Counter((row["status"], row.get("missing") or "?") for row in rows if row["status"] not in OK)
 
 
 # ----------------------------------------------------------------------------------------------- the server side
@@ -204,25 +210,36 @@ def _one_line(text: str, limit: int = 400) -> str:
 
 
 def classify(error: BaseException) -> tuple[str, str | None]:
-    """(status, what is missing) of an exception raised while importing or building a plugin folder."""
-    from brainscore.errors import DataNotFoundError, HashMismatchError, MissingDependencyError, PluginImportError
+    """(status, what is missing) of an exception raised while importing or building a plugin folder.
+
+    >>> from brainscore.errors import DataNotFoundError
+    >>> classify(DataNotFoundError("weights file models/x/w.pth (sha1 abc) was not found: ..."))
+    ('missing_weights', 'models/x/w.pth')
+    >>> classify(ModuleNotFoundError("No module named 'cornet'", name="cornet"))
+    ('missing_package', 'cornet')
+    """
+    from brainscore.errors import (DataNotFoundError, HashMismatchError, MissingDependencyError, NetworkError,
+                                   PluginImportError)
 
     seen = set()
     while isinstance(error, PluginImportError) and error.__cause__ is not None and id(error) not in seen:
         seen.add(id(error))
         error = error.__cause__
-    if isinstance(error, (DataNotFoundError, HashMismatchError)):
-        found = re.search(r"(?:file|weights) ([^\s:]+)", str(error))
-        return "needs_file", found.group(1) if found else None
+    if isinstance(error, (DataNotFoundError, HashMismatchError, NetworkError)):
+        text = str(error)
+        found = re.search(r"(?:file|weights) ([^\s:(]+)", text)
+        kind = "missing_weights" if ("weights" in text.split(":")[0] or isinstance(error, NetworkError)) \
+            else "missing_data"
+        return kind, found.group(1) if found else None
     if isinstance(error, MissingDependencyError):
         found = re.search(r"package '?([\w.\-]+)'?", str(error))
-        return "needs_package", getattr(error, "name", None) or (found.group(1) if found else None)
+        return "missing_package", getattr(error, "name", None) or (found.group(1) if found else None)
     if isinstance(error, ModuleNotFoundError):
         name = error.name or ""
         top = name.split(".")[0]
         if top in OUR_PACKAGES or top.startswith("brainscore_plugindir_"):
             return "missing_name", name
-        return "needs_package", top or None
+        return "missing_package", top or None
     if isinstance(error, ImportError):
         found = re.search(r"cannot import name '([^']+)' from '([^']+)'", str(error))
         if found and found.group(2).split(".")[0] in OUR_PACKAGES:
@@ -231,7 +248,7 @@ def classify(error: BaseException) -> tuple[str, str | None]:
         found = re.search(r"module '([^']+)' has no attribute '([^']+)'", str(error))
         if found and found.group(1).split(".")[0] in OUR_PACKAGES:
             return "missing_name", f"{found.group(1)}.{found.group(2)}"
-    return "other", type(error).__name__
+    return "error", type(error).__name__
 
 
 def _describe(error: BaseException) -> str:
@@ -252,12 +269,12 @@ def _run_folder(kind: str, name: str, mode: str) -> dict:
     index = registry._discovery.index()
     declared = {(k, i) for k, ids in index.modules.items() for i, m in ids.items() if m == module}
     before = {k: set(r._factories) for k, r in registry.REGISTRIES.items()}
-    row = {"kind": kind, "folder": name, "status": "registers", "identifiers": [], "reason": "", "missing": None}
+    row = {"kind": kind, "folder": name, "status": "registered", "identifiers": [], "detail": "", "missing": None}
     try:
         registry._discovery._import(module)
     except BaseException as error:  # noqa: BLE001 - any failure of the folder's code is what we census
         row["status"], row["missing"] = classify(error)
-        row["reason"] = _describe(error)
+        row["detail"] = _describe(error)
         row["identifiers"] = sorted(i for _, i in declared)
         return row
     added = {(k, i) for k, r in registry.REGISTRIES.items() for i in set(r._factories) - before[k]}
@@ -265,7 +282,7 @@ def _run_folder(kind: str, name: str, mode: str) -> dict:
     row["identifiers"] = sorted({i for _, i in identifiers})
     absent = sorted(f"{k} {i}" for k, i in identifiers if i not in registry.REGISTRIES[k]._factories)
     if absent:
-        row["status"], row["reason"] = "other", _one_line(f"declared but not registered: {', '.join(absent)}")
+        row["status"], row["detail"] = "error", _one_line(f"declared but not registered: {', '.join(absent)}")
         return row
     if mode == "build":
         for kind_, identifier in sorted(identifiers):
@@ -273,9 +290,9 @@ def _run_folder(kind: str, name: str, mode: str) -> dict:
                 registry.REGISTRIES[kind_].load(identifier)
             except BaseException as error:  # noqa: BLE001
                 row["status"], row["missing"] = classify(error)
-                row["reason"] = _one_line(f"{kind_} {identifier!r}: {_describe(error)}")
+                row["detail"] = _one_line(f"{kind_} {identifier!r}: {_describe(error)}")
                 return row
-        row["status"] = "builds"
+        row["status"] = "built"
     return row
 
 
@@ -336,15 +353,15 @@ def serve(mode: str, timeout_s: float, jobs: int) -> None:
         seconds = round(time.monotonic() - start, 2)
         if status is None:
             row = {"kind": kind, "folder": name, "status": "timeout", "identifiers": [], "missing": None,
-                   "reason": f"still running after {timeout_s:g} s (killed); last output: {_log_tail(log)}"}
+                   "detail": f"still running after {timeout_s:g} s (killed); last output: {_log_tail(log)}"}
         else:
             try:
                 row = json.loads(data.decode())
             except ValueError:
                 how = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
                        else f"exit code {os.WEXITSTATUS(status)}")
-                row = {"kind": kind, "folder": name, "status": "other", "identifiers": [], "missing": None,
-                       "reason": _one_line(f"the process ended ({how}) without a result; last output: "
+                row = {"kind": kind, "folder": name, "status": "error", "identifiers": [], "missing": None,
+                       "detail": _one_line(f"the process ended ({how}) without a result; last output: "
                                            f"{_log_tail(log)}")}
         row["seconds"] = seconds
         Path(log).unlink(missing_ok=True)

@@ -28,6 +28,9 @@ weights_mirror, BRAINSCORE_WEIGHTS_MIRROR
     as its plugins' ``load_weight_file`` name them), torch hub checkpoints under their official names
     (``alexnet-owt-7be5be79.pth``) and Hugging Face files as ``<repo_id>/<filename>``. Searched before
     any download (:mod:`brainscore.models.downloads`); a folder that does not exist is an error.
+stand_ins, BRAINSCORE_STAND_INS
+    A JSON file declaring files that take the place of registered ones (made-up files for tests), each
+    by its own sha256 (:mod:`brainscore.data.stand_ins`); every use is warned about and recorded.
 offline, BRAINSCORE_OFFLINE
     If true (``1``), never try to download; a missing file is an error that says where to put it.
 torchvision_weights, BRAINSCORE_TORCHVISION_WEIGHTS
@@ -103,6 +106,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("weights_mirror", "BRAINSCORE_WEIGHTS_MIRROR",
             "folder(s) of model weight files (the reference's S3 layout, torch hub and Hugging Face names), searched "
             "before any download", "paths"),
+    Setting("stand_ins", "BRAINSCORE_STAND_INS",
+            "JSON file declaring stand-in files (by sha256) for registered ones (tests; see brainscore.data.stand_ins)"),
     Setting("offline", "BRAINSCORE_OFFLINE", "never download (true/false)", "bool"),
     Setting("torchvision_weights", "BRAINSCORE_TORCHVISION_WEIGHTS",
             "folder of torchvision ImageNet weight files under their official names"),

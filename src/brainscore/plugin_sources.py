@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
+import traceback
 import importlib.machinery
 import importlib.util
 import sys
@@ -27,7 +29,7 @@ from typing import Any, Callable
 
 from brainscore import config
 
-__all__ = ["LazyFactory", "lazy", "KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
+__all__ = ["LazyFactory", "lazy", "ImportFailure", "import_failure", "KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
            "plugin_dirs", "reference_plugins", "check_reference_api", "package_name", "plugin_dir_package"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
@@ -282,6 +284,126 @@ def lazy(target: str | Callable[..., Any], *args: Any, **kwargs: Any) -> LazyFac
         If ``target`` is neither a string nor callable.
     """
     return LazyFactory(target, *args, **kwargs)
+
+
+#: top-level packages whose missing names are gaps of this installation (its reference API), not a plugin's fault
+OWN_PACKAGES = ("brainscore", "brainscore_vision", "brainscore_core")
+
+
+@dataclass(frozen=True)
+class ImportFailure:
+    """Why a plugin failed to import, in one line, and whose fault it is (:func:`import_failure`).
+
+    ``environment`` is True when the cause is this installation rather than the plugin's code: a name of
+    brainscore's reference API it lacks, a file it does not have (weights, data), or an installed package that
+    fails while it is imported (e.g. a library built for another torch). ``missing_package`` names a third-party
+    package the plugin imports that is not installed. ``where`` is the plugin's own file and line (relative to its
+    folder) or the installed module that failed.
+    """
+
+    summary: str
+    environment: bool
+    missing_package: str | None = None
+    where: str | None = None
+
+    def message(self, plugin: str) -> str:
+        """One line: ``plugin`` (e.g. ``the plugin folder /x/models/y``), the cause, and what to do."""
+        if self.missing_package:
+            return (f"{plugin} needs the package {self.missing_package!r}, which is not installed here: install it "
+                    f"(pip install {self.missing_package}) or list it in the folder's requirements.txt ({self.summary})")
+        if self.environment:
+            return (f"{plugin} failed to import because of this installation, not the plugin's code: {self.summary}"
+                    + (f" (raised in {self.where})" if self.where else ""))
+        return (f"{plugin} failed to import: {self.summary}" + (f" (at {self.where})" if self.where else "")
+                + ". Fix that plugin's code, or remove it from the plugin path")
+
+
+def import_failure(error: BaseException, folder: Path | None = None) -> ImportFailure:
+    """Whose fault a plugin's import failure is, from the exception and its traceback (nothing is re-run).
+
+    Parameters
+    ----------
+    error : BaseException
+        What importing the plugin raised.
+    folder : Path, optional
+        The plugin's folder: frames in its files are the plugin's code.
+    """
+    from brainscore.errors import BrainScoreError, DataNotFoundError, HashMismatchError, NetworkError
+
+    summary = " ".join(f"{type(error).__name__}: {error}".split())
+    if isinstance(error, (DataNotFoundError, HashMismatchError, NetworkError)):
+        return ImportFailure(summary, environment=True)
+    if isinstance(error, ImportError):
+        found = re.search(r"cannot import name '([^']+)' from '([^']+)'", str(error))
+        module = found.group(2) if found else (error.name or "")
+        if module.split(".")[0] in OWN_PACKAGES:
+            what = f"{module}.{found.group(1)}" if found else module
+            return ImportFailure(f"it imports {what}, which this brainscore does not provide ({summary}); a gap of "
+                                 f"brainscore's reference API", environment=True, where=None)
+        if isinstance(error, ModuleNotFoundError) and error.name and not found:
+            top = error.name.split(".")[0]
+            if not top.startswith(PLUGIN_DIR_PACKAGE_PREFIX) and not _in_folder(_innermost(error), folder, top):
+                return ImportFailure(summary, environment=False, missing_package=top)
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<frozen")]
+    if isinstance(error, SyntaxError) and error.filename and _inside(error.filename, folder):
+        return ImportFailure(summary, environment=False, where=f"{_relative(error.filename, folder)}:{error.lineno}")
+    own = [index for index, f in enumerate(frames) if _inside(f.filename, folder)]
+    if frames and own and own[-1] == len(frames) - 1:  # raised by the plugin's own code
+        return ImportFailure(summary, environment=False,
+                             where=f"{_relative(frames[-1].filename, folder)}:{frames[-1].lineno}")
+    after = frames[own[-1] + 1:] if own else frames
+    installed = [f for f in after if f.name == "<module>" and not _inside(f.filename, folder)]
+    if installed or isinstance(error, BrainScoreError) or any(_is_own_package(f.filename) for f in after[-1:]):
+        # module-level code of an installed package failed while being imported, or brainscore itself raised
+        culprit = installed[-1].filename if installed else (after[-1].filename if after else None)
+        return ImportFailure(summary, environment=True, where=_module_of(culprit) if culprit else None)
+    where = f"{_relative(frames[own[-1]].filename, folder)}:{frames[own[-1]].lineno}" if own else None
+    return ImportFailure(summary, environment=False, where=where)
+
+
+def _innermost(error: BaseException) -> str | None:
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<frozen")]
+    return frames[-1].filename if frames else None
+
+
+def _in_folder(filename: str | None, folder: Path | None, top: str) -> bool:
+    """Whether a missing module ``top`` is one of the plugin folder's own (a file or package beside its code)."""
+    return folder is not None and ((folder / f"{top}.py").is_file() or (folder / top).is_dir())
+
+
+def _inside(filename: str | None, folder: Path | None) -> bool:
+    if filename is None or folder is None:
+        return False
+    try:
+        return Path(filename).resolve().is_relative_to(Path(folder).resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def _relative(filename: str, folder: Path | None) -> str:
+    try:
+        return str(Path(filename).resolve().relative_to(Path(folder).resolve()))
+    except (OSError, ValueError, TypeError):
+        return Path(filename).name
+
+
+def _is_own_package(filename: str) -> bool:
+    parts = Path(filename).parts
+    return any(part in OWN_PACKAGES for part in parts[-4:-1])
+
+
+def _module_of(filename: str) -> str:
+    """A dotted module name for an installed file (``.../site-packages/torchvision/ops/x.py`` -> ``torchvision.ops.x``)."""
+    parts = list(Path(filename).with_suffix("").parts)
+    for marker in ("site-packages", "dist-packages", "src"):
+        if marker in parts:
+            parts = parts[len(parts) - parts[::-1].index(marker):]
+            break
+    else:
+        parts = parts[-2:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
 
 
 #: the plugin folders of the reference's layout, in the order they are scanned

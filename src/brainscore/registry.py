@@ -53,7 +53,7 @@ from typing import Any, Callable
 from brainscore import config
 from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError, ValidationError
 from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, LazyFactory, check_reference_api,  # noqa: F401
-                                       lazy, plugin_dir_package, plugin_dirs, reference_parents, reference_plugins,
+                                       import_failure, lazy, plugin_dir_package, plugin_dirs, reference_parents, reference_plugins,
                                        scan_plugin)
 
 
@@ -130,9 +130,10 @@ class Registry:
             broken = _discovery.broken_for(self.kind, identifier)
             if broken is not None:
                 module, error = broken
-                raise PluginImportError(f"{self.kind} {identifier!r} is provided by the plugin {module}, which failed "
-                                        f"to import: {type(error).__name__}: {error}. Fix or uninstall that plugin"
-                                        ) from error
+                failure = _discovery._failure(module, error)
+                raised = PluginImportError(f"{self.kind} {identifier!r}: {failure}")
+                raised.failure, raised.folder, raised.plugin = failure.failure, failure.folder, module
+                raise raised from error
             known = self.list()
             close = difflib.get_close_matches(identifier, known, n=5, cutoff=0.4)
             hint = f" Closest known: {', '.join(close)}." if close else ""
@@ -204,9 +205,11 @@ class Registry:
         """
         if identifier in self._metadata:
             return dict(self._metadata[identifier])
-        static = _discovery.index().metadata[self.kind]
-        if identifier in static:
-            return dict(static[identifier])
+        index = _discovery.index()
+        if identifier in index.metadata[self.kind]:
+            return dict(index.metadata[self.kind][identifier])
+        if identifier in index.modules[self.kind]:  # declared by a literal call: its metadata are literal too (none)
+            return {}
         self.factory(identifier)  # imports a dynamic plugin, or raises with the closest identifiers
         return dict(self._metadata.get(identifier, {}))
 
@@ -214,7 +217,10 @@ class Registry:
         """Sorted identifiers whose declared ``key`` is set (and equals ``value`` when given)."""
         found = []
         for identifier in self.list():
-            declared = self.metadata(identifier).get(key)
+            try:
+                declared = self.metadata(identifier).get(key)
+            except PluginImportError:  # a broken plugin breaks only its own identifiers (warned when imported)
+                continue
             if declared is not None and (value is None or declared == value):
                 found.append(identifier)
         return found
@@ -377,8 +383,7 @@ class _Discovery:
         """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it."""
         if module in self._broken:
             error = self._broken[module]
-            raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}"
-                                    ) from error
+            raise self._failure(module, error) from error
         if module not in self._imported:
             self._imported.add(module)
             try:
@@ -389,11 +394,21 @@ class _Discovery:
             except Exception as error:  # noqa: BLE001 - any failure of third-party code
                 self._imported.discard(module)
                 self._broken[module] = error
-                raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}. "
-                                        f"Fix or uninstall that plugin") from error
+                raise self._failure(module, error) from error
             except BaseException:
                 self._imported.discard(module)
                 raise
+
+    def _failure(self, module: str, error: BaseException) -> PluginImportError:
+        """The one-line error of a plugin that failed to import: its folder, the cause and whose fault it is
+        (:func:`brainscore.plugin_sources.import_failure`); ``.failure`` and ``.folder`` keep them apart."""
+        folder = self.index().folders.get(module)
+        if folder is None and module.startswith("brainscore.plugins."):
+            folder = _PLUGIN_ROOT.joinpath(*module.split(".")[2:])
+        failure = import_failure(error, folder)
+        raised = PluginImportError(failure.message(self.describe(module)))
+        raised.failure, raised.folder, raised.plugin = failure, folder, module
+        return raised
 
     def _import_or_warn(self, module: str, origin: str) -> None:
         """Import a plugin found by discovery; a broken one is warned about (by name) and skipped."""
