@@ -227,7 +227,7 @@ def classify(error: BaseException) -> tuple[str, str | None]:
         error = error.__cause__
     if isinstance(error, (DataNotFoundError, HashMismatchError, NetworkError)):
         text = str(error)
-        found = re.search(r"(?:file|weights) ([^\s:(]+)", text)
+        found = re.search(r"(?:weights|data) file ([^\s(]+)", text) or re.search(r"file ([^\s(]+)", text)
         kind = "missing_weights" if ("weights" in text.split(":")[0] or isinstance(error, NetworkError)) \
             else "missing_data"
         return kind, found.group(1) if found else None

@@ -564,9 +564,10 @@ class _AliasLoader:
 
 class _PluginDirFinder:
     """Finds ``brainscore_plugindir_<hash>`` packages in a process that did not scan them yet (e.g. a Dask
-    worker unpickling an object of a plugin folder's class), their kind folders, and the reference's absolute
-    names of plugin folders (:func:`reference_folder_module`). Placed first on ``sys.meta_path``; it answers
-    only for those names."""
+    worker unpickling an object of a plugin folder's class), their kind folders, the reference's absolute
+    names of plugin folders (:func:`reference_folder_module`), and ``result_caching`` where that package is not
+    installed (:mod:`brainscore_vision._result_caching`). Placed first on ``sys.meta_path``; it answers only for
+    those names."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
@@ -581,6 +582,14 @@ class _PluginDirFinder:
                 parent = sys.modules.get(parts[0])
                 module = getattr(parent, parts[1], None) if parent is not None else None
                 return module.__spec__ if module is not None and module.__spec__.loader is None else None
+            return None
+        if fullname == "result_caching" and path is None:  # the reference's dependency, when not installed here
+            try:
+                installed = importlib.machinery.PathFinder.find_spec(fullname)
+            except (ImportError, ValueError):
+                installed = None
+            if installed is None:
+                return importlib.machinery.ModuleSpec(fullname, _AliasLoader("brainscore_vision._result_caching"))
             return None
         if fullname.startswith("brainscore_vision."):
             parts = fullname.split(".")
@@ -640,7 +649,9 @@ class _ThirdPartyImportHook:
     ``huggingface_hub`` or timm's hub module is imported, their downloads are served from the weights mirror or
     fail fast (:mod:`brainscore.models.downloads`). It answers no name itself."""
 
-    _AFTER = {"torch.hub": _guard_downloads, "huggingface_hub": _guard_downloads, "timm.models._hub": _guard_downloads}
+    _AFTER = {name: _guard_downloads for name in (  # brainscore.models.downloads.MODULES (kept light: no import)
+        "torch.hub", "torch.utils.model_zoo", "torchvision._internally_replaced_utils", "torchvision.models._api",
+        "huggingface_hub", "huggingface_hub.file_download", "timm.models._hub")}
     _busy = threading.local()
 
     def find_spec(self, fullname, path=None, target=None):

@@ -14,8 +14,9 @@ Plugin folders written for the reference build their networks with ``torchvision
    its URL and the mirror setting, at once (Hugging Face's client otherwise retries for ~90 s);
 3. else the download runs as usual.
 
-:func:`install` puts these guards on ``torch.hub.download_url_to_file`` (which ``load_state_dict_from_url``,
-hence torchvision, calls) and ``huggingface_hub.hf_hub_download`` (which timm calls). brainscore's import hook
+:func:`install` puts these guards on ``torch.hub.load_state_dict_from_url`` (torchvision's ``pretrained=True``;
+a mirror file is read in place, never copied into torch's cache), ``torch.hub.download_url_to_file`` and
+``huggingface_hub.hf_hub_download`` (which timm calls), wherever a module keeps them by name. brainscore's import hook
 (:mod:`brainscore.plugin_sources`) installs them when either module is first imported, in every process that
 may run a plugin.
 """
@@ -33,7 +34,7 @@ from brainscore import config
 from brainscore.data import stand_ins
 from brainscore.errors import HashMismatchError, NetworkError
 
-__all__ = ["install", "guard_torch_hub", "guard_huggingface", "reachable", "mirror_file", "PROBE_TIMEOUT_S"]
+__all__ = ["install", "MODULES", "guard_torch_hub", "guard_load_state_dict", "guard_huggingface", "reachable", "mirror_file", "PROBE_TIMEOUT_S"]
 
 #: seconds a host has to answer (name lookup and TCP connection) before a download is declared unreachable
 PROBE_TIMEOUT_S = 3.0
@@ -99,33 +100,69 @@ def _copy(source: Path, destination: str | Path) -> None:
         partial.unlink(missing_ok=True)
 
 
+def _hub_mirror_file(url: str, filename: str | None = None, hash_prefix: str | None = None,
+                     stand_in: bool = True) -> Path | None:
+    """The weights mirror's copy of the torch hub file at ``url``, checked against the sha256 prefix of its official
+    name (or ``hash_prefix``), or a declared stand-in for it (:mod:`brainscore.data.stand_ins`) when ``stand_in``."""
+    filename = filename or os.path.basename(urlparse(url).path)
+    found = mirror_file([filename, f"torch/hub/checkpoints/{filename}", f"hub/checkpoints/{filename}",
+                         f"checkpoints/{filename}"])
+    if found is None:
+        return None
+    from brainscore.data.stimuli import file_sha256
+    from brainscore.models.weights import hub_hash_prefix
+
+    prefix = hash_prefix or hub_hash_prefix(filename)
+    sha256 = file_sha256(found)
+    if prefix and not sha256.startswith(prefix) and not (stand_in and stand_ins.accepts(filename, sha256, found)):
+        raise HashMismatchError(f"weights file {found} (for {url}) is not the published file: its sha256 does not "
+                                f"start with {prefix}; replace it with the original")
+    return found
+
+
 def guard_torch_hub(download):
-    """``torch.hub.download_url_to_file`` served from the weights mirror, failing fast when unreachable."""
+    """``torch.hub.download_url_to_file`` served from the weights mirror (published files only: a stand-in never
+    enters torch's own cache), failing fast when unreachable."""
     if getattr(download, "_brainscore_guard", False):
         return download
 
     @functools.wraps(download)
     def download_url_to_file(url, dst, hash_prefix=None, progress=True):
-        filename = os.path.basename(urlparse(url).path)
-        found = mirror_file([filename, f"torch/hub/checkpoints/{filename}", f"hub/checkpoints/{filename}",
-                             f"checkpoints/{filename}"])
+        found = _hub_mirror_file(url, hash_prefix=hash_prefix, stand_in=False)
         if found is not None:
-            from brainscore.models.weights import hub_hash_prefix
-            from brainscore.data.stimuli import file_sha256
-
-            prefix = hash_prefix or hub_hash_prefix(filename)
-            sha256 = file_sha256(found)
-            if prefix and not sha256.startswith(prefix) and not stand_ins.accepts(filename, sha256, found):
-                raise HashMismatchError(f"weights file {found} (for {url}) is not the published file: its sha256 "
-                                        f"does not start with {prefix}; replace it with the original")
             _copy(found, dst)
             return None
         if not reachable(url):
-            raise _unreachable(filename, url)
+            raise _unreachable(os.path.basename(urlparse(url).path), url)
         return download(url, dst, hash_prefix, progress)
 
     download_url_to_file._brainscore_guard = True
     return download_url_to_file
+
+
+def guard_load_state_dict(load):
+    """``torch.hub.load_state_dict_from_url`` (torchvision's ``pretrained=True``) read from the weights mirror when it
+    holds the file (published, or a declared stand-in, read in place); else torch's own (cache, then the guarded
+    download)."""
+    if getattr(load, "_brainscore_guard", False):
+        return load
+    import inspect
+
+    signature = inspect.signature(load)
+
+    @functools.wraps(load)
+    def load_state_dict_from_url(url, *args, **kwargs):
+        bound = signature.bind(url, *args, **kwargs)
+        found = _hub_mirror_file(url, bound.arguments.get("file_name"))
+        if found is None:
+            return load(url, *args, **kwargs)
+        import torch
+
+        return torch.load(found, map_location=bound.arguments.get("map_location"),
+                          weights_only=bound.arguments.get("weights_only", False))
+
+    load_state_dict_from_url._brainscore_guard = True
+    return load_state_dict_from_url
 
 
 def guard_huggingface(hf_hub_download):
@@ -168,26 +205,58 @@ def guard_huggingface(hf_hub_download):
     return guarded
 
 
+def guard_hub_load(load):
+    """``torch.hub.load`` whose repository cannot be fetched: one line naming it, its URL and torch hub's cache."""
+    if getattr(load, "_brainscore_guard", False):
+        return load
+
+    @functools.wraps(load)
+    def hub_load(repo_or_dir, *args, **kwargs):
+        import urllib.error
+
+        try:
+            return load(repo_or_dir, *args, **kwargs)
+        except (urllib.error.URLError, ConnectionError, socket.gaierror) as error:
+            import torch
+
+            owner_name = str(repo_or_dir).split(":")[0]
+            raise NetworkError(f"torch hub repository {repo_or_dir} (https://github.com/{owner_name}) is not "
+                               f"downloaded: {getattr(error, 'reason', error)}; put a checkout of it in torch hub's "
+                               f"cache ({torch.hub.get_dir()}) or load it from a folder (source='local')") from None
+
+    hub_load._brainscore_guard = True
+    return hub_load
+
+
+#: (module, attribute, guard): where the download functions live, and where other modules keep them by name
+_TARGETS = (("torch.hub", "download_url_to_file", guard_torch_hub),
+            ("torch.hub", "load", guard_hub_load),
+            ("torch.hub", "load_state_dict_from_url", guard_load_state_dict),
+            ("torch.utils.model_zoo", "load_url", guard_load_state_dict),
+            ("torchvision._internally_replaced_utils", "load_state_dict_from_url", guard_load_state_dict),
+            ("torchvision.models._api", "load_state_dict_from_url", guard_load_state_dict),
+            ("huggingface_hub", "hf_hub_download", guard_huggingface),
+            ("huggingface_hub.file_download", "hf_hub_download", guard_huggingface),
+            ("timm.models._hub", "hf_hub_download", guard_huggingface))
+#: the modules after whose import :func:`install` runs again (:mod:`brainscore.plugin_sources`' import hook)
+MODULES = tuple(dict.fromkeys(module for module, _, _ in _TARGETS))
+
+
 def install() -> None:
-    """Put the guards on the modules of torch hub, Hugging Face and timm already imported (safe to call again)."""
+    """Put the guards on the download functions of the modules already imported (safe to call again)."""
     import sys
 
-    hub = sys.modules.get("torch.hub")
-    if hub is not None:
-        hub.download_url_to_file = guard_torch_hub(hub.download_url_to_file)
-    hf = sys.modules.get("huggingface_hub")
-    if hf is not None:
+    for module_name, attribute, guard in _TARGETS:
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
         try:
-            hf_download = hf.hf_hub_download  # a lazily imported attribute of huggingface_hub
+            function = getattr(module, attribute)  # huggingface_hub's attributes are imported lazily
         except AttributeError:
-            hf_download = None
-        if hf_download is not None:
-            guarded = guard_huggingface(hf_download)
-            hf.hf_hub_download = guarded
-            file_download = sys.modules.get("huggingface_hub.file_download")
-            if file_download is not None:
-                file_download.hf_hub_download = guarded
-            for name in ("timm.models._hub", "timm.models.hub"):  # imported the function by name
-                module = sys.modules.get(name)
-                if module is not None and getattr(module, "hf_hub_download", None) is hf_download:
-                    module.hf_hub_download = guarded
+            continue
+        if isinstance(function, functools.partial):  # timm binds its library name: guard what it calls
+            if not getattr(function.func, "_brainscore_guard", False):
+                setattr(module, attribute, functools.partial(guard(function.func), *function.args,
+                                                             **function.keywords))
+        elif callable(function):
+            setattr(module, attribute, guard(function))
