@@ -11,7 +11,9 @@ from brainscore.data import NeuroidAssembly
 from brainscore.data.assemblies import BehavioralAssembly
 
 EXPERIMENT_FOLDERS = {"cue-conflict": "style-transfer-512-nomask-experiment", "edge": "edge-experiment",
-                      "silhouette": "silhouette-filled-experiment"}
+                      "silhouette": "silhouette-filled-experiment",
+                      "cue-conflict-shape-instructed": "style-transfer-512-nomask-content-guessing-experiment",
+                      "cue-conflict-texture-instructed": "style-transfer-512-nomask-texture-guessing-experiment"}
 
 
 def read_trials(shared_data: Path, experiment: str, observer: str) -> pd.DataFrame:

@@ -126,3 +126,20 @@ def screenshots(tmp_path_factory) -> Path:
     folder = Path(os.environ.get("BRAINSCORE_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def axe_violations(page, impacts: tuple[str, ...] = ("critical", "serious", "moderate", "minor")) -> list[dict]:
+    """axe-core's violations of the WCAG 2.x A and AA rules and best practices on ``page`` (a Playwright page), of
+    the ``impacts`` asked for: each ``{"id", "impact", "help", "nodes": [{"target", "failureSummary"}, ...]}``.
+
+    axe.min.js comes from the pinned ``axe-playwright-python`` package (offline); it is evaluated through the
+    DevTools protocol, which the site's Content-Security-Policy does not govern (the page itself runs no inline
+    script).
+    """
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    page.evaluate(AXE_SCRIPT)
+    results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [{"target": n["target"], "failureSummary": n.get("failureSummary")} for n in v["nodes"]]}
+            for v in results["violations"] if v["impact"] in impacts]

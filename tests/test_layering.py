@@ -28,7 +28,8 @@ RANKS = {
     "brainscore.plugin_sources": 4.5,  # what plugins declare (static scan), reference-layout plugin folders
     "brainscore.registry": 5,
     "brainscore.plugins": 6,
-    "brainscore.scoring": 7, "brainscore.results": 7.3, "brainscore.leaderboard": 7.6,
+    "brainscore.scoring": 7, "brainscore.boundary": 7.1,  # the model in a sandbox, the score trusted (issue 32)
+    "brainscore.results": 7.3, "brainscore.leaderboard": 7.6,
     "brainscore.runner": 8, "brainscore.testing": 8,
     "brainscore.api": 9, "brainscore.legacy": 9,
     "brainscore.web": 10,

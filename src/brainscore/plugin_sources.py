@@ -29,13 +29,35 @@ from typing import Any, Callable
 
 from brainscore import config
 
-__all__ = ["LazyFactory", "lazy", "ImportFailure", "import_failure", "KINDS", "REFERENCE_REGISTRIES", "Index", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
+__all__ = ["LazyFactory", "lazy", "ImportFailure", "import_failure", "KINDS", "REFERENCE_REGISTRIES", "Index",
+           "parse_source", "scan_plugin", "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX",
            "plugin_dirs", "reference_plugins", "check_reference_api", "package_name", "plugin_dir_package"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 #: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
 REFERENCE_REGISTRIES = {"model_registry": "model", "benchmark_registry": "benchmark", "data_registry": "dataset",
                         "stimulus_set_registry": "stimulus_set", "metric_registry": "metric"}
+
+
+def parse_source(text: str, filename: str = "<unknown>") -> ast.Module:
+    """``text`` parsed as Python (never run), by :func:`ast.parse`.
+
+    CPython's parser raises ``MemoryError`` or ``RecursionError`` on deeply nested code (``x = ----...1``
+    100,000 signs deep, a chain of 200,000 ``+`` or attribute lookups) where it raises ``SyntaxError`` on other
+    bad code; a plugin's source is untrusted input, so both become the ``SyntaxError`` its callers expect.
+
+    Raises
+    ------
+    SyntaxError
+        If ``text`` is not valid Python or nests too deeply for the parser (the message says which).
+    ValueError
+        If it holds null bytes (Python before 3.12).
+    """
+    try:
+        return ast.parse(text, filename=filename)
+    except (MemoryError, RecursionError) as error:
+        raise SyntaxError(f"{filename}: the code nests too deeply for Python's parser ({type(error).__name__}); "
+                          f"write it with fewer nested expressions") from None
 
 
 @dataclass
@@ -68,7 +90,7 @@ def reference_parents(folder: Path) -> dict[str, str]:
     trees = []
     for source in sorted(folder.glob("*.py")):
         try:
-            trees.append(ast.parse(source.read_text(encoding="utf-8")))
+            trees.append(parse_source(source.read_text(encoding="utf-8"), source.name))
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
             continue
     definitions: dict[str, ast.AST] = {}
@@ -160,7 +182,7 @@ def scan_plugin(init_file: Path, module: str, index: Index) -> None:
     OSError, SyntaxError, ValueError
         If the file cannot be read or parsed.
     """
-    tree = ast.parse(init_file.read_text(encoding="utf-8"), filename=str(init_file))
+    tree = parse_source(init_file.read_text(encoding="utf-8"), str(init_file))
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):  # the reference's model_registry['x'] = factory
             for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):

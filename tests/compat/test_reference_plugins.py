@@ -170,6 +170,22 @@ def test_the_plugins_own_tests_pass(plugin_dirs):
 
 
 @pytest.mark.slow
+def test_the_reference_shaped_plugins_score_the_same_through_the_boundary(plugin_dirs):
+    """Issue 32: the reference-shaped model (a ModelCommitment of a PytorchWrapper) in a sandboxed model server, the
+    reference-shaped benchmarks (a NeuralBenchmark, a PropertiesBenchmark, a BenchmarkBase subclass with its own
+    ``__call__``) in this process: every score bit for bit what the same plugins give in-process."""
+    import brainscore
+    from brainscore.boundary import Limits, ModelServer
+
+    here = {benchmark: brainscore.score(MODEL, benchmark, bootstrap=0) for benchmark in PAIRS}
+    with ModelServer(MODEL, Limits(memory=4 * 1024**3, wall=900)) as server:
+        there = {benchmark: brainscore.score(MODEL, benchmark, bootstrap=0, model=server.model) for benchmark in PAIRS}
+    for benchmark in PAIRS:
+        assert values(there[benchmark]) == values(here[benchmark]), benchmark
+        assert 0 < float(here[benchmark]) and here[benchmark].attrs["layers"] == there[benchmark].attrs["layers"]
+
+
+@pytest.mark.slow
 def test_brainscore_run_with_plugin_dir_equals_the_native_twins(plugin_dirs, tmp_path):
     """``brainscore run`` on its Dask workers (which receive the folders through the environment)."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "BRAINSCORE_DB_URL": f"sqlite:///{tmp_path / 'run.sqlite'}"}

@@ -58,14 +58,15 @@ def test_brainscores_own_layout_is_not_a_reference_folder(tmp_path):
     assert checks.reference_plugin_dir(tmp_path) is None
 
 
-def test_a_reference_submission_may_register_only_models_with_literal_identifiers():
+def test_a_reference_submission_registers_models_with_literal_identifiers_and_its_benchmarks_wait_for_approval():
     data = reference_zip({"net/__init__.py": INIT + "benchmark_registry['X-pls'] = object\n"
                                                     "for name in ['a']:\n    model_registry[name] = object\n"})
     assert problems(data, allowed=None) == [
-        "net/__init__.py line 5: a model submission may only register models (model_registry[...]), not "
-        "benchmark_registry[...]",
         "net/__init__.py line 7: model_registry[...] needs a literal identifier string, e.g. "
         "model_registry['my-model'] = ..."]
+    checked = checks.check_zip(reference_zip({"net/__init__.py": INIT + "benchmark_registry['X-pls'] = object\n"}),
+                               allowed=None)
+    assert checked.trusted == ["benchmark X-pls (net/__init__.py line 5)"] and checked.benchmarks == ["X-pls"]
 
 
 def test_builtin_identifiers_urls_and_two_plugins_are_rejected_by_name():

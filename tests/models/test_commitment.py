@@ -211,6 +211,35 @@ def test_probabilities_task_fits_on_the_readout_layer(tmp_path, stimuli):
         model.start_task("probabilities", stimuli)
 
 
+def test_probabilities_readout_on_a_subset_of_the_shown_images_runs_the_network_once_and_is_cached(
+        tmp_path, monkeypatch, stimuli):
+    """Fitting on 5 of the 7 images the model then looks at takes their rows of the look_at features (one pass,
+    the same numbers as fitting on their own features); a second model loads the fitted readout from the cache."""
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    fitting = StimulusSet(stimuli.iloc[:5].assign(image_label=["a", "b", "a", "c", "b"]),
+                          stimulus_paths=stimuli.stimulus_paths)
+    model = _commit(behavioral_readout_layer="features.2")
+    model.start_task("probabilities", fitting)
+    probabilities = model.look_at(stimuli)
+    assert model.activations_model.forward_passes == 1      # 7 images, batch 16: the fitting five are among them
+    features = _commit().activations_model(stimuli, ["features.2"]).values
+    expected = readouts.ProbabilitiesClassifier().fit(features[:5], ["a", "b", "a", "c", "b"]).predict_proba(features)
+    np.testing.assert_allclose(probabilities.values, expected, rtol=1e-10, atol=1e-12)
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("the readout was fitted again")
+
+    monkeypatch.setattr(readouts.ProbabilitiesClassifier, "fit", no_fit)
+    again = _commit(behavioral_readout_layer="features.2")
+    again.start_task("probabilities", fitting)
+    np.testing.assert_array_equal(again.look_at(stimuli).values, probabilities.values)
+    assert again.activations_model.forward_passes == 0      # features and readout from the cache
+    other = StimulusSet(fitting.assign(image_label=["b", "a", "a", "c", "b"]), stimulus_paths=stimuli.stimulus_paths)
+    again.start_task("probabilities", other)                 # other labels: another readout, fitted
+    with pytest.raises(AssertionError, match="fitted again"):
+        again.look_at(stimuli)
+
+
 def test_odd_one_out_task(stimuli):
     model = _commit(behavioral_readout_layer="features.2")
     ids = stimuli["stimulus_id"].tolist()

@@ -8,9 +8,9 @@ from browser_helpers import chromium_page, screenshots
 
 @pytest.fixture(scope="module")
 def page(server):
-    """A headless Chromium page with a 1400 x 900 pixel viewport, opened after the module's ``server`` fixture
+    """A headless Chromium page with a 1440 x 900 pixel viewport, opened after the module's ``server`` fixture
     (the site it visits) has started; a module that wants another viewport defines its own ``page``."""
-    with chromium_page(1400, 900) as page:
+    with chromium_page(1440, 900) as page:
         yield page
 
 

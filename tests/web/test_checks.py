@@ -94,12 +94,15 @@ def test_requirements_outside_the_allow_list_are_rejected_and_listed():
     assert len(found) == 1 and found[0].startswith("requirements.txt asks for 'evilpkg', which is not on the server's")
 
 
-def test_dynamic_identifiers_and_other_registrations_are_rejected():
-    data = plugin_zip(extra={"my_tiny_net/more.py": "from brainscore.registry import register_model, register_benchmark\n"
-                                                     "register_model(f'x{1}')\nregister_benchmark('b')\n"})
-    found = problems(data)
-    assert "my_tiny_net/more.py line 2: register_model needs a literal identifier string" in found
-    assert "my_tiny_net/more.py line 3: a model submission may only call register_model, not register_benchmark" in found
+def test_dynamic_identifiers_are_rejected_and_other_registrations_held_for_approval():
+    code = "from brainscore.registry import register_model, register_benchmark\nregister_model(f'x{1}')\n"
+    found = problems(plugin_zip(extra={"my_tiny_net/more.py": code + "register_benchmark('b')\n"}))
+    assert found == ["my_tiny_net/more.py line 2: register_model needs a literal identifier string"]
+    # a benchmark (or data, or a metric) is trusted code: accepted, to wait for an administrator (issue 32)
+    checked = checks.check_zip(plugin_zip(extra={"my_tiny_net/more.py": "from brainscore.registry import "
+                                                 "register_benchmark\nregister_benchmark('b')\n"}))
+    assert checked.trusted == ["benchmark b (my_tiny_net/more.py line 2)"] and checked.benchmarks == ["b"]
+    assert checks.check_zip(plugin_zip()).trusted == []
 
 
 def test_absolute_paths_in_code_must_lie_in_an_allowed_weights_folder(tmp_path):
@@ -113,3 +116,50 @@ def test_extract_writes_regular_files_inside_the_target(tmp_path):
     assert sorted(p.name for p in (tmp_path / "my_tiny_net").iterdir()) == ["__init__.py", "model.py", "requirements.txt"]
     with pytest.raises(checks.SubmissionRejected, match="outside the plugin folder"):
         checks.extract(traversal_zip(), tmp_path / "other")
+
+
+@pytest.mark.parametrize("source, error", [("x = " + "-" * 100_000 + "1\n", "MemoryError"),
+                                           ("x = a" + ".b" * 200_000 + "\n", "RecursionError")],
+                         ids=["unary-minus", "attributes"])
+def test_deeply_nested_code_is_a_refusal_naming_the_file_not_a_crash(source, error):
+    """CPython's parser raises MemoryError (100,000 nested unary minus) or RecursionError (200,000 chained
+    attributes) on these, where the check caught only SyntaxError: the upload was a bare 500."""
+    found = problems(plugin_zip(extra={"my_tiny_net/__init__.py": source}))
+    assert found[0] == (f"my_tiny_net/__init__.py is not valid Python: my_tiny_net/__init__.py: the code nests too "
+                        f"deeply for Python's parser ({error}); write it with fewer nested expressions")
+
+
+REFERENCE_INIT = ("from brainscore_vision import model_registry\n"
+                  "from brainscore_vision.model_helpers.brain_transformation import ModelCommitment\n"
+                  "model_registry['repo-net'] = lambda: ModelCommitment(identifier='repo-net', activations_model=None,"
+                  " layers=['a'])\n")
+
+
+def _zip(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+def test_a_zip_of_the_reference_repositorys_layout_is_accepted_and_unpacked_as_models(tmp_path):
+    """Issue 29: a zip of ``brainscore_vision/models/x/`` (the reference's repository, zipped from its root) was
+    refused with misleading errors (``brainscore_vision`` "has the name of an installed module", its
+    ``__init__.py`` "must register the model identifiers")."""
+    data = _zip({"brainscore_vision/models/repo_net/__init__.py": REFERENCE_INIT,
+                 "brainscore_vision/models/repo_net/model.py": "LAYERS = ['a']\n",
+                 "brainscore_vision/models/repo_net/requirements.txt": "torch\n"})
+    checked = checks.check_zip(data)
+    assert (checked.package, checked.identifiers, checked.layout, checked.root, checked.strip, checked.requirements) == (
+        "repo_net", ["repo-net"], "reference", "models/repo_net", "brainscore_vision/", ["torch"])
+    checks.extract(data, tmp_path, strip=checked.strip)
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.*")) == [
+        "models/repo_net/__init__.py", "models/repo_net/model.py", "models/repo_net/requirements.txt"]
+    assert checks.reference_plugin_dir(tmp_path) == tmp_path  # scanned as the reference's models/ folder
+
+
+def test_a_repository_layout_zip_without_the_plugins_init_names_the_missing_file():
+    found = problems(_zip({"brainscore_vision/models/repo_net/model.py": "LAYERS = ['a']\n"}))
+    assert found == ["brainscore_vision/models/repo_net/__init__.py is missing: it must register the model identifiers "
+                     "with register_model(\"my-model\")"]

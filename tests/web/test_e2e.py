@@ -197,7 +197,8 @@ def test_the_website_end_to_end(server, browser, tmp_path):
 
     processes = [psutil.Process(server_process[0].pid)] + psutil.Process(server_process[0].pid).children(recursive=True)
     assert len(processes) >= 2  # the server and at least its Dask worker (and its nanny)
-    serving = [p for p in processes if "brainscore.web.child" not in p.cmdline()]  # not the re-run's child
+    pair = ("brainscore.boundary.server", "brainscore.boundary.scorer")  # a re-run's two processes, not serving
+    serving = [p for p in processes if not any(name in " ".join(p.cmdline()) for name in pair)]
     assert [p.cmdline() for p in serving if loaded_torch(p.pid)] == []
 
 

@@ -1,5 +1,9 @@
-"""The submission queue: Dask tasks run each pair in a child with limits and without network; every failure is
-recorded with its log; submissions are served first come, first served, and survive a restart."""
+"""The submission queue: Dask tasks run each pair as a model server with limits and without network beside a trusted
+scorer; every failure is recorded with its log; only the scorer's outcome is a score (a model that prints one gets
+nothing); submissions are served first come, first served, and survive a restart.
+
+Most tests here give the pair fake processes (``command``: the model server, ``scorer``: the trusted scorer) to test
+the queue's mechanics without a model; tests/web/test_boundary_web.py submits real hostile models."""
 from __future__ import annotations
 
 import re
@@ -13,7 +17,7 @@ from sqlalchemy.orm import Session
 from brainscore.results import Database
 from brainscore.web import accounts
 from brainscore.web.queue import Dispatcher, SubmissionTask, Limits, place_in_queue, run_pair
-from brainscore.web.sandbox import isolation
+from brainscore.boundary.launcher import isolation
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 OTHER = "Kriegeskorte2008.IT-rdm"
@@ -39,14 +43,22 @@ def get_task(url, task_id) -> SubmissionTask:
 
 
 def done_line(score: float, model: str = "fake-net", benchmark: str = BENCHMARK) -> str:
-    """Python code printing the done event of a child that scored ``model`` on ``benchmark``."""
+    """Python code printing the done event of a scorer that scored ``model`` on ``benchmark``."""
     outcome = {"model": model, "benchmark": benchmark, "status": "done", "score": score, "benchmark_version": 1}
-    return f"print(json.dumps({{'event': 'done', 'outcome': {outcome!r}}}))"
+    return f"print(json.dumps({{'event': 'done', 'kind': 'done', 'outcome': {outcome!r}}}))"
 
 
-def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60)) -> SubmissionTask:
+def scorer(code: str) -> list[str]:
+    """A fake trusted scorer running ``code`` (it does not talk to the model server)."""
+    return [sys.executable, "-c", f"import json; {code}"]
+
+
+def run_with(url, tmp_path, code: str, limits=Limits(memory=1024**3, wall=60), scored: float | None = 1.0,
+             scorer_code: str | None = None) -> SubmissionTask:
+    """Run one pair whose model server is ``code`` beside a fake scorer reporting ``scored`` (None: the real scorer)."""
     task_id = add_task(url, tmp_path)
-    run_pair(url, task_id, 1, "fake-net", BENCHMARK, limits, [sys.executable, "-c", code])
+    fake = None if scored is None and scorer_code is None else scorer(scorer_code or done_line(scored))
+    run_pair(url, task_id, 1, "fake-net", BENCHMARK, limits, [sys.executable, "-c", code], fake)
     return get_task(url, task_id)
 
 
@@ -60,11 +72,35 @@ def test_a_failing_child_is_recorded_with_its_log(url, tmp_path):
     assert "weights missing" in failure.log
 
 
-def test_a_done_event_is_a_success(url, tmp_path):
-    task = run_with(url, tmp_path, f"import json; {done_line(0.42)}")
+def test_the_scorers_outcome_is_the_score(url, tmp_path):
+    task = run_with(url, tmp_path, "print('the model answers')", scored=0.42)
     assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 0.42}
-    (row,) = Database(url).scores("fake-net")  # recorded by the task, not the child
+    (row,) = Database(url).scores("fake-net")  # recorded by the task, as the trusted scorer reported it
     assert row.score == 0.42
+
+
+@pytest.mark.parametrize("forged", [1e6, -5.0, float("nan")])
+def test_a_done_line_the_model_prints_is_never_a_score(url, tmp_path, forged):
+    """Issue 32: a plugin that printed ``{"event": "done", "outcome": {..., "score": 1e6}}`` got 1e6 recorded (and
+    rank 1). The model server's output is the log only; with the real scorer, a model server that prints a score and
+    exits without answering ends with nothing recorded as done."""
+    code = f"import json; {done_line(forged)}".replace("nan", "float('nan')")
+    task = run_with(url, tmp_path, code, scored=None)
+    result = task.results[f"fake-net|{BENCHMARK}"]
+    assert result["status"] == "failed", task.log[-2000:]
+    assert result["failure"].startswith("the model's process ended while loading the model"), result["failure"]
+    assert result["failure"].endswith("it exited (code 0) without answering: nothing was recorded")
+    assert [(row.status, row.score) for row in Database(url).scores("fake-net", include_failed=True)] == \
+        [("failed", None)]
+    assert '"event": "done"' in task.log  # printed, kept in the log, never read as a result
+
+
+def test_a_score_the_scorer_reports_is_checked_too(url, tmp_path):
+    """The one check of every recorded score (brainscore.results.validity) holds on the website's path as well."""
+    task = run_with(url, tmp_path, "pass", scored=1e6)
+    result = task.results[f"fake-net|{BENCHMARK}"]
+    assert result["status"] == "failed" and "is 1000000.0, outside [0, 1]" in result["failure"]
+    assert [row.status for row in Database(url).scores("fake-net", include_failed=True)] == ["failed"]
 
 
 def test_memory_limit_applies_to_the_child(url, tmp_path):
@@ -77,8 +113,8 @@ def test_wall_clock_limit_kills_the_child(url, tmp_path):
     assert task.results[f"fake-net|{BENCHMARK}"]["failure"] == "exceeded the wall-clock time limit of 1 s (killed)"
 
 
-def test_the_child_runs_in_its_own_working_directory(url, tmp_path):
-    task = run_with(url, tmp_path, f"import os, json; print(os.getcwd()); {done_line(1.0)}")
+def test_the_model_server_runs_in_its_own_working_directory(url, tmp_path):
+    task = run_with(url, tmp_path, "import os; print(os.getcwd())")
     assert f"\n{tmp_path / 'task' / 'run'}\n" in task.log
 
 
@@ -117,11 +153,12 @@ def dispatcher_with(url, tmp_path, client, order_file, fail=()) -> Dispatcher:
     dispatcher = Dispatcher(store.engine, store, url, tmp_path, memory_limit=1024**3, wall_limit=60, client=client)
     dispatcher.limits = Limits(memory=1024**3, wall=60, isolate=False)  # the children write the order file
 
-    def command(model, benchmark, submission_id):
-        outcome = "raise SystemExit('no layer for IT')" if benchmark in fail else done_line(0.5, model, benchmark)
+    def command(model, benchmark, submission_id):  # the model server: writes the order, fails where asked
+        outcome = "raise SystemExit('no layer for IT')" if benchmark in fail else "pass"
         return [sys.executable, "-c", f"import json; open({str(order_file)!r}, 'a').write('{model}|{benchmark}\\n'); "
                                       f"{outcome}"]
     dispatcher.command = command
+    dispatcher.scorer = lambda model, benchmark, submission_id: scorer(done_line(0.5, model, benchmark))
     return dispatcher
 
 
@@ -208,22 +245,29 @@ def test_an_existing_scheduler_is_used_and_left_running(url, tmp_path):
         assert dispatcher.client is None and cluster.status.name == "running"
 
 
-def test_the_child_finds_the_settings_under_xdg_config_home(url, tmp_path, monkeypatch):
+def test_the_scorer_finds_the_settings_under_xdg_config_home_and_the_model_server_has_no_data(url, tmp_path,
+                                                                                                monkeypatch):
     """Issue 25 #1: a server whose data mirror is set in ``$XDG_CONFIG_HOME/brainscore/config.toml`` scored its
-    submissions without it (the child's environment dropped XDG_CONFIG_HOME: "mirrors searched: none set")."""
-    mirror = tmp_path / "mirror"
+    submissions without it. Issue 32: the data are the trusted scorer's only; the model server gets the weights
+    folders, never a data mirror."""
+    mirror, weights = tmp_path / "mirror", tmp_path / "weights"
     mirror.mkdir()
+    weights.mkdir()
     (tmp_path / "xdg" / "brainscore").mkdir(parents=True)
-    (tmp_path / "xdg" / "brainscore" / "config.toml").write_text(f'data_mirror = "{mirror}"\n')
+    (tmp_path / "xdg" / "brainscore" / "config.toml").write_text(f'data_mirror = "{mirror}"\n'
+                                                                 f'torchvision_weights = "{weights}"\n')
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("BRAINSCORE_DATA_MIRROR", raising=False)
-    # the configured mirror comes first (the server's locally packaged data, when it has any, is searched after it)
-    code = ("import json; from brainscore import config; "
-            f"{done_line(1.0)} if [str(m) for m in config.data_mirrors()[:1]] == [{str(mirror)!r}] else None; "
-            "print('mirrors:', *config.data_mirrors())")
-    task = run_with(url, tmp_path, code)
+    monkeypatch.delenv("BRAINSCORE_TORCHVISION_WEIGHTS", raising=False)
+    server = ("import os; from brainscore import config; print('server mirrors:', *config.data_mirrors()); "
+              "print('server weights:', os.environ.get('BRAINSCORE_TORCHVISION_WEIGHTS'))")
+    trusted = ("import sys; from brainscore import config; "
+               "print('scorer mirrors:', *[str(m) for m in config.data_mirrors()[:1]], file=sys.stderr); "
+               + done_line(1.0))
+    task = run_with(url, tmp_path, server, scorer_code=trusted)
     assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "done", "score": 1.0}
-    assert f"mirrors: {mirror}" in task.log
+    assert f"scorer mirrors: {mirror}" in task.log and f"server weights: {weights}" in task.log
+    assert str(mirror) not in task.log.split("server mirrors:")[1].splitlines()[0]
 
 
 def test_a_long_failure_message_is_kept_whole(url, tmp_path):
@@ -244,28 +288,30 @@ def test_shorten_cuts_between_words():
     assert shorten("x" * 40, 10) == "xxxxxxxx …"
 
 
-def test_a_prepared_environment_under_the_hidden_submissions_folder_is_shown_to_the_child(tmp_path, monkeypatch):
-    """The venv made for a submission's requirements.txt lives under the submissions folder, which the child must
-    not see; the venv itself (built by the server from named packages) must be visible, or its python cannot start."""
-    from brainscore.web.queue import visible_paths
+def test_a_prepared_environment_under_the_hidden_submissions_folder_is_shown_to_the_model_server(tmp_path,
+                                                                                                   monkeypatch):
+    """The venv made for a submission's requirements.txt lives under the submissions folder, which the model server
+    must not see; the venv itself (built by the server from named packages) must be visible, or its python cannot
+    start. The data (mirrors, the server's locally packaged data) are never shown (issue 32)."""
+    from brainscore.boundary.process import visible_paths
 
     submissions = tmp_path / "submissions"
     venv = submissions / "environments" / "abc123"
     (venv / "bin").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
     site = submissions / "task-1" / "site"
-    shown = visible_paths(str(venv / "bin" / "python"), site, hidden=[submissions])
+    shown = visible_paths(str(venv / "bin" / "python"), hidden=[submissions], shown=(site,))
     assert str(venv) in shown and str(site) in shown
     assert str(submissions) not in shown and str(submissions / "environments") not in shown
-    plain = visible_paths(str(tmp_path / "elsewhere" / "bin" / "python"), site, hidden=[submissions])
+    plain = visible_paths(str(tmp_path / "elsewhere" / "bin" / "python"), hidden=[submissions], shown=(site,))
     assert str(venv) not in plain
-    # the server's locally packaged data (package_*_locally) lives under its hidden home and is shown, read-only
-    home = tmp_path / "home"
-    monkeypatch.setenv("BRAINSCORE_HOME", str(home))
-    assert str(home / "packages") not in visible_paths(str(venv / "bin" / "python"), site, hidden=[home])
+    home, mirror = tmp_path / "home", tmp_path / "mirror"
     (home / "packages").mkdir(parents=True)
-    shown = visible_paths(str(venv / "bin" / "python"), site, hidden=[home])
-    assert str(home / "packages") in shown and str(home) not in shown
+    mirror.mkdir()
+    monkeypatch.setenv("BRAINSCORE_HOME", str(home))
+    monkeypatch.setenv("BRAINSCORE_DATA_MIRROR", str(mirror))
+    shown = visible_paths(str(venv / "bin" / "python"), hidden=[home], extra=(str(mirror),), shown=(site,))
+    assert str(home / "packages") not in shown and str(home) not in shown and str(mirror) not in shown
 
 
 def test_packaged_data_files_are_readable_by_the_sandboxed_scorers(tmp_path):

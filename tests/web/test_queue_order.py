@@ -39,12 +39,16 @@ def server(db_url, tmp_path, dask_client, monkeypatch):
     app = create_app(db_url=db_url, root=tmp_path / "submissions", dask_client=dask_client)
     ran = tmp_path / "ran.txt"
 
-    def command(model, benchmark, submission_id):  # the pair's child: no model is run, its order is written
+    def command(model, benchmark, submission_id):  # the pair's model server: no model is run, its order is written
+        return [sys.executable, "-c", f"open({str(ran)!r}, 'a').write({model!r} + '\\n')"]
+
+    def scorer(model, benchmark, submission_id):  # the pair's trusted scorer: reports a score
         outcome = {"model": model, "benchmark": benchmark, "status": "done", "score": 0.5, "benchmark_version": 1}
-        return [sys.executable, "-c", f"import json; open({str(ran)!r}, 'a').write({model!r} + '\\n'); "
-                                      f"print(json.dumps({{'event': 'done', 'outcome': {outcome!r}}}))"]
+        return [sys.executable, "-c", f"import json; print(json.dumps({{'event': 'done', 'kind': 'done', "
+                                      f"'outcome': {outcome!r}}}))"]
 
     app.state.worker.command = command
+    app.state.worker.scorer = scorer
     app.state.worker.limits = Limits(memory=1024**3, wall=60, isolate=False)  # the children write ran.txt
     port = free_port()
     live = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))

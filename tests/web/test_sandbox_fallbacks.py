@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy.orm import Session
 
 from brainscore.results import Database
-from brainscore.web import accounts, sandbox
+from brainscore.boundary import launcher as sandbox
+from brainscore.web import accounts
 from brainscore.web.queue import Limits, SubmissionTask, run_pair
 from host_helpers import survivors
 

@@ -114,12 +114,18 @@ class Benchmark(ABC):
         ``behavior_vision``, ``engineering_vision``, or a family node).
     bibtex : str
         Reference to the data's paper.
+    score_range : (float, float)
+        The ceiled scores this benchmark can give, ``(low, high)`` (``-inf``/``inf`` for no bound): (0, 1) unless
+        a subclass declares another. The results database refuses a score outside it, or one that is not finite
+        (:func:`brainscore.results.validity.check_outcome`), so a benchmark whose scores may leave [0, 1] (an
+        explained variance over a noisy ceiling, a correlation over its ceiling) must say so.
     """
 
     identifier: str
     version: int
     parent: str
     bibtex: str
+    score_range: tuple[float, float] = (0.0, 1.0)
 
     @property
     @abstractmethod

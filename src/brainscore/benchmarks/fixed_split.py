@@ -16,6 +16,7 @@ NSD). The flow:
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -131,6 +132,9 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
     ValidationError
         When loaded, if train and test hold different neuroids, or no neuroid passes the threshold.
     """
+
+    #: r² / ceiling (or (r / ceiling)²) is never negative and may exceed 1 over a noisy ceiling, as in the reference
+    score_range = (0.0, math.inf)
 
     def __init__(self, identifier: str, version: int, train_assembly, test_assembly,
                  similarity_metric: Callable[..., Score], visual_degrees: float, number_of_trials: int, region: str,

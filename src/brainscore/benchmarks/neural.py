@@ -10,6 +10,7 @@ The flow of Brain-Score's neural benchmarks (Schrimpf et al. 2018, 2020):
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -94,6 +95,9 @@ class NeuralBenchmark(BenchmarkBase):
     normalisation : str
         ``"r2_over_ceiling"`` (current reference) or ``"legacy"`` ((r/ceiling)², before 2026-01-13).
     """
+
+    #: r² / ceiling (or (r / ceiling)²) is never negative and may exceed 1 over a noisy ceiling, as in the reference
+    score_range = (0.0, math.inf)
 
     def __init__(self, identifier: str, version: int, assembly: NeuroidAssembly | Callable[[], NeuroidAssembly],
                  similarity_metric: Callable[[DataAssembly, DataAssembly], Score], visual_degrees: float,

@@ -19,6 +19,7 @@ The flow:
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -94,6 +95,9 @@ class PropertiesBenchmark(BenchmarkBase):
         :meth:`~brainscore.benchmarks.base.Presentation.show_blocks`) instead of an assembly, so a layer
         larger than memory can be measured (issue 22). Default False: an assembly in memory.
     """
+
+    #: a similarity in [0, 1] over its ceiling: never negative, above 1 where the model beats the data's own
+    score_range = (0.0, math.inf)
 
     def __init__(self, identifier: str, version: int, assembly, stimulus_set,
                  property_func: Callable[[DataAssembly, StimulusSet], DataAssembly],

@@ -114,6 +114,9 @@ class RSABenchmark(BenchmarkBase):
     measured RDM.
     """
 
+    #: a correlation over its ceiling: negative for an anti-correlated model, above 1 over a noisy ceiling
+    score_range = (-math.inf, math.inf)
+
     def __init__(self, identifier: str, version: int, rdms: DataAssembly | Callable[[], DataAssembly], region: str,
                  visual_degrees: float, *, similarity_metric: Callable, noise_ceiling: Callable | None,
                  number_of_trials: int = 1, parent: str | None = None, bibtex: str = "",

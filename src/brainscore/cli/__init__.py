@@ -12,9 +12,10 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from pathlib import Path
 
 from brainscore.config import package_version
-from brainscore.errors import BrainScoreError
+from brainscore.errors import BrainScoreError, ValidationError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "plugin_dir", None):
             from brainscore import registry
 
-            registry.add_plugin_dirs(args.plugin_dir)
+            if getattr(args, "sandbox", False):  # the folders' code runs in the model's sandbox only, never here
+                args.plugin_dir = [str(Path(folder).expanduser().resolve()) for folder in args.plugin_dir]
+                for folder in args.plugin_dir:
+                    if not Path(folder).is_dir():
+                        raise ValidationError(f"the plugin folder {folder} does not exist (--plugin-dir)")
+            else:
+                registry.add_plugin_dirs(args.plugin_dir)
         return int(args.func(args) or 0)
     except BrainScoreError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -37,6 +37,11 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--preload", action="append", default=[], metavar="MODULE",
                         help="a module every worker (and this process) imports first, e.g. an uninstalled plugin")
     parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="put the model calls through the boundary on the workers: each model runs in a sandboxed "
+                             "model server of its own (no data, no network, limits), the benchmarks, metrics and "
+                             "ceilings on the workers; --plugin-dir folders then serve the models only. See "
+                             "docs/security.md")
     add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
@@ -90,7 +95,7 @@ def run(args) -> int:
     try:
         summaries = runner.run(pairs, client, store=runner.open_outcome_store(), rerun=args.rerun, on_result=on_result,
                                progress=True, gpu=bool(gpus),
-                               stream=_Quiet() if args.no_progress else None, stats=stats)
+                               stream=_Quiet() if args.no_progress else None, stats=stats, **_sandbox(args))
     finally:
         # workers still finishing their last task at shutdown are killed; that is expected, not news
         logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
@@ -102,6 +107,14 @@ def run(args) -> int:
     if stats:
         print(report.stage_seconds(stats), file=out, flush=True)
     return 1 if report.failures(summaries, sys.stderr) else 0
+
+
+def _sandbox(args) -> dict:
+    if not args.sandbox:
+        return {}
+    from brainscore.boundary import Limits
+
+    return {"sandbox": Limits(), "model_plugin_dirs": tuple(args.plugin_dir)}
 
 
 class _Quiet:

@@ -37,6 +37,8 @@ def add_parser(subparsers) -> None:
                              "sqlite:///$BRAINSCORE_HOME/results.sqlite)")
     parser.add_argument("--no-record", action="store_true", help="do not record the score in the results database")
     parser.add_argument("--json", action="store_true", help="print one JSON object (with the provenance)")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run the model's code in a sandbox (a model server of its own: no data, no network, no access to your files, limits on memory, time and disk) and compute the score here from its answers, for a model plugin you do not trust; --plugin-dir folders then serve the model only (a benchmark comes from the installed plugins and the plugin_dirs setting). See docs/security.md")
     add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
@@ -67,10 +69,34 @@ def run_grid(args) -> int:
         from brainscore.results.records import DatabaseOutcomeStore
 
         store = DatabaseOutcomeStore(Database(args.db))
-    summaries = runner.run_sequential(pairs, store=store, rerun=True, on_result=on_result)
+    summaries = runner.run_sequential(pairs, store=store, rerun=True, on_result=on_result, **_sandbox(args))
     if not args.json:
         print(report.table(summaries))
     return 1 if report.failures(summaries, sys.stderr) else 0
+
+
+def _sandbox(args) -> dict:
+    """``--sandbox``: the keyword arguments that put the model through the boundary (:mod:`brainscore.boundary`)."""
+    if not getattr(args, "sandbox", False):
+        return {}
+    from brainscore.boundary import Limits
+
+    return {"sandbox": Limits(), "model_plugin_dirs": tuple(args.plugin_dir)}
+
+
+def _score(args, device, kwargs):
+    """The score of the one pair, its model in this process or (``--sandbox``) in a sandboxed model server."""
+    from brainscore import api
+
+    sandbox = _sandbox(args)
+    if not sandbox:
+        return api.score(args.model, args.benchmark, device=device, bootstrap=args.bootstrap, **kwargs)
+    from brainscore.boundary import ModelServer
+
+    with ModelServer(args.model, sandbox["sandbox"], {**kwargs, **({"device": device} if device else {})},
+                     plugin_dirs=sandbox["model_plugin_dirs"]) as server:
+        return api.score(args.model, args.benchmark, device=device, bootstrap=args.bootstrap, model=server.model,
+                         **kwargs)
 
 
 def formula_text(summary: dict) -> str:
@@ -113,6 +139,8 @@ def _record_failure(args, failure: BaseException) -> None:
     # result: nothing to record (and the home's message must not be buried under a second error from it)
     if isinstance(failure, (UnknownIdentifierError, MissingDependencyError, HomeUnusableError)):
         return
+    if getattr(failure, "kind", None) in ("UnknownIdentifierError", "MissingDependencyError"):  # said by a sandbox
+        return
     from brainscore.results import DatabaseError
     from brainscore.scoring.outcome import Outcome
 
@@ -150,7 +178,7 @@ def run(args) -> int:
     if _several(args.model) or _several(args.benchmark):
         return run_grid(args)
     from brainscore import api
-    from brainscore.results import NotRecorded
+    from brainscore.results import InvalidScore, NotRecorded, check_outcome
     from brainscore.scoring.outcome import Outcome
 
     device = _device(args)
@@ -164,12 +192,17 @@ def run(args) -> int:
     if args.bootstrap < 0:
         raise SystemExit(f"error: --bootstrap must be >= 0 (0 skips the interval), got {args.bootstrap}")
     try:
-        result = api.score(args.model, args.benchmark, device=device, bootstrap=args.bootstrap, **kwargs)
+        result = _score(args, device, kwargs)
         _refuse_non_finite(result, args.model, args.benchmark)  # recorded as a failure, with its reason
     except Exception as failure:
         _record_failure(args, failure)
         raise
     outcome = Outcome.from_score(result, args.model, args.benchmark)
+    try:  # recorded or not, a number that cannot be a score of this benchmark is no score
+        check_outcome(outcome)
+    except InvalidScore as refused:
+        _record_failure(args, refused)
+        raise
     not_recorded = None
     try:
         row, where = _record(args, outcome)

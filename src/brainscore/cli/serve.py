@@ -30,6 +30,9 @@ def add_parser(subparsers) -> None:
                         help="results database URL (default $BRAINSCORE_DB_URL or sqlite in BRAINSCORE_HOME)")
     parser.add_argument("--weights-dir", action="append", default=[],
                         help="a server folder submitted plugins may load weights from by absolute path (repeatable)")
+    parser.add_argument("--admin", action="append", default=[], metavar="USER",
+                        help="a user who administers the site (repeatable): administrators approve submissions that "
+                             "hold benchmark, data or metric plugins, which never run before that")
     parser.add_argument("--memory-limit-gb", type=float, default=8.0, help="memory limit of each scoring process")
     parser.add_argument("--time-limit-s", type=int, default=3600, help="wall-clock limit of each scoring process")
     parser.add_argument("--disk-limit-gb", type=float, default=2.0,
@@ -87,7 +90,7 @@ def _app_arguments(args) -> dict:
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
             "disk_limit": int(args.disk_limit_gb * 1024**3),
             "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s,
-            "warm_pages": True}
+            "warm_pages": True, "admins": list(getattr(args, "admin", []))}
 
 
 def web_worker_app():

@@ -99,6 +99,27 @@ def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, in
     return type(assembly)(values, dims=("presentation", "neuroid", "time_bin"), coords=coords)
 
 
+def _rows_of(stimuli: StimulusSet, shown: StimulusSet, features: NeuroidAssembly) -> np.ndarray | None:
+    """The rows of ``features`` (of the images ``shown``) that belong to ``stimuli``, in ``stimuli``'s order, or None
+    when a stimulus is missing from ``shown``, has another file there, or ``features`` hold several presentations
+    of an image."""
+    from brainscore.data.stimuli import file_sha256
+
+    shown_ids = np.asarray(features["stimulus_id"].values).astype(str) if "stimulus_id" in features.coords else None
+    if shown_ids is None or len(np.unique(shown_ids)) != len(shown_ids):
+        return None
+    position = {sid: i for i, sid in enumerate(shown_ids)}
+    rows = []
+    for sid in stimuli["stimulus_id"].astype(str):
+        if sid not in position or sid not in shown.stimulus_paths:
+            return None
+        mine, theirs = stimuli.get_stimulus(sid), shown.get_stimulus(sid)
+        if mine != theirs and file_sha256(mine) != file_sha256(theirs):
+            return None
+        rows.append(position[sid])
+    return np.asarray(features.transpose("presentation", "neuroid").values)[rows]
+
+
 def _scorer_identity(scorer: Callable) -> dict[str, Any]:
     identifier = getattr(scorer, "identifier", None)
     if identifier is None:
@@ -184,6 +205,7 @@ class ModelCommitment(BrainModel):
         self.task: str | None = None
         self._labels: Any = None
         self._classifier: readouts.ProbabilitiesClassifier | None = None
+        self._fitting: StimulusSet | None = None
         if hasattr(activations_model, "set_visual_degrees"):
             activations_model.set_visual_degrees(self._visual_degrees)
 
@@ -231,7 +253,8 @@ class ModelCommitment(BrainModel):
         fitting_stimuli
             ``label``: ``"imagenet"`` or a list of labels among the 16 categories of Geirhos et al.
             (2019); ``probabilities``: a StimulusSet with an ``image_label`` column to fit the readout
-            on; otherwise ignored.
+            on (fitted at the next :meth:`look_at`, or loaded from the cache of readouts fitted on the
+            same features and labels); otherwise ignored.
 
         Raises
         ------
@@ -256,9 +279,11 @@ class ModelCommitment(BrainModel):
             if not isinstance(fitting_stimuli, StimulusSet) or "image_label" not in fitting_stimuli.columns:
                 raise ValidationError("the probabilities task needs fitting_stimuli: a StimulusSet with an "
                                       "'image_label' column")
-            features = self._features(fitting_stimuli, self.behavioral_readout_layer)
-            self._classifier = readouts.ProbabilitiesClassifier().fit(
-                features.values, fitting_stimuli["image_label"].to_numpy())
+            # loaded now if cached, else fitted at the next look_at (from its features, when it shows the fitting
+            # images too: see _fit_readout)
+            self._fitting = fitting_stimuli
+            key = self._readout_key(fitting_stimuli)
+            self._classifier = self._readout_cache().load(key) if key is not None else None
         elif task != Task.odd_one_out:
             raise ValidationError(f"unknown task {task!r}; expected one of passive, label, probabilities, "
                                   f"odd_one_out")
@@ -285,6 +310,8 @@ class ModelCommitment(BrainModel):
             return self._look_label(stimuli, number_of_trials, require_variance)
         if self.task == Task.probabilities:
             features = self._features(stimuli, self.behavioral_readout_layer, number_of_trials, require_variance)
+            if self._classifier is None:
+                self._classifier = self._fit_readout(stimuli, features)
             probabilities = self._classifier.predict_proba(features.values)
             coords = {n: c for n, c in features.coords.items() if c.dims == ("presentation",)}
             return BehavioralAssembly(probabilities, dims=("presentation", "choice"),
@@ -449,6 +476,44 @@ class ModelCommitment(BrainModel):
                                   f"{self.identifier!r} (scores: {scores})")
         best = max(ordered, key=lambda layer: scores[layer])  # first of equal maxima, in depth order
         return {"layer": best, "scores": scores, "region": region, "scorer": _scorer_identity(self.layer_scorer)}
+
+    # ---- the probabilities readout ------------------------------------------------------------
+    def _readout_key(self, fitting: StimulusSet) -> str | None:
+        """Content key of the readout fitted on ``fitting``: the features' cache name (weights, architecture,
+        preprocessing, fitting images, layer), each image's label, the classifier's settings and scikit-learn's
+        version. None when the activations model names no features cache (then nothing is cached)."""
+        cache_paths = getattr(self.activations_model, "cache_paths", None)
+        if cache_paths is None:
+            return None
+        import sklearn
+
+        layer = self.behavioral_readout_layer
+        labels = sorted(zip(fitting["stimulus_id"].astype(str), fitting["image_label"].astype(str)))
+        return content_key(kind="probabilities_readout", features=cache_paths(fitting, [layer])[layer].name,
+                           labels=labels, C=readouts.ProbabilitiesClassifier().C, sklearn=sklearn.__version__)
+
+    def _readout_cache(self) -> Cache:
+        # keyed on this module's code and the readout's
+        return Cache("readouts", code=[readouts])
+
+    def _fit_readout(self, shown: StimulusSet, shown_features: NeuroidAssembly) -> readouts.ProbabilitiesClassifier:
+        """Fit (or load) the readout of :meth:`start_task`'s fitting stimuli.
+
+        Their features are the rows of ``shown_features`` when the images :meth:`look_at` shows include
+        every fitting image (same id, same file, one presentation each), so a benchmark that fits on a
+        subset of the images it shows (cross-validation folds) runs the network once; otherwise they
+        are extracted.
+        """
+        fitting = self._fitting
+        labels = fitting["image_label"].to_numpy()
+
+        def fit() -> readouts.ProbabilitiesClassifier:
+            rows = _rows_of(fitting, shown, shown_features)
+            values = rows if rows is not None else self._features(fitting, self.behavioral_readout_layer).values
+            return readouts.ProbabilitiesClassifier().fit(values, labels)
+
+        key = self._readout_key(fitting)
+        return fit() if key is None else self._readout_cache().get_or_compute(key, fit)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _features(self, stimuli: StimulusSet, layer: str, number_of_trials: int = 1,

@@ -11,6 +11,7 @@ recorded the next time the database opens.
 from brainscore.results.database import (Database, DatabaseError, DatabaseUnavailable, ScoresRead, StoredModel, StoredScore,
                                          StoredSubmission, default_url)
 from brainscore.results.records import NotRecorded, record
+from brainscore.results.validity import InvalidScore, check_outcome
 
-__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "NotRecorded", "record", "ScoresRead", "StoredScore", "StoredModel",
+__all__ = ["Database", "DatabaseError", "DatabaseUnavailable", "InvalidScore", "NotRecorded", "record", "check_outcome", "ScoresRead", "StoredScore", "StoredModel",
            "StoredSubmission", "default_url"]

@@ -81,9 +81,14 @@ def replay(database: str, record: Callable[[dict[str, Any], int | None], Any]) -
     """Record every journal entry meant for ``database`` with ``record(outcome, submission_id)``; how many.
 
     An entry is deleted once recorded. An entry that fails again stays (with a warning naming it),
-    to be replayed the next time.
+    to be replayed the next time. An entry that is no recordable outcome (a score that is not finite or lies
+    outside its benchmark's range, :func:`brainscore.results.validity.check_outcome`; an unreadable outcome) is
+    never recorded: it is renamed ``<entry>.refused`` with a warning that says why, and not replayed again.
     """
     from filelock import FileLock, Timeout
+
+    from brainscore.results.validity import InvalidScore, check_outcome
+    from brainscore.scoring.outcome import Outcome
 
     done = 0
     for path in pending(database):
@@ -93,6 +98,13 @@ def replay(database: str, record: Callable[[dict[str, Any], int | None], Any]) -
                 if not path.exists():  # another process replayed it meanwhile
                     continue
                 entry = _read(path)
+                try:
+                    check_outcome(Outcome.from_json(entry.get("outcome") or {}))
+                except (InvalidScore, TypeError, ValueError) as refused:
+                    path.rename(path.with_name(path.name + ".refused"))
+                    warnings.warn(f"the journal entry {path} is not recorded in {database}: {refused}; it is kept as "
+                                  f"{path.name}.refused and not replayed again", stacklevel=2)
+                    continue
                 try:
                     record(entry["outcome"], entry.get("submission_id"))
                 except Exception as error:  # noqa: BLE001 - the entry stays for the next time

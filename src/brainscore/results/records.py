@@ -24,9 +24,10 @@ from typing import Any
 from brainscore import config
 from brainscore.results.database import Database, DatabaseError, DatabaseUnavailable, identity_of
 from brainscore.results import journal
+from brainscore.results.validity import InvalidScore, check_outcome
 from brainscore.scoring.outcome import Outcome
 
-__all__ = ["record", "NotRecorded", "JsonLinesOutcomeStore", "DatabaseOutcomeStore", "open_outcome_store"]
+__all__ = ["record", "NotRecorded", "InvalidScore", "JsonLinesOutcomeStore", "DatabaseOutcomeStore", "open_outcome_store"]
 
 
 class NotRecorded(DatabaseError):
@@ -65,10 +66,14 @@ def record(outcome: Outcome, database: Database | str | None = None, submission_
         If the database cannot be opened or written; the outcome is then kept in the journal and
         recorded when that database next opens. The message names the database, what is wrong with
         it and the fix, and the journal file.
+    InvalidScore
+        If ``outcome`` is a score that cannot be one (not finite, outside its benchmark's range, a raw score or
+        ceiling that is not finite: :func:`brainscore.results.validity.check_outcome`); nothing is written or kept.
     DatabaseError
         If the outcome itself cannot be recorded (its benchmark's version is unknown) or the URL is
         malformed; nothing is kept then, since no later attempt would succeed.
     """
+    check_outcome(outcome)  # before the journal too: a score refused now would be refused at every replay
     opened = None
     try:
         db = (opened := Database(database)) if database is None or isinstance(database, str) else database

@@ -182,7 +182,8 @@ class User(Base):
 
     ``email`` is the address as :mod:`email_validator` normalises it (unique; None for accounts made
     before migration ``0005`` or by :func:`brainscore.web.accounts.register` without one);
-    ``email_verified`` is when the address was verified by its link (None: not verified).
+    ``email_verified`` is when the address was verified by its link (None: not verified); ``display_name`` is the
+    name the website shows for the account (None: its user name; migration ``0009``).
     """
 
     __tablename__ = "web_users"
@@ -193,6 +194,7 @@ class User(Base):
     created: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
     email: Mapped[str | None] = mapped_column(String(320), nullable=True)
     email_verified: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    display_name: Mapped[str | None] = mapped_column(String(80), nullable=True)
 
 
 class ApiToken(Base):

@@ -65,7 +65,16 @@ def _skipped(pairs: Sequence[Pair], store, rerun: bool, on_result: Callback | No
 
 
 def _finish(store, outcome: Outcome, key: str, on_result: Callback | None) -> dict[str, Any]:
-    """Record ``outcome`` (if there is a store), report its summary to ``on_result``; the summary."""
+    """Record ``outcome`` (if there is a store), report its summary to ``on_result``; the summary.
+
+    A score that cannot be one (:func:`brainscore.results.validity.check_outcome`) is a failure of its pair.
+    """
+    from brainscore.results.validity import InvalidScore, check_outcome
+
+    try:
+        check_outcome(outcome)
+    except InvalidScore as refused:
+        outcome = Outcome.from_failure(outcome.model, outcome.benchmark, refused, log="")
     if store is not None:
         from brainscore.results import NotRecorded
 
@@ -80,7 +89,8 @@ def _finish(store, outcome: Outcome, key: str, on_result: Callback | None) -> di
 
 
 def run_sequential(pairs: Sequence[Pair], store=None, rerun: bool = False,
-                   on_result: Callback | None = None) -> list[dict[str, Any]]:
+                   on_result: Callback | None = None, sandbox: Any = None,
+                   model_plugin_dirs: tuple = ()) -> list[dict[str, Any]]:
     """Score ``pairs`` one after the other in this process (what ``brainscore score`` does for several pairs).
 
     Parameters
@@ -93,6 +103,9 @@ def run_sequential(pairs: Sequence[Pair], store=None, rerun: bool = False,
         Score pairs even if already recorded.
     on_result : callable (dict) -> None, optional
         Called with each pair's summary as it finishes.
+    sandbox : brainscore.boundary.Limits, optional
+        Run each model in a sandboxed model server (:mod:`brainscore.boundary`) with these limits, loaded from the
+        installed plugins and ``model_plugin_dirs``; None runs models in this process.
 
     Returns
     -------
@@ -103,7 +116,8 @@ def run_sequential(pairs: Sequence[Pair], store=None, rerun: bool = False,
     todo, done, _ = _skipped(pairs, store, rerun, on_result)
     results = list(done)
     for pair, key in todo:
-        outcome = stages.score_pair(pair.model, pair.benchmark, pair.model_kwargs, device=pair.device)
+        outcome = stages.score_pair(pair.model, pair.benchmark, pair.model_kwargs, device=pair.device, sandbox=sandbox,
+                                    model_plugin_dirs=model_plugin_dirs)
         results.append(_finish(store, outcome, key, on_result))
     return _in_order(results, pairs)
 
@@ -208,7 +222,8 @@ class Progress:
 
 
 def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_result: Callback | None = None,
-        progress: bool = True, gpu: bool = False, stream=None, stats: dict | None = None) -> list[dict[str, Any]]:
+        progress: bool = True, gpu: bool = False, stream=None, stats: dict | None = None, sandbox: Any = None,
+        model_plugin_dirs: tuple = ()) -> list[dict[str, Any]]:
     """Score ``pairs`` on the Dask cluster of ``client``; the summaries of all pairs in the order of ``pairs``.
 
     Parameters
@@ -235,6 +250,11 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
         it (:func:`brainscore.runner.clusters.model_resources`): one at a time there.
     stats : dict, optional
         Filled with the task-seconds each stage took (``{"select": 95.1, ...}``; needs ``progress``).
+    sandbox : brainscore.boundary.Limits, optional
+        Put the model calls through the boundary on the workers: each score task runs its model in a sandboxed model
+        server with these limits (loaded from the installed plugins and ``model_plugin_dirs``), the benchmark, metric
+        and ceiling in the worker. The model's features are then not shared between pairs (a sandbox keeps no
+        cache), so the warm-up stages (layer selection, activations) are left out.
 
     Returns
     -------
@@ -273,7 +293,7 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
         selection_data = selection.selection_benchmarks()
         for pair, _ in todo:
             region = info[pair.benchmark]["region"]
-            if region is not None and (pair.model, region) not in select:
+            if sandbox is None and region is not None and (pair.model, region) not in select:
                 forward = where("select", pair.device)
                 warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.model_kwargs,
                                device=forward.device, name=(pair.model, region, b), needs=forward.resources,
@@ -293,7 +313,7 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
         for pair, key in todo:
             region = info[pair.benchmark]["region"]
             group = (pair.model, stimuli[pair.benchmark], region)
-            if group not in activations:
+            if sandbox is None and group not in activations:
                 upstream = [select[(pair.model, region)]] if region is not None else []
                 forward = where("activations", pair.device)
                 activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
@@ -301,8 +321,11 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
                                             needs=forward.resources, priority=10)
             there = where("score", pair.device, pair.benchmark)
             extra = {"metric_device": there.device} if gpu else {}  # on the CPU the metric runs where the model does
+            if sandbox is not None:
+                extra.update(sandbox=sandbox, model_plugin_dirs=tuple(model_plugin_dirs))
+            upstream = [activations[group]] if group in activations else []
             future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.model_kwargs,
-                            ceiling[pair.benchmark], activations[group], device=there.model_device,
+                            ceiling[pair.benchmark], *upstream, device=there.model_device,
                             name=(pair.model, pair.benchmark), needs=there.resources, **extra)
             scores[future.key] = (future, pair, key)
         for future in as_completed([f for f, _, _ in scores.values()]):

@@ -169,11 +169,15 @@ def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]
 
 
 def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
-               device: str | None = None, metric_device: Any = job.SAME_DEVICE) -> Outcome:
+               device: str | None = None, metric_device: Any = job.SAME_DEVICE, sandbox: Any = None,
+               model_plugin_dirs: tuple = ()) -> Outcome:
     """Score ``model`` on ``benchmark`` with :func:`brainscore.scoring.score` (on ``device``, this worker's GPU of it).
 
     ``metric_device``: where the metric, ceiling and bootstrap compute (default: ``device``; None:
     numpy on the host, for a kernel that does not gain on a GPU: :mod:`brainscore.runner.placement`).
+    ``sandbox``: :class:`brainscore.boundary.Limits` to run the model in a sandboxed model server (its code, loaded
+    from the installed plugins and ``model_plugin_dirs``, never runs in this process; the benchmark, metric and
+    ceiling do, :mod:`brainscore.boundary`); None runs it here.
 
     Returns
     -------
@@ -183,7 +187,15 @@ def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstre
     """
     try:
         metric = metric_device if metric_device is job.SAME_DEVICE or metric_device is None else for_worker(metric_device)
-        return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), metric_device=metric,
-                                            **model_kwargs), model, benchmark)
+        if sandbox is None:
+            return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), metric_device=metric,
+                                                **model_kwargs), model, benchmark)
+        from brainscore.boundary import ModelServer
+
+        on = for_worker(device)
+        with ModelServer(model, sandbox, {**model_kwargs, **({"device": on} if on is not None else {})},
+                         plugin_dirs=tuple(model_plugin_dirs)) as server:
+            return Outcome.from_score(job.score(model, benchmark, device=on, metric_device=metric, model=server.model,
+                                                **model_kwargs), model, benchmark)
     except Exception as error:  # noqa: BLE001
         return Outcome.from_failure(model, benchmark, error)

@@ -157,7 +157,7 @@ SAME_DEVICE = _SameDevice()
 
 def score(model_identifier: str, benchmark_identifier: str, *, device: str | None = None,
           bootstrap: int = DEFAULT_RESAMPLES, bootstrap_seed: int = DEFAULT_SEED, metric_device: Any = SAME_DEVICE,
-          **model_kwargs) -> Score:
+          model: Any = None, **model_kwargs) -> Score:
     """Score a model on a benchmark: the main job.
 
     Parameters
@@ -181,8 +181,13 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         Where the metric, the ceiling and the bootstrap compute, when not where the model runs (e.g.
         None, numpy on the host, for a kernel that gains nothing on a GPU while the model runs on
         one: :mod:`brainscore.runner.placement`). Default: ``device``.
+    model : BrainModel, optional
+        The model to score, already loaded (e.g. a :class:`~brainscore.boundary.remote.RemoteModel`, whose network
+        runs in a sandbox and was built there with ``model_kwargs``); None loads ``model_identifier`` here. Either
+        way the benchmark, the metric, the ceiling and the bootstrap run in this process.
     **model_kwargs
-        Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}``.
+        Passed to the model's factory, e.g. ``region_layer_map={"V4": "_blocks.5"}`` (with ``model``: recorded in the
+        provenance only).
 
     Returns
     -------
@@ -192,7 +197,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         :mod:`brainscore.scoring.bootstrap`), ``error_reference`` (the error as the reference
         reports it, e.g. the SEM over cross-validation splits), ``ci95`` (the bootstrap 95%
         percentile interval), ``ceiling_error``/``ceiling_ci95`` (the same for the ceiling),
-        ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``,
+        ``formula``, ``model_identifier``, ``benchmark_identifier``, ``benchmark_version``, ``score_range`` (the
+        ceiled scores the benchmark declares it can give, ``Benchmark.score_range``),
         ``layers`` (the committed region -> layer map, where the model has one), ``commitment`` (how
         the benchmark's region was committed, :func:`commitment_of`; also in the provenance), ``layer_selection``
         (every candidate layer's selection score, for regions whose layer was chosen automatically, see
@@ -219,7 +225,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     # weights, eagerly): all are named in the provenance
     with store.recording_files() as data_files:
         benchmark = registry.load_benchmark(benchmark_identifier)
-        model = load_model(model_identifier, device=device, **model_kwargs)
+        if model is None:
+            model = load_model(model_identifier, device=device, **model_kwargs)
         with stage(f"scoring {model_identifier} on {benchmark_identifier}"):
             if device is not None:
                 _commit_layer(model, benchmark)  # layer selection on numpy: its cached choice holds for every device
@@ -230,6 +237,7 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     result.attrs["benchmark_version"] = getattr(benchmark, "version", None)
+    result.attrs["score_range"] = tuple(getattr(benchmark, "score_range", (0.0, 1.0)))
     layers = getattr(model, "region_layer_map", None)
     if layers is not None:
         result.attrs["layers"] = dict(layers)

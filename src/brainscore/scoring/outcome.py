@@ -56,6 +56,26 @@ def _pair(values: Any) -> tuple[float, float] | None:
     return None if values is None else (float(values[0]), float(values[1]))
 
 
+def _range(values: Any) -> tuple[float | None, float | None] | None:
+    """A declared score range as plain JSON values: ``(low, high)``, an infinite bound as None; None if absent.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not two numbers (or None), low first.
+    """
+    if values is None:
+        return None
+    try:
+        low, high = (None if v is None or (isinstance(v, (int, float)) and math.isinf(v)) else float(v)
+                     for v in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"a score range is two numbers (low, high), got {values!r}") from None
+    if low is not None and high is not None and not low <= high:
+        raise ValueError(f"a score range is (low, high) with low <= high, got {values!r}")
+    return low, high
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How scoring ``model`` on ``benchmark`` ended: a score with its parts, or a failure.
@@ -115,6 +135,10 @@ class Outcome:
         ``score.attrs["provenance"]`` as plain JSON data (:mod:`brainscore.scoring.provenance`).
     provenance_key : str or None
         Its key (:func:`brainscore.scoring.provenance.provenance_key`); None without provenance.
+    score_range : (float or None, float or None) or None
+        The ceiled scores the benchmark declares it can give (``Benchmark.score_range``; None for no bound on
+        that side); None: not declared, [0, 1]. The results database refuses a score outside it
+        (:func:`brainscore.results.validity.check_outcome`).
     """
 
     model: str
@@ -145,6 +169,7 @@ class Outcome:
     visual_degrees: float | None = field(default=None, metadata=_HIDDEN)
     provenance: dict = field(default_factory=dict, metadata=_HIDDEN)
     provenance_key: str | None = field(default=None, metadata=_HIDDEN)
+    score_range: tuple[float | None, float | None] | None = field(default=None, metadata=_HIDDEN)
 
     # ------------------------------------------------------------------------------ built here only
     @classmethod
@@ -196,7 +221,8 @@ class Outcome:
                    bootstrap_unit=attrs.get("bootstrap_unit"), benchmark_version=version, benchmark_parent=parent,
                    ceiling_error_reference=_own_error(ceiling),
                    visual_degrees=number(attrs.get("visual_degrees")),
-                   provenance=provenance, provenance_key=provenance_key(provenance) if provenance else None)
+                   provenance=provenance, provenance_key=provenance_key(provenance) if provenance else None,
+                   score_range=_range(attrs.get("score_range")))
 
     @classmethod
     def from_failure(cls, model: str, benchmark: str, failure: BaseException | str, log: str | None = None,
@@ -269,6 +295,7 @@ class Outcome:
         values = {k: v for k, v in data.items() if k in names}
         for name in ("ci95", "ceiling_ci95"):
             values[name] = _pair(values.get(name))
+        values["score_range"] = _range(values.get("score_range"))
         values["provenance"] = values.get("provenance") or {}
         return cls(**values)
 

@@ -2,7 +2,7 @@
 submission (FastAPI, Jinja2 templates, matplotlib plots). Build it with :func:`create_app`.
 
 Scoring never runs in the web process: :mod:`brainscore.web.queue` hands each submission's pairs to a
-Dask cluster, whose tasks run each in a separate, limited child process (:mod:`brainscore.web.child`).
+Dask cluster, whose tasks score each pair across the boundary (:mod:`brainscore.web.pairs`, :mod:`brainscore.boundary`).
 """
 from __future__ import annotations
 

@@ -147,6 +147,36 @@ def set_email(engine: Engine, user: User, address: str) -> User:
         return row
 
 
+DISPLAY_NAME_LENGTH = 80
+"""The longest display name, in characters."""
+
+
+def set_display_name(engine: Engine, user: User, name: str | None) -> User:
+    """Set the name the website shows for ``user``'s account (its models, submissions); empty: its user name.
+
+    Raises
+    ------
+    AccountError
+        If ``name`` is longer than :data:`DISPLAY_NAME_LENGTH` characters or holds a control character.
+    """
+    name = " ".join((name or "").split())
+    if len(name) > DISPLAY_NAME_LENGTH:
+        raise AccountError(f"a display name has at most {DISPLAY_NAME_LENGTH} characters; this one has {len(name)}")
+    if any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 for c in name):
+        raise AccountError("a display name cannot hold control characters")
+    with Session(engine, expire_on_commit=False) as session:
+        row = session.get(User, user.id)
+        row.display_name = name or None
+        session.commit()
+        return row
+
+
+def display_names(engine: Engine) -> dict[str, str]:
+    """User name -> display name of every account that set one (one query)."""
+    with Session(engine) as session:
+        return dict(session.execute(select(User.username, User.display_name).where(User.display_name.is_not(None))).all())
+
+
 def session_stamp(user: User) -> str:
     """A fingerprint of ``user``'s password hash (16 hex digits of its sha256), kept in the session at log-in:
     a session whose stamp no longer matches (the password was reset) is no longer logged in."""

@@ -28,10 +28,13 @@ import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
@@ -39,7 +42,7 @@ from brainscore.web import accounts as account_store
 from brainscore.web import plots
 from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher
-from brainscore.web.routes import accounts, api, models, pages, submissions
+from brainscore.web.routes import accounts, api, explore, models, pages, submissions
 from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
 from brainscore.web.site import HERE, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
@@ -50,7 +53,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
                mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0,
-               warm_pages: bool = False) -> FastAPI:
+               warm_pages: bool = False, admins: tuple = ()) -> FastAPI:
     """The web application.
 
     Parameters
@@ -108,7 +111,12 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
                 weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer,
-                page_max_age=float(page_max_age))
+                page_max_age=float(page_max_age), admins=frozenset(admins))
+    from brainscore import registry
+    from brainscore.web.approval import approved_folders
+
+    if approved_folders(root):  # the plugin folders administrators approved: the server's own
+        registry.add_plugin_dirs(approved_folders(root))
 
     @asynccontextmanager
     async def lifespan(app):
@@ -132,17 +140,42 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
     # response was for (the session middleware fills the same scope)
     inner_stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: SecurityHeaders(inner_stack(), hsts=https)
+    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(inner_stack(), hsts=https))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
     app.state.results = site.results  # the leaderboard and anonymous pages, once per change of the scores
-    for area in (pages, accounts, submissions, models, api):
+    for area in (pages, explore, accounts, submissions, models, api):
         # CSRF on every POST of every area; every body cut off at FORM_BYTES while it streams in (413), the two
         # upload routes' at upload_limit() (their own max_body_size)
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
-    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # FastAPI's HTTPException is one
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     return app
+
+
+class HeadAsGet:
+    """ASGI middleware: a ``HEAD`` request is answered as the ``GET`` of the same address, without its body
+    (RFC 9110, section 9.3.2: same status and headers, ``Content-Length`` included). FastAPI's routes answer the
+    methods they declare only, so every page answered ``HEAD`` with 405 (link checkers, monitors and ``curl -I``
+    use it). The page is built as for ``GET`` (its body is computed, then dropped).
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            return await self.app(scope, receive, send)
+
+        async def send_without_body(message):
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, send_without_body)
 
 
 async def _warm_pages(app: FastAPI) -> None:
@@ -167,11 +200,33 @@ async def _warm_pages(app: FastAPI) -> None:
                 logging.getLogger(__name__).warning("warming %s: %s", path, error)
 
 
-async def _http_error(request: Request, error: HTTPException):
-    """JSON for the API, the plots and clients that do not ask for HTML; else the site's error page."""
-    if request.url.path.startswith(("/api/", "/plots/")) or "text/html" not in request.headers.get("accept", ""):
-        return JSONResponse({"detail": error.detail}, status_code=error.status_code)
+MACHINE_PATHS = ("/api/", "/plots/")
+"""Where errors are JSON (``{"detail": ...}``): the API and the plots; also the exports (``.csv``, ``.json``,
+``.bib``). Everywhere else an error is the site's HTML page (issue 29: an unknown URL answered raw JSON)."""
+
+
+def _wants_json(request: Request) -> bool:
+    path = request.url.path
+    return path.startswith(MACHINE_PATHS) or path.endswith((".csv", ".json", ".bib"))
+
+
+async def _http_error(request: Request, error: StarletteHTTPException):
+    """JSON for the API, the plots and the exports; else the site's error page, with the site's header, what went
+    wrong and where to go (an unknown URL included: Starlette's own 404)."""
+    if _wants_json(request):
+        return JSONResponse({"detail": error.detail}, status_code=error.status_code, headers=error.headers)
     site: Site = request.app.state.site
-    return site.render(request, "error.html", status_code=error.status_code, code=error.status_code,
-                       detail=str(error.detail))
+    detail = str(error.detail)
+    if error.status_code == 404 and detail == "Not Found":
+        detail = f"there is no page at {request.url.path}"
+    return site.render(request, "error.html", status_code=error.status_code, code=error.status_code, detail=detail)
+
+
+async def _invalid_request(request: Request, error: RequestValidationError):
+    """422 with what was wrong: JSON for the API (FastAPI's form), else the site's error page in words."""
+    if _wants_json(request):
+        return JSONResponse({"detail": jsonable_encoder(error.errors())}, status_code=422)
+    words = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())[1:])}: {e.get('msg')}" for e in error.errors())
+    return request.app.state.site.render(request, "error.html", status_code=422, code=422,
+                                         detail=f"the address is not valid ({words})")
 

@@ -23,6 +23,9 @@ import functools
 from pathlib import Path
 
 import brainscore.plugins.models as builtin_model_plugins
+from brainscore.plugin_sources import parse_source
+from brainscore.web import plugin_metadata
+from brainscore.web.plugin_metadata import MetadataRejected
 
 FIELDS = (("architecture", "architecture"), ("model_family", "family"), ("total_parameter_count", "parameters"),
           ("trainable_parameter_count", "trainable parameters"), ("total_layers", "layers"),
@@ -67,37 +70,39 @@ def _registers(folder: Path, model: str) -> bool:
 def metadata(folder: Path, model: str) -> dict:
     """``model``'s entry of ``folder/metadata.yml`` (``models: {model: {...}}``), {} without one.
 
-    A file that is not YAML, or not of that shape, gives {} with its problem under ``"problem"``.
+    The file is parsed within the bounds of :mod:`brainscore.web.plugin_metadata` (size, aliases, nesting), so a
+    file stored before uploads were held to them cannot blow up a page. A file that breaks them, is not YAML, or
+    is not of that shape, gives {} with its problem under ``"problem"``.
     """
     path = folder / "metadata.yml"
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
         return {}
-    import yaml
-
     try:
         data = _read_yaml(path, stamp) or {}
         entry = (data.get("models") or {}).get(model) or {}
         return dict(entry) if isinstance(entry, dict) else {}
-    except (yaml.YAMLError, AttributeError, UnicodeDecodeError, OSError) as error:
+    except (MetadataRejected, AttributeError, TypeError, OSError) as error:
         return {"problem": f"{path.name} could not be read: {error}"}
 
 
 @functools.lru_cache(maxsize=1024)
 def _read_yaml(path: Path, stamp: int):
-    """``path`` parsed as YAML, once per modification time ``stamp`` (a plugin's file lists many models)."""
-    import yaml
+    """``path`` parsed as YAML within bounds, once per modification time ``stamp`` (a plugin's file lists many
+    models). Reads at most one byte past :data:`~brainscore.web.plugin_metadata.MAX_BYTES`."""
+    with open(path, "rb") as handle:
+        return plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), path.name)
 
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
-
+@functools.lru_cache(maxsize=4096)
 def bibtex(folder: Path) -> str:
-    """The literal ``BIBTEX = "..."`` of the plugin's sources (the reference's ``model.py`` convention), or ""."""
+    """The literal ``BIBTEX = "..."`` of the plugin's sources (the reference's ``model.py`` convention), or "" (read
+    once per folder: a plugin folder is not changed once uploaded)."""
     for path in sorted(folder.glob("*.py")):
         try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
+            tree = parse_source(path.read_text(encoding="utf-8"), path.name)
+        except (OSError, SyntaxError, ValueError):
             continue
         for node in tree.body:
             if (isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "BIBTEX" for t in node.targets)

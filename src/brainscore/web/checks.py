@@ -8,10 +8,13 @@ A submission is a zip of one Python package laid out like a built-in model plugi
     my_plugin/requirements.txt       optional; satisfied from the server's environment, else installed
                                      (wheels only) into a virtual environment per requirements hash
     my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
+    my_plugin/metadata.yml           optional model card fields (the reference's; size, aliases and nesting
+                                     bounded, :mod:`brainscore.web.plugin_metadata`)
 
 or a model plugin folder written for the reference Brain-Score (``my_plugin/__init__.py`` with
 ``model_registry['my-model'] = lambda: ModelCommitment(...)``), as the folder itself or inside
-``models/`` (``models/my_plugin/...``, the reference's layout). Such a folder is scored as a plugin
+``models/`` (``models/my_plugin/...``, the reference's layout) or ``brainscore_vision/models/`` (its repository's
+layout, zipped from the repository's root). Such a folder is scored as a plugin
 folder (:mod:`brainscore.registry`, ``BRAINSCORE_PLUGIN_DIRS``), see :func:`reference_plugin_dir`.
 
 :func:`check_zip` reads only the zip's directory and the plugin's Python sources (parsed, never
@@ -31,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
+
+from brainscore.plugin_sources import parse_source
+from brainscore.web import plugin_metadata
 
 MAX_ZIP_BYTES = 50 * 1024 * 1024
 MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
@@ -57,7 +63,8 @@ class CheckedPlugin:
 
     ``layout`` is ``"brainscore"`` (``register_model("x")``, made an entry point) or ``"reference"`` (the
     reference Brain-Score's ``model_registry['x'] = ...``, scored as a plugin folder); ``root`` is the
-    plugin folder's path inside the zip (``my_plugin`` or ``models/my_plugin``).
+    plugin folder's path as unpacked (``my_plugin`` or ``models/my_plugin``); ``strip`` the prefix :func:`extract`
+    removes from every path (``brainscore_vision/`` for a zip of the reference's repository layout, else empty).
     """
 
     package: str
@@ -67,6 +74,12 @@ class CheckedPlugin:
     uncompressed_bytes: int = 0
     layout: str = "brainscore"
     root: str = ""
+    strip: str = ""
+    trusted: list[str] = field(default_factory=list)
+    """The benchmark, data, metric (and tree node) registrations the zip also holds, ``"benchmark 'X' (file line n)"``:
+    trusted code, which never runs on the server before an administrator approves it (:mod:`brainscore.web.approval`)."""
+    benchmarks: list[str] = field(default_factory=list)
+    """The benchmark identifiers it registers (literal ones)."""
 
 #: the reference's registries a plugin's code assigns to (``model_registry['x'] = ...``)
 REFERENCE_REGISTRIES = ("model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry",
@@ -98,8 +111,8 @@ def reference_plugin_dir(site: Path) -> Path | None:
         return site
     for init in sorted(site.glob("*/__init__.py")):
         try:
-            tree = ast.parse(init.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
+            tree = parse_source(init.read_text(encoding="utf-8"), init.name)
+        except (OSError, SyntaxError, ValueError):
             continue
         if any(_reference_registration(node) for node in ast.walk(tree)):
             return init.parent
@@ -156,8 +169,12 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         raise SubmissionRejected(problems)
     files = {i.filename: i for i in infos if not i.is_dir()}
     package, root = _package_of(files, problems)
-    identifiers, reference = _registered_models(archive, files, weights_dirs, problems)
-    if not identifiers:
+    strip = ""
+    if root.startswith(f"{REPOSITORY_PACKAGE}/models/"):  # the repository's layout: unpacked as models/<plugin>/
+        strip, root = f"{REPOSITORY_PACKAGE}/", root[len(REPOSITORY_PACKAGE) + 1:]
+        files = {n[len(strip):]: info for n, info in files.items()}
+    identifiers, reference, trusted = _registered_models(archive, files, weights_dirs, problems)
+    if not identifiers and not trusted:
         problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
     taken = taken or {}
     for identifier in identifiers:
@@ -166,10 +183,13 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         elif taken.get(identifier) not in (None, owner):
             problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
     requirements = _requirements(archive, files.get(f"{root}/requirements.txt"), allowed, problems)
+    _metadata(archive, files.get(f"{root}/metadata.yml"), f"{root}/metadata.yml", problems)
     if problems:
         raise SubmissionRejected(problems)
     return CheckedPlugin(package, sorted(set(identifiers)), requirements, len(infos), sum(i.file_size for i in infos),
-                         layout="reference" if reference else "brainscore", root=root)
+                         layout="reference" if reference else "brainscore", root=root, strip=strip,
+                         trusted=[text for _, _, text in trusted],
+                         benchmarks=sorted({i for kind, i, _ in trusted if kind == "benchmark" and i}))
 
 
 def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
@@ -211,6 +231,14 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
             f"{', '.join(sorted(tops)) or 'nothing'} at its root"])
     package = tops.pop()
     root = package
+    if (package == REPOSITORY_PACKAGE and f"{package}/__init__.py" not in files
+            and {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 1} == {"models"}):
+        # the reference's repository layout, zipped from its root: brainscore_vision/models/<plugin>/, scored as the
+        # reference's models/<plugin>/ (extract with strip=)
+        files, prefix = {n[len(package) + 1:]: info for n, info in files.items()}, f"{package}/"
+        package = "models"
+    else:
+        prefix = ""
     if package == "models" and "models/__init__.py" not in files:  # the reference's layout: models/<plugin>/
         inner = {PurePosixPath(n).parts[1] for n in files if len(PurePosixPath(n).parts) > 2}
         if len(inner) != 1:
@@ -224,31 +252,39 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
     init = f"{root}/__init__.py"
     if init not in files:
-        raise SubmissionRejected(problems + [f"{init} is missing: it must register the model identifiers "
+        raise SubmissionRejected(problems + [f"{prefix}{init} is missing: it must register the model identifiers "
                                              "with register_model(\"my-model\")"])
-    return package, root
+    return package, prefix + root
+
+
+REPOSITORY_PACKAGE = "brainscore_vision"
+"""The top folder of the reference's repository (``brainscore_vision/models/<plugin>/``): a zip of a plugin made from
+the repository's root holds it."""
 
 
 def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInfo], weights_dirs: tuple,
-                       problems: list[str]) -> tuple[list[str], bool]:
-    """``(identifiers, reference)``: the models the plugin's sources register (parsed, never run) and whether it
-    is written for the reference (``model_registry[...] = ...``). Adds to ``problems`` for unparsable sources,
-    absolute paths outside ``weights_dirs``, non-literal identifiers and any other registration."""
+                       problems: list[str]) -> tuple[list[str], bool, list[tuple[str, str | None, str]]]:
+    """``(identifiers, reference, trusted)``: the models the plugin's sources register (parsed, never run), whether
+    it is written for the reference (``model_registry[...] = ...``), and its other registrations (benchmarks, data,
+    metrics, tree nodes: ``(kind, identifier or None, description)``), which wait for an administrator's approval.
+    Adds to ``problems`` for unparsable sources, absolute paths outside ``weights_dirs`` and non-literal model
+    identifiers."""
     identifiers: list[str] = []
+    trusted: list[tuple[str, str | None, str]] = []
     reference = False
     for name, info in files.items():
         if not name.endswith(".py"):
             continue
         try:
-            tree = ast.parse(archive.read(info).decode("utf-8"), filename=name)
-        except (SyntaxError, UnicodeDecodeError) as error:
+            tree = parse_source(archive.read(info).decode("utf-8"), name)
+        except (SyntaxError, ValueError) as error:  # UnicodeDecodeError is a ValueError
             problems.append(f"{name} is not valid Python: {error}")
             continue
         for node in ast.walk(tree):
             registration = _reference_registration(node)
             if registration is not None:
                 reference = True
-                _reference_model(name, node, registration, identifiers, problems)
+                _reference_model(name, node, registration, identifiers, trusted, problems)
                 continue
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/"):
                 if not any(_under(node.value, d) for d in weights_dirs):
@@ -266,18 +302,23 @@ def _registered_models(archive: zipfile.ZipFile, files: dict[str, zipfile.ZipInf
                 else:
                     problems.append(f"{name} line {node.lineno}: register_model needs a literal identifier string")
             elif called.startswith("register_"):
-                problems.append(f"{name} line {node.lineno}: a model submission may only call register_model, "
-                                f"not {called}")
-    return identifiers, reference
+                first = node.args[0] if node.args else None
+                literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+                kind = called[len("register_"):]
+                trusted.append((kind, literal, f"{kind} {literal or '(computed)'!s} ({name} line {node.lineno})"))
+    return identifiers, reference, trusted
 
 
 def _reference_model(name: str, node: ast.AST, registration: tuple[str, ast.AST], identifiers: list[str],
-                     problems: list[str]) -> None:
-    """Add the identifier of a reference registration ``model_registry['x'] = ...`` (or a problem)."""
+                     trusted: list, problems: list[str]) -> None:
+    """Add the identifier of a reference registration ``model_registry['x'] = ...`` (or a problem); another registry's
+    (``benchmark_registry['x'] = ...``) to ``trusted``."""
     registry_name, key = registration
     if registry_name != "model_registry":
-        problems.append(f"{name} line {node.lineno}: a model submission may only register models "
-                        f"(model_registry[...]), not {registry_name}[...]")
+        literal = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        kind = {"data_registry": "dataset", "stimulus_set_registry": "stimulus_set"}.get(
+            registry_name, registry_name.replace("_registry", ""))
+        trusted.append((kind, literal, f"{kind} {literal or '(computed)'!s} ({name} line {node.lineno})"))
     elif isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value:
         identifiers.append(key.value)
     else:
@@ -312,6 +353,22 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
     return requirements
 
 
+def _metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, name: str, problems: list[str]) -> None:
+    """Adds to ``problems`` why the plugin's ``metadata.yml`` (``info``: its entry, None without one) cannot be
+    shown: not YAML, or over the bounds of :mod:`brainscore.web.plugin_metadata` (size, aliases, nesting)."""
+    if info is None:
+        return
+    if info.file_size > plugin_metadata.MAX_BYTES:
+        problems.append(f"{name} has {info.file_size:,} bytes; the limit is {plugin_metadata.MAX_BYTES // 1024} KiB "
+                        f"(a model card's fields are a few lines)")
+        return
+    try:
+        with archive.open(info) as handle:
+            plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
+    except plugin_metadata.MetadataRejected as error:
+        problems.append(str(error))
+
+
 def _under(path: str, folder: Path) -> bool:
     try:
         return Path(path).resolve().is_relative_to(Path(folder).resolve())
@@ -319,8 +376,9 @@ def _under(path: str, folder: Path) -> bool:
         return False
 
 
-def extract(data: bytes, target: Path) -> None:
-    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only.
+def extract(data: bytes, target: Path, strip: str = "") -> None:
+    """Unpack a zip that passed :func:`check_zip` into ``target``, regular files only; ``strip``: a prefix removed
+    from every path (:attr:`CheckedPlugin.strip`; entries outside it are not unpacked).
 
     Raises
     ------
@@ -331,7 +389,12 @@ def extract(data: bytes, target: Path) -> None:
     written = 0
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         for info in archive.infolist():
-            destination = (target / info.filename).resolve()
+            name = info.filename
+            if strip:
+                if not name.startswith(strip) or name == strip:
+                    continue
+                name = name[len(strip):]
+            destination = (target / name).resolve()
             if not destination.is_relative_to(target):
                 raise SubmissionRejected([f"{info.filename!r} would be written outside the plugin folder"])
             if info.is_dir():

@@ -1,4 +1,5 @@
-"""Plots of the website, drawn on the server with matplotlib (Agg) as SVG and cached by content.
+"""Plots of the website as SVG, cached by content: the score distribution, scatter and timelines written as SVG
+text (:mod:`brainscore.web.svg`), the layer-selection curves drawn with matplotlib (Agg).
 
 Each plot's cache key is the sha256 of exactly the values it draws, so a cached image never
 outlives its data.
@@ -8,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import threading
 from collections import OrderedDict
 
@@ -44,34 +46,62 @@ def warm() -> None:
     _cached("warm", [], lambda plt: plt.subplots(figsize=(1, 1))[0])
 
 
+def _memo(kind: str, payload, write) -> bytes:
+    """``write()`` (SVG bytes) kept under the sha256 of exactly ``payload``, as :func:`_cached` keeps figures."""
+    key = hashlib.sha256(json.dumps([kind, payload], sort_keys=True, default=str).encode()).hexdigest()
+    with _LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+    body = write()
+    with _LOCK:
+        _CACHE[key] = body
+        while len(_CACHE) > _MAX_ENTRIES:
+            _CACHE.popitem(last=False)
+    return body
+
+
 def distribution(benchmark: str, scores: dict[str, float], highlight: str | None = None) -> bytes:
     """SVG: every model's score on ``benchmark`` as a histogram with each model marked as a tick.
+
+    Written as SVG text (:func:`brainscore.web.svg.histogram`), without matplotlib: the page's first plot took
+    5.25 s with it (issue 29).
 
     Parameters
     ----------
     scores : dict of str to float
-        Model -> ceiled score (0..1; values outside are drawn where they fall).
+        Model -> the score the pages show (0..1; values outside are drawn where they fall).
     highlight : str, optional
         A model drawn in red.
     """
-    def draw(plt):
-        from matplotlib.ticker import MaxNLocator
+    from brainscore.web import svg
 
-        figure, axis = plt.subplots(figsize=(6, 2.6))
-        values = list(scores.values())
-        if values:
-            axis.hist(values, bins=20, range=(min(0.0, min(values)), max(1.0, max(values))), color="#9ecae1",
-                      edgecolor="#3182bd")
-        for model, value in scores.items():
-            axis.axvline(value, ymax=0.15, color="#d62728" if model == highlight else "#08519c", linewidth=1.5)
-        axis.set_xlabel("score (ceiled)")
-        axis.set_ylabel("models")
-        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
-        axis.set_title(f"{benchmark}: {len(values)} model{'s' if len(values) != 1 else ''}", fontsize=10)
-        axis.spines[["top", "right"]].set_visible(False)
-        return figure
+    title = f"{benchmark}: {len(scores)} model{'s' if len(scores) != 1 else ''}"
+    return _memo("distribution", [benchmark, sorted(scores.items()), highlight],
+                 lambda: svg.histogram(title, scores, highlight))
 
-    return _cached("distribution", [benchmark, sorted(scores.items()), highlight], draw)
+
+def scatter(a: str, b: str, points: list[tuple[str, float, float]]) -> bytes:
+    """SVG: every model's score on benchmark ``a`` (x) against benchmark ``b`` (y), one dot a model."""
+    from brainscore.web import svg
+
+    return _memo("scatter", [a, b, points], lambda: svg.scatter(f"{len(points)} models scored on both", points, a, b))
+
+
+def timeline(model: str, what: str, points: list[tuple[str, float]], invert: bool = False) -> bytes:
+    """SVG: ``what`` (score or rank) of ``model`` at each date (``YYYY-MM-DD``, in order); ``invert``: 1 on top."""
+    import datetime as dt
+
+    from brainscore.web import svg
+
+    days = [dt.date.fromisoformat(day).toordinal() for day, _ in points]
+    labels = {float(x): day for x, (day, _) in zip(days, points)}
+    if len(labels) > 6:  # at most about six dates written under the axis
+        keep = set(list(labels)[::math.ceil(len(labels) / 6)])
+        labels = {x: label for x, label in labels.items() if x in keep}
+    series = {what: [(float(x), float(v)) for x, (_, v) in zip(days, points)]}
+    return _memo("timeline", [model, what, points, invert],
+                 lambda: svg.lines(f"{model}: {what} over time", series, labels, what, invert=invert))
 
 
 def layer_curve(model: str, benchmark: str, layers: list[tuple[str, float]], chosen: str | None = None) -> bytes:

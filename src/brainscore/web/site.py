@@ -187,11 +187,29 @@ def ranking_rows(ranking: list[dict]):
     return Markup("".join(out))
 
 
+_BREAKS = None
+
+
+def breakable(identifier: str):
+    """``identifier`` escaped, with a line-break opportunity (``<wbr>``) after each ``.``, ``_`` and ``-`` and
+    between a year and the words after it (``Hermann2020<wbr>cueconflict-<wbr>shape_<wbr>bias``), as Markup: a
+    leaderboard header wraps into lines no wider than its column (issue 29: headers ran into each other)."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    global _BREAKS
+    if _BREAKS is None:
+        _BREAKS = re.compile(r"([._-])|(?<=\d)(?=[A-Za-z])")
+    return Markup(_BREAKS.sub(lambda m: (m.group(1) or "") + "<wbr>", str(escape(identifier))))
+
+
 def templates() -> Jinja2Templates:
     """The Jinja2 templates of the site with its filters."""
     built = Jinja2Templates(directory=str(HERE / "templates"))
     built.env.filters["fmt"] = fmt
     built.env.filters["colour_class"] = colour_class
+    built.env.filters["breakable"] = breakable
     built.env.globals["score_cells"] = score_cells
     built.env.globals["ranking_rows"] = ranking_rows
     return built
@@ -244,6 +262,9 @@ class Site:
         often while scores arrive (in the background, while the previous one is still sent), and a new
         score shows within twice this time (default 0: at the next request; ``brainscore serve`` uses
         1 s). Anything else shows at the next request.
+    admins : frozenset of str
+        Usernames of the site's administrators (``brainscore serve --admin``): they approve submissions that hold
+        benchmark, data or metric plugins (:mod:`brainscore.web.approval`) and see every submission's page.
     """
 
     store: Database
@@ -257,6 +278,7 @@ class Site:
     mailer: Mailer | None = None
     throttle: Throttle | None = None
     page_max_age: float = 0.0
+    admins: frozenset = frozenset()
 
     def __post_init__(self):
         if self.throttle is None:
@@ -497,11 +519,15 @@ class Site:
 
     # ------------------------------------------------------------------ submission tasks
     def view(self, task: SubmissionTask) -> dict:
-        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached.
+        """A submission task as JSON: its state, its place in the queue, and why the cluster cannot be reached;
+        its log and failures without the server's host name and folders (:func:`~brainscore.web.redact.redact`).
 
         ``id`` is the task's random key; ``rerun_of`` the key of the task it re-runs (None if none).
         """
-        view = {**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem}
+        from brainscore.web.redact import redact_task
+
+        view = redact_task({**task.as_dict(place_in_queue(self.engine, task)), "cluster_problem": self.dispatcher.problem},
+                           task.folder)
         if task.rerun_of is not None:
             with Session(self.engine) as session:
                 view["rerun_of"] = session.scalar(select(SubmissionTask.key).where(SubmissionTask.id == task.rerun_of))
@@ -519,7 +545,7 @@ class Site:
         if user is not None and isinstance(key, str) and 0 < len(key) <= 64:
             with Session(self.engine, expire_on_commit=False) as session:
                 task = session.scalar(select(SubmissionTask).where(SubmissionTask.key == key))
-        if task is None or task.owner != user.username:
+        if task is None or (task.owner != user.username and user.username not in self.admins):
             raise HTTPException(404, "no such submission of yours")
         return task
 

@@ -19,6 +19,11 @@ from brainscore import registry
 from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
 from brainscore.web import cards, new_benchmarks
+from brainscore.web.redact import redact
+from brainscore.web.values import no_ceiling, shown_value
+from brainscore.web.filters import (  # noqa: F401  (the explore state's functions, kept importable from here)
+    _explore, _number, _records_tree, effective_weights, explore_params, explore_query, filter_choices,
+    model_catalogue, parameter_count_of)
 from brainscore.web.site import Site
 
 
@@ -69,6 +74,12 @@ def model_json(site: Site, identifier: str, user) -> dict:
     aggregates = site.results.aggregates_of(identifier)
     model = site.model_row(identifier)
     rows = _latest_rows(records, is_owner)
+    roots = (f"{task.folder}/site", task.folder) if task is not None and task.folder else ()
+    for row in rows:
+        row["log"], row["failure"] = redact(row["log"], roots), redact(row["failure"], roots)
+        row["score"] = shown_value(row["benchmark"], row["score"], row["raw"])
+        if no_ceiling(row["benchmark"]):
+            row["ceiling"] = None
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "card": cards.model_card(identifier, task, owner, rows, parameter_count_of(
@@ -145,17 +156,17 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
     HTTPException
         404 if no such benchmark is registered.
     """
-    parents = tree.benchmark_parents(include_selection=True)
-    if identifier not in parents and identifier not in registry.benchmarks.list():
-        raise HTTPException(404, f"no benchmark {identifier!r}")
+    known_benchmark(identifier)
     info = benchmark_info(identifier)
     latest = latest_scores(site, identifier)
     hidden = site.hidden_from(user)
     records = [r for r in latest.values() if r.model not in hidden]
-    ranking = sorted(({"model": r.model, "score": r.score, "raw": r.raw, "error": r.error,
-                       "ci95": list(r.ci95) if r.ci95 else None} for r in records),
+    raw_shown = shown_value(identifier, 0.0, 1.0) == 1.0  # an engineering benchmark: the raw value is its score
+    ranking = sorted(({"model": r.model, "score": r.raw if raw_shown and r.raw is not None else r.score, "raw": r.raw,
+                       "error": r.error, "ci95": list(r.ci95) if r.ci95 else None} for r in records),
                      key=lambda x: -(x["score"] if x["score"] is not None else -math.inf))
-    ceilings = [r.ceiling for r in records if r.ceiling is not None]
+    without = no_ceiling(identifier, info)
+    ceilings = [r.ceiling for r in records if r.ceiling is not None and not without]
     prov = next((r.provenance for r in records if r.provenance), {}) or {}
     ceiling_error = (prov.get("ceiling") or {}).get("error") if isinstance(prov, dict) else None
     versions = sorted({r.benchmark_version for r in records if r.benchmark_version is not None})
@@ -167,7 +178,13 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
             "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
             "metric": prov.get("metric"), "ceiling_method": (prov.get("ceiling") or {}).get("method"),
             "formula": prov.get("formula"), "formula_text": FORMULAS.get(prov.get("formula")),
-            "ranking": ranking, "rescoring": new_benchmarks.progress(site, identifier, hidden)}
+            "ranking": ranking, "rescoring": new_benchmarks.progress(site, identifier, hidden), "no_ceiling": without}
+
+
+def known_benchmark(identifier: str) -> None:
+    """Raises HTTPException 404 unless ``identifier`` is a registered benchmark."""
+    if identifier not in tree.benchmark_parents(include_selection=True) and identifier not in registry.benchmarks.list():
+        raise HTTPException(404, f"no benchmark {identifier!r}; every benchmark is listed at /benchmarks")
 
 
 FORMULAS = {
@@ -382,10 +399,17 @@ def explore_choices(state: dict) -> dict:
     """What the leaderboard's explore panel offers: ``region_nodes`` (the inner nodes under the roots, to count
     alone or weigh), ``benchmark_nodes`` (every leaderboard benchmark) and ``weights`` (node -> its weight in
     the view: 1 unless ``state`` says otherwise)."""
+    from brainscore.web.catalogue import FACETS, facets
+
     everything = columns()
     regions = [c["node"] for c in everything if not c["leaf"] and 1 <= c["depth"] <= 2]
-    return {"region_nodes": regions, "benchmark_nodes": [c["node"] for c in everything if c["leaf"]],
-            "weights": {**{node: 1.0 for node in regions}, **(state.get("weights") or {})}}
+    leaves = [c["node"] for c in everything if c["leaf"]]
+    known = [facets(b) for b in leaves]
+    return {"region_nodes": regions, "benchmark_nodes": leaves,
+            "weights": {**{node: 1.0 for node in regions}, **(state.get("weights") or {})},
+            "bench_facets": FACETS, "all_nodes": [c["node"] for c in everything],
+            "bench_choices": {key: sorted({str(k[key]) for k in known if k[key]}, key=str.lower) for key, _ in FACETS},
+            "score_range": next(iter((state.get("ranges") or {}).items()), (None, (None, None)))}
 
 
 def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
@@ -475,194 +499,3 @@ def score_json(site: Site, score_id: int, user, server: str | None = None) -> di
             "end": stored.end.isoformat() if stored.end else None,
             "reproducible": bool(model) and "resamples" in bootstrap,
             "command": f"brainscore reproduce {stored.id}" + (f" --server {server}" if server else "")}
-
-
-# ------------------------------------------------------------------------------------------------ explore
-def explore_params(params) -> dict:
-    """The leaderboard's explore state from a URL's query parameters (a Starlette ``QueryParams`` or a list of
-    pairs), in the form :func:`leaderboard_view` takes.
-
-    - ``m.<field>=value`` (repeatable): only models whose metadata field (:data:`brainscore.web.cards.FILTERS`,
-      or any other ``metadata.yml`` key) equals one of the values (case-insensitive); empty values are ignored;
-    - ``params_min`` / ``params_max``: parameter count bounds in millions (models whose count is not known are
-      left out when either is given);
-    - ``only=node[,node...]`` (repeatable): only these regions, families or benchmarks count and are shown
-      (everything else weighs 0 and its columns are left out);
-    - ``w.<node>=weight``: the node's weight in its parent's mean (default 1, the reference's equal weights).
-
-    Raises
-    ------
-    HTTPException
-        400 for a bound or a weight that is not a number (saying which).
-    """
-    pairs = params.multi_items() if hasattr(params, "multi_items") else list(params)
-    meta: dict[str, list[str]] = {}
-    weights: dict[str, float] = {}
-    only: list[str] = []
-    bounds: dict[str, float] = {}
-    for key, value in pairs:
-        value = (value or "").strip()
-        if not value:
-            continue
-        if key.startswith("m.") and len(key) > 2:
-            meta.setdefault(key[2:], []).append(value)
-        elif key.startswith("w.") and len(key) > 2:
-            weight = _number(key, value)
-            if weight != 1.0:  # 1 is every node's default (the reference's equal weights)
-                weights[key[2:]] = weight
-        elif key == "only":
-            only += [node.strip() for node in value.split(",") if node.strip()]
-        elif key in ("params_min", "params_max"):
-            bounds[key] = _number(key, value)
-    return {k: v for k, v in (("meta", meta), ("weights", weights), ("only", only),
-                               ("params_min", bounds.get("params_min")), ("params_max", bounds.get("params_max")))
-            if v not in (None, {}, [])}
-
-
-def _number(key: str, value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise HTTPException(400, f"{key}={value!r} is not a number") from None
-    if not math.isfinite(number) or number < 0:
-        raise HTTPException(400, f"{key}={value!r} must be a finite number >= 0")
-    return number
-
-
-def explore_query(state: dict) -> list[tuple[str, str]]:
-    """``state`` (:func:`explore_params`) as query pairs again, in a stable order (for links and exports)."""
-    pairs = [(f"m.{field}", value) for field, values in sorted((state.get("meta") or {}).items()) for value in values]
-    for key in ("params_min", "params_max"):
-        if state.get(key) is not None:
-            pairs.append((key, f"{state[key]:g}"))
-    if state.get("only"):
-        pairs.append(("only", ",".join(state["only"])))
-    pairs += [(f"w.{node}", f"{weight:g}") for node, weight in sorted((state.get("weights") or {}).items())]
-    return pairs
-
-
-def _records_tree(records: list[dict]):
-    """The registered tree, its leaves restricted to the benchmarks the records carry (a past day's board)."""
-    from brainscore.leaderboard.aggregate import build_tree, registered_tree
-
-    full = registered_tree(None)
-    if not records:
-        return full
-    present = records[0]["scores"].keys()
-    return build_tree({leaf: full.parents[leaf] for leaf in full.leaves if leaf in present})
-
-
-def effective_weights(board_tree, state: dict) -> tuple[dict[str, float], set[str] | None]:
-    """The weights to aggregate with and the columns kept: ``w.<node>`` weights, and weight 0 for every node
-    neither at, below nor above an ``only`` node (those columns are not kept; None: all are kept).
-
-    Raises
-    ------
-    HTTPException
-        400 for an ``only`` or weight node that is not a column.
-    """
-    nodes = set(board_tree.parents)
-    unknown = [n for n in list(state.get("only") or []) + list(state.get("weights") or {}) if n not in nodes]
-    if unknown:
-        raise HTTPException(400, f"not a column of the leaderboard: {', '.join(repr(n) for n in unknown)}; its regions "
-                                 f"and benchmarks are GET /api/benchmarks and the columns of /leaderboard.json")
-    weights = dict(state.get("weights") or {})
-    if not state.get("only"):
-        return weights, None
-
-    def path(node):
-        out = [node]
-        while board_tree.parents.get(out[-1]) is not None:
-            out.append(board_tree.parents[out[-1]])
-        return out
-
-    chosen = set(state["only"])
-    kept = set()
-    for node in nodes:
-        up = path(node)
-        if chosen & set(up):
-            kept.update(up)  # at or below a chosen node, and its ancestors
-    for node in nodes - kept:
-        weights[node] = 0.0
-    return weights, kept
-
-
-def _explore(site: Site, records: list[dict], state: dict):
-    """``records`` filtered by metadata and re-aggregated under the state's weights; the columns kept (None:
-    all); the model catalogue (None when no metadata filter was asked for and no page needs it)."""
-    from brainscore.leaderboard.aggregate import reweight
-
-    kept = None
-    if state.get("weights") or state.get("only"):
-        board_tree = _records_tree(records)
-        weights, kept = effective_weights(board_tree, state)
-        try:
-            records = reweight(records, board_tree, weights)
-        except ValueError as error:
-            raise HTTPException(400, str(error)) from None
-    catalogue = model_catalogue(site)
-    meta = state.get("meta") or {}
-    low, high = state.get("params_min"), state.get("params_max")
-    if meta or low is not None or high is not None:
-        def keep(record):
-            facts = catalogue.get(record["model"]) or {}
-            for field, values in meta.items():
-                value = facts.get(field, (facts.get("declared") or {}).get(field))
-                if value is None or str(value).strip().lower() not in {v.lower() for v in values}:
-                    return False
-            count = facts.get("parameter_count")
-            if low is not None or high is not None:
-                if count is None:
-                    return False
-                if (low is not None and count < low * 1e6) or (high is not None and count > high * 1e6):
-                    return False
-            return True
-        records = [r for r in records if keep(r)]
-    return records, kept, catalogue
-
-
-def filter_choices(catalogue: dict[str, dict] | None) -> dict[str, list[str]]:
-    """Field -> the distinct values the models of ``catalogue`` have for it (sorted; what each filter offers)."""
-    choices: dict[str, set] = {field: set() for field, _ in cards.FILTERS}
-    for facts in (catalogue or {}).values():
-        for field in choices:
-            if facts.get(field):
-                choices[field].add(str(facts[field]))
-    return {field: sorted(values, key=str.lower) for field, values in choices.items()}
-
-
-def model_catalogue(site: Site) -> dict[str, dict]:
-    """Model -> :func:`brainscore.web.cards.model_facts` for every model with a record, computed once per change
-    of the results, or, while only new scores arrive, at most once per :attr:`~brainscore.web.site.Site.page_max_age`
-    (the leaderboard pages built from it lag as much; the plugin folders are read, never imported)."""
-    def build():
-        from brainscore.web.queue import SubmissionTask
-
-        latest_task: dict[str, object] = {}
-        with Session(site.engine, expire_on_commit=False) as session:
-            for task in session.scalars(select(SubmissionTask).order_by(SubmissionTask.id)):
-                for model in task.models or []:
-                    latest_task[model] = task  # the newest wins
-        stored = {m.identifier: m for m in site.store.models()}
-        provenance: dict[str, dict] = {}
-        for record in site.results.scores():  # oldest first: the newest wins
-            if record.status == "done" and isinstance(record.provenance, dict):
-                provenance[record.model] = record.provenance
-        out = {}
-        for model in sorted(set(stored) | set(provenance)):
-            row = stored.get(model)
-            out[model] = cards.model_facts(model, latest_task.get(model), getattr(row, "owner", None),
-                                           provenance.get(model), parameter_count_of(row, provenance.get(model)))
-        return out
-
-    return site.results.recent("model catalogue", build, site.results.state(), site.page_max_age)
-
-
-def parameter_count_of(row, provenance: dict | None) -> int | None:
-    """A model's parameter count as counted in its loaded network: the models table's ``parameter_count``,
-    else the newest score's ``provenance["model_facts"]["parameter_count"]``; None when never counted."""
-    count = getattr(row, "parameter_count", None)
-    if count:
-        return int(count)
-    counted = ((provenance or {}).get("model_facts") or {}).get("parameter_count")
-    return int(counted) if isinstance(counted, (int, float)) and counted >= 1 else None

@@ -88,6 +88,94 @@ def test_network_responses_give_the_published_shape_bias(network, published, sha
         shape_bias_from_csv(csv_trials(shared_data, "cue-conflict", network)), abs=1e-12)
 
 
+#: Geirhos et al. (2019), the figure of the instructed experiments (the paper's appendix; its vector source is
+#: ``paper-figures/results/style-transfer-512-nomask-{content,texture}-guessing-experiment/conflict_content.pdf`` in
+#: github.com/rgeirhos/texture-vs-shape at the plugin's commit): the human average line at 103.76 pt (told to
+#: report the shape) and 180.79 pt (the texture) on an axis of texture decisions from 95.51 pt (0) to 376.04 pt
+#: (1): texture fractions 0.02941 and 0.30400 of the shape-or-texture decisions (0.01 pt = 0.00004); the bars of
+#: decisions that name the shape or the texture, as a fraction of the cue-conflict trials, mean over the 16 shape
+#: categories: 0.8498 and 0.4658 (width / 28.05 pt; 0.01 pt = 0.0004).
+FIGURE_HUMANS = {"cue-conflict-shape-instructed": {"texture_fraction": (103.76 - 95.51) / 280.53, "decided": 0.8498},
+                 "cue-conflict-texture-instructed": {"texture_fraction": (180.79 - 95.51) / 280.53, "decided": 0.4658}}
+
+
+def _cue_fractions(assembly) -> dict:
+    """Shape and texture answers on the cue-conflict trials: fractions of the trials, and texture / (shape + texture)."""
+    conflict = assembly["original_image_category"].values != assembly["conflict_image_category"].values
+    choice = assembly["choice"].values[conflict]
+    shape = np.mean(choice == assembly["original_image_category"].values[conflict])
+    texture = np.mean(choice == assembly["conflict_image_category"].values[conflict])
+    return {"shape": shape, "texture": texture, "texture_fraction": texture / (shape + texture),
+            "decided": shape + texture}
+
+
+@pytest.mark.parametrize("experiment, column", [("cue-conflict-shape-instructed", 0),
+                                                ("cue-conflict-texture-instructed", 1)])
+def test_instructed_trials(experiment, column, shared_data):
+    """The instructed experiments: the CSVs' trials on the cue-conflict images; the instructed category is the
+    shape (first name of the image file) or the texture (second name), whatever the files' category column says."""
+    humans = brainscore.load_dataset(f"Geirhos2019.{experiment}")
+    assert humans.shape == (12800,) and humans.attrs["stimulus_set"].identifier == "Geirhos2019.cue-conflict"
+    trials = csv_trials(shared_data, experiment, "humans")
+    np.testing.assert_array_equal(humans["choice"].values, trials["object_response"].astype(str).values)
+    np.testing.assert_array_equal(humans["truth"].values, trials["category"].values)   # the shape, in both files
+    names = trials["imagename"].str.extract(r"_([a-z]+)\d+-([a-z]+)\d+\.png$")
+    np.testing.assert_array_equal(humans["instructed_category"].values, names[column].values)
+    assert set(humans["instruction"].values) == {("shape", "texture")[column]}
+    frame = humans.coord_frame("presentation")
+    assert (frame.groupby("subject")["stimulus_id"].nunique() == 1280).all()
+    assert set(frame["stimulus_id"]) == set(brainscore.load_stimulus_set("Geirhos2019.cue-conflict")["stimulus_id"])
+
+
+@pytest.mark.parametrize("experiment", sorted(FIGURE_HUMANS))
+def test_instructed_humans_give_the_papers_figure(experiment):
+    """Told to report the shape, humans name it on 97.1 % of their shape-or-texture decisions; told to report the
+    texture, still on 69.6 % (texture 30.4 %); they name either cue on 85.0 % and 46.6 % of the trials."""
+    fractions = _cue_fractions(brainscore.load_dataset(f"Geirhos2019.{experiment}"))
+    assert fractions["texture_fraction"] == pytest.approx(FIGURE_HUMANS[experiment]["texture_fraction"], abs=5e-5)
+    assert fractions["decided"] == pytest.approx(FIGURE_HUMANS[experiment]["decided"], abs=5e-4)
+
+
+def test_instructed_subjects_accuracies():
+    """Each subject's accuracy on the instructed cue (cue-conflict trials): told the shape 0.73-0.89; told the
+    texture 0.01-0.28, and subjects 01, 02 and 09 named the shape on 79-88 % of the trials (1-4 % the texture)."""
+    accuracy = {}
+    for instruction in ("shape", "texture"):
+        humans = brainscore.load_dataset(f"Geirhos2019.cue-conflict-{instruction}-instructed")
+        frame = humans.coord_frame("presentation")
+        frame = frame[frame["original_image_category"] != frame["conflict_image_category"]]
+        accuracy[instruction] = (frame["choice"] == frame["instructed_category"]).groupby(frame["subject"]).mean()
+        assert (frame.groupby("subject").size() == 1200).all()
+    assert accuracy["shape"]["subject-01"] == pytest.approx(987 / 1200)
+    assert accuracy["shape"].min() == pytest.approx(878 / 1200) and accuracy["shape"].max() == pytest.approx(1069 / 1200)
+    assert accuracy["texture"]["subject-04"] == pytest.approx(330 / 1200)
+    assert list(accuracy["texture"][accuracy["texture"] < 0.05].index) == ["subject-01", "subject-02", "subject-09"]
+
+
+@pytest.mark.parametrize("network", ["alexnet", "googlenet", "vgg"])
+def test_instructed_network_files_hold_the_uninstructed_answers(network):
+    """A network is not instructed: the files beside the instructed experiments hold its uninstructed answers."""
+    uninstructed = brainscore.load_dataset(f"Geirhos2019.cue-conflict.{network}").sortby("stimulus_id")
+    for instruction in ("shape", "texture"):
+        responses = brainscore.load_dataset(f"Geirhos2019.cue-conflict-{instruction}-instructed.{network}")
+        responses = responses.sortby("stimulus_id")
+        np.testing.assert_array_equal(responses.values, uninstructed.values)
+        assert set(responses["instruction"].values) == {instruction}
+
+
+def test_instructed_files_are_declared_with_their_sha256(shared_data):
+    from brainscore.caching import file_sha256
+    from brainscore.plugins.data.geirhos2019 import MIRROR_FOLDER, SOURCES
+
+    for experiment in ("cue-conflict-shape-instructed", "cue-conflict-texture-instructed"):
+        responses = SOURCES[experiment]["responses"]
+        assert len(responses) == 13 and SOURCES[experiment]["stimuli"] is SOURCES["cue-conflict"]["stimuli"]
+        for source in responses:
+            assert source.path.startswith(f"{MIRROR_FOLDER}/raw-data/style-transfer-512-nomask-")
+            assert source.url.endswith(source.path.removeprefix(MIRROR_FOLDER))
+            assert file_sha256(shared_data / source.path) == source.sha256
+
+
 def test_second_load_checks_files_by_stat_only(monkeypatch):
     from brainscore.plugins.data.geirhos2019 import packaging
 

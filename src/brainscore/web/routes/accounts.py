@@ -172,6 +172,19 @@ def _account(site, request: Request, status_code: int = 200, **context):
                        submit_problem=site.submit_problem(user), mail_configured=site.mailer.configured, **context)
 
 
+@router.post("/account/name")
+def change_display_name(request: Request, display_name: str = Form(""), csrf_token: str | None = Form(None)):
+    """Set the name the site shows for the account's models (empty: the user name); 400 with the reason."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    user = site.logged_in(request)
+    try:
+        accounts.set_display_name(site.engine, user, display_name)
+    except accounts.AccountError as error:
+        return _account(site, request, status_code=400, error=str(error))
+    return RedirectResponse("/account", status_code=303)
+
+
 @router.post("/account/tokens", response_class=HTMLResponse)
 def new_token(request: Request, csrf_token: str | None = Form(None)):
     """Create an API token, shown once."""

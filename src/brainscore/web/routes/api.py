@@ -15,14 +15,37 @@ router = APIRouter(prefix="/api")
 
 
 @router.get("/leaderboard")
-def api_leaderboard(request: Request, at: str | None = None):
+def api_leaderboard(request: Request, at: str | None = None, q: str = "", sort: str | None = None, desc: int = 1,
+                    page: int | None = None, per_page: int = 100):
     """The leaderboard's records the caller may see (the same JSON as ``brainscore leaderboard --format json``);
-    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC). The leaderboard page's filters and weights apply
-    too (``m.<field>=``, ``params_min=``, ``params_max=``, ``only=``, ``w.<node>=``: see
-    :func:`brainscore.web.views.explore_params`); records are then sorted by the re-weighted average."""
+    ``at=YYYY-MM-DD``: as it was at the end of that day (UTC). The leaderboard page's query applies too: ``q`` (a
+    part of the model's name), ``sort`` (a column; ``desc=0``: lowest first), ``page`` (``per_page`` records a page,
+    default 100, at most 1,000; each record then carries its ``rank``), and its filters and weights
+    (``m.<field>=``, ``params_min=``, ``params_max=``, ``only=``, ``w.<node>=``: see
+    :func:`brainscore.web.views.explore_params`; records are then sorted by the re-weighted average).
+
+    Raises
+    ------
+    HTTPException
+        400 for a ``page`` or ``per_page`` below 1 or a ``per_page`` over 1,000.
+    """
     site = site_of(request)
     reader = site.reader(request)
     explore = views.explore_params(request.query_params)
+    if q or sort or page is not None or not desc:  # the page's query: a view of the leaderboard, one page of it
+        if page is not None and page < 1 or not 1 <= per_page <= 1000:
+            raise HTTPException(400, "page must be 1 or more and per_page between 1 and 1000")
+
+        def build(who):
+            records = views.leaderboard_view(site, who, sort or "average_vision", q, desc, None, 0, at,
+                                             explore)["records"]
+            if page is not None:
+                records = records[(page - 1) * per_page:page * per_page]
+            return records
+
+        if reader is not None:
+            return build(reader)
+        return site.shared(request, lambda version: json_bytes(build(None)), "application/json")
     if explore:  # filtered or re-weighted
         if reader is not None:
             return views.leaderboard_view(site, reader, at=at, explore=explore)["records"]

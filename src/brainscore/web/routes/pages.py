@@ -8,8 +8,9 @@ import math
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
-from brainscore.web import plots, views
-from brainscore.web.site import site_of
+from brainscore.web import catalogue, plots, stimuli, views
+from brainscore.web.values import shown_value
+from brainscore.web.site import page_key, site_of
 
 router = APIRouter()
 
@@ -33,8 +34,14 @@ def leaderboard_page(request: Request, sort: str = "average_vision", q: str = ""
     user = site.current_user(request)
     explore = views.explore_params(request.query_params)
     if user is None:
+        # a query that names no column sorts by the average: the page of the canonical query, built once (a
+        # never-seen ?sort=zzz was built anew for each such address)
+        if sort not in {c["node"] for c in views.columns()}:
+            sort = "average_vision"
+        name = (request.url.path, tuple(sorted((k, v) for k, v in request.query_params.multi_items() if k != "sort")
+                                        + ([("sort", sort)] if sort != "average_vision" else [])))
         return site.shared(request, lambda version: _leaderboard(request, site, None, sort, q, desc, fold, norule,
-                                                                 at, page, explore).body, "text/html")
+                                                                 at, page, explore).body, "text/html", name=name)
     return _leaderboard(request, site, user, sort, q, desc, fold, norule, at, page, explore)
 
 
@@ -70,19 +77,22 @@ def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "",
 @router.get("/leaderboard.json")
 def leaderboard_json(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                      fold: str | None = None, norule: int = 0, at: str | None = None):
-    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ...}],
+    """The leaderboard view of the same query as JSON: ``{"columns": [...], "rows": [{"rank", "model", ..., "bibtex"}],
     "filters": {...}}`` (``filters``: the metadata filters, regions and weights applied, :func:`views.explore_params`)."""
     site = site_of(request)
     view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
                                  views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
+    for row in rows:
+        row["bibtex"] = model_bibtex(site, row["model"]) or None
     return {"columns": header[2:], "rows": rows, "filters": view["explore"]}
 
 
 @router.get("/leaderboard.bib")
 def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                        fold: str | None = None, norule: int = 0, at: str | None = None):
-    """BibTeX of every benchmark shown in the view (each entry once)."""
+    """BibTeX of every benchmark shown in the view, then of every model shown whose plugin gives one (each entry
+    once)."""
     site = site_of(request)
     view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
                                  views.explore_params(request.query_params))
@@ -92,8 +102,24 @@ def leaderboard_bibtex(request: Request, sort: str = "average_vision", q: str = 
             for entry in _entries(views.benchmark_info(c["node"]).get("bibtex") or ""):
                 if entry not in entries:
                     entries.append(entry)
+    for model in view["records"]:  # then the models shown: each one's BibTeX, where its plugin gives one
+        for entry in _entries(model_bibtex(site, model["model"])):
+            if entry not in entries:
+                entries.append(entry)
     return Response("\n\n".join(entries) + "\n", media_type="application/x-bibtex",
                     headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.bib"'})
+
+
+def model_bibtex(site, model: str) -> str:
+    """A model's BibTeX: its ``metadata.yml``'s ``bibtex``, else a literal ``BIBTEX`` in its plugin's sources
+    (:func:`brainscore.web.cards.bibtex`); "" when neither gives one."""
+    from brainscore.web import cards
+
+    facts = views.model_catalogue(site).get(model) or {}
+    declared = (facts.get("declared") or {}).get("bibtex")
+    if declared:
+        return str(declared)
+    return cards.bibtex(facts["folder"]) if facts.get("folder") is not None else ""
 
 
 def _entries(bibtex: str) -> list[str]:
@@ -115,23 +141,66 @@ def model_page(request: Request, identifier: str):
     """A model's scores, failures (with logs for its owner), layer selection and provenance."""
     site = site_of(request)
     user = site.current_user(request)
+
+    def page(reader):
+        view = views.model_json(site, identifier, reader)
+        return site.render(request, "model.html", **view, owner_name=catalogue.display_name(site, view["owner"]),
+                           timeline=catalogue.model_timeline(site, reader, identifier))
+
     if user is None:  # every anonymous visitor sees the same page: rendered once per change of the results
-        return site.shared(request, lambda version: site.render(request, "model.html",
-                                                                **views.model_json(site, identifier, None)).body,
-                           "text/html")
-    return site.render(request, "model.html", **views.model_json(site, identifier, user))
+        return site.shared(request, lambda version: page(None).body, "text/html",
+                           name=(page_key(request), catalogue.names_token(site)))
+    return page(user)
+
+
+@router.get("/plots/models/{model}/timeline.svg")
+def timeline_plot(request: Request, model: str, what: str = "rank"):
+    """SVG: a model's rank (``what=rank``) or average vision score (``what=score``) over time."""
+    site = site_of(request)
+    user = site.current_user(request)
+    if not site.visible(model, user):
+        raise HTTPException(404, f"no model {model!r}")
+    points = [(t["day"], t["rank"] if what == "rank" else t["score"])
+              for t in catalogue.model_timeline(site, user, model)]
+    return Response(plots.timeline(model, "rank" if what == "rank" else "average vision", points,
+                                   invert=what == "rank"), media_type="image/svg+xml")
+
+
+def _stimuli_root():
+    from brainscore.web.site import home
+
+    return home() / "web-stimuli"
 
 
 @router.get("/benchmarks/{identifier}", response_class=HTMLResponse)
 def benchmark_page(request: Request, identifier: str):
-    """A benchmark's facts, its ranking of the visible models and their distribution."""
+    """A benchmark's description, sample stimuli, ranking of the visible models and their distribution; how it is
+    scored; its provenance (folded)."""
     site = site_of(request)
     user = site.current_user(request)
+    views.known_benchmark(identifier)  # 404 before anything is prepared for an unknown one
+    root = _stimuli_root()
+    shown = stimuli.ready(root, identifier)
+    if not shown:
+        stimuli.request(root, identifier)
+
+    def page(view):
+        return site.render(request, "benchmark.html", **view, stimuli=shown,
+                           stimuli_problem=stimuli.problem(root, identifier))
+
     if user is None:
-        return site.shared(request, lambda version: site.render(request, "benchmark.html",
-                                                                **views.benchmark_json(site, identifier, None)).body,
-                           "text/html", depends=lambda version: site.benchmark_token(identifier, version))
-    return site.render(request, "benchmark.html", **views.benchmark_json(site, identifier, user))
+        return site.shared(request, lambda version: page(views.benchmark_json(site, identifier, None)).body,
+                           "text/html", depends=lambda version: (site.benchmark_token(identifier, version), tuple(shown)))
+    return page(views.benchmark_json(site, identifier, user))
+
+
+@router.get("/benchmarks/{identifier}/stimuli/{number}.jpg")
+def benchmark_stimulus(identifier: str, number: int):
+    """One of a benchmark's sample stimuli (a JPEG thumbnail, :mod:`brainscore.web.stimuli`)."""
+    if number not in stimuli.ready(_stimuli_root(), identifier):
+        raise HTTPException(404, f"no sample stimulus {number} of {identifier!r}")
+    path = stimuli.folder(_stimuli_root(), identifier) / f"{number}.jpg"
+    return Response(path.read_bytes(), media_type="image/jpeg", headers={"Cache-Control": "public, max-age=3600"})
 
 
 @router.get("/plots/benchmarks/{identifier}.svg")
@@ -139,8 +208,8 @@ def benchmark_plot(request: Request, identifier: str, highlight: str | None = No
     """SVG: the distribution of the visible models' scores on a benchmark (``highlight`` one in red)."""
     site = site_of(request)
     hidden = site.hidden_from(site.current_user(request))
-    scores = {m: r.score for m, r in views.latest_scores(site, identifier).items()
-              if r.score is not None and m not in hidden}
+    scores = {m: value for m, r in views.latest_scores(site, identifier).items()
+              if (value := shown_value(identifier, r.score, r.raw)) is not None and m not in hidden}
     return Response(plots.distribution(identifier, scores, highlight), media_type="image/svg+xml")
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from brainscore import registry
 from brainscore.leaderboard import tree
-from brainscore.web import checks, environments
+from brainscore.web import approval, checks, environments
 from brainscore.web.queue import SubmissionTask, write_entry_point
 from brainscore.web.security import upload_limit
 from brainscore.web.site import Site, check_csrf, site_of
@@ -100,12 +100,15 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     if waiting:
         raise checks.SubmissionRejected([waiting])
     chosen = [b for b in (benchmarks or []) if b] or sorted(tree.benchmark_parents())
-    problems = [benchmark_problem(b) for b in chosen]
-    if any(problems):
-        raise checks.SubmissionRejected([p for p in problems if p])
     checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
                                builtin=_Builtins(site, set(registry.models.list())), allowed=None)
-    environments.prepare(checked.requirements, site.root / "environments")  # before the network-less child
+    problems = [benchmark_problem(b) for b in chosen if b not in checked.benchmarks]  # its own: after approval
+    if any(problems):
+        raise checks.SubmissionRejected([p for p in problems if p])
+    held = bool(checked.trusted)  # benchmark, data or metric code: nothing runs before an administrator approves
+    if not held:
+        environments.prepare(checked.requirements, site.root / "environments")  # before the network-less child
+    status = approval.AWAITING if held else "queued"
     with Session(site.engine, expire_on_commit=False) as session:
         task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
                               models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
@@ -114,25 +117,29 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         with _one_writer(site):
             session.commit()
         folder = site.root / str(task.id)
-        checks.extract(data, folder / "site")
+        checks.extract(data, folder / "site", strip=checked.strip)
         if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
             write_entry_point(folder / "site", checked.package, task.id)
         checks.make_durable(folder)  # on disk before the task is queued and the upload answered
         # one transaction queues the task with its results-database submission and model rows (it was three,
         # each waiting for the write lock and syncing to disk)
-        task.folder, task.status = str(folder), "queued"
+        task.folder, task.status = str(folder), status
         task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
                     f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
                     f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
+        if held:
+            task.log += (f"awaiting approval: it holds trusted code ({'; '.join(checked.trusted)}), which runs on the "
+                         f"server only after an administrator of this site has reviewed and approved it\n")
         with _one_writer(site):
             task.submission_id = site.store.create_submission(
-                user.username, checked.identifiers, chosen, status="queued",
+                user.username, checked.identifiers, chosen, status=status,
                 meta={"web_job": task.id, "public": public, "package": checked.package,
                       "requirements": checked.requirements, "filename": filename[:300]}, session=session)
             for identifier in checked.identifiers:
                 site.store.add_model(identifier, owner=user.username, public=public, session=session)
             session.commit()
-    site.dispatcher.notify()
+    if not held:
+        site.dispatcher.notify()
     return task
 
 
@@ -167,8 +174,10 @@ def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionT
 
 
 def _form(site: Site, request: Request, status_code: int = 200, **context):
+    """The upload form; it says first why the user may not submit yet (an address to verify), if so."""
+    user = site.current_user(request)
     return site.render(request, "submit.html", status_code=status_code, benchmarks=sorted(tree.benchmark_parents()),
-                       **context)
+                       submit_problem=site.submit_problem(user) if user is not None else None, **context)
 
 
 @router.get("/submit", response_class=HTMLResponse)
@@ -220,7 +229,18 @@ def submission_page(request: Request, key: str):
     user = site.current_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    return site.render(request, "submission.html", task=site.view(site.task_for(key, user)))
+    return site.render(request, "submission.html", task=site.view(site.task_for(key, user)),
+                       admin=user.username in site.admins)
+
+
+@router.post("/submissions/{key}/approve")
+def approve_form(request: Request, key: str, csrf_token: str | None = Form(None)):
+    """An administrator approves a submission that holds benchmark, data or metric plugins (trusted code): its
+    plugins become the server's and it is queued (:mod:`brainscore.web.approval`)."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    task = approval.approve(site, key, site.logged_in(request))
+    return RedirectResponse(f"/submissions/{task.key}", status_code=303)
 
 
 @router.post("/submissions/{key}/rerun")

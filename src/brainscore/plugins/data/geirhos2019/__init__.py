@@ -32,6 +32,17 @@ values = the answer ``choice``; subjects in order, trials in the order shown):
 - ``Geirhos2019.<experiment>.alexnet`` / ``.googlenet`` / ``.vgg``: the networks' published
   responses (Caffe models, one trial per image; ``response_time`` NaN), the source of the paper's
   figures for those networks (e.g. their shape bias).
+- ``Geirhos2019.cue-conflict-shape-instructed`` and ``Geirhos2019.cue-conflict-texture-instructed``
+  (10 subjects x 1,280 trials each): the paper's two instructed experiments on the same cue-conflict
+  images (``raw-data/style-transfer-512-nomask-content-guessing-experiment`` and
+  ``...-texture-guessing-experiment``): the subjects were told to report the shape, or the texture.
+  Coordinates as above (``truth``/``category`` is the shape category, as in the files), plus
+  ``instruction`` (``shape`` or ``texture``) and ``instructed_category``: the category the subject was
+  asked to report, the shape (first name of the image, ``original_image_category``) or the texture
+  (second name, ``conflict_image_category``; the files' ``category`` column holds the shape in both).
+  Their stimulus set is ``Geirhos2019.cue-conflict`` (the same files, declared once). The networks'
+  files beside them (``.alexnet`` ...) hold the same answers as the uninstructed experiment's: a
+  network is not instructed.
 
 Every file is declared as its own source with its sha256 (``manifest.json``, written by
 ``make_manifest.py``) and its URL in the repository at :data:`COMMIT`.
@@ -46,15 +57,25 @@ COMMIT = "ccd0c01d42c0a8a834e90ec141e7f24fa915dc23"
 MIRROR_FOLDER = "geirhos2019_texture_vs_shape"
 _URL = f"https://raw.githubusercontent.com/rgeirhos/texture-vs-shape/{COMMIT}"
 _MANIFEST = json.loads(Path(__file__).with_name("manifest.json").read_text())
-EXPERIMENTS = ("cue-conflict", "edge", "silhouette")
+EXPERIMENTS = ("cue-conflict", "edge", "silhouette", "cue-conflict-shape-instructed", "cue-conflict-texture-instructed")
 NETWORKS = ("alexnet", "googlenet", "vgg")
+#: experiment -> the experiment whose images it showed (declared there, once)
+SHARED_STIMULI = {"cue-conflict-shape-instructed": "cue-conflict", "cue-conflict-texture-instructed": "cue-conflict"}
+#: instructed experiment -> (what the subjects were told to report, the stimulus-set column that holds it)
+INSTRUCTIONS = {"cue-conflict-shape-instructed": ("shape", "original_image_category"),
+                "cue-conflict-texture-instructed": ("texture", "conflict_image_category")}
+
+
+def _sources(files: dict) -> list[Source]:
+    return [Source(f"{MIRROR_FOLDER}/{path}", sha256, f"{_URL}/{path}") for path, sha256 in sorted(files.items())]
+
 
 # experiment -> {"stimuli": [Source, ...], "responses": [Source, ...]}
-SOURCES = {experiment: {kind: [Source(f"{MIRROR_FOLDER}/{path}", sha256, f"{_URL}/{path}")
-                               for path, sha256 in sorted(files.items())]
-                        for kind, files in _MANIFEST[experiment].items()}
+SOURCES = {experiment: {kind: _sources(files) for kind, files in _MANIFEST[experiment].items()}
            for experiment in EXPERIMENTS}
-declare("Geirhos2019", *(s for entry in SOURCES.values() for kind in ("responses", "stimuli") for s in entry[kind]))
+declare("Geirhos2019", *(s for entry in SOURCES.values() for kind in ("responses", "stimuli") for s in entry.get(kind, ())))
+for _experiment, _shown in SHARED_STIMULI.items():
+    SOURCES[_experiment]["stimuli"] = SOURCES[_shown]["stimuli"]
 
 
 @register_stimulus_set("Geirhos2019.cue-conflict")
@@ -145,3 +166,51 @@ def _googlenet_silhouette():
 def _vgg_silhouette():
     from .packaging import load_responses
     return load_responses("silhouette", "vgg")
+
+
+@register_dataset("Geirhos2019.cue-conflict-shape-instructed")
+def _humans_shape_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-shape-instructed", "humans")
+
+
+@register_dataset("Geirhos2019.cue-conflict-texture-instructed")
+def _humans_texture_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-texture-instructed", "humans")
+
+
+@register_dataset("Geirhos2019.cue-conflict-shape-instructed.alexnet")
+def _alexnet_shape_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-shape-instructed", "alexnet")
+
+
+@register_dataset("Geirhos2019.cue-conflict-shape-instructed.googlenet")
+def _googlenet_shape_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-shape-instructed", "googlenet")
+
+
+@register_dataset("Geirhos2019.cue-conflict-shape-instructed.vgg")
+def _vgg_shape_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-shape-instructed", "vgg")
+
+
+@register_dataset("Geirhos2019.cue-conflict-texture-instructed.alexnet")
+def _alexnet_texture_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-texture-instructed", "alexnet")
+
+
+@register_dataset("Geirhos2019.cue-conflict-texture-instructed.googlenet")
+def _googlenet_texture_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-texture-instructed", "googlenet")
+
+
+@register_dataset("Geirhos2019.cue-conflict-texture-instructed.vgg")
+def _vgg_texture_instructed():
+    from .packaging import load_responses
+    return load_responses("cue-conflict-texture-instructed", "vgg")

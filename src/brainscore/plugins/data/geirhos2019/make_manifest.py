@@ -19,16 +19,20 @@ from pathlib import Path
 from brainscore.data.stimuli import file_sha256
 
 MIRROR_FOLDER = "geirhos2019_texture_vs_shape"
-# experiment -> (stimulus folder, raw-data folder) inside the repository
+# experiment -> (stimulus folder, raw-data folder) inside the repository; no stimulus folder: the experiment showed
+# another's images (the instructed experiments showed the cue-conflict images: ``__init__.SHARED_STIMULI``)
 EXPERIMENTS = {
     "cue-conflict": ("stimuli/style-transfer-preprocessed-512", "raw-data/style-transfer-512-nomask-experiment"),
     "edge": ("stimuli/edges", "raw-data/edge-experiment"),
     "silhouette": ("stimuli/filled-silhouettes", "raw-data/silhouette-filled-experiment"),
+    "cue-conflict-shape-instructed": (None, "raw-data/style-transfer-512-nomask-content-guessing-experiment"),
+    "cue-conflict-texture-instructed": (None, "raw-data/style-transfer-512-nomask-texture-guessing-experiment"),
 }
 
 
 def build(mirror: Path) -> dict:
-    """``{experiment: {"stimuli": {repo path: sha256}, "responses": {repo path: sha256}}}``.
+    """``{experiment: {"stimuli": {repo path: sha256}, "responses": {repo path: sha256}}}`` (no ``"stimuli"`` for an
+    experiment that showed another's images).
 
     Raises
     ------
@@ -40,6 +44,8 @@ def build(mirror: Path) -> dict:
     for experiment, (stimuli, responses) in EXPERIMENTS.items():
         entry = {}
         for kind, folder, pattern in (("stimuli", stimuli, "*.png"), ("responses", responses, "*.csv")):
+            if folder is None:
+                continue
             files = sorted((root / folder).rglob(pattern))
             if not files:
                 raise FileNotFoundError(f"no {pattern} files under {root / folder}")
@@ -55,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     manifest = build(args.mirror)
     target = Path(__file__).with_name("manifest.json")
     target.write_text(json.dumps(manifest, indent=0, sort_keys=True) + "\n")
-    counts = {e: (len(v["stimuli"]), len(v["responses"])) for e, v in manifest.items()}
+    counts = {e: (len(v.get("stimuli", ())), len(v["responses"])) for e, v in manifest.items()}
     print(f"wrote {target}: (images, response files) per experiment {counts}")
 
 

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pandas as pd
 
 from brainscore import config
@@ -15,7 +16,7 @@ from brainscore.data import BehavioralAssembly, StimulusSet, fetch
 from brainscore.data.store import Source, used
 from brainscore.errors import AlignmentError, DataNotFoundError, ValidationError
 
-from . import COMMIT, EXPERIMENTS, MIRROR_FOLDER, NETWORKS, SOURCES
+from . import COMMIT, EXPERIMENTS, INSTRUCTIONS, MIRROR_FOLDER, NETWORKS, SHARED_STIMULI, SOURCES
 
 PACKAGING_VERSION = "1"
 _CUE_CONFLICT = re.compile(r"([a-z]+)(\d+)-([a-z]+)(\d+)")
@@ -90,8 +91,8 @@ def _check_experiment(experiment: str) -> None:
 
 
 def _stimulus_frame(experiment: str) -> pd.DataFrame:
-    """One row per image, parsed from the file names of the manifest (no file is read); a copy."""
-    return _parsed_frame(experiment).copy()
+    """One row per image the experiment showed, parsed from the file names of the manifest (no file is read); a copy."""
+    return _parsed_frame(SHARED_STIMULI.get(experiment, experiment)).copy()
 
 
 @lru_cache(maxsize=None)
@@ -130,12 +131,16 @@ def _parsed_frame(experiment: str) -> pd.DataFrame:
 def load_stimulus_set(experiment: str) -> StimulusSet:
     """The images of ``experiment`` (``cue-conflict``, ``edge`` or ``silhouette``), sorted by ``stimulus_id``.
 
+    An instructed experiment (:data:`SHARED_STIMULI`) showed the cue-conflict images: its stimulus set is
+    ``Geirhos2019.cue-conflict``.
+
     Raises
     ------
     DataNotFoundError, HashMismatchError
         If an image is missing or corrupt (the message names it and where to put it).
     """
     _check_experiment(experiment)
+    experiment = SHARED_STIMULI.get(experiment, experiment)
     frame = _stimulus_frame(experiment)
     sources = SOURCES[experiment]["stimuli"]
     with explain_missing(f"stimulus set Geirhos2019.{experiment}", sources):
@@ -189,6 +194,10 @@ def _build_responses(experiment: str, who: str, frame: pd.DataFrame) -> Behavior
             coords[column] = ("presentation", stimuli[column].to_numpy())
     if not (coords["condition"][1] == trials["condition"].to_numpy()).all():
         raise ValidationError(f"{experiment} responses of {who}: conditions differ from the stimulus set's")
+    if experiment in INSTRUCTIONS:  # what the subject was told to report: the shape, or the texture of the file name
+        instruction, column = INSTRUCTIONS[experiment]
+        coords["instruction"] = ("presentation", np.full(len(trials), instruction, dtype=object))
+        coords["instructed_category"] = ("presentation", stimuli[column].to_numpy())
     return BehavioralAssembly(coords["choice"][1], dims=("presentation",), coords=coords)
 
 

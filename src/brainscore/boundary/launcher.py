@@ -1,16 +1,21 @@
-"""Containment of a submission's code: the launcher every scoring child of the website runs under.
+"""Containment of untrusted model code: the launcher every sandboxed model server runs under.
 
-A submission's plugin is arbitrary Python, run at import and inside ``look_at``. :mod:`brainscore.web.queue`
-never runs it directly: it runs ``python -m brainscore.web.sandbox --spec JSON -- CHILD ARGV``, which
+A submission's plugin is arbitrary Python, run at import and inside ``look_at``. Neither the website's queue
+(:mod:`brainscore.web.queue`) nor ``brainscore score --sandbox`` / ``brainscore run --sandbox`` runs it directly:
+they run the model server (:mod:`brainscore.boundary.server`) as ``python -m brainscore.boundary.launcher --spec
+JSON -- CHILD ARGV``, which
 
 1. where the server may create namespaces (:func:`isolation`), runs inside fresh mount, PID, network,
    IPC and UTS namespaces (``unshare``, util-linux) and builds the child's file system from nothing: a
-   read-only tmpfs root into which it binds, read-only, only the system folders (``/usr``, ``/etc``,
-   ...), the Python environment, the brainscore package, the data mirrors, weight and plugin folders
-   and the submission's own ``site`` folder, and as the only writable place a fresh tmpfs of
-   :attr:`Spec.disk` bytes at the submission's ``run`` folder (its working directory, ``HOME`` and
-   ``TMPDIR``). The database, other submissions, the server's home and ``~/.config`` are not in that
-   file system at all; then ``pivot_root`` into it, so the host's tree is gone;
+   read-only tmpfs root into which it binds, read-only, only the folders of :attr:`Spec.readable` (the
+   system folders ``/usr``, ``/etc``, ..., the Python environment, the brainscore package, weight and
+   model plugin folders, the submission's own ``site`` folder and the folder the scorer puts the
+   stimuli's images in), hides :attr:`Spec.masked` folders inside them under empty read-only tmpfs
+   (the benchmark, data and metric plugins shipped in the brainscore package), and as the only
+   writable place a fresh tmpfs of :attr:`Spec.disk` bytes at the submission's ``run`` folder (its
+   working directory, ``HOME`` and ``TMPDIR``). The data, the database, other submissions, the server's
+   home and ``~/.config`` are not in that file system at all; then ``pivot_root`` into it, so the
+   host's tree is gone;
 2. as root, drops to an unprivileged user of its own (:attr:`Spec.uid`, one per submission, so that
    :data:`RLIMIT_NPROC <resource.RLIMIT_NPROC>` counts that submission's processes only), with no
    supplementary groups and ``PR_SET_NO_NEW_PRIVS``;
@@ -21,12 +26,17 @@ never runs it directly: it runs ``python -m brainscore.web.sandbox --spec JSON -
 5. writes its verdict (exit status or signal, processes left behind) as one JSON line on a file
    descriptor of its own (:attr:`Spec.report_fd`), closed in the child, so the child cannot forge it.
 
+The child's one way out is the channel to the trusted scorer (:attr:`Spec.keep_fds`, a socket the launcher hands
+to the child and closes in itself, so that the scorer sees the channel end when the child does).
+
 What still holds without root and namespaces (:func:`isolation` returns ``"none"``): the resource limits,
 the killing of what the child leaves behind (its session and the processes that were re-parented to the
 launcher; a process that both leaves the session and outlives the launcher escapes), the capped log and
 the identifiers decided by the server (:mod:`brainscore.web.queue`). Files the server's user can read the
 submission can read too, and ``BRAINSCORE_OFFLINE=1`` is then all that keeps it off the network: run the
 server as root (or in a container that allows ``unshare``) to host submissions from people you do not trust.
+(Moved here from ``brainscore.web.sandbox``: the same launcher serves the website, ``brainscore score`` and
+``brainscore run``.)
 """
 from __future__ import annotations
 
@@ -83,6 +93,12 @@ class Spec:
         Bytes the child may write: the size of its tmpfs and ``RLIMIT_FSIZE``.
     report_fd : int
         File descriptor the verdict is written to (-1: standard error).
+    masked : tuple of str
+        Folders inside ``readable`` ones the child sees empty (an empty read-only tmpfs over each; absent ones are
+        skipped).
+    keep_fds : tuple of int
+        File descriptors handed to the child (inherited through ``exec``) and closed in the launcher: the channel
+        to the trusted scorer (:mod:`brainscore.boundary.channel`).
 
     The child's environment is the launcher's (which runs ``python -I``, so ``PYTHONPATH`` cannot
     put the submission's code into the launcher).
@@ -98,6 +114,8 @@ class Spec:
     processes: int = 512
     disk: int = 2 * 1024**3
     report_fd: int = -1
+    keep_fds: tuple[int, ...] = ()
+    masked: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=None)
@@ -205,6 +223,10 @@ def build_jail(spec: Spec, root: str) -> None:
             continue
         _bind(libc, path, _place(root, path, path))
         bound.append(path)
+    for path in sorted({os.path.normpath(p) for p in spec.masked}):  # seen empty, read-only
+        if os.path.isdir(root + path) and any(path.startswith(b + "/") for b in bound):
+            _mount(libc, "tmpfs", root + path, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=4k,mode=0555")
+            _mount(libc, None, root + path, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV, "size=4k,mode=0555")
     # the only writable place: a fresh tmpfs at the working directory, HOME and TMPDIR inside it
     os.makedirs(root + work, exist_ok=True)
     _mount(libc, "tmpfs", root + work, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={spec.disk},mode=0700")
@@ -312,13 +334,15 @@ def _reap() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m brainscore.web.sandbox --spec JSON -- CHILD ARGV``: contain, run, report (see the module)."""
+    """``python -m brainscore.boundary.launcher --spec JSON -- CHILD ARGV``: contain, run, report (see the module)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) < 4 or args[0] != "--spec" or args[2] != "--":
-        print("usage: python -m brainscore.web.sandbox --spec JSON -- COMMAND [ARG ...]", file=sys.stderr)
+        print("usage: python -m brainscore.boundary.launcher --spec JSON -- COMMAND [ARG ...]", file=sys.stderr)
         return 2
     data = json.loads(args[1])
     data["readable"] = tuple(data["readable"])
+    data["keep_fds"] = tuple(data.get("keep_fds", ()))
+    data["masked"] = tuple(data.get("masked", ()))
     spec, command = Spec(**data), args[3:]
     report = os.fdopen(spec.report_fd, "w") if spec.report_fd >= 0 else sys.stderr
     verdict: dict = {}
@@ -344,6 +368,11 @@ def main(argv: list[str] | None = None) -> int:
             except BaseException as error:  # noqa: BLE001 - report anything, never return into the launcher
                 print(f"[sandbox] could not start {command[0]}: {error}", file=sys.stderr, flush=True)
             os._exit(127)
+        for descriptor in spec.keep_fds:  # the child's now: its end is seen to close when the child's does
+            try:
+                os.close(descriptor)
+            except OSError:
+                pass
         session = os.getsid(pid) if not spec.isolate else -1
         while True:
             try:

@@ -1,0 +1,255 @@
+"""What crosses the boundary, both ways, and the checks on what comes back from the model.
+
+Out to the model (:class:`StimulusFolder`): a stimulus set's ids and images, nothing else of it (a fitting set for a
+task readout also carries its ``image_label`` column, what the readout is fitted on). The images are hard-linked (or
+copied, where a link cannot be made or would not be readable) into a folder the model's sandbox sees read-only, under
+names of their own (a running number), so neither their paths nor their file names reach the model.
+
+Back from the model (:func:`answer_of`): an assembly as plain arrays, rebuilt by the trusted side only after
+
+- its type is an assembly, its dims are among ``presentation``, ``neuroid``, ``time_bin``, ``choice`` (with
+  ``presentation``), its values numeric (strings for a task's answers), finite, and shaped as its coordinates say;
+- its ``stimulus_id`` coordinate names exactly the stimuli sent (each the same number of times: one per trial), or,
+  for the odd-one-out task, exactly the triplets sent;
+- and its presentation coordinates are the trusted stimulus set's columns, looked up by ``stimulus_id``: a column
+  the model sends under the name of a stimulus-set column is dropped (a model cannot relabel its stimuli, e.g. set
+  ``truth`` to its own answers), its own coordinates (microsaccade shifts, ``label_name``, neuroid coordinates) kept.
+
+Every refusal is a :class:`BoundaryViolation` that says, in the model author's terms, what the model answered and
+what was expected.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, NeuroidAssembly
+from brainscore.data.stimuli import StimulusSet
+from brainscore.errors import BrainScoreError
+
+__all__ = ["BoundaryViolation", "StimulusFolder", "share_file", "stimuli_of", "assembly_message", "answer_of", "ALLOWED_DIMS",
+           "FITTING_COLUMNS"]
+
+ALLOWED_DIMS = ("presentation", "neuroid", "time_bin", "choice")
+"""Dims a model's answer may have."""
+ASSEMBLY_TYPES = {cls.__name__: cls for cls in (NeuroidAssembly, BehavioralAssembly, DataAssembly)}
+FITTING_COLUMNS = ("image_label",)
+"""Columns of a task's fitting stimuli the model receives (what a readout is fitted on)."""
+MAX_COORDS = 64
+MAX_NAME_CHARS = 200
+
+
+class BoundaryViolation(BrainScoreError):
+    """What the model sent across the boundary is not an answer the trusted side accepts (or the model asked for
+    something the boundary does not serve); nothing of the pair is recorded as done."""
+
+
+# ------------------------------------------------------------------------------ out: stimuli
+class StimulusFolder:
+    """The folder the model's sandbox sees (read-only) the stimuli's images in; filled by the trusted side.
+
+    Parameters
+    ----------
+    path : Path
+        Created if missing (mode 0755, so that a sandbox running as another user can read it).
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.path, 0o755)
+        self._names: dict[tuple, str] = {}
+
+    def _place(self, source: Path) -> str:
+        info = source.stat()
+        key = (str(source.resolve()), info.st_ino, info.st_size, info.st_mtime_ns)
+        if key in self._names:
+            return self._names[key]
+        suffix = source.suffix.lower() if re.fullmatch(r"\.[a-z0-9]{1,8}", source.suffix.lower()) else ""
+        name = f"{len(self._names):07d}{suffix}"
+        share_file(source, self.path / name)
+        self._names[key] = name
+        return name
+
+    def offer(self, stimuli: StimulusSet, columns: Sequence[str] = ()) -> dict[str, Any]:
+        """What the model receives of ``stimuli``: ids in row order, one image per id (its name in this folder),
+        the identifier, and ``columns`` (as arrays).
+
+        Raises
+        ------
+        BoundaryViolation
+            (a trusted-side error) if a stimulus has no file.
+        """
+        ids = [str(i) for i in stimuli["stimulus_id"]]
+        files = {}
+        for stimulus_id in dict.fromkeys(ids):
+            try:
+                files[stimulus_id] = self._place(Path(stimuli.get_stimulus(stimulus_id)))
+            except (KeyError, OSError) as error:
+                raise BrainScoreError(f"stimulus {stimulus_id!r} of {stimuli.identifier!r} cannot be shown to the "
+                                      f"sandboxed model: {error}") from None
+        offered = {"identifier": None if stimuli.identifier is None else str(stimuli.identifier), "ids": ids,
+                   "files": files, "columns": {}}
+        for column in columns:
+            if column in stimuli.columns:
+                values = stimuli[column].to_numpy()
+                offered["columns"][column] = values.astype(str) if values.dtype.kind == "O" else values
+        return offered
+
+
+def share_file(source: Path, target: Path) -> None:
+    """Put ``source`` at ``target`` for a sandbox running as another user: a hard link where the file is readable by
+    others and on the same file system, else a copy of mode 0644."""
+    try:
+        if not source.stat().st_mode & 0o004:  # not readable by another user: a copy of its own is
+            raise PermissionError
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o644)
+
+
+def stimuli_of(offered: dict[str, Any], folder: Path) -> StimulusSet:
+    """The model side's stimulus set from what :meth:`StimulusFolder.offer` sent: ``stimulus_id`` (and the offered
+    columns), each id's file in ``folder``."""
+    files = {str(k): Path(folder) / Path(str(v)).name for k, v in dict(offered["files"]).items()}
+    frame = pd.DataFrame({"stimulus_id": np.asarray(offered["ids"], dtype=object),
+                          **{str(k): (np.asarray(v).astype(object) if np.asarray(v).dtype.kind == "U" else np.asarray(v))
+                             for k, v in dict(offered.get("columns") or {}).items()}})
+    return StimulusSet(frame, identifier=offered.get("identifier"), stimulus_paths=files)
+
+
+# ------------------------------------------------------------------------------ back: assemblies
+def assembly_message(assembly: Any, what: str = "look_at") -> dict[str, Any]:
+    """The model side: ``assembly`` as a message (type, dims, values, 0-d and 1-d coordinates as arrays).
+
+    Raises
+    ------
+    BoundaryViolation
+        If ``assembly`` is not an xarray DataArray (what ``look_at`` must return).
+    """
+    import xarray as xr
+
+    if not isinstance(assembly, xr.DataArray):
+        raise BoundaryViolation(f"{what} returned a {type(assembly).__name__}, not an assembly (a NeuroidAssembly or "
+                                f"BehavioralAssembly with a presentation dim)")
+    kind = next((cls.__name__ for cls in type(assembly).__mro__ if cls.__name__ in ASSEMBLY_TYPES), "DataAssembly")
+    coords = [[str(name), [str(d) for d in coord.dims], np.asarray(coord.values)]
+              for name, coord in assembly.coords.items() if coord.ndim <= 1]
+    return {"type": kind, "dims": [str(d) for d in assembly.dims], "values": np.asarray(assembly.values),
+            "coords": coords}
+
+
+def _strings(values: np.ndarray) -> np.ndarray:
+    return values.astype(object) if values.dtype.kind == "U" else values
+
+
+def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = None) -> DataAssembly:
+    """The trusted side: the model's answer to showing it ``shown``, checked and rebuilt (see the module).
+
+    Parameters
+    ----------
+    message : dict
+        What :func:`assembly_message` sent (as received: anything at all).
+    shown : StimulusSet
+        The trusted stimulus set that was shown (its columns become the answer's presentation coordinates).
+    what : str
+        The call, for messages (``"look_at"``, ``"the features of layer 'x'"``).
+    task : str, optional
+        The task the model was started on (None: recording); strings are answers of a task only, and the
+        odd-one-out task answers per triplet.
+
+    Raises
+    ------
+    BoundaryViolation
+        Naming what is wrong with the answer.
+    """
+    said = f"the model's answer to {what} on {len(shown)} stimuli"
+    if not isinstance(message, dict) or set(message) != {"type", "dims", "values", "coords"}:
+        raise BoundaryViolation(f"{said} is not an assembly message")
+    cls = ASSEMBLY_TYPES.get(message["type"]) if isinstance(message["type"], str) else None
+    dims, values, coords = message["dims"], message["values"], message["coords"]
+    if cls is None:
+        raise BoundaryViolation(f"{said} is of type {message['type']!r}; expected one of {sorted(ASSEMBLY_TYPES)}")
+    if not isinstance(dims, list) or not all(isinstance(d, str) for d in dims) or len(set(dims)) != len(dims) \
+            or not set(dims) <= set(ALLOWED_DIMS) or "presentation" not in dims:
+        raise BoundaryViolation(f"{said} has dims {dims!r}; expected presentation (with neuroid, time_bin or choice "
+                                f"among {ALLOWED_DIMS})")
+    if not isinstance(values, np.ndarray) or values.ndim != len(dims):
+        raise BoundaryViolation(f"{said} has values of shape {getattr(values, 'shape', None)} for dims {dims}")
+    if values.dtype.kind == "U":
+        if task is None:
+            raise BoundaryViolation(f"{said} holds strings; a recording's responses are numbers")
+    elif values.dtype.kind == "f":
+        bad = int(np.count_nonzero(~np.isfinite(values)))
+        if bad:
+            raise BoundaryViolation(f"{said}: {bad} of its {values.size} values are NaN or infinite; a model's "
+                                    f"responses must be finite numbers")
+    if not isinstance(coords, list) or len(coords) > MAX_COORDS:
+        raise BoundaryViolation(f"{said} has {len(coords) if isinstance(coords, list) else 'no list of'} coordinates "
+                                f"(at most {MAX_COORDS})")
+    sizes = dict(zip(dims, values.shape))
+    given: dict[str, tuple[list[str], np.ndarray]] = {}
+    for entry in coords:
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str) and isinstance(entry[1], list)
+                and isinstance(entry[2], np.ndarray)):
+            raise BoundaryViolation(f"{said} has a malformed coordinate")
+        name, coord_dims, coord = entry
+        if not name or len(name) > MAX_NAME_CHARS or name in given:
+            raise BoundaryViolation(f"{said} has a coordinate named {name[:50]!r} (empty, too long or repeated)")
+        if len(coord_dims) > 1 or any(d not in sizes for d in coord_dims) or coord.ndim != len(coord_dims) \
+                or (coord_dims and len(coord) != sizes[coord_dims[0]]):
+            raise BoundaryViolation(f"{said} has coordinate {name!r} of shape {coord.shape} on {coord_dims}, which does "
+                                    f"not fit its dims {sizes}")
+        given[name] = (coord_dims, coord)
+    n = sizes["presentation"]
+    stimulus_ids = given.get("stimulus_id")
+    if stimulus_ids is None or stimulus_ids[0] != ["presentation"] or stimulus_ids[1].dtype.kind not in "UiuO":
+        raise BoundaryViolation(f"{said} has no stimulus_id coordinate on presentation: a model answers per stimulus "
+                                f"and names the stimulus_id of each presentation")
+    ids = stimulus_ids[1].astype(str)
+    sent = [str(i) for i in shown["stimulus_id"]]
+    odd = task == "odd_one_out"
+    expected = ["|".join(sent[k:k + 3]) for k in range(0, len(sent) - len(sent) % 3, 3)] if odd else sent
+    _check_ids(Counter(ids.tolist()), Counter(expected), said, "triplets" if odd else "stimuli")
+    built: dict[str, Any] = {"stimulus_id": ("presentation", ids.astype(object))}
+    trusted: list[str] = []
+    if not odd:
+        frame = pd.DataFrame(shown).drop_duplicates("stimulus_id")
+        rows = pd.Index(frame["stimulus_id"].astype(str)).get_indexer(ids)
+        for column in frame.columns:
+            if column != "stimulus_id":
+                built[str(column)] = ("presentation", frame[column].to_numpy()[rows])
+                trusted.append(str(column))
+    for name, (coord_dims, coord) in given.items():
+        if name == "stimulus_id" or name in trusted:
+            continue  # the stimulus set's own columns: never the model's
+        built[name] = (coord_dims[0], _strings(coord)) if coord_dims else _strings(coord)
+    try:
+        return cls(_strings(values), dims=tuple(dims), coords=built)
+    except (TypeError, ValueError) as error:
+        raise BoundaryViolation(f"{said} cannot be rebuilt as an assembly: {error}"[:1000]) from None
+
+
+def _check_ids(answered: Counter, sent: Counter, said: str, unit: str) -> None:
+    """Every id sent answered, nothing else, each as often as it was sent times one number of trials."""
+    extra = [i for i in answered if i not in sent]
+    missing = [i for i in sent if i not in answered]
+    if extra or missing:
+        parts = []
+        if missing:
+            parts.append(f"misses {len(missing)} of the {len(sent)} {unit} it was shown (e.g. {missing[:3]})")
+        if extra:
+            parts.append(f"names {len(extra)} {unit} it was not shown (e.g. {[e[:80] for e in extra[:3]]})")
+        raise BoundaryViolation(f"{said} {' and '.join(parts)}: a model answers for exactly the {unit} it is shown")
+    trials = {answered[i] // sent[i] if answered[i] % sent[i] == 0 else -1 for i in sent}
+    if len(trials) != 1 or -1 in trials or 0 in trials:
+        raise BoundaryViolation(f"{said} answers its {unit} unevenly ({sorted(set(answered.values()))[:5]} "
+                                f"presentations per stimulus): every stimulus needs the same number of trials")

@@ -1,0 +1,118 @@
+"""Sample stimuli of a benchmark for its page: six of its images as 240 px JPEG thumbnails, kept on disk.
+
+Loading a benchmark's stimulus set can take a minute (Marques 2020's gratings are rendered on first use), so a
+page never waits for it: the first visit asks one background thread to prepare the thumbnails
+(:func:`request`), the page says they are being prepared, and a later visit shows them (:func:`ready`). The
+thumbnails live in ``$BRAINSCORE_HOME/web-stimuli/<benchmark>/`` (``0.jpg`` .. ``5.jpg``), written to a
+temporary folder and renamed whole, so a page sees all of them or none. The six are the stimuli at evenly
+spaced places of the stimulus set sorted by ``stimulus_id`` (the same six every time).
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import shutil
+import threading
+from pathlib import Path
+
+SAMPLES = 6
+SIZE = 240
+_SAFE = re.compile(r"^[\w.+-]{1,200}$")
+_pending: "queue.Queue[tuple[Path, str]]" = queue.Queue()
+_asked: set[tuple[str, str]] = set()
+_lock = threading.Lock()
+_worker: threading.Thread | None = None
+_log = logging.getLogger(__name__)
+
+
+def folder(root: Path, benchmark: str) -> Path:
+    """Where ``benchmark``'s thumbnails live under ``root`` (``$BRAINSCORE_HOME/web-stimuli``).
+
+    Raises
+    ------
+    ValueError
+        If ``benchmark`` is not a plain identifier (letters, digits, ``._+-``): it names a folder.
+    """
+    if not _SAFE.match(benchmark) or benchmark.startswith("."):
+        raise ValueError(f"{benchmark!r} is not a benchmark identifier")
+    return Path(root) / benchmark
+
+
+def ready(root: Path, benchmark: str) -> list[int]:
+    """The thumbnails of ``benchmark`` ready to show (their numbers; empty while being prepared)."""
+    try:
+        place = folder(root, benchmark)
+    except ValueError:
+        return []
+    return sorted(int(p.stem) for p in place.glob("*.jpg") if p.stem.isdigit()) if place.is_dir() else []
+
+
+def problem(root: Path, benchmark: str) -> str | None:
+    """Why ``benchmark``'s thumbnails could not be made (None: no problem known)."""
+    try:
+        path = folder(root, benchmark) / "problem.txt"
+        return path.read_text() if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def request(root: Path, benchmark: str) -> None:
+    """Ask the background thread to prepare ``benchmark``'s thumbnails (once per process and benchmark)."""
+    global _worker
+    key = (str(root), benchmark)
+    with _lock:
+        if key in _asked:
+            return
+        _asked.add(key)
+        _pending.put((Path(root), benchmark))
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_work, name="brainscore-stimuli", daemon=True)
+            _worker.start()
+
+
+def _work() -> None:
+    while True:
+        root, benchmark = _pending.get()
+        try:
+            prepare(root, benchmark)
+        except Exception as error:  # noqa: BLE001 - a benchmark without images shows none; the page says why not
+            _log.warning("sample stimuli of %s: %s", benchmark, error)
+            try:
+                place = folder(root, benchmark)
+                place.mkdir(parents=True, exist_ok=True)
+                (place / "problem.txt").write_text(str(error)[:500])
+            except (OSError, ValueError):
+                pass
+
+
+def prepare(root: Path, benchmark: str) -> list[int]:
+    """Write ``benchmark``'s thumbnails now (loads its stimulus set: seconds to a minute); returns their numbers.
+
+    Raises
+    ------
+    UnknownIdentifierError
+        If no such benchmark is registered; the data store's errors when its stimuli cannot be had.
+    """
+    from PIL import Image
+
+    from brainscore import registry
+
+    target = folder(root, benchmark)
+    done = ready(root, benchmark)
+    if done:
+        return done
+    stimuli = registry.load_benchmark(benchmark).stimulus_set
+    ids = sorted(str(s) for s in stimuli["stimulus_id"].values)
+    chosen = [ids[round(k * (len(ids) - 1) / max(1, SAMPLES - 1))] for k in range(min(SAMPLES, len(ids)))]
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    for k, stimulus_id in enumerate(dict.fromkeys(chosen)):
+        with Image.open(stimuli.get_stimulus(stimulus_id)) as image:
+            image = image.convert("RGB")
+            image.thumbnail((SIZE, SIZE))
+            image.save(partial / f"{k}.jpg", "JPEG", quality=85)
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
+    return ready(root, benchmark)
