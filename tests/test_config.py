@@ -167,3 +167,45 @@ def test_a_bad_memory_size_is_a_clear_error(text):
 
     with pytest.raises(ValidationError, match="memory size such as 1.5GiB"):
         config.parse_bytes(text)
+
+
+def test_every_bad_setting_is_one_clear_error_before_any_command_runs(xdg, tmp_path, capsys):
+    """`data_mirror = 5`, `offline = "maybe"` and unknown keys were accepted silently (the bad offline value surfaced
+    only when a command reached it); now every command but `config` stops first, naming each."""
+    from brainscore.cli import main
+
+    file = config.config_file()
+    file.parent.mkdir(parents=True)
+    file.write_text('data_mirror = 5\noffline = "maybe"\ndata_mirrors = ["/x"]\n')
+    assert main(["list", "models"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.count("\n") == 1
+    assert out.err == (
+        f"error: the settings cannot be used: {file} sets 'data_mirrors', which is not a setting (did you mean "
+        f"'data_mirror'?); remove it (`brainscore config unset data_mirrors`; settings: {', '.join(config.SETTINGS)}); "
+        f"{file}: data_mirror must be a folder or a list of folders (strings), got 5; {file}: offline must be true or "
+        f"false, got 'maybe'. Nothing was run; fix them (`brainscore config show` lists the settings)\n")
+    assert main(["config", "show"]) == 2  # `config` still runs: it shows what is wrong and repairs it
+    shown = capsys.readouterr().out
+    assert "offline              (invalid: offline must be true or false, got 'maybe')" in shown
+    assert f"error: {file}: data_mirror must be a folder or a list of folders (strings), got 5" in shown
+    for key in ("data_mirrors", "offline"):
+        assert main(["config", "unset", key]) == 0
+    file.write_text(f'data_mirror = ["{tmp_path / "no-such-mirror"}"]\n')
+    assert main(["config", "path"]) == 0 and config.check() == [
+        f"{file}: data_mirror names {tmp_path / 'no-such-mirror'}, which is not a folder"]
+
+
+def test_a_bad_torch_threads_stops_score_before_anything_is_recorded(xdg, tmp_path, monkeypatch, capsys):
+    """A bad torch_threads was met while scoring: the failure went into the results database as a failed record."""
+    from brainscore.cli import main
+
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("BRAINSCORE_TORCH_THREADS", "abc")
+    database = tmp_path / "results.sqlite"
+    assert main(["score", "--model", "pixels", "--benchmark", "Kiani2007.IT-rdm", "--bootstrap", "0",
+                 "--db", f"sqlite:///{database}"]) == 2
+    assert capsys.readouterr().err == (
+        "error: the settings cannot be used: BRAINSCORE_TORCH_THREADS: torch_threads must be a whole number >= 1, "
+        "got 'abc'. Nothing was run; fix them (`brainscore config show` lists the settings)\n")
+    assert not database.exists() and not (tmp_path / "home").exists()

@@ -238,6 +238,9 @@ def _parse(setting: Setting, value: Any) -> Any:
             raise ValidationError(f"{setting.key} must be a string, got {value!r}")
         return value.strip()
     if setting.kind == "paths":
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, str) for v in items):
+            raise ValidationError(f"{setting.key} must be a folder or a list of folders (strings), got {value!r}")
         items = value if isinstance(value, list) else str(value).split(os.pathsep)
         return [str(Path(str(p).strip()).expanduser()) for p in items if str(p).strip()]
     if not isinstance(value, str):
@@ -263,6 +266,66 @@ def get(key: str) -> tuple[Any, str]:
     if key in values:
         return _parse(setting, values[key]), str(config_file())
     return None, "default"
+
+
+FOLDER_SETTINGS = ("data_mirror", "torchvision_weights", "timm_weights", "plugin_dirs")
+"""Settings that name folders: one the configuration file names that does not exist is warned about."""
+
+
+def problems() -> tuple[list[str], list[str]]:
+    """``(errors, warnings)`` of the settings as they are read now, every one of them, each saying where it is.
+
+    Errors: the configuration file is not TOML, names a setting that does not exist (with the closest known
+    one), or holds a value of the wrong kind (``data_mirror = 5``, ``offline = "maybe"``); an environment
+    variable holds a value of the wrong kind (``BRAINSCORE_TORCH_THREADS=abc``). Warnings: a folder the
+    file names does not exist. The command line checks them before any command runs (:func:`check`).
+    """
+    import difflib
+
+    errors: list[str] = []
+    try:
+        values = read_file()
+    except ValidationError as error:
+        return [str(error)], []
+    path = config_file()
+    for key in values:
+        if key not in SETTINGS:
+            close = difflib.get_close_matches(key, list(SETTINGS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            errors.append(f"{path} sets {key!r}, which is not a setting{hint}; remove it (`brainscore config "
+                          f"unset {key}`; settings: {', '.join(SETTINGS)})")
+    warnings: list[str] = []
+    for key, setting in SETTINGS.items():
+        if os.environ.get(setting.env) is not None:
+            try:
+                _parse(setting, os.environ[setting.env])
+            except ValidationError as error:
+                errors.append(f"{setting.env}: {error}")
+        if key in values:
+            try:
+                parsed = _parse(setting, values[key])
+            except ValidationError as error:
+                errors.append(f"{path}: {error}")
+                continue
+            if key in FOLDER_SETTINGS:
+                missing = [p for p in (parsed if isinstance(parsed, list) else [parsed]) if not Path(p).is_dir()]
+                warnings += [f"{path}: {key} names {p}, which is not a folder" for p in missing]
+    return errors, warnings
+
+
+def check() -> list[str]:
+    """Check every setting before anything runs; returns the warnings (:func:`problems`).
+
+    Raises
+    ------
+    ValidationError
+        Listing every error on one line, with how to fix them.
+    """
+    errors, warnings = problems()
+    if errors:
+        raise ValidationError(f"the settings cannot be used: {'; '.join(errors)}. Nothing was run; fix them "
+                              f"(`brainscore config show` lists the settings)")
+    return warnings
 
 
 def set_value(key: str, value: Any) -> Path:
@@ -294,10 +357,18 @@ def set_value(key: str, value: Any) -> Path:
 
 
 def unset(key: str) -> Path:
-    """Remove setting ``key`` from the configuration file; return the file's path."""
-    _setting(key)
+    """Remove setting ``key`` from the configuration file (also a key that is not a setting, written by hand);
+    return the file's path.
+
+    Raises
+    ------
+    ValidationError
+        If ``key`` is neither a setting nor in the file.
+    """
     path = config_file()
     values = read_file(path)
+    if key not in values:
+        _setting(key)
     if key in values:
         del values[key]
         _write_file(values, path)

@@ -51,10 +51,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from brainscore import config
-from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError, ValidationError
-from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, LazyFactory, check_reference_api,  # noqa: F401
-                                       import_failure, lazy, plugin_dir_package, plugin_dirs, reference_parents, reference_plugins,
-                                       scan_plugin)
+from brainscore.errors import (BrainScoreError, PluginConflictError, PluginImportError, UnknownIdentifierError,
+                               ValidationError)
+from brainscore.plugin_imports import import_failure, plugin_dir_package
+from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, LazyFactory,  # noqa: F401 (re-exported)
+                                       check_folder_name, check_reference_api, lazy, plugin_dirs, reference_parents,
+                                       reference_plugins, scan_plugin)
 
 
 class PluginWarning(UserWarning):
@@ -174,9 +176,14 @@ class Registry:
         """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds.
 
         A benchmark built without a declared ``parent`` (a reference-style plugin that computes it)
-        has its own ``parent`` attribute recorded as its declaration from then on.
+        has its own ``parent`` attribute recorded as its declaration from then on. A factory that returns None
+        raises BrainScoreError naming its plugin (not an error where the missing object is first used).
         """
         built = self.factory(identifier)(*args, **kwargs)
+        if built is None:
+            plugin = _discovery.describe(_discovery.index().modules[self.kind].get(identifier) or "registered here")
+            raise BrainScoreError(f"the {self.kind} factory of {identifier!r} ({plugin}) returned None instead of "
+                                  f"the {self.kind} it builds; make it return it")
         if self.kind == "benchmark" and "parent" not in self._metadata.get(identifier, {}) \
                 and "parent" not in _discovery.index().metadata[self.kind].get(identifier, {}):
             parent = getattr(built, "parent", None)
@@ -388,6 +395,7 @@ class _Discovery:
             self._imported.add(module)
             try:
                 if module.startswith(PLUGIN_DIR_PACKAGE_PREFIX):
+                    check_folder_name(self.index().folders.get(module))
                     check_reference_api()
                     plugin_dir_package(module.split(".")[0])
                 importlib.import_module(module)
@@ -401,7 +409,7 @@ class _Discovery:
 
     def _failure(self, module: str, error: BaseException) -> PluginImportError:
         """The one-line error of a plugin that failed to import: its folder, the cause and whose fault it is
-        (:func:`brainscore.plugin_sources.import_failure`); ``.failure`` and ``.folder`` keep them apart."""
+        (:func:`brainscore.plugin_imports.import_failure`); ``.failure`` and ``.folder`` keep them apart."""
         folder = self.index().folders.get(module)
         if folder is None and module.startswith("brainscore.plugins."):
             folder = _PLUGIN_ROOT.joinpath(*module.split(".")[2:])

@@ -34,9 +34,13 @@ from brainscore import registry as _registry  # noqa: E402 (after the check that
 
 __all__ = ["model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry", "metric_registry",
            "load_model", "load_benchmark", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling",
-           "score", "PluginRegistry"]
+           "score", "PluginRegistry", "BrainModel", "Ceiling", "Score"]
 
-_SUBMODULES = ("model_interface", "benchmarks", "benchmark_helpers", "model_helpers", "utils")
+_SUBMODULES = ("model_interface", "benchmarks", "benchmark_helpers", "model_helpers", "utils", "metrics",
+               "metric_helpers")
+#: names exported at the top level, as the reference does, from the module that defines them (PEP 562)
+_LAZY_NAMES = {"BrainModel": "brainscore_vision.model_interface", "Ceiling": "brainscore_core.metrics",
+               "Score": "brainscore_core.metrics"}
 
 
 def _caller_module(depth: int = 2) -> tuple[str | None, str | None]:
@@ -298,7 +302,12 @@ def score(model_identifier: str, benchmark_identifier: str, conda_active: bool =
 
 
 def __getattr__(name: str):
-    """Import a submodule on first use (``brainscore_vision.benchmarks`` ...), PEP 562."""
+    """Import a submodule (``brainscore_vision.benchmarks`` ...) or a top-level name (``BrainModel``, ``Ceiling``)
+    on first use, PEP 562."""
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'brainscore_vision' has no attribute {name!r}")

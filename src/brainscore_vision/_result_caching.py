@@ -4,7 +4,7 @@ nothing.
 The reference's benchmarks and some model plugins decorate functions with ``result_caching.store`` (results
 kept on disk under the function's name and arguments). brainscore caches by content instead (its own
 activations, ceilings and scores), never by a name, which could serve a result computed from other data or
-weights; so here the decorated functions simply run. :mod:`brainscore.plugin_sources` maps the name
+weights; so here the decorated functions simply run. :mod:`brainscore.plugin_imports` maps the name
 ``result_caching`` to this module only when no ``result_caching`` is installed.
 """
 from __future__ import annotations

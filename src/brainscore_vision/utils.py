@@ -1,4 +1,6 @@
-"""``LazyLoad``: a stand-in that builds its content on first use (the reference's ``brainscore_vision.utils``).
+"""``LazyLoad``, ``fullname`` and ``recursive_dict_merge``: the reference's ``brainscore_vision.utils``.
+
+``LazyLoad`` is a stand-in that builds its content on first use.
 
 Benchmarks wrap data that are expensive to load::
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-__all__ = ["LazyLoad", "unwrap"]
+__all__ = ["LazyLoad", "unwrap", "fullname", "recursive_dict_merge"]
 
 _UNSET = object()
 
@@ -97,3 +99,39 @@ class LazyLoad:
 def unwrap(value: Any) -> Any:
     """A ``LazyLoad`` as a zero-argument function returning its content (``brainscore``'s lazy sources); else ``value``."""
     return value.load if isinstance(value, LazyLoad) else value
+
+
+def fullname(obj: Any) -> str:
+    """``module.ClassName`` of ``obj``'s class (only ``ClassName`` for built-in types), e.g. as an identifier.
+
+    >>> from collections import OrderedDict
+    >>> fullname(OrderedDict())
+    'collections.OrderedDict'
+    """
+    cls = type(obj)  # the real class (a LazyLoad's __class__ answers for its content)
+    module = cls.__module__
+    return cls.__name__ if module in (None, "builtins") else f"{module}.{cls.__name__}"
+
+
+def recursive_dict_merge(dict1: dict, dict2: dict) -> dict:
+    """``dict1`` updated with ``dict2``, merging nested dicts key by key instead of replacing them.
+
+    ``dict1`` is changed in place and returned; a value of ``dict2`` wins unless both values are dicts,
+    which are merged the same way.
+
+    >>> recursive_dict_merge({'a': {'x': 1, 'y': 2}, 'b': 1}, {'a': {'y': 3}, 'c': 4})
+    {'a': {'x': 1, 'y': 3}, 'b': 1, 'c': 4}
+
+    Raises
+    ------
+    TypeError
+        If either argument is not a dict.
+    """
+    if not isinstance(dict1, dict) or not isinstance(dict2, dict):
+        raise TypeError(f"recursive_dict_merge merges two dicts, got {type(dict1).__name__} and {type(dict2).__name__}")
+    for key, value in dict2.items():
+        if isinstance(value, dict) and isinstance(dict1.get(key), dict):
+            recursive_dict_merge(dict1[key], value)
+        else:
+            dict1[key] = value
+    return dict1

@@ -9,6 +9,7 @@ import pytest
 
 from brainscore.cli import main
 from brainscore.results import Database, journal
+from brainscore.results import connection as connection_module
 from brainscore.results import database as database_module
 
 BENCHMARK = "Kiani2007.IT-rdm"
@@ -20,6 +21,13 @@ def home(tmp_path, monkeypatch):
     """A home of its own, so that the journal holds only this test's entries."""
     monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
+
+
+def damaged(path):
+    """``path`` as a SQLite file damaged past reading: SQLite's header, then garbage (what the advice to move it
+    aside is for; a file without the header is not a database of ours and is never advised to be moved)."""
+    path.write_bytes(b"SQLite format 3\x00" + b"this is not a database, just some bytes " * 200)
+    return path
 
 
 def _score_json(url: str, capsys) -> tuple[int, dict, str]:
@@ -35,8 +43,7 @@ def _replayed_score(url: str) -> float:
 
 
 def test_a_corrupt_database_keeps_the_score_in_the_journal_and_replays_it(home, tmp_path, capsys):
-    corrupt = tmp_path / "results.sqlite"
-    corrupt.write_bytes(b"this is not a database, just some bytes " * 200)
+    corrupt = damaged(tmp_path / "results.sqlite")
     url = f"sqlite:///{corrupt}"
     code, printed, err = _score_json(url, capsys)
     assert code == 2 and printed["score"] == pytest.approx(PIXELS, abs=1e-12) and printed["record"] is None
@@ -55,7 +62,7 @@ def test_a_locked_database_says_so_and_keeps_the_score(home, tmp_path, capsys, m
     Database(url).close()
     holder = sqlite3.connect(path)
     holder.execute("BEGIN EXCLUSIVE")  # another process writing
-    monkeypatch.setattr(database_module, "BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr(connection_module, "BUSY_TIMEOUT_MS", 200)
     try:
         code, printed, err = _score_json(url, capsys)
     finally:
@@ -88,7 +95,7 @@ def test_a_full_disk_is_named_and_the_score_kept(home, tmp_path, capsys, monkeyp
 
 def test_the_text_output_shows_the_score_and_where_it_is_kept(home, tmp_path, capsys):
     corrupt = tmp_path / "results.sqlite"
-    corrupt.write_bytes(b"x" * 4096)
+    damaged(corrupt)
     code = main(["score", "--model", "pixels", "--benchmark", BENCHMARK, "--bootstrap", "0", "--db", f"sqlite:///{corrupt}"])
     out = capsys.readouterr()
     kept, = journal.pending()
@@ -112,7 +119,7 @@ def test_an_unusable_home_gives_one_clear_message(tmp_path, capsys, monkeypatch,
 def test_a_database_whose_folder_cannot_be_made_is_a_clear_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(database_module.DatabaseUnavailable, match="cannot create the folder of the results database"):
+    with pytest.raises(database_module.DatabaseUnavailable, match="the folder of the results database .* is a file"):
         Database(f"sqlite:///{blocker / 'results.sqlite'}")
 
 
@@ -143,7 +150,7 @@ def test_a_run_whose_database_breaks_keeps_every_score_and_goes_on(home, capsys)
 
 def test_a_grid_on_a_corrupt_database_stops_before_any_work_with_the_fix(home, tmp_path, capsys):
     corrupt = tmp_path / "results.sqlite"
-    corrupt.write_bytes(b"x" * 4096)
+    damaged(corrupt)
     code = main(["score", "--model", "pixels", "--benchmark", f"{BENCHMARK},Mur2013-rdm", "--db", f"sqlite:///{corrupt}"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"error: the SQLite file {corrupt} is not a usable results database")

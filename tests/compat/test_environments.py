@@ -1,6 +1,7 @@
 """A submission's requirements.txt: satisfied from the server's environment where it can be, else installed as
-wheels into a virtual environment per requirements hash (cached); what cannot be installed is a rejection
-naming the package. pip is pointed at a folder of wheels made here (PIP_NO_INDEX, PIP_FIND_LINKS): no network."""
+wheels into a virtual environment per requirements hash (cached), within time and disk quotas, never shadowing
+the server's own packages; what cannot be installed is a rejection naming the package and the reason. pip is
+pointed at a folder of wheels made here (PIP_NO_INDEX, PIP_FIND_LINKS): no network."""
 from __future__ import annotations
 
 import base64
@@ -18,16 +19,20 @@ from brainscore.web import environments
 from brainscore.web.checks import SubmissionRejected
 
 
-def wheel(folder: Path, name: str, version: str, module_text: str) -> Path:
-    """A pure-Python wheel of one module, as a build backend writes it."""
-    module = name.replace("-", "_")
-    info = f"{module}-{version}.dist-info"
-    files = {f"{module}/__init__.py": module_text.encode(),
-             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+def wheel(folder: Path, name: str, version: str, module_text: str, *, requires: tuple = (),
+          module: str | None = None, extra: dict | None = None) -> Path:
+    """A pure-Python wheel of one module (``module``, default the distribution's name), as a build backend
+    writes it; ``requires``: its Requires-Dist lines; ``extra``: further files (path -> bytes)."""
+    distribution = name.replace("-", "_")
+    module = module or distribution
+    info = f"{distribution}-{version}.dist-info"
+    requires_text = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    files = {f"{module}/__init__.py": module_text.encode(), **(extra or {}),
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires_text}".encode(),
              f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: brainscore-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
     record = "".join(f"{path},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},"
                      f"{len(data)}\n" for path, data in files.items()) + f"{info}/RECORD,,\n"
-    path = folder / f"{module}-{version}-py3-none-any.whl"
+    path = folder / f"{distribution}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as archive:
         for name_in_zip, data in files.items():
             archive.writestr(name_in_zip, data)
@@ -93,5 +98,82 @@ def test_what_cannot_be_installed_as_a_wheel_is_a_rejection_naming_it(tmp_path, 
         environments.prepare(["compat-sdistonly==1.0"], root)  # a source distribution: its setup.py never runs
     assert "compat-sdistonly" in rejected.value.problems[0] and "only wheels" in rejected.value.problems[0]
     assert [p for p in root.iterdir() if p.is_dir()] == []  # nothing half-built is kept
-    with pytest.raises(SubmissionRejected, match="was not prepared"):
-        environments.python_for(["compat-no-such-package==2.0"], root)
+    # the queue's later pairs of the same submission get the same reason at once, without installing again
+    with pytest.raises(SubmissionRejected, match="cannot be installed.*from an install 0 min ago"):
+        environments.python_for(["compat-no-such-package==2.0", "compat-tinywheel==1.0"], root)
+
+
+def test_the_queue_builds_the_environment_the_first_time_a_pair_needs_it(tmp_path, wheels):
+    """python_for is what the queue's Dask task calls before a pair (the upload no longer installs anything)."""
+    root, lines = tmp_path / "environments", []
+    python = environments.python_for(["compat-tinywheel==1.0"], root, log=lines.append)
+    assert python == str(root / environments.environment_key(["compat-tinywheel==1.0"]) / "bin" / "python")
+    assert lines[0].startswith("installing compat-tinywheel==1.0 (wheels only; at most 600 s and 2 GiB)")
+    assert lines[-1] == "installed compat-tinywheel==1.0\n"
+
+
+def test_a_dependency_on_another_version_of_a_server_package_is_refused(tmp_path, wheels):
+    """tensorflow==2.15 once brought its own versions of packages brainscore runs on, and scoring failed with
+    "No module named 'pandas'": every server distribution is pinned to its installed version."""
+    import numpy
+
+    wheel(wheels, "compat-needsoldnumpy", "1.0", "VALUE = 1\n", requires=("numpy<2",))
+    with pytest.raises(SubmissionRejected) as rejected:
+        environments.prepare(["compat-needsoldnumpy==1.0"], tmp_path / "environments")
+    assert rejected.value.problems[0].startswith("requirements.txt: 'compat-needsoldnumpy==1.0' could not be "
+                                                 "installed as wheels (it needs a package the server has, in another "
+                                                 "version: the server's packages are never replaced)")
+    assert numpy.__version__.startswith("2")
+    assert [p for p in (tmp_path / "environments").iterdir() if p.is_dir()] == []
+
+
+def test_a_wheel_that_brings_a_module_the_server_has_is_refused(tmp_path, wheels):
+    wheel(wheels, "compat-shadowyaml", "1.0", "HACKED = True\n", module="yaml")
+    with pytest.raises(SubmissionRejected) as rejected:
+        environments.prepare(["compat-shadowyaml==1.0"], tmp_path / "environments")
+    assert rejected.value.problems == [
+        "requirements.txt: installing compat-shadowyaml==1.0 added the module 'yaml', which the server has: an "
+        "environment may add packages, never replace the server's own; leave the package out"]
+    wheel(wheels, "compat-pthfile", "1.0", "X = 1\n", extra={"compat_pthfile.pth": b"import os\n"})
+    with pytest.raises(SubmissionRejected, match=r"added compat_pthfile.pth \(a .pth file, run at every start"):
+        environments.prepare(["compat-pthfile==1.0"], tmp_path / "environments")
+    assert [p for p in (tmp_path / "environments").iterdir() if p.is_dir()] == []
+
+
+def test_the_disk_quota_stops_an_install_that_grows_past_it(tmp_path, wheels):
+    import os
+
+    wheel(wheels, "compat-bigwheel", "1.0", "X = 1\n", extra={"compat_bigwheel/blob.bin": os.urandom(4 * 2**20)})
+    with pytest.raises(SubmissionRejected) as rejected:
+        environments.prepare(["compat-bigwheel==1.0"], tmp_path / "environments", disk_bytes=2**20)
+    assert rejected.value.problems[0].startswith("installing compat-bigwheel==1.0 needed more than the disk limit "
+                                                 "of 1 MiB")
+    assert [p for p in (tmp_path / "environments").iterdir() if p.is_dir()] == []
+
+
+def test_the_time_quota_stops_a_hanging_install(tmp_path, monkeypatch):
+    """An index that never answers: pip is killed at the quota, not after its own 15 s timeouts and retries."""
+    import socket
+    import time
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections are accepted by the kernel, never answered
+        monkeypatch.setenv("PIP_NO_INDEX", "1")
+        monkeypatch.setenv("PIP_FIND_LINKS", f"http://127.0.0.1:{silent.getsockname()[1]}/")
+        started = time.monotonic()
+        with pytest.raises(SubmissionRejected) as rejected:
+            environments.prepare(["compat-slowwheel==1.0"], tmp_path / "environments", timeout_s=2)
+    assert rejected.value.problems[0].startswith("installing compat-slowwheel==1.0 took more than the limit of 2 s "
+                                                 "(pip was stopped)")
+    assert time.monotonic() - started < 60
+    assert [p for p in (tmp_path / "environments").iterdir() if p.is_dir()] == []
+
+
+def test_a_requirement_on_another_version_of_a_server_package_is_a_conflict_at_upload():
+    import numpy
+
+    assert environments.conflicts(["numpy", f"numpy=={numpy.__version__}", "compat-not-installed==1"]) == []
+    assert environments.conflicts(["numpy<2", "pywin32==1; sys_platform == 'win32'"]) == [
+        f"requirements.txt asks for 'numpy<2', but the server has numpy {numpy.__version__}, which a submission "
+        f"cannot replace (brainscore runs on it); ask for numpy=={numpy.__version__} or leave the version out"]

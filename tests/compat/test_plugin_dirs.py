@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from brainscore import registry
-from brainscore.errors import PluginConflictError, PluginImportError, UnknownIdentifierError
+from brainscore.errors import BrainScoreError, PluginConflictError, PluginImportError, UnknownIdentifierError
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -115,6 +115,36 @@ def test_a_broken_folder_breaks_only_its_own_identifiers(tmp_path, use_dirs):
     message = str(error.value)
     assert str((tmp_path / "models" / "broken").resolve()) in message and "a_package_that_is_not_installed" in message
     assert registry.models.load("compat-good").identifier == "compat-good"
+
+
+def test_a_folder_with_a_dot_in_its_name_is_an_error_naming_the_dot(tmp_path, use_dirs):
+    """It failed with "No module named ...models.my", which did not say why."""
+    model_plugin(tmp_path, "my.model", "compat-dotted")
+    use_dirs(tmp_path)
+    with pytest.raises(PluginImportError) as error:
+        registry.models.load("compat-dotted")
+    assert str(error.value) == (
+        f"the plugin folder {(tmp_path / 'models' / 'my.model').resolve()} failed to import: ImportError: its name "
+        f"'my.model' has a '.', which Python reads as a module 'model' of a package 'my'; rename the folder, e.g. to "
+        f"'my_model'. Fix or uninstall that plugin")
+
+
+def test_a_factory_that_returns_none_is_an_error_naming_its_plugin(tmp_path, use_dirs):
+    """It ended in a raw AttributeError ('NoneType' object has no attribute 'visual_degrees') inside a benchmark."""
+    write(tmp_path / "models" / "forgetful" / "__init__.py", """
+        from brainscore_vision import model_registry
+
+        def build():
+            model = 'built, but not returned'
+
+        model_registry['compat-forgetful'] = build
+        """)
+    use_dirs(tmp_path)
+    with pytest.raises(BrainScoreError) as error:
+        registry.models.load("compat-forgetful")
+    assert str(error.value) == (
+        f"the model factory of 'compat-forgetful' (the plugin folder {(tmp_path / 'models' / 'forgetful').resolve()}) "
+        f"returned None instead of the model it builds; make it return it")
 
 
 def test_an_unreadable_folder_is_skipped_with_a_warning_naming_it(tmp_path, use_dirs):

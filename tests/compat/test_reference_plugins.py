@@ -234,7 +234,8 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
            "PIP_FIND_LINKS": str(tmp_path / "wheels")}
     log = open(tmp_path / "server.log", "w")
     server = subprocess.Popen([sys.executable, "-m", "brainscore", "serve", "--port", str(port), "--db",
-                               f"sqlite:///{tmp_path / 'web.sqlite'}", "--workers", "1", "--time-limit-s", "600"],
+                               f"sqlite:///{tmp_path / 'web.sqlite'}", "--workers", "1", "--time-limit-s", "600",
+                               "--allow-package", "compat-webwheel"],
                               env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_until_serving(url, server, tmp_path / "server.log")

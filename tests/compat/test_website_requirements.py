@@ -1,6 +1,8 @@
-"""The website takes a zip of a reference plugin folder: a requirement the server lacks is installed as a wheel
-into the submission's environment before it is queued (and its child runs that environment's interpreter); one
-that cannot be installed rejects the submission, naming the package. pip sees only a folder of wheels made here."""
+"""The website takes a zip of a reference plugin folder whose requirements.txt names allowed packages only: the
+upload returns at once and installs nothing; a requirement the server lacks is installed as a wheel by the queue
+before the submission's first pair (and its child runs that environment's interpreter); one that cannot be
+installed fails the pair, naming the package. A package that is not allowed, or another version of one the server
+has, is refused at upload with the reason. pip sees only a folder of wheels made here."""
 from __future__ import annotations
 
 import io
@@ -11,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from brainscore.web import create_app, environments
-from brainscore.web.queue import SubmissionTask
+from brainscore.web import checks, create_app, environments
+from brainscore.web.queue import SubmissionTask, run_pair
 from test_environments import wheel
 from web_helpers import csrf, register
 
@@ -41,7 +43,8 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
-                     start_worker=False)
+                     start_worker=False,
+                     allowed_requirements={*checks.ALLOWED_REQUIREMENTS, "compat-reqwheel", "compat-nowhere"})
     client = register(app, "ref")
     page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
     token = re.search(r'id="token">([^<]+)<', page).group(1)
@@ -51,28 +54,63 @@ def client(tmp_path, monkeypatch):
     return anonymous
 
 
-def test_a_missing_wheel_is_installed_before_the_submission_is_queued(client):
-    response = client.post("/api/submissions", files={"file": ("net.zip", reference_zip("numpy\ncompat-reqwheel==1.0\n"))},
-                           data={"benchmarks": BENCHMARK})
+def test_a_missing_wheel_is_installed_by_the_queue_not_by_the_upload(client, monkeypatch):
+    def no_pip(*args):
+        raise AssertionError("pip ran inside the upload's request")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(environments, "_build", no_pip)
+        response = client.post("/api/submissions",
+                               files={"file": ("net.zip", reference_zip("numpy\ncompat-reqwheel==1.0\n"))},
+                               data={"benchmarks": BENCHMARK})
     assert response.status_code == 201, response.text
     body = response.json()
     assert body["requirements"] == ["numpy", "compat-reqwheel==1.0"]
     root = client.app_root / "environments"
+    assert not root.exists() or not any(root.iterdir())  # nothing installed yet
+    with Session(client.app.state.engine) as session:
+        task = session.query(SubmissionTask).filter_by(key=body["id"]).one()  # ids in the API are the unguessable keys
+        assert task.status == "queued" and task.models == ["compat-req-net"]
+        assert "requirements: numpy, compat-reqwheel==1.0 (to install as wheels before scoring: " \
+               "compat-reqwheel==1.0)" in task.log
+    # the queue's step: the Dask task of the first pair builds it
     python = environments.python_for(body["requirements"], root)
     assert python == str(root / environments.environment_key(["compat-reqwheel==1.0"]) / "bin" / "python")
     # the sandboxed child runs as an unprivileged user: the environment must be readable and runnable by it
     assert (root / environments.environment_key(["compat-reqwheel==1.0"])).stat().st_mode & 0o777 == 0o755
-    with Session(client.app.state.engine) as session:
-        task = session.query(SubmissionTask).filter_by(key=body["id"]).one()  # ids in the API are the unguessable keys
-        assert task.status == "queued" and task.models == ["compat-req-net"]
 
 
-def test_a_requirement_that_cannot_be_installed_rejects_the_submission_naming_it(client):
+def test_a_requirement_that_cannot_be_installed_fails_its_pairs_naming_it(client):
     response = client.post("/api/submissions",
                            files={"file": ("net.zip", reference_zip("compat-reqwheel==1.0\ncompat-nowhere==3\n"))},
                            data={"benchmarks": BENCHMARK})
+    assert response.status_code == 201, response.text
+    with Session(client.app.state.engine) as session:
+        task = session.query(SubmissionTask).filter_by(key=response.json()["id"]).one()
+    result = run_pair(str(client.app.state.store.url), task.id, 1, "compat-req-net", BENCHMARK)
+    assert result["status"] == "failed"
+    assert result["failure"].startswith("requirements.txt: 'compat-nowhere==3' cannot be installed")
+    with Session(client.app.state.engine) as session:
+        task = session.get(SubmissionTask, task.id)
+        assert "installing compat-reqwheel==1.0, compat-nowhere==3 (wheels only" in task.log
+        assert task.results[f"compat-req-net|{BENCHMARK}"] == result
+
+
+def test_a_package_off_the_allow_list_is_refused_at_once_with_the_list(client, monkeypatch):
+    """tensorflow==2.15 was accepted and pip built a 1.7 GB environment while the upload's POST hung ~10 minutes."""
+    monkeypatch.setattr(environments, "_build", lambda *a: pytest.fail("pip ran for a refused package"))
+    response = client.post("/api/submissions", files={"file": ("net.zip", reference_zip("tensorflow==2.15\n"))},
+                           data={"benchmarks": BENCHMARK})
     assert response.status_code == 400
-    problems = response.json()["problems"]
-    assert len(problems) == 1 and problems[0].startswith("requirements.txt: 'compat-nowhere==3' cannot be installed")
+    allowed = ", ".join(sorted(client.app.state.site.allowed_requirements))
+    assert response.json()["problems"] == [
+        f"requirements.txt asks for 'tensorflow', which is not on the server's allow-list ({allowed}); leave it "
+        f"out, or ask the site's administrators to allow it"]
+    import numpy
+
+    older = client.post("/api/submissions", files={"file": ("net.zip", reference_zip("numpy<2\n"))},
+                        data={"benchmarks": BENCHMARK})
+    assert older.status_code == 400 and older.json()["problems"][0].startswith(
+        f"requirements.txt asks for 'numpy<2', but the server has numpy {numpy.__version__}")
     with Session(client.app.state.engine) as session:
         assert session.query(SubmissionTask).count() == 0  # nothing queued

@@ -59,7 +59,7 @@ def test_cross_validated_cka_on_torch_cpu_equals_numpy(pixels, averaged):
 def test_the_device_stays_out_of_the_metrics_name():
     """The repr names the metric in cache keys and provenance: the numpy metric's name is unchanged."""
     assert repr(CKAMetric(device="cpu")) == repr(CKAMetric()) == \
-        "CKAMetric(comparison_coord='stimulus_id', dtype=<class 'numpy.float32'>, neuroid_dim='neuroid', unbiased=True)"
+        "CKAMetric(comparison_coord='stimulus_id', dtype=<class 'numpy.float64'>, neuroid_dim='neuroid', unbiased=True)"
 
 
 # ---- the bootstrap ---------------------------------------------------------------------------------

@@ -62,12 +62,20 @@ def test_time_bins_of_a_temporal_model_are_averaged_by_overlap():
                              coords={"stimulus_id": ("presentation", ["a"]), "neuroid_id": ("neuroid", ["n"]),
                                      "time_bin_start": ("time_bin", [0, 10, 20]),
                                      "time_bin_end": ("time_bin", [10, 20, 30])})
-    aligned = align_time_bins(source, [(5, 15), (0, 30), (12, 20), (25, 40)])
-    # (5,15): 5 ms of 1 and 5 of 3 -> 2; (0,30): mean 11/3; (12,20): all in bin 2 -> 3; (25,40): only bin 3 -> 7
+    aligned = align_time_bins(source, [(5, 15), (0, 30), (12, 20), (25, 30)])
+    # (5,15): half of bin 1 and half of bin 2 -> 2; (0,30): mean 11/3; (12,20): in bin 2 -> 3; (25,30): bin 3 -> 7
     np.testing.assert_allclose(aligned.values[0, 0], [2.0, 11 / 3, 3.0, 7.0])
-    assert aligned["time_bin_end"].values.tolist() == [15, 30, 20, 40]
-    with pytest.raises(ValidationError, match="overlaps none"):
-        align_time_bins(source, [(40, 50)])
+    assert aligned["time_bin_end"].values.tolist() == [15, 30, 20, 30]
+    # as the reference's assembly_time_align: a requested bin the model's bins do not cover entirely is an error
+    for uncovered in ([(40, 50)], [(25, 40)], [(0, 30.00001)]):
+        with pytest.raises(ValidationError, match="not covered"):
+            align_time_bins(source, uncovered)
+    # each source bin weighs by the fraction of it the requested bin covers, not by milliseconds:
+    # (0, 30) over bins 10 ms and 20 ms wide takes all of both: (1 + 3) / 2, not (10 * 1 + 20 * 3) / 30
+    uneven = source.isel(time_bin=[0, 1]).assign_coords(time_bin_end=("time_bin", [10, 30]))
+    np.testing.assert_allclose(align_time_bins(uneven, [(0, 30)]).values[0, 0], [2.0])
+    centre = align_time_bins(source, [(0, 30), (21, 29)], mode="center")  # the bin holding the centre
+    np.testing.assert_allclose(centre.values[0, 0], [3.0, 7.0])
 
 
 def test_unmapped_region_without_scorer_is_committed_by_the_layer_rule(stimuli):

@@ -118,6 +118,12 @@ def _target_name(path: Path, stimulus_id: str, lossless: bool) -> str:
     return f"{stimulus_id}{'.png' if lossless else path.suffix}"
 
 
+def convert_image(source: Path, target: Path, ratio: float) -> None:
+    """Write ``source`` as seen on a screen ``ratio`` = target / source degrees wide to ``target`` (see the module
+    notes: pasted centred on grey for ``ratio >= 1``, centre-cropped below; saved in ``target``'s format)."""
+    _convert(Path(source), Path(target), ratio)
+
+
 def _convert(source: Path, target: Path, ratio: float) -> None:
     image = load_rgb(source, GREY)  # every PIL mode; transparency composited on the screen grey
     width, height = image.size

@@ -157,7 +157,7 @@ def _serve_one(message: dict) -> bool:
 def load_failure(error: BaseException) -> dict:
     """The error the scorer is told when the model cannot be loaded: its type, one line, and ``blame``
     ``"server"`` where the cause is this installation (a reference name it lacks, a weights file it does not have,
-    an installed package that fails to import: :func:`brainscore.plugin_sources.import_failure`), not the model."""
+    an installed package that fails to import: :func:`brainscore.plugin_imports.import_failure`), not the model."""
     from brainscore.errors import DataNotFoundError, HashMismatchError, NetworkError
 
     failure = getattr(error, "failure", None)

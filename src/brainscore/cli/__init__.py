@@ -14,6 +14,7 @@ import pkgutil
 import sys
 from pathlib import Path
 
+from brainscore.config import check as check_settings
 from brainscore.config import package_version
 from brainscore.errors import BrainScoreError, ValidationError
 
@@ -42,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``brainscore`` command. Returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
+        if args.command != "config":  # `brainscore config` shows and repairs them
+            for warning in check_settings():
+                print(f"warning: {warning}", file=sys.stderr)
         if getattr(args, "plugin_dir", None):
             from brainscore import registry
 

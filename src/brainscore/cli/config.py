@@ -28,7 +28,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("value", help="the value (paths are stored absolute; several mirrors separated by ':')")
     p.set_defaults(func=run_set)
     p = commands.add_parser("unset", help="remove a setting from the configuration file")
-    p.add_argument("key", choices=list(config.SETTINGS), metavar="KEY", help=f"one of: {keys}")
+    p.add_argument("key", metavar="KEY", help=f"one of: {keys} (or a key the file holds that is not a setting)")
     p.set_defaults(func=run_unset)
     p = commands.add_parser("path", help="print the configuration file's path")
     p.set_defaults(func=lambda args: print(config.config_file()) or 0)
@@ -47,12 +47,21 @@ def run_show(args) -> int:
           + ("" if config.config_file().is_file() else " (does not exist yet)"))
     width = max(len(k) for k in config.SETTINGS)
     for key, setting in config.SETTINGS.items():
-        value, source = config.get(key)
+        try:
+            value, source = config.get(key)
+        except config.ValidationError as error:
+            print(f"{key:<{width}}  (invalid: {error})")
+            continue
         if key == "home" and value is None:
             value, source = str(config.home()), "default"
         shown = "(set, not shown)" if setting.kind == "secret" and value else _text(value)
         print(f"{key:<{width}}  {shown}  [{source}]")
-    return 0
+    errors, warnings = config.problems()
+    for problem in errors:
+        print(f"error: {problem}")
+    for problem in warnings:
+        print(f"warning: {problem}")
+    return 2 if errors else 0
 
 
 def run_set(args) -> int:

@@ -30,6 +30,9 @@ def add_parser(subparsers) -> None:
                         help="results database URL (default $BRAINSCORE_DB_URL or sqlite in BRAINSCORE_HOME)")
     parser.add_argument("--weights-dir", action="append", default=[],
                         help="a server folder submitted plugins may load weights from by absolute path (repeatable)")
+    parser.add_argument("--allow-package", action="append", default=[], metavar="NAME",
+                        help="a package a submission's requirements.txt may name, besides the default allow-list "
+                             "(repeatable); one the server lacks is installed as a wheel by the queue before scoring")
     parser.add_argument("--admin", action="append", default=[], metavar="USER",
                         help="a user who administers the site (repeatable): administrators approve submissions that "
                              "hold benchmark, data or metric plugins, which never run before that")
@@ -90,7 +93,15 @@ def _app_arguments(args) -> dict:
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
             "disk_limit": int(args.disk_limit_gb * 1024**3),
             "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s,
-            "warm_pages": True, "admins": list(getattr(args, "admin", []))}
+            "warm_pages": True, "allowed_requirements": _allowed(args.allow_package),
+            "admins": list(getattr(args, "admin", []))}
+
+
+def _allowed(extra: list[str]) -> list[str]:
+    """The default allow-list of requirements.txt packages with ``--allow-package`` names added."""
+    from brainscore.web.checks import ALLOWED_REQUIREMENTS
+
+    return sorted({*ALLOWED_REQUIREMENTS, *(name.strip() for name in extra if name.strip())})
 
 
 def web_worker_app():

@@ -7,7 +7,7 @@ the two operator schemas first lets the pure-Python parts (models, transforms) i
 detection operators stay unusable, which brainscore does not need.
 
 :func:`prepare` does it before the first ``import torchvision`` of a process: brainscore's import hook
-calls it (:mod:`brainscore.plugin_sources`, installed by every process that imports the registry), so
+calls it (:mod:`brainscore.plugin_imports`, installed by every process that imports the registry), so
 plugin code that imports torchvision itself works exactly as brainscore's own models.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ def prepare() -> None:
     """Define ``torchvision::nms``/``qnms`` if torchvision's compiled operators cannot load here; else nothing.
 
     Called before ``torchvision`` is first imported in a process, by brainscore's import hook
-    (:mod:`brainscore.plugin_sources`), so that any code's ``import torchvision`` works (plugin folders' too).
+    (:mod:`brainscore.plugin_imports`), so that any code's ``import torchvision`` works (plugin folders' too).
     Imports torch only when torchvision is installed. Safe to call again.
     """
     global _library

@@ -49,8 +49,14 @@ DEFAULT_TIME_BINS = ((70, 170),)
 # ------------------------------------------------------------------------------------------------
 # time bins
 # ------------------------------------------------------------------------------------------------
+def _ms(value) -> int | float:
+    """A time in ms: an int when integral (70, not 70.0), else the float itself (never truncated)."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
 def _bins(time_bins) -> list[tuple[int, int]]:
-    bins = [tuple(int(v) for v in b) for b in time_bins]
+    bins = [tuple(_ms(v) for v in b) for b in time_bins]
     for start, end in bins:
         if end <= start:
             raise ValidationError(f"time bin ({start}, {end}) must end after it starts (ms)")
@@ -69,34 +75,64 @@ def repeat_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, i
     return type(assembly)(expanded)
 
 
-def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]]) -> NeuroidAssembly:
-    """Average a temporal model's time bins into the requested ones, weighted by their overlap.
+def time_bin_weights(source_bins, target_bins, mode: str = "portion") -> np.ndarray:
+    """How much each source time bin counts for each target bin: ``(n_target, n_source)``.
 
-    For each requested bin ``[a, b)`` every source bin ``[s, e)`` gets weight
-    ``max(0, min(b, e) - max(a, s))`` and the weighted mean of the source responses is taken (the
-    reference's ``assembly_time_align``, "portion" mode).
+    ``"portion"``: the fraction of each source bin ``[s, e)`` that the target bin ``[a, b)`` covers,
+    ``max(0, min(b, e) - max(a, s)) / (e - s)``; a row is all 0 when the source bins do not cover the
+    whole target bin. ``"center"``: 1 for the source bin holding the target bin's centre. The
+    reference's ``time_align`` (source bins assumed contiguous).
+
+    Raises
+    ------
+    ValueError
+        For another ``mode``.
+    """
+    source = np.asarray([tuple(b) for b in source_bins], dtype=float).reshape(-1, 2)
+    target = np.asarray([tuple(b) for b in target_bins], dtype=float).reshape(-1, 2)
+    if mode == "center":
+        middle = target.mean(axis=1)[:, None]
+        return ((middle >= source[None, :, 0]) & (middle < source[None, :, 1])).astype(float)
+    if mode != "portion":
+        raise ValueError(f"time-bin alignment mode must be 'portion' or 'center', got {mode!r}")
+    overlap = np.clip(np.minimum(target[:, 1:2], source[None, :, 1]) - np.maximum(target[:, 0:1], source[None, :, 0]),
+                      0, None)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weights = overlap / (source[None, :, 1] - source[None, :, 0])
+    covered = (source[:, 0].min() <= target[:, 0]) & (source[:, 1].max() >= target[:, 1])
+    weights[~covered] = 0
+    return np.nan_to_num(weights)
+
+
+def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]],
+                    mode: str = "portion") -> NeuroidAssembly:
+    """Average a temporal model's time bins into the requested ones (the reference's ``assembly_time_align``).
+
+    Each requested bin is the mean of the source bins weighted by :func:`time_bin_weights` (``"portion"``:
+    by the fraction of each source bin it covers; ``"center"``: the source bin holding its centre).
 
     Raises
     ------
     ValidationError
-        If a requested bin overlaps no source bin.
+        If a requested bin is not covered by the source bins (``"portion"``) or its centre lies in none
+        (``"center"``).
     """
     bins = _bins(time_bins)
     starts = np.atleast_1d(assembly["time_bin_start"].values).astype(float)
     ends = np.atleast_1d(assembly["time_bin_end"].values).astype(float)
-    weights = np.zeros((len(starts), len(bins)))
-    for j, (a, b) in enumerate(bins):
-        weights[:, j] = np.clip(np.minimum(b, ends) - np.maximum(a, starts), 0, None)
-        if weights[:, j].sum() == 0:
-            raise ValidationError(f"requested time bin ({a}, {b}) ms overlaps none of the model's time bins "
-                                  f"{list(zip(starts.astype(int), ends.astype(int)))}")
-    weights /= weights.sum(axis=0, keepdims=True)
-    source = assembly.transpose("presentation", "neuroid", "time_bin")
-    values = np.tensordot(np.asarray(source.values, dtype=float), weights, axes=([2], [0]))
+    weights = time_bin_weights(np.stack([starts, ends], axis=1), bins, mode).T  # (n_source, n_target)
+    uncovered = [bins[j] for j in np.flatnonzero(weights.sum(axis=0) == 0)]
+    if uncovered:
+        raise ValidationError(f"requested time bins {uncovered} ms are not covered by the model's time bins "
+                              f"{list(zip(starts.astype(int), ends.astype(int)))}")
+    weights = weights / weights.sum(axis=0, keepdims=True)
+    other = [d for d in assembly.dims if d != "time_bin"]
+    source = assembly.transpose(*other, "time_bin")
+    values = np.tensordot(np.asarray(source.values, dtype=float), weights, axes=([source.ndim - 1], [0]))
     coords = {name: coord for name, coord in source.coords.items() if "time_bin" not in coord.dims}
     coords["time_bin_start"] = ("time_bin", np.array([b[0] for b in bins]))
     coords["time_bin_end"] = ("time_bin", np.array([b[1] for b in bins]))
-    return type(assembly)(values, dims=("presentation", "neuroid", "time_bin"), coords=coords)
+    return type(assembly)(values, dims=(*other, "time_bin"), coords=coords)
 
 
 def _rows_of(stimuli: StimulusSet, shown: StimulusSet, features: NeuroidAssembly) -> np.ndarray | None:
@@ -170,6 +206,9 @@ class ModelCommitment(BrainModel):
         ``"declared"`` (the plugin listed them) or the structural definition used
         (:data:`~brainscore.models.structure.CANDIDATE_DEFINITION`).
     """
+
+    #: how the odd-one-out task compares two images' features: ``"dot"`` product (the reference's default) or ``"cosine"``
+    similarity_measure = "dot"
 
     def __init__(self, identifier: str, activations_model, layers: Sequence[str] | None = None,
                  region_layer_map: Mapping[str, str] | None = None, visual_degrees: float = 8,
@@ -297,7 +336,7 @@ class ModelCommitment(BrainModel):
         NeuroidAssembly
             When recording: ``presentation x neuroid x time_bin`` features of the region's layer.
         BehavioralAssembly
-            ``label``: one label per presentation (ImageNet synset ids, with ``label_name``; or
+            ``label``: one label per presentation (ImageNet synset ids, with ``label_name`` and ``synset``; or
             categories); ``probabilities``: ``presentation x choice``; ``odd_one_out``: per triplet
             (consecutive rows of ``stimuli``), the index 0, 1 or 2 of the odd one out.
 
@@ -531,6 +570,7 @@ class ModelCommitment(BrainModel):
             choices = readouts.imagenet_labels(values)
             names = np.asarray(readouts.imagenet_class_names(), dtype=object)[np.argmax(values, axis=1)]
             coords["label_name"] = ("presentation", names)
+            coords["synset"] = ("presentation", np.asarray(choices, dtype=object))  # the reference's name for them
         else:
             choices = readouts.choose_labels(values, self._labels)
         return BehavioralAssembly(np.asarray(choices, dtype=object), dims=("presentation",), coords=coords)
@@ -545,7 +585,8 @@ class ModelCommitment(BrainModel):
         features = self._features(unique, self.behavioral_readout_layer, number_of_trials)
         order = {sid: i for i, sid in enumerate(features["stimulus_id"].values)}
         triplets = np.array([order[sid] for sid in ids]).reshape(-1, 3)
-        similarity = readouts.similarity_matrix(features.transpose("presentation", "neuroid").values, "dot")
+        similarity = readouts.similarity_matrix(features.transpose("presentation", "neuroid").values,
+                                                self.similarity_measure)
         choice = readouts.odd_one_out(similarity, triplets)
         grid = ids.reshape(-1, 3)
         coords = {"stimulus_id": ("presentation", np.array(["|".join(t) for t in grid], dtype=object)),

@@ -17,7 +17,7 @@ Plugin folders written for the reference build their networks with ``torchvision
 :func:`install` puts these guards on ``torch.hub.load_state_dict_from_url`` (torchvision's ``pretrained=True``;
 a mirror file is read in place, never copied into torch's cache), ``torch.hub.download_url_to_file`` and
 ``huggingface_hub.hf_hub_download`` (which timm calls), wherever a module keeps them by name. brainscore's import hook
-(:mod:`brainscore.plugin_sources`) installs them when either module is first imported, in every process that
+(:mod:`brainscore.plugin_imports`) installs them when either module is first imported, in every process that
 may run a plugin.
 """
 from __future__ import annotations
@@ -238,7 +238,7 @@ _TARGETS = (("torch.hub", "download_url_to_file", guard_torch_hub),
             ("huggingface_hub", "hf_hub_download", guard_huggingface),
             ("huggingface_hub.file_download", "hf_hub_download", guard_huggingface),
             ("timm.models._hub", "hf_hub_download", guard_huggingface))
-#: the modules after whose import :func:`install` runs again (:mod:`brainscore.plugin_sources`' import hook)
+#: the modules after whose import :func:`install` runs again (:mod:`brainscore.plugin_imports`' import hook)
 MODULES = tuple(dict.fromkeys(module for module, _, _ in _TARGETS))
 
 

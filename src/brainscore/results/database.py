@@ -10,12 +10,8 @@ Where the database is
 """
 from __future__ import annotations
 
-import datetime as dt
 import os
-import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -24,250 +20,20 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from brainscore import config
 from brainscore.caching import jsonable
-from brainscore.errors import BrainScoreError
 from brainscore.results import journal
+# what opening a database and reading its rows need, kept importable from here
+from brainscore.results.connection import (BUSY_TIMEOUT_MS, MIGRATIONS, DatabaseError, DatabaseUnavailable,  # noqa: F401
+                                           _migration_heads, _sqlite_pragmas, default_url, explain, identity_of,
+                                           prepare_sqlite_file, upgrade)
 from brainscore.results.schema import BenchmarkInstance, BenchmarkType, DeletedModel, Model, ScoreRow, Submission
+from brainscore.results.stored import ScoresRead, StoredModel, StoredScore, StoredSubmission, _now, _utc
 from brainscore.scoring.outcome import Outcome, number as _float
 
 __all__ = ["Database", "StoredScore", "ScoresRead", "StoredModel", "StoredSubmission", "default_url", "DatabaseError",
            "DatabaseUnavailable", "identity_of", "explain"]
 
-MIGRATIONS = Path(__file__).parent / "migrations"
-
-
 _STATE_QUERY = "SELECT version, rewrites FROM results_version WHERE id = 1"
-
-
-@dataclass(frozen=True)
-class ScoresRead:
-    """Score rows read together with the state of the results they were read at.
-
-    Attributes
-    ----------
-    scores : list of StoredScore
-        The rows read (oldest first).
-    version, rewrites : int
-        ``results_version.version`` and ``.rewrites``, the same before and after the rows were read (no
-        change was committed in between).
-    count : int
-        How many scores and failures the table held then (all of them, not only those read).
-    """
-
-    scores: list
-    version: int
-    rewrites: int
-    count: int
-
-
-class DatabaseError(BrainScoreError):
-    """The results database cannot be opened or does not hold what was asked for."""
-
-
-class DatabaseUnavailable(DatabaseError):
-    """The results database cannot be opened or written now (corrupt, locked, disk full, server down).
-
-    A later attempt may succeed once the cause is fixed; :func:`brainscore.results.records.record`
-    keeps the outcome in the journal meanwhile.
-    """
-
-
-def identity_of(url: str | None) -> str:
-    """How the journal names the database at ``url`` (default :func:`default_url`): the URL without its
-    password, a SQLite file's path made absolute (so that every working directory names it alike)."""
-    url = url or default_url()
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return url
-    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
-        return f"sqlite:///{Path(parsed.database).expanduser().absolute()}"
-    return parsed.render_as_string(hide_password=True)
-
-
-def default_url() -> str:
-    """``$BRAINSCORE_DB_URL``, else ``sqlite:///$BRAINSCORE_HOME/results.sqlite``."""
-    url = os.environ.get("BRAINSCORE_DB_URL", "").strip()
-    return url or f"sqlite:///{config.home() / 'results.sqlite'}"
-
-
-@dataclass
-class StoredScore:
-    """One score (or failure) as the database holds it, read back as plain Python values (a row of ``scores``,
-    :class:`~brainscore.results.schema.ScoreRow`, with its model, benchmark and version joined in).
-
-    Attributes
-    ----------
-    model, benchmark : str
-        Identifiers.
-    benchmark_version : int
-    score : float or None
-        The ceiled score (the leaderboard value); None for a failure.
-    raw, ceiling : float or None
-        The unceiled score and the ceiling it was divided by.
-    error : float or None
-        Bootstrap standard error of ``score`` (see :mod:`brainscore.scoring.bootstrap`).
-    ci95 : (float, float) or None
-        Bootstrap 95% interval of ``score``.
-    provenance : dict
-        ``score.attrs["provenance"]``.
-    layers : dict or None
-        Region -> committed layer.
-    start, end : datetime or None
-        UTC.
-    status : {"done", "failed"}
-    failure : str or None
-        The message of a failure (``"ExceptionType: message"``).
-    id : int
-    provenance_key : str or None
-    submission_id : int or None
-    log : str or None
-    """
-
-    model: str
-    benchmark: str
-    benchmark_version: int
-    score: float | None
-    raw: float | None
-    ceiling: float | None
-    error: float | None
-    ci95: tuple[float, float] | None
-    provenance: dict
-    layers: dict | None
-    start: dt.datetime | None
-    end: dt.datetime | None
-    status: str
-    failure: str | None
-    id: int = 0
-    provenance_key: str | None = None
-    submission_id: int | None = None
-    log: str | None = None
-
-
-@dataclass
-class StoredModel:
-    """A model as the database holds it (a row of ``models``): identifier, owner, public, weights sha256, visual degrees."""
-
-    identifier: str
-    owner: str | None
-    public: bool
-    weights_hash: str | None
-    visual_degrees: float | None
-    id: int = 0
-
-
-@dataclass
-class StoredSubmission:
-    """A submission as the database holds it (a row of ``submissions``): owner, models and benchmarks asked for, status and log."""
-
-    id: int
-    owner: str | None
-    models: list
-    benchmarks: list
-    status: str
-    log: str
-    created: dt.datetime | None
-    updated: dt.datetime | None
-    meta: dict = field(default_factory=dict)
-
-
-def _utc(value: Any) -> dt.datetime | None:
-    """A timezone-aware UTC datetime from a datetime or ISO string (naive values are taken as UTC)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = dt.datetime.fromisoformat(value)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
-    return value.astimezone(dt.timezone.utc)
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
-
-
-#: Milliseconds a SQLite connection waits for another process's write lock before "database is locked".
-BUSY_TIMEOUT_MS = 30000
-
-
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
-    """Every SQLite connection: foreign keys enforced, a busy timeout, and write-ahead logging.
-
-    In SQLite's default rollback-journal mode a writer waits until no reader holds the file and readers
-    wait while it commits, each retrying with sleeps of up to 100 ms: under the website's load (a
-    submission's writes among ~95 page reads a second, each reading the results version) that made an
-    upload's p99 580 ms and delayed pages. In WAL mode readers and the one writer do not block each
-    other. The mode is stored in the file (the first connection converts it; in-memory databases stay
-    in memory mode) and ``synchronous`` stays FULL, so every commit is on disk (the WAL file synced)
-    when it returns. WAL needs the file on a local disk (not a network file system), which the
-    results database already needs for SQLite's locks.
-    """
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_MS)}")  # several scoring processes may write at once
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.close()
-
-
-def explain(error: BaseException, shown_url: str, sqlite_file: Path | None) -> str:
-    """What went wrong with the database at ``shown_url`` and the fix, from a SQLAlchemy or OS error.
-
-    A SQLite file that is corrupt, locked by another process or on a full disk each gets its own
-    advice (naming the file); a server that cannot be reached gets "check the URL and the server".
-    """
-    cause = getattr(error, "orig", None) or error
-    text = str(cause).strip() or type(cause).__name__
-    lowered = text.lower()
-    where = f"the SQLite file {sqlite_file}" if sqlite_file is not None else shown_url
-    if "is not a database" in lowered or "malformed" in lowered or "file is encrypted" in lowered:
-        return (f"{where} is not a usable results database ({text}): it is corrupt or another kind of file. Move it "
-                f"aside (mv {sqlite_file or 'FILE'} {sqlite_file or 'FILE'}.broken) and run again to start a new one, "
-                f"or point --db / BRAINSCORE_DB_URL at the right database")
-    if "locked" in lowered or "busy" in lowered:
-        return (f"{where} is locked by another process that has been writing to it for over "
-                f"{BUSY_TIMEOUT_MS / 1000:g} s ({text}). Wait for that process to finish (find it with: fuser "
-                f"{sqlite_file or 'FILE'}) and run again")
-    if "disk is full" in lowered or "no space" in lowered or getattr(cause, "errno", None) == 28:
-        return (f"the disk holding {where} is full ({text}). Free some space (df -h {sqlite_file or ''}) and run "
-                f"again")
-    if "readonly" in lowered or "read-only" in lowered or "permission" in lowered or "unable to open" in lowered:
-        return (f"{where} cannot be written ({text}). Make it and its folder writable, or point --db / "
-                f"BRAINSCORE_DB_URL (or BRAINSCORE_HOME) at a writable place")
-    if sqlite_file is not None:
-        return f"{where} cannot be used ({text})"
-    return f"cannot use the results database {shown_url}: {text}. Check the URL (--db or BRAINSCORE_DB_URL) and that " \
-           f"the server is running"
-
-
-_REVISION = re.compile(r"^(revision|down_revision)\s*(?::[^=\n]*)?=\s*(.+?)\s*$", re.MULTILINE)
-
-
-@lru_cache(maxsize=1)
-def _migration_heads() -> frozenset[str] | None:
-    """Head revisions of the migration scripts, read from their ``revision``/``down_revision`` lines.
-
-    None when a script cannot be read so (then Alembic decides). Heads are the revisions no other
-    script names as its ``down_revision``.
-    """
-    import ast
-
-    revisions: set[str] = set()
-    parents: set[str] = set()
-    for script in sorted((MIGRATIONS / "versions").glob("*.py")):
-        found = dict(_REVISION.findall(script.read_text(encoding="utf-8")))
-        try:
-            revision, down = ast.literal_eval(found["revision"]), ast.literal_eval(found["down_revision"])
-        except (KeyError, ValueError, SyntaxError):
-            return None
-        if not isinstance(revision, str):
-            return None
-        revisions.add(revision)
-        for parent in (down if isinstance(down, (tuple, list)) else [down]):
-            if parent is not None:
-                parents.add(str(parent))
-    return frozenset(revisions - parents) or None
 
 
 class Database:
@@ -282,8 +48,11 @@ class Database:
     Raises
     ------
     DatabaseError
-        If the URL is malformed or the server cannot be reached; the message names the URL (without
-        its password) and how to fix it.
+        If the URL is malformed or the server cannot be reached, or a SQLite file is another application's
+        database; the message names the URL (without its password) and how to fix it.
+    DatabaseUnavailable
+        If a SQLite file's folder does not exist (made only for the default database), the file is not a
+        SQLite database (it is left untouched), or it cannot be opened or upgraded now.
 
     Examples
     --------
@@ -305,12 +74,9 @@ class Database:
         if parsed.get_backend_name() == "sqlite":
             if parsed.database and parsed.database != ":memory:":
                 self.sqlite_file = Path(parsed.database).expanduser().absolute()
-                try:
-                    self.sqlite_file.parent.mkdir(parents=True, exist_ok=True)
-                except OSError as error:
-                    raise DatabaseUnavailable(f"cannot create the folder of the results database {self.sqlite_file} "
-                                        f"({error.strerror or error}); point --db / BRAINSCORE_DB_URL, or "
-                                        f"BRAINSCORE_HOME, at a writable folder") from None
+                # a folder is made for the default database only (in BRAINSCORE_HOME); one named by --db must exist
+                prepare_sqlite_file(self.sqlite_file, make_folder=url is None and not os.environ.get(
+                    "BRAINSCORE_DB_URL", "").strip())
             else:
                 from sqlalchemy.pool import StaticPool
                 kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
@@ -342,40 +108,8 @@ class Database:
         return DatabaseUnavailable(explain(error, self._shown_url, self.sqlite_file))
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest migration (a no-op when it is current).
-
-        A database already at the newest revision is recognised by reading its ``alembic_version``
-        table against the revisions declared in the migration files, without importing Alembic
-        (0.3 s of every ``brainscore score``); anything else goes through Alembic.
-        """
-        heads = _migration_heads()
-        if heads is not None:
-            from sqlalchemy import text
-
-            try:
-                with self.engine.connect() as connection:
-                    current = {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
-                if current == heads:
-                    return
-            except SQLAlchemyError as error:  # no version table yet, or cannot connect: Alembic says which
-                if "locked" in str(error).lower():  # already waited BUSY_TIMEOUT_MS: not a second time in Alembic
-                    raise self._fail(error) from None
-        from alembic import command
-        from alembic.config import Config
-        from alembic.runtime.migration import MigrationContext
-        from alembic.script import ScriptDirectory
-
-        alembic_config = Config()
-        alembic_config.set_main_option("script_location", str(MIGRATIONS))
-        heads = set(ScriptDirectory.from_config(alembic_config).get_heads())
-        try:
-            with self.engine.begin() as connection:
-                if set(MigrationContext.configure(connection).get_current_heads()) == heads:
-                    return
-                alembic_config.attributes["connection"] = connection
-                command.upgrade(alembic_config, "head")
-        except (SQLAlchemyError, OSError) as error:
-            raise self._fail(error) from None
+        """Bring the schema to the newest migration (a no-op when it is current; :func:`connection.upgrade`)."""
+        upgrade(self.engine, self._fail)
 
     def close(self) -> None:
         """Release the engine's connections."""

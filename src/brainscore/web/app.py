@@ -39,7 +39,7 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from brainscore.results import Database
 from brainscore.web import accounts as account_store
-from brainscore.web import plots
+from brainscore.web import checks, plots
 from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher
 from brainscore.web.routes import accounts, api, explore, models, pages, submissions
@@ -53,7 +53,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
                mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0,
-               warm_pages: bool = False, admins: tuple = ()) -> FastAPI:
+               warm_pages: bool = False, admins: tuple = (), allowed_requirements=None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -92,6 +92,10 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         Before the first visitor, build the pages every visitor shares (the leaderboard's first two pages
         and JSON, every benchmark's page and JSON) as an anonymous reader, so a new web worker does not
         build them all at once under its first requests (``brainscore serve`` does; tests leave it off).
+    allowed_requirements : iterable of str, optional
+        Packages a submission's requirements.txt may name (default
+        :data:`~brainscore.web.checks.ALLOWED_REQUIREMENTS`); one the server lacks is installed by the queue
+        before scoring (:mod:`brainscore.web.environments`).
 
     Raises
     ------
@@ -111,7 +115,9 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
                 weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer,
-                page_max_age=float(page_max_age), admins=frozenset(admins))
+                page_max_age=float(page_max_age), admins=frozenset(admins),
+                allowed_requirements=frozenset(checks.ALLOWED_REQUIREMENTS if allowed_requirements is None
+                                               else allowed_requirements))
     from brainscore import registry
     from brainscore.web.approval import approved_folders
 

@@ -76,7 +76,6 @@ def approve(site, key: str, admin) -> SubmissionTask:
         awaiting approval.
     """
     from brainscore import registry
-    from brainscore.web import environments
 
     if admin is None or admin.username not in site.admins:
         raise HTTPException(403, "only an administrator of this site approves submissions with benchmark, data or "
@@ -89,7 +88,6 @@ def approve(site, key: str, admin) -> SubmissionTask:
         raise HTTPException(409, f"submission {task.key} is {task.status}, not awaiting approval")
     folder = plugin_folder_of(task)
     at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    environments.prepare(list(task.requirements or []), site.root / "environments")
     _remember(site.root, {"task": task.id, "key": task.key, "folder": str(folder), "by": admin.username, "at": at})
     registry.add_plugin_dirs([folder])  # the web process lists its benchmarks from now on
     update_task(site.engine, task.id, status="queued",

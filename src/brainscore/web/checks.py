@@ -5,8 +5,9 @@ A submission is a zip of one Python package laid out like a built-in model plugi
     my_plugin/__init__.py            registers the model identifiers: register_model("my-model")
     my_plugin/model.py               the model code (any further modules)
     my_plugin/region_layer_map/*.json   optional committed layers
-    my_plugin/requirements.txt       optional; satisfied from the server's environment, else installed
-                                     (wheels only) into a virtual environment per requirements hash
+    my_plugin/requirements.txt       optional; allowed packages only (the site's allow-list), satisfied from
+                                     the server's environment, else installed (wheels only) by the queue into
+                                     a virtual environment per requirements hash
     my_plugin/weights.pt             optional weights (or a path under an allowed weights folder)
     my_plugin/metadata.yml           optional model card fields (the reference's; size, aliases and nesting
                                      bounded, :mod:`brainscore.web.plugin_metadata`)
@@ -46,7 +47,9 @@ MAX_ENTRIES = 2000
 ALLOWED_REQUIREMENTS = frozenset({
     "torch", "torchvision", "timm", "numpy", "scipy", "pillow", "safetensors", "scikit-learn", "pandas",
     "xarray", "efficientnet-lite-pytorch", "einops", "brainscore"})
-"""Packages a submission's requirements.txt may name (they must already be installed on the server)."""
+"""Packages a submission's requirements.txt may name by default (``brainscore serve --allow-package`` adds to
+them): the server's installed version is used; one it lacks is installed as a wheel by the queue before scoring,
+never in another version than the server's (:mod:`brainscore.web.environments`)."""
 
 
 class SubmissionRejected(ValueError):
@@ -141,8 +144,9 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     weights_dirs : tuple of Path
         Folders on the server that plugin code may reference by absolute path (weights).
     allowed : frozenset of str or None
-        Packages requirements.txt may name; None: any package (the server then satisfies them from
-        its environment or installs them, :mod:`brainscore.web.environments`).
+        Packages requirements.txt may name (besides brainscore's own, :data:`PROVIDED`); None: any package. The
+        website passes its allow-list; the server satisfies them from its environment or the queue installs them
+        (:mod:`brainscore.web.environments`).
 
     Returns
     -------
@@ -347,9 +351,11 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
                             f"(wheels only), e.g. {requirement.name}")
             continue
         requirements.append(str(requirement))
-        if allowed is not None and _normalise(requirement.name) not in {_normalise(a) for a in allowed}:
+        name = _normalise(requirement.name)
+        if allowed is not None and name not in {_normalise(a) for a in allowed} and name not in PROVIDED:
             problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
-                            f"allow-list ({', '.join(sorted(allowed))}); packages are never installed")
+                            f"allow-list ({', '.join(sorted(allowed))}); leave it out, or ask the site's "
+                            f"administrators to allow it")
     return requirements
 
 

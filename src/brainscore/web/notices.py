@@ -73,8 +73,12 @@ def send_reset(mailer: Mailer, secret: str, user: User, base: str | None = None)
 
 def result_text(task: SubmissionTask, link: str) -> tuple[str, str]:
     """Subject and body of the mail that reports submission task ``task``'s result: each (model, benchmark)
-    pair's score or failure reason, and the link to its page."""
-    results = task.results or {}
+    pair's score or failure reason (without the server's host name and folders, as its page shows them:
+    :func:`~brainscore.web.redact.redact`), and the link to its page."""
+    from brainscore.web.redact import redact_task
+
+    shown = redact_task({"results": task.results or {}, "failure": task.failure, "log": None}, task.folder)
+    results = shown["results"]  # failures as the submission's page shows them: without the server's names
     done = sum(1 for r in results.values() if r.get("status") == "done")
     failed = sum(1 for r in results.values() if r.get("status") == "failed")
     state = "failed" if task.status == "failed" else "finished"
@@ -91,7 +95,7 @@ def result_text(task: SubmissionTask, link: str) -> tuple[str, str]:
         else:
             lines.append(f"  {model} on {benchmark}: FAILED: {result.get('failure') or 'no reason recorded'}")
     if task.status == "failed" and task.failure and not failed:
-        lines.append(f"\n{task.failure}")
+        lines.append(f"\n{shown['failure']}")
     lines += ["", f"Scores, failures and the whole log: {link}", ""]
     return subject, "\n".join(lines)
 

@@ -131,8 +131,9 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     shutil.rmtree(stimuli, ignore_errors=True)  # a pair sees the images of its own calls only
     python = sys.executable
     if command is None:
-        try:  # the environment its requirements.txt needs, prepared when it was queued
-            python = environments.python_for(requirements, folder.parent / "environments")
+        try:  # its requirements' environment, installed here (by the queue, after the upload) the first time
+            python = environments.python_for(requirements, folder.parent / "environments",
+                                             log=lambda line: update_task(engine, task_id, log_append=line))
         except SubmissionRejected as missing:
             return record_pair_failure(store, task_id, submission_id, model, benchmark, "; ".join(missing.problems))
     isolated = limits.isolate and launcher.isolation() != "none"

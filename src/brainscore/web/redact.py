@@ -55,7 +55,8 @@ def redact(text: str | None, plugin_roots: tuple[str | os.PathLike, ...] = ()) -
     A path under one of ``plugin_roots`` (the submission's ``site`` folder) is written relative to it
     (``my_plugin/model.py``); brainscore's, Python's and the temporary folders become ``<brainscore>``,
     ``<python>`` and ``<tmp>``; any other absolute path keeps only its last part (``…/name``); the host's names
-    become ``<server>`` and IPv4 addresses ``<address>``. None stays None.
+    become ``<server>`` and IPv4 addresses other than the loopback's (``127.*``, which names no machine) ``<address>``.
+    None stays None.
     """
     if not text:
         return text
@@ -67,7 +68,7 @@ def redact(text: str | None, plugin_roots: tuple[str | os.PathLike, ...] = ()) -
     text = _PATH.sub(lambda match: "…/" + match.group(1), text)
     for name in _server_names():
         text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "<server>", text)
-    return _ADDRESS.sub("<address>", text)
+    return _ADDRESS.sub(lambda match: match.group(0) if match.group(0).startswith("127.") else "<address>", text)
 
 
 def redact_task(view: dict, folder: str | None) -> dict:

@@ -27,6 +27,7 @@ from brainscore.leaderboard.aggregate import leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
+from brainscore.web.checks import ALLOWED_REQUIREMENTS
 from brainscore.web.mail import Mailer
 from brainscore.web.notices import Throttle
 from brainscore.web.queue import Dispatcher, SubmissionTask, place_in_queue
@@ -257,6 +258,9 @@ class Site:
         The site's mail (default: :class:`~brainscore.web.mail.Mailer` with the configured settings).
     throttle : Throttle
         Rate limits on the account mails (:class:`~brainscore.web.notices.Throttle`).
+    allowed_requirements : frozenset of str
+        Packages a submission's requirements.txt may name (default
+        :data:`~brainscore.web.checks.ALLOWED_REQUIREMENTS`; ``brainscore serve --allow-package`` adds to it).
     page_max_age : float
         Seconds a shared page (:meth:`shared`) may lag behind new scores: it is built again at most this
         often while scores arrive (in the background, while the previous one is still sent), and a new
@@ -279,6 +283,7 @@ class Site:
     throttle: Throttle | None = None
     page_max_age: float = 0.0
     admins: frozenset = frozenset()
+    allowed_requirements: frozenset = ALLOWED_REQUIREMENTS
 
     def __post_init__(self):
         if self.throttle is None:

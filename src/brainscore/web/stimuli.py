@@ -1,8 +1,9 @@
 """Sample stimuli of a benchmark for its page: six of its images as 240 px JPEG thumbnails, kept on disk.
 
 Loading a benchmark's stimulus set can take a minute (Marques 2020's gratings are rendered on first use), so a
-page never waits for it: the first visit asks one background thread to prepare the thumbnails
-(:func:`request`), the page says they are being prepared, and a later visit shows them (:func:`ready`). The
+page never waits for it: the first visit asks one background thread to prepare the thumbnails (:func:`request`),
+which runs ``python -m brainscore.web.stimuli ROOT BENCHMARK`` at the lowest CPU priority; the page says they are
+being prepared, and a later visit shows them (:func:`ready`). The
 thumbnails live in ``$BRAINSCORE_HOME/web-stimuli/<benchmark>/`` (``0.jpg`` .. ``5.jpg``), written to a
 temporary folder and renamed whole, so a page sees all of them or none. The six are the stimuli at evenly
 spaced places of the stimulus set sorted by ``stimulus_id`` (the same six every time).
@@ -10,9 +11,12 @@ spaced places of the stimulus set sorted by ``stimulus_id`` (the same six every 
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import re
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -71,17 +75,28 @@ def request(root: Path, benchmark: str) -> None:
             _worker.start()
 
 
+PREPARE_TIMEOUT_S = 900
+"""How long one benchmark's preparation may take (Marques 2020's gratings render in about a minute)."""
+
+
 def _work() -> None:
+    """The background thread: each asked benchmark prepared in a child process at the lowest CPU priority (the
+    web process never loads a stimulus set: its memory and CPU stay the visitors')."""
     while True:
         root, benchmark = _pending.get()
         try:
-            prepare(root, benchmark)
-        except Exception as error:  # noqa: BLE001 - a benchmark without images shows none; the page says why not
-            _log.warning("sample stimuli of %s: %s", benchmark, error)
+            done = subprocess.run([sys.executable, "-m", "brainscore.web.stimuli", str(root), benchmark],
+                                  capture_output=True, text=True, timeout=PREPARE_TIMEOUT_S,
+                                  preexec_fn=lambda: os.nice(19))
+            problem = None if done.returncode == 0 else (done.stderr.strip().splitlines() or ["failed"])[-1]
+        except (OSError, subprocess.TimeoutExpired) as error:
+            problem = str(error)
+        if problem:
+            _log.warning("sample stimuli of %s: %s", benchmark, problem)
             try:
                 place = folder(root, benchmark)
                 place.mkdir(parents=True, exist_ok=True)
-                (place / "problem.txt").write_text(str(error)[:500])
+                (place / "problem.txt").write_text(problem[:500])
             except (OSError, ValueError):
                 pass
 
@@ -116,3 +131,7 @@ def prepare(root: Path, benchmark: str) -> list[int]:
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
     return ready(root, benchmark)
+
+
+if __name__ == "__main__":  # python -m brainscore.web.stimuli ROOT BENCHMARK: what the background thread runs
+    prepare(Path(sys.argv[1]), sys.argv[2])

@@ -13,6 +13,9 @@ the mean over the conditions given by ``variables``), the score is ``|mean over 
 error the std (ddof=0) over subjects, the per-subject values in ``raw``. The ceiling is the same
 statistic over all pairs of subjects (``itertools.combinations`` of the sorted subjects, the first of a
 pair in the model's place): the spread between subjects, the score a subject gets against the others.
+
+``valid_only`` (the reference's ``kato_accuracy_distance``, Kato 2026) first leaves out every trial
+where either observer gave no answer (``''`` or ``'NaN'``).
 """
 from __future__ import annotations
 
@@ -28,7 +31,10 @@ from brainscore.metrics.base import Ceiling, Metric
 from brainscore.metrics.bootstrap import unit_sums
 from brainscore.metrics.score import Score
 
-__all__ = ["accuracy_distance", "AccuracyDistance", "AccuracyDistanceCeiling"]
+__all__ = ["accuracy_distance", "AccuracyDistance", "AccuracyDistanceCeiling", "MISSING_ANSWERS"]
+
+#: answers that mean "no answer" (Kato 2026 data): with ``valid_only``, such trials are left out
+MISSING_ANSWERS = ("", "NaN")
 
 
 def accuracy_distance(source_accuracy, target_accuracy):
@@ -82,6 +88,9 @@ class AccuracyDistance(Metric):
     subject_coord, truth_coord, stimulus_coord : str
         Coordinates of the target's presentations: the subject, the correct answer (the model's
         answers are judged against the target's), the stimulus.
+    valid_only : bool
+        Leave out trials where the subject or the model gave no answer (``''``/``'NaN'``), as the
+        reference's ``kato_accuracy_distance``.
 
     Input (``__call__``)
     --------------------
@@ -90,6 +99,9 @@ class AccuracyDistance(Metric):
         ignored), with ``stimulus_coord`` and, when ``variables`` are given, those coordinates.
     target : BehavioralAssembly of shape (n_trials,)
         The subjects' answers with ``subject_coord``, ``truth_coord`` and ``stimulus_coord``.
+    variables : sequence of str, optional
+        The reference's third argument (``metric(source, target, ('condition',))``): overrides
+        :attr:`variables` for this call.
 
     Returns (``__call__``)
     ----------------------
@@ -106,11 +118,30 @@ class AccuracyDistance(Metric):
     """
 
     def __init__(self, variables: Sequence[str] = (), subject_coord: str = "subject", truth_coord: str = "truth",
-                 stimulus_coord: str = "stimulus_id"):
+                 stimulus_coord: str = "stimulus_id", valid_only: bool = False):
         self.variables = tuple(variables)
         self.subject_coord = subject_coord
         self.truth_coord = truth_coord
         self.stimulus_coord = stimulus_coord
+        self.valid_only = valid_only
+
+    def _with(self, variables: Sequence[str] | None) -> "AccuracyDistance":
+        if variables is None or tuple(variables) == self.variables:
+            return self
+        return AccuracyDistance(variables, self.subject_coord, self.truth_coord, self.stimulus_coord, self.valid_only)
+
+    def _answered(self, answers: pd.Series, trials: pd.DataFrame, who: str) -> tuple[np.ndarray, pd.DataFrame]:
+        """(the source's correctness, ``trials``), both without the trials either left unanswered when
+        :attr:`valid_only`."""
+        correct = self._source_correct(answers, trials, who)  # raises for a stimulus the source never saw
+        if not self.valid_only:
+            return correct, trials
+        source_answer = answers.to_numpy()[answers.index.get_indexer(trials["stimulus"].to_numpy())].astype(str)
+        keep = ~np.isin(trials["answer"].to_numpy().astype(str), MISSING_ANSWERS) & \
+            ~np.isin(source_answer, MISSING_ANSWERS)
+        if not keep.any():
+            raise ValidationError(f"no trial of {who} has an answer from both observers")
+        return correct[keep], trials[keep]
 
     def _subjects(self, target) -> pd.DataFrame:
         frame = _correct(target, self.truth_coord, self.stimulus_coord, "target")
@@ -152,11 +183,13 @@ class AccuracyDistance(Metric):
                          for rows in trials.reset_index(drop=True).groupby(columns, sort=True).indices.values()]
         return float(np.mean(per_condition))
 
-    def __call__(self, source, target) -> Score:
+    def __call__(self, source, target, variables: Sequence[str] | None = None) -> Score:
+        if self._with(variables) is not self:
+            return self._with(variables)(source, target)
         subjects = self._subjects(target)
         answers = self._source_answers(source)
         names = sorted(subjects["subject"].unique())
-        values = np.array([self._distance(self._source_correct(answers, trials, f"subject {name!r}"), trials)
+        values = np.array([self._distance(*self._answered(answers, trials, f"subject {name!r}"))
                            for name, trials in ((n, subjects[subjects["subject"] == n]) for n in names)])
         return _aggregate(values, names, "subject")
 
@@ -178,16 +211,15 @@ class AccuracyDistance(Metric):
         answers = self._source_answers(source)
         per_subject = []
         for name in sorted(subjects["subject"].unique()):
-            trials = subjects[subjects["subject"] == name]
-            per_subject.append(_resampled_distance(weights, trials["stimulus"].to_numpy(), stimulus_ids,
-                                                   self._source_correct(answers, trials, f"subject {name!r}"),
+            correct, trials = self._answered(answers, subjects[subjects["subject"] == name], f"subject {name!r}")
+            per_subject.append(_resampled_distance(weights, trials["stimulus"].to_numpy(), stimulus_ids, correct,
                                                    trials["correct"].to_numpy()))
         return np.abs(np.mean(np.stack(per_subject, axis=1), axis=1))
 
     def ceiling(self, assembly) -> Score:
         """The same statistic over all pairs of subjects; see :class:`AccuracyDistanceCeiling`."""
         return AccuracyDistanceCeiling(self.variables, self.subject_coord, self.truth_coord,
-                                       self.stimulus_coord)(assembly)
+                                       self.stimulus_coord, self.valid_only)(assembly)
 
 
 class AccuracyDistanceCeiling(Ceiling):
@@ -213,8 +245,8 @@ class AccuracyDistanceCeiling(Ceiling):
     """
 
     def __init__(self, variables: Sequence[str] = (), subject_coord: str = "subject", truth_coord: str = "truth",
-                 stimulus_coord: str = "stimulus_id"):
-        self._metric = AccuracyDistance(variables, subject_coord, truth_coord, stimulus_coord)
+                 stimulus_coord: str = "stimulus_id", valid_only: bool = False):
+        self._metric = AccuracyDistance(variables, subject_coord, truth_coord, stimulus_coord, valid_only)
 
     def _pairs(self, assembly):
         subjects = self._metric._subjects(assembly)
@@ -233,8 +265,8 @@ class AccuracyDistanceCeiling(Ceiling):
 
     def __call__(self, assembly) -> Score:
         pairs, trials, answers = self._pairs(assembly)
-        values = np.array([self._metric._distance(self._metric._source_correct(answers[left], trials[right],
-                                                                                f"subject {right!r}"), trials[right])
+        values = np.array([self._metric._distance(*self._metric._answered(answers[left], trials[right],
+                                                                           f"subject {right!r}"))
                            for left, right in pairs])
         return _aggregate(values, range(len(pairs)), "pair", subject_left=("pair", [left for left, _ in pairs]),
                           subject_right=("pair", [right for _, right in pairs]))
@@ -244,10 +276,11 @@ class AccuracyDistanceCeiling(Ceiling):
         if self._metric.variables:
             return None
         pairs, trials, answers = self._pairs(assembly)
-        per_pair = [_resampled_distance(weights, trials[right]["stimulus"].to_numpy(), stimulus_ids,
-                                        self._metric._source_correct(answers[left], trials[right], f"subject {right!r}"),
-                                        trials[right]["correct"].to_numpy())
-                    for left, right in pairs]
+        per_pair = []
+        for left, right in pairs:
+            correct, kept = self._metric._answered(answers[left], trials[right], f"subject {right!r}")
+            per_pair.append(_resampled_distance(weights, kept["stimulus"].to_numpy(), stimulus_ids, correct,
+                                                kept["correct"].to_numpy()))
         return np.abs(np.mean(np.stack(per_pair, axis=1), axis=1))
 
 

@@ -87,9 +87,13 @@ def error_consistency_kappa(correct1: np.ndarray, correct2: np.ndarray) -> float
     return cohens_kappa(float(observed), float(min(max(expected, 0.0), 1.0)))
 
 
+#: responses that mean "no response" (Kato 2026 data): with ``valid_only``, such trials are left out
+MISSING_RESPONSES = ("", "NaN")
+
+
 def _trials(assembly, subject_coord: str | None, condition_coord: str, truth_coord: str, stimulus_coord: str,
             name: str) -> pd.DataFrame:
-    """One row per trial: stimulus, condition, (subject), correct."""
+    """One row per trial: stimulus, condition, (subject), correct, valid (a response was given)."""
     for coord in (stimulus_coord, truth_coord) + ((subject_coord,) if subject_coord else ()):
         if coord not in assembly.coords:
             raise ValidationError(f"the {name} needs a {coord!r} coordinate on its presentations; it has "
@@ -98,7 +102,8 @@ def _trials(assembly, subject_coord: str | None, condition_coord: str, truth_coo
     if choices.shape[0] != assembly[stimulus_coord].shape[0]:
         raise ValidationError(f"the {name} must hold one choice per presentation, got shape {assembly.shape}")
     frame = pd.DataFrame({"stimulus": np.asarray(assembly[stimulus_coord].values),
-                          "correct": choices == np.asarray(assembly[truth_coord].values)})
+                          "correct": choices == np.asarray(assembly[truth_coord].values),
+                          "valid": ~np.isin(choices.astype(str), MISSING_RESPONSES)})
     if condition_coord in assembly.coords:
         frame["condition"] = np.asarray(assembly[condition_coord].values)
     if subject_coord:
@@ -216,11 +221,16 @@ class ErrorConsistency(Metric):
     """
 
     def __init__(self, subject_coord: str = "subject", condition_coord: str = "condition",
-                 truth_coord: str = "truth", stimulus_coord: str = "stimulus_id"):
+                 truth_coord: str = "truth", stimulus_coord: str = "stimulus_id", valid_only: bool = False):
         self.subject_coord = subject_coord
         self.condition_coord = condition_coord
         self.truth_coord = truth_coord
         self.stimulus_coord = stimulus_coord
+        self.valid_only = valid_only
+
+    def _valid(self, valid1: np.ndarray, valid2: np.ndarray) -> np.ndarray:
+        """Which paired trials count: all, or (``valid_only``) those with a response from both observers."""
+        return (np.asarray(valid1) & np.asarray(valid2)) if self.valid_only else np.ones(len(valid1), dtype=bool)
 
     def _target(self, target) -> pd.DataFrame:
         frame = _trials(target, self.subject_coord, self.condition_coord, self.truth_coord, self.stimulus_coord,
@@ -238,6 +248,7 @@ class ErrorConsistency(Metric):
         if model.duplicated(["condition", "stimulus"]).any():
             raise ValidationError("the source repeats stimuli within a condition; give one choice per stimulus")
         model_correct = model.set_index(["condition", "stimulus"])["correct"]
+        model_valid = model.set_index(["condition", "stimulus"])["valid"]
         subjects = sorted(humans["subject"].unique())
         conditions = sorted(humans["condition"].unique())
         kappas = np.full((len(conditions), len(subjects)), np.nan)
@@ -248,8 +259,10 @@ class ErrorConsistency(Metric):
             if missing.any():
                 raise AlignmentError(f"the source has no response to {missing.sum()} stimuli that subject {subject!r} "
                                      f"saw in condition {condition!r}, e.g. {list(trials['stimulus'][missing][:3])}")
-            kappas[conditions.index(condition), subjects.index(subject)] = error_consistency_kappa(
-                model_correct.loc[keys].to_numpy(), trials["correct"].to_numpy())
+            valid = self._valid(model_valid.loc[keys].to_numpy(), trials["valid"].to_numpy())
+            if valid.any():
+                kappas[conditions.index(condition), subjects.index(subject)] = error_consistency_kappa(
+                    model_correct.loc[keys].to_numpy()[valid], trials["correct"].to_numpy()[valid])
         return _aggregate(kappas, conditions, subjects, "subject")
 
     def bootstrap(self, source, target, weights: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
@@ -270,6 +283,7 @@ class ErrorConsistency(Metric):
             condition_of = humans.drop_duplicates("stimulus").set_index("stimulus")["condition"]
             model["condition"] = model["stimulus"].map(condition_of).to_numpy()
         model_correct = model.set_index(["condition", "stimulus"])["correct"]
+        model_valid = model.set_index(["condition", "stimulus"])["valid"]
         subjects = sorted(humans["subject"].unique())
         conditions = sorted(humans["condition"].unique())
         kappas = np.full((weights.shape[0], len(conditions), len(subjects)), np.nan)
@@ -277,9 +291,11 @@ class ErrorConsistency(Metric):
         for (subject, condition), trials in humans.groupby(["subject", "condition"], sort=False):
             keys = pd.MultiIndex.from_arrays([np.full(len(trials), condition, dtype=object),
                                               trials["stimulus"].to_numpy()])
-            kappas[:, conditions.index(condition), subjects.index(subject)] = _resampled_kappa(
-                weights, _unit_index(trials["stimulus"].to_numpy(), stimulus_ids),
-                model_correct.loc[keys].to_numpy(), trials["correct"].to_numpy())
+            valid = self._valid(model_valid.loc[keys].to_numpy(), trials["valid"].to_numpy())
+            if valid.any():
+                kappas[:, conditions.index(condition), subjects.index(subject)] = _resampled_kappa(
+                    weights, _unit_index(trials["stimulus"].to_numpy()[valid], stimulus_ids),
+                    model_correct.loc[keys].to_numpy()[valid], trials["correct"].to_numpy()[valid])
         return _resampled_aggregate(kappas)
 
     def ceiling(self, assembly) -> Score:
@@ -307,8 +323,8 @@ class ErrorConsistencyCeiling(Ceiling):
     """
 
     def __init__(self, subject_coord: str = "subject", condition_coord: str = "condition",
-                 truth_coord: str = "truth", stimulus_coord: str = "stimulus_id"):
-        self._metric = ErrorConsistency(subject_coord, condition_coord, truth_coord, stimulus_coord)
+                 truth_coord: str = "truth", stimulus_coord: str = "stimulus_id", valid_only: bool = False):
+        self._metric = ErrorConsistency(subject_coord, condition_coord, truth_coord, stimulus_coord, valid_only)
 
     def __call__(self, assembly) -> Score:
         humans = self._metric._target(assembly)
@@ -316,7 +332,7 @@ class ErrorConsistencyCeiling(Ceiling):
         if len(subjects) < 2:
             raise ValidationError(f"a ceiling across subjects needs at least 2 subjects, got {len(subjects)}")
         conditions = sorted(humans["condition"].unique())
-        correct = {key: trials.set_index("stimulus")["correct"]
+        correct = {key: trials.set_index("stimulus")[["correct", "valid"]]
                    for key, trials in humans.groupby(["subject", "condition"], sort=False)}
         pairs = list(itertools.combinations(subjects, 2))
         kappas = np.full((len(conditions), len(pairs)), np.nan)
@@ -331,7 +347,11 @@ class ErrorConsistencyCeiling(Ceiling):
                 if len(a) != len(b) or not a.index.isin(b.index).all():
                     raise AlignmentError(f"subjects {left!r} and {right!r} saw different stimuli in condition "
                                          f"{condition!r}; error consistency needs the same trials")
-                kappas[c, p] = error_consistency_kappa(a.to_numpy(), b.loc[a.index].to_numpy())
+                b = b.loc[a.index]
+                valid = self._metric._valid(a["valid"].to_numpy(), b["valid"].to_numpy())
+                if valid.any():
+                    kappas[c, p] = error_consistency_kappa(a["correct"].to_numpy()[valid],
+                                                           b["correct"].to_numpy()[valid])
         return _aggregate(kappas, conditions, range(len(pairs)), "pair",
                           subject_left=("pair", [l for l, _ in pairs]), subject_right=("pair", [r for _, r in pairs]))
 
@@ -340,7 +360,7 @@ class ErrorConsistencyCeiling(Ceiling):
         humans = self._metric._target(assembly)
         subjects = sorted(humans["subject"].unique())
         conditions = sorted(humans["condition"].unique())
-        correct = {key: trials.set_index("stimulus")["correct"]
+        correct = {key: trials.set_index("stimulus")[["correct", "valid"]]
                    for key, trials in humans.groupby(["subject", "condition"], sort=False)}
         pairs = list(itertools.combinations(subjects, 2))
         kappas = np.full((weights.shape[0], len(conditions), len(pairs)), np.nan)
@@ -350,8 +370,11 @@ class ErrorConsistencyCeiling(Ceiling):
                 a, b = correct.get((left, condition)), correct.get((right, condition))
                 if a is None or b is None:
                     continue
-                kappas[:, c, p] = _resampled_kappa(weights, _unit_index(a.index.to_numpy(), stimulus_ids),
-                                                   a.to_numpy(), b.loc[a.index].to_numpy())
+                b = b.loc[a.index]
+                valid = self._metric._valid(a["valid"].to_numpy(), b["valid"].to_numpy())
+                if valid.any():
+                    kappas[:, c, p] = _resampled_kappa(weights, _unit_index(a.index.to_numpy()[valid], stimulus_ids),
+                                                       a["correct"].to_numpy()[valid], b["correct"].to_numpy()[valid])
         return _resampled_aggregate(kappas)
 
 

@@ -146,14 +146,24 @@ def _aggregate_splits(values: list[float], **attrs) -> Score:
     return Score.of(values.mean(), error=values.std() / math.sqrt(len(values)), raw=raw, **attrs)
 
 
+#: the keys of the reference's ``crossvalidation_kwargs`` that the test-only cross-validated metrics take
+CROSSVALIDATION_KEYS = ("splits", "test_size", "stratification_coord", "random_state", "kfold")
+
+
 class _CrossValidated(Metric):
     def __init__(self, splits: int, test_size: float, stratification_coord: str | None, random_state: int,
-                 kfold: bool):
+                 kfold: bool, crossvalidation_kwargs: dict | None = None):
         self.splits = splits
         self.test_size = test_size
         self.stratification_coord = stratification_coord
         self.random_state = random_state
         self.kfold = kfold
+        unknown = set(crossvalidation_kwargs or {}) - set(CROSSVALIDATION_KEYS)
+        if unknown:
+            raise TypeError(f"crossvalidation_kwargs: unknown keys {sorted(unknown)}; this metric takes "
+                            f"{', '.join(CROSSVALIDATION_KEYS)} (the metric is computed on the test portion)")
+        for key, value in (crossvalidation_kwargs or {}).items():  # the reference's spelling, same settings
+            setattr(self, key, value)
 
     def _config(self, split_coord: str, target) -> SplitConfig:
         """The reference's ``Split(test_size=.9)``: train_size None, so the test portion is 90 %."""

@@ -32,13 +32,32 @@ from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
                                                 _responses, _sorted_unique_order, _test_only_splits)
 
-__all__ = ["RDM_DIMS", "rdm", "rdm_array", "check_rdm_diagonal", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
+__all__ = ["RDM_DIMS", "as_rdm_dims", "rdm", "rdm_array", "check_rdm_diagonal", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
 
 RDM_DIMS = ("presentation", "presentation_b")
 
 
 def _is_rdm(assembly: Any) -> bool:
-    return isinstance(assembly, xr.DataArray) and tuple(assembly.dims) == RDM_DIMS
+    return isinstance(assembly, xr.DataArray) and (tuple(assembly.dims) == RDM_DIMS or _repeated_dim(assembly))
+
+
+def _repeated_dim(assembly: Any) -> bool:
+    return assembly.ndim == 2 and assembly.dims[0] == assembly.dims[1]
+
+
+def as_rdm_dims(assembly: Any) -> Any:
+    """An RDM whose two dims share one name (the reference's ``('presentation', 'presentation')``) with dims
+    :data:`RDM_DIMS`: each coordinate along that dim on ``presentation``, and suffixed ``_b`` on
+    ``presentation_b``. Anything else is returned unchanged."""
+    if not (isinstance(assembly, xr.DataArray) and _repeated_dim(assembly)):
+        return assembly
+    (dim, _) = assembly.dims
+    coords = {}
+    for name, coord in assembly.coords.items():
+        if coord.dims == (dim,) and name != dim:
+            coords[name] = ("presentation", np.asarray(coord.values))
+            coords[name + "_b"] = ("presentation_b", np.asarray(coord.values))
+    return DataAssembly(np.asarray(assembly.values), dims=RDM_DIMS, coords=coords)
 
 
 def rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
@@ -51,7 +70,8 @@ def rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
     Parameters
     ----------
     assembly : NeuroidAssembly or DataAssembly
-        ``presentation x neuroid`` responses, or an RDM with dims :data:`RDM_DIMS`.
+        ``presentation x neuroid`` responses, or an RDM with dims :data:`RDM_DIMS` (or, as the
+        reference builds them, one dim name twice: see :func:`as_rdm_dims`).
     neuroid_dim, comparison_coord : str
         Dim of the neuroids; coordinate that identifies stimuli (rows are sorted by it).
     dtype : dtype
@@ -76,6 +96,7 @@ def rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
         neuroids (its correlation distance is undefined).
     """
     if _is_rdm(assembly):
+        assembly = as_rdm_dims(assembly)
         if comparison_coord not in assembly.coords:
             raise ValidationError(f"the RDM has no {comparison_coord!r} coordinate on 'presentation'")
         ids = np.asarray(assembly[comparison_coord].values)
@@ -272,6 +293,9 @@ class RDMCrossValidated(_CrossValidated):
         Seed of the splits (1).
     kfold : bool
         (Stratified)KFold instead of shuffle splits; the metric is then computed on each test fold.
+    crossvalidation_kwargs : dict, optional
+        The reference's spelling of the split settings (``splits``, ``test_size``,
+        ``stratification_coord``, ``random_state``, ``kfold``); they override the arguments above.
 
     Returns (``__call__``)
     ----------------------
@@ -281,8 +305,9 @@ class RDMCrossValidated(_CrossValidated):
 
     def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32,
                  splits: int = 10, test_size: float = 0.9, stratification_coord: str | None = AUTO,
-                 random_state: int = 1, kfold: bool = False, device: str | None = None):
-        super().__init__(splits, test_size, stratification_coord, random_state, kfold)
+                 random_state: int = 1, kfold: bool = False, device: str | None = None,
+                 crossvalidation_kwargs: dict | None = None):
+        super().__init__(splits, test_size, stratification_coord, random_state, kfold, crossvalidation_kwargs)
         self.neuroid_dim = neuroid_dim
         self.comparison_coord = comparison_coord
         self.dtype = dtype

@@ -54,7 +54,9 @@ def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fol
     page = min(max(1, page), pages)
     offset = (page - 1) * PAGE_SIZE
     view["records"] = view["records"][offset:offset + PAGE_SIZE]
-    return site.render(request, "leaderboard.html", **view, total=total, offset=offset, page=page, pages=pages)
+    has_rule = any(any((r.get("rule") or {}).values()) for r in view["records"])  # then the † needs its legend
+    return site.render(request, "leaderboard.html", **view, total=total, offset=offset, page=page, pages=pages,
+                       has_rule=has_rule)
 
 
 @router.get("/leaderboard.csv")

@@ -89,10 +89,14 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
 
     ``benchmarks``: identifiers to score on (empty: every leaderboard benchmark).
 
+    Nothing is installed here: a requirement the server lacks (an allowed package, in no other version than the
+    server's) is installed by the queue before the submission's first pair (:mod:`brainscore.web.environments`).
+
     Raises
     ------
     SubmissionRejected
-        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds), or
+        With every reason (unknown benchmarks, any problem :func:`~brainscore.web.checks.check_zip` finds, a
+        requirement on another version of a package the server has), or
         alone the reason ``user`` may not submit yet (:meth:`~brainscore.web.site.Site.submit_problem`: an
         address not verified where the site sends mail).
     """
@@ -101,13 +105,14 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         raise checks.SubmissionRejected([waiting])
     chosen = [b for b in (benchmarks or []) if b] or sorted(tree.benchmark_parents())
     checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
-                               builtin=_Builtins(site, set(registry.models.list())), allowed=None)
+                               builtin=_Builtins(site, set(registry.models.list())),
+                               allowed=site.allowed_requirements)
     problems = [benchmark_problem(b) for b in chosen if b not in checked.benchmarks]  # its own: after approval
+    problems += environments.conflicts(checked.requirements)  # another version of a package the server runs on
     if any(problems):
         raise checks.SubmissionRejected([p for p in problems if p])
+    # what the server lacks is installed by the queue before the first pair (environments.python_for), not here
     held = bool(checked.trusted)  # benchmark, data or metric code: nothing runs before an administrator approves
-    if not held:
-        environments.prepare(checked.requirements, site.root / "environments")  # before the network-less child
     status = approval.AWAITING if held else "queued"
     with Session(site.engine, expire_on_commit=False) as session:
         task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
@@ -125,8 +130,8 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         # each waiting for the write lock and syncing to disk)
         task.folder, task.status = str(folder), status
         task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
-                    f"{', '.join(checked.identifiers)}\nrequirements (the server's, else installed as wheels): "
-                    f"{', '.join(checked.requirements) or 'none'}\n{len(chosen)} benchmark(s)\n")
+                    f"{', '.join(checked.identifiers)}\nrequirements: {', '.join(checked.requirements) or 'none'}"
+                    f"{_to_install(checked.requirements)}\n{len(chosen)} benchmark(s)\n")
         if held:
             task.log += (f"awaiting approval: it holds trusted code ({'; '.join(checked.trusted)}), which runs on the "
                          f"server only after an administrator of this site has reviewed and approved it\n")
@@ -141,6 +146,14 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     if not held:
         site.dispatcher.notify()
     return task
+
+
+def _to_install(requirements: list[str]) -> str:
+    """`` (to install before scoring: X, Y)`` for the requirements the server lacks, else ``" (the server's)"``."""
+    missing = environments.unsatisfied(requirements)
+    if not requirements:
+        return ""
+    return f" (to install as wheels before scoring: {', '.join(missing)})" if missing else " (the server's)"
 
 
 def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionTask:
@@ -177,6 +190,7 @@ def _form(site: Site, request: Request, status_code: int = 200, **context):
     """The upload form; it says first why the user may not submit yet (an address to verify), if so."""
     user = site.current_user(request)
     return site.render(request, "submit.html", status_code=status_code, benchmarks=sorted(tree.benchmark_parents()),
+                       allowed=sorted(site.allowed_requirements),
                        submit_problem=site.submit_problem(user) if user is not None else None, **context)
 
 

@@ -29,7 +29,8 @@ from brainscore.caching import code_hash
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import IMAGENET_MEAN, IMAGENET_STD, Preprocessing
 
-__all__ = ["PytorchWrapper", "load_preprocess_images", "load_images", "preprocess_images", "FunctionPreprocessing"]
+__all__ = ["PytorchWrapper", "load_preprocess_images", "load_images", "preprocess_images", "FunctionPreprocessing",
+           "torchvision_preprocess"]
 
 _MEAN_KEYS = ("normalize_mean", "mean")
 _STD_KEYS = ("normalize_std", "std")
@@ -160,8 +161,88 @@ class PytorchWrapper(ActivationsExtractor):
                                       f"forward passes them (and name its layers under that module)")
         super().__init__(model, identifier or type(model).__name__, preprocessing=_as_preprocessing(preprocessing),
                          batch_size=batch_size, device=device, **kwargs)
+        self._microsaccade_helper = MicrosaccadeSettings()
+
+    def __call__(self, stimuli: Any, layers: Sequence[str] | None = None, stimuli_identifier: Any = None,
+                 number_of_trials: int = 1, require_variance: bool = False, **kwargs: Any):
+        """Activations of ``layers`` (None: the network's output, ``"logits"``) on ``stimuli``.
+
+        ``stimuli`` is a StimulusSet or, as the reference also takes, a list of image paths (then the
+        presentations carry a ``stimulus_path`` coordinate). ``stimuli_identifier`` is accepted and
+        unused: activations are cached by the images' content. With ``require_variance`` (or
+        ``number_of_trials`` > 1 and ``require_variance``), each trial is shown with a microsaccade shift.
+        """
+        del stimuli_identifier
+        from brainscore.data.stimuli import StimulusSet
+        from brainscore.models.extraction import LOGITS
+
+        layers = [LOGITS] if layers is None else list(layers)
+        self._microsaccade_helper.number_of_trials = number_of_trials
+        if isinstance(stimuli, StimulusSet):
+            return _with_shift_coords(super().__call__(stimuli, layers, number_of_trials=number_of_trials,
+                                                       require_variance=require_variance, **kwargs), require_variance)
+        paths = [str(path) for path in stimuli]
+        unique = list(dict.fromkeys(paths))
+        stimulus_set = StimulusSet({"stimulus_id": unique, "stimulus_path": unique},
+                                   stimulus_paths={path: path for path in unique})
+        activations = _with_shift_coords(super().__call__(stimulus_set, layers, number_of_trials=number_of_trials,
+                                                          require_variance=require_variance, **kwargs),
+                                         require_variance)
+        if len(unique) != len(paths):  # the same file listed twice: one presentation per listed path
+            import numpy as np
+
+            rows = {path: np.flatnonzero(activations["stimulus_id"].values == path) for path in unique}
+            activations = activations.isel(presentation=np.concatenate([rows[path] for path in paths]))
+        return activations
+
+    def from_paths(self, stimuli_paths: Sequence[str], layers: Sequence[str] | None = None,
+                   stimuli_identifier: Any = None, require_variance: bool = False, **kwargs: Any):
+        """Activations on image files (the reference's ``from_paths``); see :meth:`__call__`."""
+        kwargs.setdefault("number_of_trials", self._microsaccade_helper.number_of_trials)
+        return self(list(stimuli_paths), layers, stimuli_identifier, require_variance=require_variance, **kwargs)
+
+    def from_stimulus_set(self, stimulus_set: Any, layers: Sequence[str] | None = None,
+                          stimuli_identifier: Any = None, require_variance: bool = False, **kwargs: Any):
+        """Activations on a StimulusSet, its columns as presentation coordinates (the reference's
+        ``from_stimulus_set``); see :meth:`__call__`."""
+        kwargs.setdefault("number_of_trials", self._microsaccade_helper.number_of_trials)
+        return self(stimulus_set, layers, stimuli_identifier, require_variance=require_variance, **kwargs)
 
     @property
     def _extractor(self) -> "PytorchWrapper":
         """Itself: reference plugins reach the extractor helper as ``wrapper._extractor`` (e.g. ``set_visual_degrees``)."""
         return self
+
+
+def torchvision_preprocess(normalize_mean: Sequence[float] = IMAGENET_MEAN, normalize_std: Sequence[float] = IMAGENET_STD):
+    """torchvision's ``Compose([ToTensor(), Normalize(mean, std), lambda img: img.unsqueeze(0)])``: a PIL image
+    as a normalised ``(1, 3, H, W)`` tensor (the reference's helper for custom preprocessing)."""
+    from torchvision import transforms
+
+    return transforms.Compose([transforms.ToTensor(), transforms.Normalize(mean=normalize_mean, std=normalize_std),
+                               lambda image: image.unsqueeze(0)])
+
+
+class MicrosaccadeSettings:
+    """``wrapper._microsaccade_helper``: the trials per image of the next ``from_paths``/``from_stimulus_set`` call
+    (``number_of_trials``, set by each ``wrapper(...)`` call) and the microsaccade extent
+    (:data:`brainscore.models.extraction.MICROSACCADE_EXTENT_DEGREES`, 0.05 degrees, Wang & Ponce 2022)."""
+
+    def __init__(self, number_of_trials: int = 1):
+        from brainscore.models.extraction import MICROSACCADE_EXTENT_DEGREES
+
+        self.number_of_trials = number_of_trials
+        self.microsaccade_extent_degrees = MICROSACCADE_EXTENT_DEGREES
+
+
+_SHIFT_COORDS = ("microsaccade_shift_x_pixels", "microsaccade_shift_y_pixels", "microsaccade_shift_x_degrees",
+                 "microsaccade_shift_y_degrees")
+
+
+def _with_shift_coords(activations: Any, require_variance: bool) -> Any:
+    """With ``require_variance``, every presentation names its microsaccade shift, as in the reference: a single
+    trial is shown unshifted (0 pixels, 0 degrees)."""
+    if not require_variance or "presentation" not in activations.dims or _SHIFT_COORDS[0] in activations.coords:
+        return activations  # several trials: brainscore's extractor gave each its shift
+    zeros = np.zeros(activations.sizes["presentation"])
+    return activations.assign_coords({name: ("presentation", zeros) for name in _SHIFT_COORDS})

@@ -1,0 +1,258 @@
+"""``XarrayRegression`` and ``XarrayCorrelation``: a regression or a correlation applied to assemblies.
+
+Both align their inputs by coordinate values, never by position: the target's presentations are
+put in the source's order by ``stimulus_id`` and its neuroids by ``neuroid_id``, so a jumbled
+assembly gives the same numbers as a sorted one. They keep the metadata: a prediction carries the
+source's presentation coordinates and the target's neuroid coordinates; a correlation carries the
+neuroid coordinates.
+
+``KernelRegression`` is the scikit-learn-style ``fit``/``predict`` face of ``brainscore``'s
+regression kernels (:mod:`brainscore.metrics.kernels.regression`), which the reference's
+``pls_regression()``, ``ridge_regression()``, ... return wrapped in an ``XarrayRegression``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from brainscore_core.supported_data_standards.brainio.assemblies import DataAssembly, NeuroidAssembly
+from brainscore.errors import ValidationError
+from brainscore_vision.metric_helpers import Defaults
+
+__all__ = ["XarrayRegression", "XarrayCorrelation", "KernelRegression", "coords_along", "order_of"]
+
+
+def coords_along(assembly: Any, dim: str) -> dict[str, tuple[str, np.ndarray]]:
+    """Every metadata coordinate of ``assembly`` that lies along ``dim`` only, as ``{name: (dim, values)}``.
+
+    A stacked dimension (``MultiIndex``) contributes its levels, not itself.
+    """
+    coords = {}
+    for name, coord in assembly.coords.items():
+        if coord.dims != (dim,) or isinstance(assembly.indexes.get(name), pd.MultiIndex):
+            continue
+        if name == dim and dim in assembly.indexes and isinstance(assembly.indexes[dim], pd.MultiIndex):
+            continue
+        coords[str(name)] = (dim, np.asarray(coord.values))
+    return coords
+
+
+def order_of(values: np.ndarray, wanted: np.ndarray, name: str) -> np.ndarray:
+    """Indices ``i`` with ``values[i] == wanted`` elementwise (each wanted value exactly once in ``values``, unless
+    the two already list the same values in the same order).
+
+    Raises
+    ------
+    ValidationError
+        If ``values`` repeats a value, or lacks one of ``wanted``.
+    """
+    values, wanted = np.asarray(values), np.asarray(wanted)
+    if values.shape == wanted.shape and np.array_equal(values, wanted):  # already aligned (repetitions included)
+        return np.arange(len(values))
+    index = pd.Index(values)
+    if not index.is_unique:
+        duplicated = pd.unique(index[index.duplicated()])[:5]
+        raise ValidationError(f"cannot align by {name!r}: it repeats values {list(duplicated)}; average repetitions "
+                              f"first")
+    order = index.get_indexer(np.asarray(wanted))
+    if (order < 0).any():
+        missing = np.asarray(wanted)[order < 0][:5]
+        raise ValidationError(f"cannot align by {name!r}: values {list(missing)} are missing from the other assembly")
+    return order
+
+
+def _presentation_dim(assembly: Any, stimulus_coord: str) -> str:
+    if stimulus_coord not in assembly.coords:
+        raise ValidationError(f"the assembly has no {stimulus_coord!r} coordinate; coordinates: "
+                              f"{sorted(map(str, assembly.coords))}")
+    dims = assembly[stimulus_coord].dims
+    if len(dims) != 1:
+        raise ValidationError(f"{stimulus_coord!r} must lie along one dim, lies along {dims}")
+    return dims[0]
+
+
+def _neuroid_values(assembly: Any, neuroid_dim: str, neuroid_coord: str) -> np.ndarray:
+    if neuroid_coord in assembly.coords and assembly[neuroid_coord].dims == (neuroid_dim,):
+        return np.asarray(assembly[neuroid_coord].values)
+    return np.arange(assembly.sizes[neuroid_dim])
+
+
+class KernelRegression:
+    """``fit(X, Y)`` / ``predict(X)`` over a ``brainscore`` regression kernel.
+
+    ``fit`` keeps the training arrays; ``predict`` runs :func:`brainscore.metrics.kernels.regression.fit_predict`
+    (the kernel fits and predicts in one pass), so a prediction is computed by the same code as in
+    ``brainscore``'s cross-validated metrics.
+
+    Parameters
+    ----------
+    method : str
+        ``"pls"``, ``"ridge"``, ``"ridgecv"``, ``"linear"`` or ``"neuron_to_neuron"``.
+    **kwargs
+        The kernel's settings (``n_components=25`` for PLS, ``alpha=1`` for ridge, ``alphas`` for ridgecv).
+
+    Attributes
+    ----------
+    alpha_ : float
+        For ``"ridgecv"``: the penalty chosen by leave-one-out on the training data (after ``fit``).
+    """
+
+    def __init__(self, method: str, **kwargs: Any):
+        from brainscore.metrics.kernels.regression import METHODS
+
+        if method not in METHODS:
+            raise ValueError(f"unknown regression {method!r}; choose one of {sorted(METHODS)}")
+        self.method, self.kwargs = method, kwargs
+        self._train: tuple[np.ndarray, np.ndarray] | None = None
+        self._alpha: float | None = None
+
+    def fit(self, X: Any, Y: Any) -> "KernelRegression":
+        """Keep ``X`` (n, features) and ``Y`` (n, targets) as float64 arrays; returns ``self``."""
+        X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+        if X.ndim != 2 or Y.ndim != 2 or len(X) != len(Y):
+            raise ValueError(f"fit needs X (n, features) and Y (n, targets) with the same n; got {X.shape}, {Y.shape}")
+        self._train, self._alpha = (X, Y), None
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions (n_test, targets) for ``X`` (n_test, features).
+
+        Raises
+        ------
+        RuntimeError
+            If called before ``fit``.
+        """
+        from brainscore.metrics.kernels.backend import to_numpy
+        from brainscore.metrics.kernels.regression import fit_predict
+
+        if self._train is None:
+            raise RuntimeError(f"{type(self).__name__}.predict called before fit")
+        prediction, info = fit_predict(self.method, *self._train, np.asarray(X, dtype=np.float64), **self.kwargs)
+        if "alpha" in info.values:
+            self._alpha = float(info.values["alpha"][0])
+        return to_numpy(prediction)
+
+    @property
+    def alpha_(self) -> float:
+        if self._alpha is None:
+            if self._train is None or self.method not in ("ridge", "ridgecv"):
+                raise AttributeError(f"alpha_ exists after fit, for ridge regressions ({self.method!r})")
+            self.predict(self._train[0][:1])
+        return self._alpha
+
+    def __repr__(self) -> str:
+        return f"KernelRegression({self.method!r}, {self.kwargs})"
+
+
+class XarrayRegression:
+    """A regression (``fit(X, Y)``/``predict(X)``, e.g. scikit-learn's) applied to assemblies.
+
+    Parameters
+    ----------
+    regression : object
+        With ``fit(X, Y)`` and ``predict(X)`` on arrays ``(presentations, features)``.
+    expected_dims : tuple of str
+        The dims of the inputs (``('presentation', 'neuroid')``).
+    neuroid_dim, neuroid_coord, stimulus_coord : str
+        Names (see :class:`~brainscore_vision.metric_helpers.Defaults`).
+
+    ``fit(source, target)`` aligns the target's presentations to the source's by ``stimulus_coord``;
+    ``predict(source)`` returns a :class:`NeuroidAssembly` ``presentation x neuroid`` with the source's
+    presentation coordinates and the fitted target's neuroid coordinates.
+    """
+
+    def __init__(self, regression: Any, expected_dims: tuple[str, ...] = Defaults.expected_dims,
+                 neuroid_dim: str = Defaults.neuroid_dim, neuroid_coord: str = Defaults.neuroid_coord,
+                 stimulus_coord: str = Defaults.stimulus_coord):
+        self._regression = regression
+        self._expected_dims = tuple(expected_dims)
+        self._neuroid_dim, self._neuroid_coord, self._stimulus_coord = neuroid_dim, neuroid_coord, stimulus_coord
+        self._target_neuroids: dict[str, tuple[str, np.ndarray]] | None = None
+
+    def _matrix(self, assembly: Any) -> tuple[str, np.ndarray]:
+        presentation = _presentation_dim(assembly, self._stimulus_coord)
+        if set(assembly.dims) != {presentation, self._neuroid_dim}:
+            raise ValidationError(f"expected an assembly with dims {self._expected_dims}, got {tuple(assembly.dims)}")
+        return presentation, np.asarray(assembly.transpose(presentation, self._neuroid_dim).values)
+
+    def fit(self, source: Any, target: Any) -> None:
+        """Fit the regression from ``source`` to ``target`` (aligned by ``stimulus_coord``)."""
+        _, X = self._matrix(source)
+        target_presentation, Y = self._matrix(target)
+        order = order_of(target[self._stimulus_coord].values, source[self._stimulus_coord].values,
+                         self._stimulus_coord)
+        self._regression.fit(X, Y[order])
+        self._target_neuroids = coords_along(target, self._neuroid_dim)
+        if not self._target_neuroids:
+            self._target_neuroids = {self._neuroid_coord: (self._neuroid_dim, np.arange(Y.shape[1]))}
+
+    def predict(self, source: Any) -> NeuroidAssembly:
+        """The fitted regression's prediction for ``source``.
+
+        Raises
+        ------
+        RuntimeError
+            If called before ``fit``.
+        """
+        if self._target_neuroids is None:
+            raise RuntimeError("XarrayRegression.predict called before fit")
+        presentation, X = self._matrix(source)
+        Y = np.asarray(self._regression.predict(X))
+        coords = {name: ("presentation", values) for name, (_, values) in coords_along(source, presentation).items()}
+        coords.update({name: ("neuroid", values) for name, (_, values) in self._target_neuroids.items()})
+        return NeuroidAssembly(Y, dims=("presentation", "neuroid"), coords=coords)
+
+
+def _is_pearsonr(correlation: Callable) -> bool:
+    import scipy.stats
+
+    return correlation is scipy.stats.pearsonr
+
+
+class XarrayCorrelation:
+    """A correlation ``f(a, b) -> (r, p)`` per neuroid between two assemblies, over presentations.
+
+    Parameters
+    ----------
+    correlation : callable
+        ``(vector, vector) -> (r, p)`` (e.g. :func:`scipy.stats.pearsonr`, computed for all neuroids at
+        once by :func:`brainscore.metrics.kernels.correlation.pearsonr_columns`).
+    correlation_coord : str
+        The dim correlated over (``presentation``); its values are aligned by ``stimulus_coord``.
+    neuroid_coord : str
+        The neuroid dim; neuroids are aligned by ``neuroid_id`` where both assemblies have it.
+
+    Returns (``__call__(prediction, target)``)
+    -------------------------------------------
+    DataAssembly
+        ``r`` per neuroid (dim ``neuroid``), with the prediction's neuroid coordinates.
+    """
+
+    def __init__(self, correlation: Callable, correlation_coord: str = "presentation",
+                 neuroid_coord: str = Defaults.neuroid_dim, stimulus_coord: str = Defaults.stimulus_coord):
+        self._correlation = correlation
+        self._correlation_coord, self._neuroid_dim, self._stimulus_coord = correlation_coord, neuroid_coord, stimulus_coord
+
+    def __call__(self, prediction: Any, target: Any) -> DataAssembly:
+        dim, neuroid = self._correlation_coord, self._neuroid_dim
+        a = np.asarray(prediction.transpose(dim, neuroid).values, dtype=float)
+        b = np.asarray(target.transpose(dim, neuroid).values, dtype=float)
+        if self._stimulus_coord in prediction.coords and self._stimulus_coord in target.coords:
+            b = b[order_of(target[self._stimulus_coord].values, prediction[self._stimulus_coord].values,
+                           self._stimulus_coord)]
+        ids_a = _neuroid_values(prediction, neuroid, Defaults.neuroid_coord)
+        ids_b = _neuroid_values(target, neuroid, Defaults.neuroid_coord)
+        if Defaults.neuroid_coord in prediction.coords and Defaults.neuroid_coord in target.coords:
+            b = b[:, order_of(ids_b, ids_a, Defaults.neuroid_coord)]
+        if a.shape != b.shape:
+            raise ValidationError(f"prediction {a.shape} and target {b.shape} differ in shape after alignment")
+        if _is_pearsonr(self._correlation):
+            from brainscore.metrics.kernels.correlation import pearsonr_columns
+
+            r = np.asarray(pearsonr_columns(a, b), dtype=float)
+        else:
+            r = np.array([self._correlation(a[:, i], b[:, i])[0] for i in range(a.shape[1])], dtype=float)
+        coords = coords_along(prediction, neuroid) or {Defaults.neuroid_coord: (neuroid, ids_a)}
+        return DataAssembly(r, dims=(neuroid,), coords=coords)

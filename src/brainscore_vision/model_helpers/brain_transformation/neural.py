@@ -1,0 +1,117 @@
+"""``LayerMappedModel``: a model that records each region from given layers (no selection), on ``brainscore``'s
+extractor; ``LayerSelection``: ``brainscore``'s layer selection (:mod:`brainscore.scoring.selection`) for one region.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from brainscore.errors import BrainScoreError, ValidationError
+from brainscore.models.commitment import align_time_bins, repeat_time_bins
+from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
+from brainscore_vision.model_interface import BrainModel
+
+__all__ = ["LayerMappedModel", "LayerSelection"]
+
+
+class LayerMappedModel(BrainModel):
+    """Record a region from its layer (or layers, concatenated along ``neuroid``).
+
+    Parameters
+    ----------
+    identifier : str
+    activations_model : PytorchWrapper
+        (or any ``brainscore`` activations extractor).
+    region_layer_map : dict of str to str or list of str
+        E.g. ``{'IT': 'relu2'}`` or ``{'IT': ['linear', 'relu2']}``.
+    visual_degrees : float
+        The model's field of view (8).
+
+    ``look_at`` returns ``presentation x neuroid`` features with a ``region`` coordinate, and, when
+    ``start_recording`` was given time bins, a ``time_bin`` dim (a temporal network's bins averaged into
+    them, a static one's repeated).
+    """
+
+    def __init__(self, identifier: str, activations_model: Any, region_layer_map: Mapping[str, Any],
+                 visual_degrees: float = 8):
+        self.identifier = identifier
+        self.activations_model = activations_model
+        self.region_layer_map = dict(region_layer_map)
+        self._visual_degrees = float(visual_degrees)
+        self.recording_target: str | None = None
+        self.time_bins: list[tuple[int, int]] | None = None
+        if hasattr(activations_model, "set_visual_degrees"):
+            activations_model.set_visual_degrees(self._visual_degrees)
+
+    def visual_degrees(self) -> float:
+        return self._visual_degrees
+
+    def start_task(self, task: str, fitting_stimuli: Any = None) -> None:
+        """Only recording is supported (``task`` ``passive``)."""
+        if task != BrainModel.Task.passive:
+            raise NotImplementedError(f"LayerMappedModel records regions; it does not perform task {task!r}")
+
+    def start_recording(self, recording_target: str, time_bins: Sequence[tuple[int, int]] | None = None) -> None:
+        """Record ``recording_target`` (a region of ``region_layer_map``) from now on.
+
+        Raises
+        ------
+        ValidationError
+            For a region without layers.
+        """
+        if str(recording_target) not in self.region_layer_map:
+            raise ValidationError(f"model {self.identifier!r} maps no layer to region {recording_target!r}; mapped "
+                                  f"regions: {sorted(self.region_layer_map)}")
+        self.recording_target = str(recording_target)
+        self.time_bins = None if time_bins is None else [tuple(b) for b in time_bins]
+
+    def look_at(self, stimuli: Any, number_of_trials: int = 1, require_variance: bool = False) -> NeuroidAssembly:
+        if self.recording_target is None:
+            raise BrainScoreError(f"model {self.identifier!r}: call start_recording(region) before look_at")
+        layers = self.region_layer_map[self.recording_target]
+        layers = [layers] if isinstance(layers, str) else list(layers)
+        features = self.activations_model(stimuli, layers=layers, number_of_trials=number_of_trials,
+                                          require_variance=require_variance)
+        features = features.assign_coords(region=("neuroid", np.full(features.sizes["neuroid"],
+                                                                     self.recording_target, dtype=object)))
+        if self.time_bins is not None:
+            features = (align_time_bins(features, self.time_bins) if "time_bin" in features.dims
+                        else repeat_time_bins(features, self.time_bins))
+        return NeuroidAssembly(features)
+
+
+class LayerSelection:
+    """The best of ``layers`` for a region, by ``brainscore``'s layer selection (:func:`brainscore.scoring.selection.layer_scorer`).
+
+    Parameters
+    ----------
+    model_identifier : str
+    activations_model : PytorchWrapper
+    layers : sequence of str
+        Candidate layers, in depth order.
+    visual_degrees : float
+
+    ``selection(selection_identifier='IT')`` returns the chosen layer (scored on the region's
+    selection benchmarks, cached by content).
+
+    Raises (``__call__``)
+    ---------------------
+    NotImplementedError
+        If a ``benchmark`` is given: brainscore selects on the region's standard selection benchmarks.
+    """
+
+    def __init__(self, model_identifier: str, activations_model: Any, layers: Sequence[str], visual_degrees: float = 8):
+        self.model_identifier, self.activations_model = model_identifier, activations_model
+        self.layers, self.visual_degrees = list(layers), visual_degrees
+
+    def __call__(self, selection_identifier: str, benchmark: Any = None) -> str:
+        if benchmark is not None:
+            raise NotImplementedError("LayerSelection: brainscore selects a region's layer on that region's selection "
+                                      "benchmarks (brainscore.scoring.selection); a benchmark cannot be given")
+        from brainscore.models.commitment import ModelCommitment
+        from brainscore.scoring.selection import layer_scorer
+
+        commitment = ModelCommitment(self.model_identifier, self.activations_model, self.layers,
+                                     visual_degrees=self.visual_degrees, layer_scorer=layer_scorer)
+        return commitment.layer_for(selection_identifier)
