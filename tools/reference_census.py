@@ -33,7 +33,6 @@ or from Python (``tools/reference_suite.py`` does)::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -42,7 +41,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -81,27 +79,6 @@ def plugin_base(root: str | Path) -> Path:
             return base
     raise ValueError(f"{root} holds no models/, benchmarks/, data/ or metrics/ folder (nor a brainscore_vision/ "
                      f"with them): give the folder the reference's wheel was extracted to")
-
-
-def extract_wheel(wheel: str | Path, destination: str | Path | None = None) -> Path:
-    """Extract the reference's wheel (once) into ``destination`` (default: a folder named by its sha256 beside it).
-
-    Returns the folder holding ``brainscore_vision/``. Members that would land outside it are refused.
-    """
-    wheel = Path(wheel).expanduser().resolve()
-    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()[:16]
-    destination = Path(destination) if destination else wheel.parent / f"{wheel.stem}-{digest}"
-    done = destination / ".extracted"
-    if not done.is_file():
-        destination.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(wheel) as archive:
-            for member in archive.namelist():
-                target = (destination / member).resolve()
-                if not target.is_relative_to(destination.resolve()):
-                    raise ValueError(f"{wheel}: member {member!r} would be written outside {destination}")
-            archive.extractall(destination)
-        done.write_text(digest)
-    return destination
 
 
 def folders(root: str | Path, kinds=KINDS, names=None) -> list[tuple[str, str]]:
@@ -159,6 +136,7 @@ def census(root: str | Path, kinds=KINDS, import_only: bool = True, mode: str | 
             if not line.startswith("{"):
                 continue
             row = json.loads(line)
+            row["reason"] = row.get("detail", "")  # the name tools/reference_suite.py reads
             rows.append(row)
             if progress is not None:
                 progress(row)
@@ -404,7 +382,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--root", help="the folder the reference's wheel was extracted to")
-    source.add_argument("--wheel", help="the brainscore-vision wheel (extracted once beside it)")
+    source.add_argument("--wheel", help="the brainscore-vision wheel (extracted once beside it, by "
+                                        "tools/reference_suite.py's extract)")
     parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated among models,benchmarks,data,metrics")
     parser.add_argument("--names", help="comma-separated folder names (default: all)")
     parser.add_argument("--mode", choices=("import", "build"), default="import")
@@ -418,7 +397,14 @@ def main(argv=None) -> int:
         return 0
     if args.root is None and args.wheel is None:
         parser.error("give --root (an extracted wheel) or --wheel")
-    root = args.root if args.root is not None else extract_wheel(args.wheel)
+    if args.root is None:  # the runner's extraction (checked: no links, nothing outside the folder)
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import reference_suite
+
+        wheel = Path(args.wheel).expanduser().resolve()
+        root = reference_suite.extract(wheel, wheel.parent / f"{wheel.stem}-extracted")
+    else:
+        root = args.root
     kinds = tuple(k for k in args.kinds.split(",") if k)
     unknown = set(kinds) - set(KINDS)
     if unknown:

@@ -13,8 +13,23 @@ from urllib.parse import urlparse
 from brainscore.errors import HashMismatchError
 
 from .s3 import _hashes, locate_by_sha1
+from .stimuli import StimulusSet, StimulusSetLoader
 
-__all__ = ["get_stimulus_set", "get_assembly", "fetch_file", "unzip", "verify_sha1"]
+
+def resolve_stimulus_set_class(name: str = "StimulusSet") -> type:
+    """The stimulus set class named ``name`` (the reference's lookup; only ``StimulusSet`` exists).
+
+    Raises
+    ------
+    ValueError
+        For any other name.
+    """
+    if name != "StimulusSet":
+        raise ValueError(f"unknown stimulus set class {name!r}; only 'StimulusSet' exists")
+    return StimulusSet
+
+__all__ = ["get_stimulus_set", "get_assembly", "fetch_file", "unzip", "verify_sha1", "StimulusSetLoader",
+           "resolve_stimulus_set_class"]
 
 
 def get_stimulus_set(identifier: str):
