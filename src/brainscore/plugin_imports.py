@@ -68,7 +68,7 @@ class ImportFailure:
             return (f"{plugin} failed to import because of this installation, not the plugin's code: {self.summary}"
                     + (f" (raised in {self.where})" if self.where else ""))
         return (f"{plugin} failed to import: {self.summary}" + (f" (at {self.where})" if self.where else "")
-                + ". Fix that plugin's code, or remove it from the plugin path")
+                + ". Fix that plugin, or remove it from the plugin path")
 
 
 def import_failure(error: BaseException, folder: Path | None = None) -> ImportFailure:
@@ -84,6 +84,8 @@ def import_failure(error: BaseException, folder: Path | None = None) -> ImportFa
     from brainscore.errors import BrainScoreError, DataNotFoundError, HashMismatchError, NetworkError
 
     summary = " ".join(f"{type(error).__name__}: {error}".split())
+    if getattr(error, "plugin_fault", False):  # e.g. a folder name Python cannot import (plugin_sources)
+        return ImportFailure(summary, environment=False)
     if isinstance(error, (DataNotFoundError, HashMismatchError, NetworkError)):
         return ImportFailure(summary, environment=True)
     if isinstance(error, ImportError):

@@ -351,8 +351,10 @@ def check_folder_name(folder: Path | None) -> None:
     """
     if folder is not None and "." in folder.name:
         package, module = folder.name.split(".", 1)
-        raise ImportError(f"its name {folder.name!r} has a '.', which Python reads as a module {module!r} of a package "
-                          f"{package!r}; rename the folder, e.g. to {folder.name.replace('.', '_')!r}")
+        error = ImportError(f"its name {folder.name!r} has a '.', which Python reads as a module {module!r} of a "
+                            f"package {package!r}; rename the folder, e.g. to {folder.name.replace('.', '_')!r}")
+        error.plugin_fault = True  # the plugin's, though raised here (brainscore.plugin_imports.import_failure)
+        raise error
 
 
 def check_reference_api() -> None:
