@@ -200,9 +200,11 @@ def main(argv: list[str] | None = None) -> int:
                  "commits_layers": callable(getattr(model, "layer_for", None))}
     except Exception as error:  # noqa: BLE001 - the model's failure to load, told to the scorer
         traceback.print_exc()
+        failure = load_failure(error)
+        print(failure["message"], file=sys.stderr)  # the log's last line, which the website quotes as the failure
         sys.stderr.flush()
         try:
-            channel.send({"error": load_failure(error)})
+            channel.send({"error": failure})
         except ChannelClosed:
             pass
         return 1
