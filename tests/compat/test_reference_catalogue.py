@@ -11,7 +11,6 @@ same files are refused, and the score names the stand-ins in its provenance.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -24,30 +23,14 @@ from brainscore import registry
 from brainscore.errors import DataNotFoundError, HashMismatchError
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 SMALLNET = HERE / "plugin_folder"
 NEURAL, BEHAVIOURAL = "MajajHong2015public.IT-pls", "Rajalingham2018public-i2n"
 
 
-def _suite():
-    spec = importlib.util.spec_from_file_location("reference_suite", ROOT / "tools" / "reference_suite.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["reference_suite"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
+def reference(reference_tree, tmp_path_factory):
     """The wheel's brainscore_vision/ (extracted), the stand-ins written into a mirror, and their declarations."""
-    suite = _suite()
-    wheel = suite.wheel_path()
-    if not wheel.is_file():
-        message = f"the reference's wheel is not in {wheel.parent}: `python tools/reference_suite.py --fetch-only`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    base = suite.extract(wheel, tmp_path_factory.mktemp("reference") / "wheel") / "brainscore_vision"
+    base = reference_tree
     sys.path.insert(0, str(HERE))
     try:
         import reference_stand_ins

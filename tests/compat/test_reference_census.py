@@ -12,7 +12,6 @@ The wheel comes as for tests/compat/test_reference_suite.py (``.ci/run`` fetches
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -40,17 +39,10 @@ def _module(name: str):
 
 
 @pytest.fixture(scope="module")
-def rows(tmp_path_factory):
-    suite, census = _module("reference_suite"), _module("reference_census")
-    wheel = suite.wheel_path()
-    if not wheel.is_file():
-        message = f"the reference's wheel is not in {wheel.parent}: `python tools/reference_suite.py --fetch-only`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    root = suite.extract(wheel, tmp_path_factory.mktemp("reference") / "wheel")
+def rows(reference_tree, tmp_path_factory):
+    census = _module("reference_census")
     home = tmp_path_factory.mktemp("census-home")
-    found = census.census(root, import_only=True, timeout_s=120, jobs=2,
+    found = census.census(reference_tree, import_only=True, timeout_s=120, jobs=2,
                           env={"BRAINSCORE_HOME": str(home), "BRAINSCORE_OFFLINE": "1"})
     print(census.render_table(found))
     return found

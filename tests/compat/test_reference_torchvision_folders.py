@@ -13,7 +13,6 @@ the native list: the same tensor), each computed in a home of its own (no shared
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -36,25 +35,10 @@ TWINS = {"alexnet": ("torchvision:alexnet-untrained", "features.12"),
 PLUGIN_LAYERS = {"alexnet": "features.12", "resnet18_random": "layer4"}
 
 
-def _suite():
-    spec = importlib.util.spec_from_file_location("reference_suite", ROOT / "tools" / "reference_suite.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["reference_suite"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory):
+def folders(reference_tree, tmp_path_factory):
     """(plugin folder with the two reference model folders, environment with the weights mirror and stand-ins)."""
-    suite = _suite()
-    wheel = suite.wheel_path()
-    if not wheel.is_file():
-        message = f"the reference's wheel is not in {wheel.parent}: `python tools/reference_suite.py --fetch-only`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    base = suite.extract(wheel, tmp_path_factory.mktemp("reference") / "wheel") / "brainscore_vision"
+    base = reference_tree
     plugins = tmp_path_factory.mktemp("plugins")
     for name in TWINS:
         shutil.copytree(base / "models" / name, plugins / "models" / name)
@@ -152,10 +136,8 @@ def test_a_website_submission_of_the_reference_folders_equals_the_native_untrain
     """``brainscore serve`` with the weights mirror and the stand-in declaration; each folder zipped and submitted
     with ``brainscore submit``. A third folder imports a name of the reference's API brainscore lacks: its failure
     says the fault is the server's installation, not the submission's, and names no server path."""
-    import httpx
-
     from browser_helpers import wait_until_serving
-    from web_helpers import csrf
+    from web_helpers import upload_token
 
     plugins, env = folders
     broken = tmp_path / "submitted" / "gap_model"
@@ -174,11 +156,7 @@ def test_a_website_submission_of_the_reference_folders_equals_the_native_untrain
     bodies = {}
     try:
         wait_until_serving(url, server, tmp_path / "server.log")
-        with httpx.Client(base_url=url) as client:
-            client.post("/register", data={"username": "ref-user", "password": "correct horse",
-                                           "email": "ref-user@example.org", "csrf_token": csrf(client, "/register")})
-            page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
-            token = re.search(r'id="token">([^<]+)<', page).group(1)
+        token = upload_token(url, "ref-user")
         for name, folder in [*((n, plugins / "models" / n) for n in TWINS), ("gap_model", broken)]:
             result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(folder), "--server", url,
                                      "--token", token, "--benchmarks", BENCHMARK, "--wait"],

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import socket
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 from brainscore import config
+from brainscore.caching.atomic import atomic_copy
 from brainscore.data import stand_ins
 from brainscore.errors import HashMismatchError, NetworkError
 
@@ -89,17 +89,6 @@ def _unreachable(filename: str, url: str) -> NetworkError:
     return NetworkError(f"weights file {filename} ({url}) is not downloaded: {why}; {_mirror_setting_note()}")
 
 
-def _copy(source: Path, destination: str | Path) -> None:
-    destination = Path(destination)
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    partial = destination.with_name(f".{destination.name}.{os.getpid()}.part")
-    try:
-        shutil.copyfile(source, partial)
-        os.replace(partial, destination)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 def _hub_mirror_file(url: str, filename: str | None = None, hash_prefix: str | None = None,
                      stand_in: bool = True) -> Path | None:
     """The weights mirror's copy of the torch hub file at ``url``, checked against the sha256 prefix of its official
@@ -130,7 +119,7 @@ def guard_torch_hub(download):
     def download_url_to_file(url, dst, hash_prefix=None, progress=True):
         found = _hub_mirror_file(url, hash_prefix=hash_prefix, stand_in=False)
         if found is not None:
-            _copy(found, dst)
+            atomic_copy(found, Path(dst))
             return None
         if not reachable(url):
             raise _unreachable(os.path.basename(urlparse(url).path), url)

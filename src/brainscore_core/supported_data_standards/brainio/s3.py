@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import warnings
 from pathlib import Path
 from typing import Callable
 
 from brainscore import config
+from brainscore.caching.atomic import atomic_copy
 from brainscore.data import stand_ins, store
 from brainscore.data.io import load_packaged_stimulus_set
 from brainscore.data.packaging import ASSEMBLY_CLASSES, load_packaged_assembly
@@ -376,13 +376,7 @@ def _place(source: Path, destination: Path, sha1: str | None) -> None:
         return
     if destination.is_file() and _hashes(destination)[0] == (sha1 or _hashes(source)[0]):
         return
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    partial = destination.with_name(f".{destination.name}.{os.getpid()}.part")
-    try:
-        shutil.copyfile(source, partial)
-        os.replace(partial, destination)
-    finally:
-        partial.unlink(missing_ok=True)
+    atomic_copy(source, destination)
 
 
 def load_file_from_s3(bucket: str, path: str, local_filepath: str | Path, sha1: str | None = None,
