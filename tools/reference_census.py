@@ -188,7 +188,7 @@ def gaps(rows: list[dict]) -> Counter:
 
 # ----------------------------------------------------------------------------------------------- the server side
 
-def _one_line(text: str, limit: int = 400) -> str:
+def _one_line(text: str, limit: int = 1200) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
