@@ -57,3 +57,14 @@ def _tiny_unmapped(**kwargs):
     kwargs.setdefault("visual_degrees", 8)
     return pytorch_commitment(UNMAPPED, _network(), ["features.1", "features"],
                               preprocessing=Preprocessing("imagenet", 64), **kwargs)
+
+
+def pretend_one_gpu() -> None:
+    """Make this process's torch claim one CUDA GPU (none is there): a stand-in for a GPU worker in device checks.
+
+    Run on a chosen Dask worker with ``client.run(runner_helpers.pretend_one_gpu, workers=[address])``.
+    """
+    import torch
+
+    torch.cuda.is_available = lambda: True
+    torch.cuda.device_count = lambda: 1

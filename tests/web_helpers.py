@@ -1,4 +1,4 @@
-"""What the website's tests share: zips (the README's example plugin and hostile archives), scored models in a
+"""What the website's tests share: zips (the example plugin of docs/examples and hostile archives), scored models in a
 results database, and registering or reading a form's CSRF token through a test client."""
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def upload_token(url: str, name: str) -> str:
 
 
 def plugin_zip(identifier: str = "my-tiny-net", package: str = "my_tiny_net", extra: dict | None = None) -> bytes:
-    """The README's tiny network as a plugin zip, registering ``identifier`` in folder ``package``."""
+    """The tiny network of docs/models.md as a plugin zip, registering ``identifier`` in folder ``package``."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(EXAMPLE_PLUGIN.iterdir()):

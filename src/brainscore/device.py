@@ -22,7 +22,7 @@ from typing import Any
 
 from brainscore.errors import ValidationError
 
-__all__ = ["Device", "DeviceError", "resolve", "is_cuda", "for_worker", "host_to_device", "gpu_batch_size",
+__all__ = ["Device", "DeviceError", "resolve", "named", "is_cuda", "for_worker", "host_to_device", "gpu_batch_size",
            "GPU_BYTES_PER_IMAGE", "GPU_BATCH_LIMITS"]
 
 #: Device memory one image of a batch may take (input, activations of the hooked layers and the
@@ -89,8 +89,9 @@ def resolve(device: Any, *, option: str = "device") -> Device | None:
     return _checked(str(device), option)
 
 
-def _checked(name: str, option: str) -> Device:
-    """``name`` checked against torch (see :func:`resolve`); the one place a device name meets torch."""
+def _checked(name: str, option: str, here: bool = True) -> Device:
+    """``name`` checked against torch (see :func:`resolve`; ``here`` False: the name only, :func:`named`);
+    the one place a device name meets torch."""
     flag = option.startswith("-")  # a command-line option: "--device cuda"; the API's keyword: "device='cuda'"
     shown = f"{option} {name}" if flag else f"{option}={name!r}"
     leave_out = f"leave out {option}" if flag else f"leave {option}=None"
@@ -104,7 +105,7 @@ def _checked(name: str, option: str) -> Device:
     except (RuntimeError, TypeError) as error:
         raise DeviceError(f"{shown} is not a torch device ({error}); use e.g. cpu, cuda or cuda:0",
                           name) from None
-    if parsed.type == "cuda":
+    if parsed.type == "cuda" and here:
         if not torch.cuda.is_available():
             build = f"built with CUDA {torch.version.cuda}" if torch.version.cuda else "built without CUDA"
             raise DeviceError(f"{shown}: torch {torch.__version__} ({build}) sees no CUDA GPU on this "
@@ -113,6 +114,24 @@ def _checked(name: str, option: str) -> Device:
         if parsed.index is not None and parsed.index >= count:
             raise DeviceError(f"{shown}: torch sees {count} CUDA GPU(s), numbered 0 to {count - 1}", name)
     return Device(name)
+
+
+def named(device: Any, *, option: str = "device") -> Device | None:
+    """``device`` checked as a name only (torch knows it), for work that runs on other machines; None stays None.
+
+    A run on a cluster is started from a machine (a login node) that need not have the GPU its
+    workers have, so there only the name is checked; each worker resolves it again where it
+    computes (a :class:`Device` pickles as plain text), and ``brainscore run`` asks the workers first
+    (:func:`brainscore.runner.watch.check_device`).
+
+    Raises
+    ------
+    DeviceError
+        If torch does not know the name (e.g. ``"cdua"``).
+    """
+    if device is None or isinstance(device, Device):
+        return device
+    return _checked(str(device), option, here=False)
 
 
 def is_cuda(device: str | None) -> bool:

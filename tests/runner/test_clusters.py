@@ -1,5 +1,6 @@
 """Where a run's workers come from: the jobqueue path up to the job script, and the LocalCluster's size."""
 import dask
+import dask_jobqueue  # noqa: F401 - its defaults are in dask's configuration before a test sets and restores it
 import pytest
 
 from brainscore.errors import ValidationError
@@ -22,7 +23,7 @@ jobqueue:
 def test_slurm_cluster_from_the_users_jobqueue_yaml_asks_for_the_configured_resources(tmp_path):
     path = tmp_path / "jobqueue.yaml"
     path.write_text(JOBQUEUE_YAML)
-    config = dask.config.collect([str(path)], env={})
+    config = dask.config.merge(dask.config.config, dask.config.collect([str(path)], env={}))  # over the defaults
     with dask.config.set(config):
         cluster = clusters.jobqueue_cluster("slurm", workers=0, gpus=True,
                                             scheduler_options={"host": "127.0.0.1", "dashboard_address": None})
@@ -41,8 +42,37 @@ def test_slurm_cluster_from_the_users_jobqueue_yaml_asks_for_the_configured_reso
     assert "--nthreads 8" in command and "--resources GPU=1" in command  # one model per GPU
 
 
+def _job_script(**kwargs) -> str:
+    cluster = clusters.jobqueue_cluster("slurm", workers=0, scheduler_options={"host": "127.0.0.1",
+                                                                            "dashboard_address": None}, **kwargs)
+    try:
+        return cluster.job_script()
+    finally:
+        cluster.close()
+
+
+def test_a_cpu_job_runs_the_local_clusters_layout_one_single_threaded_worker_per_core_and_one_model_slot():
+    """Issue 30: jobqueue's default (about sqrt(cores) workers of several threads) ran forward passes side by side."""
+    command = _job_script(cores=16, memory="64GiB", processes=None).splitlines()[-1]
+    assert "--nworkers 16" in command and "--nthreads 1 " in command
+    assert "--preload brainscore.runner.workers" in command and "--resources" not in command
+    assert "--nworkers 5 " in _job_script(cores=16, memory="20GiB").splitlines()[-1]  # at most one per 4 GiB
+    mine = _job_script(cores=16, memory="64GiB", processes=4).splitlines()[-1]  # the user's choice stays
+    assert "--nthreads 4" in mine and "--nworkers 4" in mine
+    gpu = _job_script(cores=8, memory="64GiB", gpus=True).splitlines()[-1]
+    assert "--nworkers" not in gpu and "--nthreads 8" in gpu and "--resources GPU=1" in gpu
+
+
+def test_the_resources_a_run_waits_for_follow_the_kind_of_cluster():
+    assert clusters.resources_needed(None, None, 0) == {"MODEL"}          # a local CPU cluster's worker 0
+    assert clusters.resources_needed(None, None, 1) == {"MODEL", "GPU"}   # a local GPU node's layout
+    assert clusters.resources_needed(None, "slurm", 0) == {"MODEL"}       # each job's first worker (the preload)
+    assert clusters.resources_needed(None, "slurm", 1) == {"GPU"}         # every worker of a GPU job
+    assert clusters.resources_needed("tcp://h:8786", None, 1) == set()    # whatever its owner gave its workers
+
+
 def test_unknown_cluster_kind_is_a_clear_error():
-    with pytest.raises(ValidationError, match="slurm, pbs, sge"):
+    with pytest.raises(ValidationError, match="slurm, pbs, sge, lsf"):
         clusters.jobqueue_cluster("kubernetes")
 
 

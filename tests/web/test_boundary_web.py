@@ -1,7 +1,7 @@
 """Scores no submitter can forge (issue 32), submitted through the website: a real server app (its upload route,
 its dispatcher, a Dask cluster, the sandboxed model server and the trusted scorer of each pair).
 
-Five hostile models, each the README's tiny network with an attack wrapped around ``look_at``, and one honest copy:
+Five hostile models, each the tiny network of docs/models.md with an attack wrapped around ``look_at``, and one honest copy:
 
 - ``forge`` prints the outcome line that once recorded any score (``{"event": "done", ..., "score": 1e6}``) and exits;
 - ``nan`` answers with NaN responses; ``shape`` answers for fewer stimuli than it was shown;
@@ -84,7 +84,7 @@ def attack(model, stimuli, answer):  # the channel's descriptor is on the model 
 
 
 def hostile_model(kind: str, constants: dict) -> str:
-    """The README's tiny network's model.py with ``attack(model, stimuli, answer)`` run in its look_at (an attack
+    """The tiny network's model.py (docs/models.md) with ``attack(model, stimuli, answer)`` run in its look_at (an attack
     that returns an assembly answers with it)."""
     values = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
     return ((EXAMPLE_PLUGIN / "model.py").read_text() + "\nimport json, os\nimport numpy as np\n" + values

@@ -21,8 +21,9 @@ def add_parser(subparsers) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--scheduler", default=None, metavar="ADDR", help="an existing Dask scheduler, e.g. "
                                                                          "tcp://host:8786")
-    where.add_argument("--cluster", choices=["slurm", "pbs", "sge"], default=None,
-                       help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml")
+    where.add_argument("--cluster", choices=["slurm", "pbs", "sge", "lsf"], default=None,
+                       help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml "
+                            "(docs/cluster.md)")
     parser.add_argument("--workers", type=_worker_count, default=None,
                         help="worker processes (local) or jobs (--cluster); default: sized to the machine")
     parser.add_argument("--memory-per-worker", type=_memory_size, default=None, metavar="SIZE",
@@ -30,7 +31,11 @@ def add_parser(subparsers) -> None:
                              "else the machine's memory shared among the workers, at least 4 GiB for the one "
                              "running networks); in-worker budgets follow it")
     parser.add_argument("--device", default=None, help="torch device of the models and of the metrics and ceilings, "
-                                                        "e.g. cuda (one model per GPU); default: numpy metrics")
+                                                        "e.g. cuda (one model per GPU; with --scheduler or --cluster "
+                                                        "checked on the workers); default: numpy metrics")
+    parser.add_argument("--wait-for-workers", type=float, default=None, metavar="SECONDS",
+                        help="how long to wait for the workers the run needs, at its start (batch jobs still "
+                             "queued) and when the last one holding a needed resource leaves (default 3600)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per pair as it finishes "
                                                             "(the table goes to stderr)")
     parser.add_argument("--rerun", action="store_true", help="score pairs already recorded again")
@@ -79,15 +84,19 @@ def run(args) -> int:
 
     for module in args.preload:
         importlib.import_module(module)
-    from brainscore.device import is_cuda, resolve
+    from brainscore.device import is_cuda, named, resolve
+    from brainscore.runner import watch
 
-    device = resolve(args.device, option="--device")  # the one check: no GPU for cuda is a clear error now
+    elsewhere = bool(args.scheduler or args.cluster)
+    # here the one check (no GPU for cuda is a clear error now); on a cluster the name only: the workers
+    # have the GPUs, not the machine the run is started from, and are asked once they are there
+    device = (named if elsewhere else resolve)(args.device, option="--device")
     pairs = runner.pairs(args.models, args.benchmarks, device=device)
     gpus = 0
     if is_cuda(device):
         import torch
 
-        gpus = max(1, torch.cuda.device_count())
+        gpus = 1 if elsewhere else max(1, torch.cuda.device_count())
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
     stats: dict = {}
     client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload,
@@ -95,7 +104,9 @@ def run(args) -> int:
     try:
         summaries = runner.run(pairs, client, store=runner.open_outcome_store(), rerun=args.rerun, on_result=on_result,
                                progress=True, gpu=bool(gpus),
-                               stream=_Quiet() if args.no_progress else None, stats=stats, **_sandbox(args))
+                               stream=_Quiet() if args.no_progress else None, stats=stats, **_sandbox(args),
+                               needs=clusters.resources_needed(args.scheduler, args.cluster, gpus),
+                               wait_s=watch.DEFAULT_WAIT_S if args.wait_for_workers is None else args.wait_for_workers)
     finally:
         # workers still finishing their last task at shutdown are killed; that is expected, not news
         logging.getLogger("distributed.nanny").setLevel(logging.ERROR)

@@ -2,64 +2,41 @@
 
 - default: :class:`distributed.LocalCluster` of worker *processes* (one task at a time each, so a
   worker that dies takes one task with it). Each worker computes with the numerics of a lone
-  process (:func:`worker_environment`): torch uses the ``torch_threads`` setting's threads and BLAS its own
-  default, so a run's scores equal ``brainscore score``'s bit for bit (float sums are ordered by
-  the thread count). Workers may then run more threads than there are cores; OpenMP threads wait
+  process (:func:`~brainscore.runner.workers.lone_environment`): torch uses the ``torch_threads``
+  setting's threads and BLAS its own default, so a run's scores equal ``brainscore score``'s bit
+  for bit (float sums are ordered by the thread count); on every other cluster a worker plugin
+  does the same (:func:`connect`, :mod:`brainscore.runner.workers`). Workers may then run more
+  threads than there are cores; OpenMP threads wait
   passively (``OMP_WAIT_POLICY=PASSIVE``), so they sleep rather than spin while another worker
   computes. On the CPU one worker holds the resource ``MODEL``, which every task that runs a network
   asks for: forward passes run one at a time with all cores, metrics beside them;
 - ``scheduler="tcp://host:8786"``: an existing cluster; its workers must share ``$BRAINSCORE_HOME``
-  and the data mirror with this process;
-- ``cluster="slurm" | "pbs" | "sge"``: a dask-jobqueue cluster configured entirely by the user's
+  and the data mirror with this process (``dask worker ADDR --nworkers N --nthreads 1 --preload
+  brainscore.runner.workers`` gives each machine the local cluster's layout);
+- ``cluster="slurm" | "pbs" | "sge" | "lsf"``: a dask-jobqueue cluster configured by the user's
   dask configuration (``~/.config/dask/jobqueue.yaml``, section ``jobqueue.<name>``: queue, cores,
-  memory, walltime, ``job_extra_directives`` such as ``--gres=gpu:1``), scaled to ``workers`` jobs.
+  memory, walltime, ``job_extra_directives`` such as ``--gres=gpu:1``), kept at ``workers`` jobs
+  (:func:`jobqueue_cluster`). The guide is ``docs/cluster.md``.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Sequence
 
 from brainscore import config
 from brainscore.errors import ValidationError
+from brainscore.runner.workers import (BLAS_THREADS, CPU, GPU, METRIC_NICENESS, MODEL, TORCH_THREADS,  # noqa: F401
+                                       lone_environment, lone_process_plugin, remote_environment, yield_to_model)
 
-JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster"}
-#: The environment variable of the torch thread count (the ``torch_threads`` setting of brainscore.config).
-TORCH_THREADS = config.SETTINGS["torch_threads"].env
-#: Thread counts of the BLAS and OpenMP libraries, which Dask sets to 1 in every worker by default.
-BLAS_THREADS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-#: The resource that the one worker of a machine that runs networks holds (see :func:`local_cluster`).
-MODEL = "MODEL"
-#: The resource of a GPU's second worker: metric kernels that gain on a GPU (:mod:`brainscore.runner.placement`).
-GPU = "GPU"
-#: The resource of a GPU node's CPU workers (GPUs hidden): ceilings, metrics and bootstraps on the host.
-CPU = "CPU"
-#: How much lower the scheduling priority of a local CPU cluster's metric workers is (:func:`yield_to_model`).
-METRIC_NICENESS = 10
+JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster"}
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
 WORKER_MEMORY_GIB = 4
-
-
-def worker_environment() -> dict[str, str | None]:
-    """The environment a LocalCluster's worker processes start with: the numerics and speed of a lone process.
-
-    - ``BRAINSCORE_TORCH_THREADS``: this process's :func:`brainscore.config.torch_threads`, so
-      every worker runs torch with the same count whatever its own configuration;
-    - ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``: this process's values where
-      set, else unset (None), so BLAS uses its own default as in a lone process (Dask's default of 1
-      would order the metric's float sums differently);
-    - ``OMP_WAIT_POLICY=PASSIVE`` unless set: with more threads than cores over all workers, OpenMP
-      threads sleep at barriers instead of spinning;
-    - ``MALLOC_TRIM_THRESHOLD_``: this process's value where set, else unset. Dask sets 65536 to hand
-      freed memory back to the system sooner, which also turns off glibc's adaptive mmap threshold:
-      every tensor above 128 KiB is then mapped and page-faulted anew on each forward pass, and
-      EfficientNet-Lite0's extraction took twice as long in a worker (41 s against 20 s on a V4
-      session's 1,200 images).
-    """
-    env: dict[str, str | None] = {name: os.environ.get(name) for name in (*BLAS_THREADS, "MALLOC_TRIM_THRESHOLD_")}
-    env[TORCH_THREADS] = str(config.torch_threads())
-    env["OMP_WAIT_POLICY"] = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")
-    return env
+#: The module every batch job's worker preloads: one worker per job holds MODEL
+#: (:func:`brainscore.runner.workers.dask_setup`).
+SLOT_PRELOAD = "brainscore.runner.workers"
+#: What a local cluster's workers start with: the numerics of a lone process
+#: (:func:`brainscore.runner.workers.lone_environment`).
+worker_environment = lone_environment
 
 
 @dataclass(frozen=True)
@@ -245,27 +222,6 @@ def dask_setup(worker) -> None:
         yield_to_model()
 
 
-def yield_to_model(niceness: int = METRIC_NICENESS) -> None:
-    """Lower the scheduling priority of every thread of this process (Linux ``nice``) by ``niceness``.
-
-    Run in the workers of a local CPU cluster that do not hold :data:`MODEL`: the forward pass runs
-    torch on every core, and an OpenMP parallel region waits for its slowest thread, so a metric
-    computing beside it at the same priority stalls the whole pass. At a lower priority the metric
-    runs on what the pass leaves idle, and at full speed when no pass runs. Threads made later
-    (BLAS, torch) inherit the priority of the thread that makes them. Scheduling only: no number
-    changes. Does nothing where threads cannot be listed or reniced.
-    """
-    import contextlib
-
-    tasks = "/proc/self/task"
-    if not os.path.isdir(tasks):
-        return
-    for tid in os.listdir(tasks):
-        with contextlib.suppress(OSError, ValueError):
-            current = os.getpriority(os.PRIO_PROCESS, int(tid))
-            os.setpriority(os.PRIO_PROCESS, int(tid), min(19, current + niceness))
-
-
 def model_resources(client) -> dict[str, int] | None:
     """The resources a task that runs a network should ask for on ``client``'s cluster, or None.
 
@@ -280,10 +236,25 @@ def model_resources(client) -> dict[str, int] | None:
 
 
 def jobqueue_cluster(name: str, workers: int = 1, gpus: bool = False, **kwargs):
-    """A dask-jobqueue cluster of ``name`` (``slurm``, ``pbs``, ``sge``) from the user's dask configuration.
+    """A dask-jobqueue cluster of ``name`` (``slurm``, ``pbs``, ``sge``, ``lsf``) from the user's dask configuration.
 
-    ``kwargs`` override the configuration (tests pass ``cores``, ``memory``). With ``gpus``, each
-    worker advertises ``GPU=1`` so that one model runs per GPU.
+    The configuration's section ``jobqueue.<name>`` (``~/.config/dask/jobqueue.yaml``) says what a
+    job asks for (queue, ``cores``, ``memory``, walltime, directives); ``kwargs`` override it (tests
+    pass ``cores``, ``memory``). What brainscore adds, so that a job computes as a local cluster on
+    the same cores does (issue 30: SLURM took 1.63 times the local cluster's time on the same cores):
+
+    - ``processes`` (workers per job), where the configuration leaves it unset: on the CPU one
+      single-threaded worker per core and per :data:`WORKER_MEMORY_GIB` GiB of the job's memory
+      (:func:`worker_layout`, as a local cluster on a node of the job's size); with ``gpus``, one.
+      dask-jobqueue's own default (about the square root of ``cores``, each with several threads)
+      would run two forward passes or a pass and a metric in one process, contending for its threads;
+    - ``--preload brainscore.runner.workers`` on the CPU: the first worker of each job holds
+      ``MODEL``, the others compute metrics at a lower priority (:func:`brainscore.runner.workers.dask_setup`);
+    - ``--resources GPU=1`` with ``gpus``: one model per GPU.
+
+    The cluster is kept at ``workers`` jobs with :meth:`adapt` (minimum = maximum), so a job that
+    ends (its walltime, or the workers' ``--lifetime``) is replaced by a new one; ``workers=0``
+    submits nothing (e.g. to print :meth:`job_script`).
 
     Raises
     ------
@@ -296,21 +267,48 @@ def jobqueue_cluster(name: str, workers: int = 1, gpus: bool = False, **kwargs):
         import dask_jobqueue
     except ImportError as error:
         raise ValidationError("--cluster needs dask-jobqueue: pip install dask-jobqueue") from error
-    if gpus:
-        extra = list(kwargs.pop("worker_extra_args", []) or [])
-        kwargs["worker_extra_args"] = extra + ["--resources", "GPU=1"]
+    import dask
+    from dask.utils import parse_bytes
+
+    section = f"jobqueue.{name}"
+    cores, memory = (kwargs.get(key, dask.config.get(f"{section}.{key}", None)) for key in ("cores", "memory"))
+    if kwargs.get("processes") is None and dask.config.get(f"{section}.processes", None) is None and cores and memory:
+        kwargs["processes"] = 1 if gpus else len(worker_layout(0, int(cores), parse_bytes(memory)))
+    extra = kwargs.pop("worker_extra_args", None)
+    if extra is None:  # the configuration's (an argument replaces it, as in dask-jobqueue)
+        extra = dask.config.get(f"{section}.worker-extra-args", None) or []
+    extra = list(extra)
+    kwargs["worker_extra_args"] = extra + (["--resources", f"{GPU}=1"] if gpus else ["--preload", SLOT_PRELOAD])
     cluster = getattr(dask_jobqueue, JOBQUEUE[name])(**kwargs)
     if workers:
-        cluster.scale(jobs=int(workers))
+        cluster.adapt(minimum_jobs=int(workers), maximum_jobs=int(workers))
     return cluster
+
+
+def resources_needed(scheduler: str | None, cluster: str | None, gpus: int) -> frozenset[str]:
+    """The resources a run waits for some worker to hold before it starts (:func:`brainscore.runner.watch.wait_for_workers`).
+
+    A local cluster starts with its layout (:func:`worker_layout`): ``MODEL`` on the CPU, ``MODEL``
+    and ``GPU`` with GPUs. A batch job's first worker holds ``MODEL`` on the CPU and every worker of
+    a GPU job ``GPU``. An existing scheduler's workers hold what their owner gave them, if anything:
+    any worker will do (its tasks ask only for what some worker holds, :mod:`brainscore.runner.placement`).
+    """
+    if scheduler:
+        return frozenset()
+    if not cluster:
+        return frozenset({MODEL, GPU} if gpus else {MODEL})
+    return frozenset({GPU} if gpus else {MODEL})
 
 
 def connect(scheduler: str | None = None, cluster: str | None = None, workers: int | None = None,
             gpus: int = 0, preload: Sequence[str] = (), model_slot: bool = True, memory_per_worker: int | None = None):
     """A ``(client, cluster)`` pair for a run (``cluster`` None when connecting to an existing scheduler).
 
-    ``model_slot`` and ``memory_per_worker`` (bytes) are passed to :func:`local_cluster`. Close both
-    when done (the client first).
+    ``model_slot`` and ``memory_per_worker`` (bytes) are passed to :func:`local_cluster`. On every
+    cluster the client registers the worker plugin that makes each worker, present or joining later,
+    compute with the numerics of a lone process (:func:`brainscore.runner.workers.lone_process_plugin`:
+    this process's settings; on other machines, their own cores), then one that imports each
+    ``preload`` module. Close both when done (the client first).
     """
     from distributed import Client
 
@@ -319,15 +317,28 @@ def connect(scheduler: str | None = None, cluster: str | None = None, workers: i
     if workers is not None and int(workers) < 1:
         raise ValidationError(f"--workers must be at least 1, got {workers}; leave it out for a count sized to "
                               f"the machine")
-    if scheduler:
-        client = Client(scheduler)
-        for module in preload:
-            client.register_plugin(_preload_plugin(module))
-        return client, None
-    made = (jobqueue_cluster(cluster, workers or 1, gpus=bool(gpus)) if cluster
-            else local_cluster(workers, gpus=gpus, preload=preload, model_slot=model_slot,
-                                memory_per_worker=memory_per_worker))
-    return Client(made), made
+    made = None
+    if cluster:
+        made = jobqueue_cluster(cluster, workers or 1, gpus=bool(gpus))
+    elif not scheduler:
+        made = local_cluster(workers, gpus=gpus, preload=preload, model_slot=model_slot,
+                             memory_per_worker=memory_per_worker)
+        preload = ()  # the local workers import them when they start
+    try:
+        client = Client(scheduler or made)
+        try:
+            client.register_plugin(lone_process_plugin(remote_environment() if made is None or cluster
+                                                       else lone_environment()))
+            for module in preload:
+                client.register_plugin(_preload_plugin(module))
+        except BaseException:
+            client.close()
+            raise
+    except BaseException:
+        if made is not None:
+            made.close()
+        raise
+    return client, made
 
 
 def _preload_plugin(module: str):

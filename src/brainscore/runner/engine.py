@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from concurrent.futures import CancelledError
 import threading
 import uuid
 from collections import Counter
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Sequence
 
 from brainscore import registry
-from brainscore.runner import placement, stages
+from brainscore.device import is_cuda
+from brainscore.runner import placement, stages, watch
+from brainscore.runner.workers import MODEL
 from brainscore.runner.grid import Pair
 from brainscore.runner.keys import run_key
 from brainscore.scoring import selection
@@ -221,9 +224,67 @@ class Progress:
         self.show(final=True)
 
 
+def _submit_grid(todo, info, gpu: bool, held: set[str], submit, sandbox: Any = None,
+                 model_plugin_dirs: tuple = ()) -> dict:
+    """Submit the task graph of :func:`run` (``submit(stage, fn, *args, name=, asks=, priority=, **kwargs)`` makes
+    each task; ``sandbox``: see :func:`run`); ``{score task key: (future, pair, run key)}``."""
+    def where(stage: str, device, benchmark: str | None = None) -> placement.Placement:
+        # the metric's kernel matters only on GPUs (and waits for the benchmark's plan only there)
+        kernel = (known.get(benchmark) or planned_result(benchmark) or {}).get("kernel") if gpu and benchmark else None
+        return placement.place(stage, device, gpu, held, kernel)
+
+    def planned_result(benchmark: str):
+        return planned[benchmark].result() if benchmark in planned else None
+
+    benchmarks = list(dict.fromkeys(pair.benchmark for pair, _ in todo))
+    known = {b: stages.cached_plan(b, info[b]["version"]) for b in benchmarks}
+    planned = {b: submit("plan", stages.plan, b, name=(b,), priority=30) for b in benchmarks if known[b] is None}
+    select = {}
+    selection_data = selection.selection_benchmarks()
+    for pair, _ in todo:
+        region = info[pair.benchmark]["region"]
+        if sandbox is None and region is not None and (pair.model, region) not in select:
+            forward = where("select", pair.device)
+            warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.model_kwargs,
+                           device=forward.device, name=(pair.model, region, b), asks=forward.resources,
+                           priority=20)
+                    for b in selection_data.get(region, ())]
+            select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region,
+                                                  pair.model_kwargs, *warm, device=forward.device,
+                                                  name=(pair.model, region), asks=forward.resources, priority=20)
+    devices = {pair.benchmark: pair.device for pair, _ in reversed(todo)}  # the metrics' device
+    ceiling = {}
+    for b in benchmarks:
+        there = where("ceiling", devices[b], b)
+        ceiling[b] = submit("ceiling", stages.compute_ceiling, b, there.device, name=(b,), asks=there.resources)
+    stimuli = {b: (known[b] or planned[b].result())["stimuli"] for b in benchmarks}
+    activations: dict[tuple, Any] = {}
+    scores = {}
+    for pair, key in todo:
+        region = info[pair.benchmark]["region"]
+        group = (pair.model, stimuli[pair.benchmark], region)
+        if sandbox is None and group not in activations:
+            upstream = [select[(pair.model, region)]] if region is not None else []
+            forward = where("activations", pair.device)
+            activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
+                                        pair.model_kwargs, *upstream, device=forward.device, name=group,
+                                        asks=forward.resources, priority=10)
+        there = where("score", pair.device, pair.benchmark)
+        extra = {"metric_device": there.device} if gpu else {}  # on the CPU the metric runs where the model does
+        if sandbox is not None:
+            extra.update(sandbox=sandbox, model_plugin_dirs=tuple(model_plugin_dirs))
+        upstream = [activations[group]] if group in activations else []
+        future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.model_kwargs,
+                        ceiling[pair.benchmark], *upstream, device=there.model_device,
+                        name=(pair.model, pair.benchmark), asks=there.resources, **extra)
+        scores[future.key] = (future, pair, key)
+    return scores
+
+
 def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_result: Callback | None = None,
         progress: bool = True, gpu: bool = False, stream=None, stats: dict | None = None, sandbox: Any = None,
-        model_plugin_dirs: tuple = ()) -> list[dict[str, Any]]:
+        model_plugin_dirs: tuple = (), needs: Collection[str] = (),
+        wait_s: float = watch.DEFAULT_WAIT_S) -> list[dict[str, Any]]:
     """Score ``pairs`` on the Dask cluster of ``client``; the summaries of all pairs in the order of ``pairs``.
 
     Parameters
@@ -255,11 +316,28 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
         server with these limits (loaded from the installed plugins and ``model_plugin_dirs``), the benchmark, metric
         and ceiling in the worker. The model's features are then not shared between pairs (a sandbox keeps no
         cache), so the warm-up stages (layer selection, activations) are left out.
+    needs : collection of str
+        Resources (``MODEL``, ``GPU``) some worker must hold before the run starts
+        (:func:`brainscore.runner.clusters.resources_needed`): the run waits for them, and for at
+        least one worker, up to ``wait_s`` seconds (:func:`brainscore.runner.watch.wait_for_workers`),
+        and only then reads what its tasks may ask for. While it runs, a resource its tasks ask for
+        that no worker holds any more is waited for as long, then the pairs not yet scored fail
+        with a message that says so (:class:`brainscore.runner.watch.Watch`).
+    wait_s : float
+        Seconds to wait for workers (default :data:`brainscore.runner.watch.DEFAULT_WAIT_S`).
 
     Returns
     -------
     list of dict
         :meth:`~brainscore.scoring.outcome.Outcome.summary` per pair; failures carry ``failure`` and ``log``.
+
+    Raises
+    ------
+    WorkersMissing
+        If the workers the run needs have not joined after ``wait_s`` seconds (nothing was computed).
+    DeviceError
+        If a pair's device is CUDA and a worker that would compute on it has no GPU
+        (:func:`brainscore.runner.watch.check_device`; checked on the workers, not here).
     """
     from distributed import as_completed
 
@@ -267,72 +345,48 @@ def run(pairs: Sequence[Pair], client, store=None, rerun: bool = False, on_resul
     if not todo:
         return _in_order(results, pairs)
     run_id = uuid.uuid4().hex[:8]
-    held = placement.held_resources(client)
-
-    def where(stage: str, device, benchmark: str | None = None) -> placement.Placement:
-        # the metric's kernel matters only on GPUs (and waits for the benchmark's plan only there)
-        kernel = (known.get(benchmark) or planned_result(benchmark) or {}).get("kernel") if gpu and benchmark else None
-        return placement.place(stage, device, gpu, held, kernel)
-
-    def planned_result(benchmark: str):
-        return planned[benchmark].result() if benchmark in planned else None
+    workers = watch.wait_for_workers(client, needs, wait_s, stream=sys.stderr)
+    for device in dict.fromkeys(pair.device for pair, _ in todo if is_cuda(pair.device)):
+        watch.check_device(client, device, workers)
+    held = placement.held_by(workers)
+    if not gpu and MODEL not in held and len({w.get("host") for w in workers.values()}) < len(workers):
+        print(f"note: no worker holds {MODEL}, so forward passes may run side by side on one machine; start the "
+              f"workers with --preload brainscore.runner.workers for one at a time (docs/cluster.md)",
+              file=sys.stderr, flush=True)
+    asked: set[str] = set()  # the resources the tasks ask for, watched while they run
+    submitted: list = []
     display = Progress(client, stream) if progress else None
 
-    def submit(stage: str, fn, *args, name: tuple = (), needs: dict | None = None, priority: int = 0, **kwargs):
+    def submit(stage: str, fn, *args, name: tuple = (), asks: dict | None = None, priority: int = 0, **kwargs):
         future = client.submit(fn, *args, **kwargs, key=(f"brainscore-{stage}", run_id, *map(str, name)),
-                               retries=RETRIES, resources=needs, priority=priority, pure=False)
+                               retries=RETRIES, resources=asks, priority=priority, pure=False)
+        asked.update(asks or ())
+        submitted.append(future)
         if display:
             display.track(stage, future)
         return future
 
-    benchmarks = list(dict.fromkeys(pair.benchmark for pair, _ in todo))
-    with display if display else contextlib.nullcontext():
-        known = {b: stages.cached_plan(b, info[b]["version"]) for b in benchmarks}
-        planned = {b: submit("plan", stages.plan, b, name=(b,), priority=30) for b in benchmarks if known[b] is None}
-        select = {}
-        selection_data = selection.selection_benchmarks()
-        for pair, _ in todo:
-            region = info[pair.benchmark]["region"]
-            if sandbox is None and region is not None and (pair.model, region) not in select:
-                forward = where("select", pair.device)
-                warm = [submit("select", stages.warm_selection, pair.model, region, b, pair.model_kwargs,
-                               device=forward.device, name=(pair.model, region, b), needs=forward.resources,
-                               priority=20)
-                        for b in selection_data.get(region, ())]
-                select[(pair.model, region)] = submit("select", stages.select_layer, pair.model, region,
-                                                      pair.model_kwargs, *warm, device=forward.device,
-                                                      name=(pair.model, region), needs=forward.resources, priority=20)
-        devices = {pair.benchmark: pair.device for pair, _ in reversed(todo)}  # the metrics' device
-        ceiling = {}
-        for b in benchmarks:
-            there = where("ceiling", devices[b], b)
-            ceiling[b] = submit("ceiling", stages.compute_ceiling, b, there.device, name=(b,), needs=there.resources)
-        stimuli = {b: (known[b] or planned[b].result())["stimuli"] for b in benchmarks}
-        activations: dict[tuple, Any] = {}
-        scores = {}
-        for pair, key in todo:
-            region = info[pair.benchmark]["region"]
-            group = (pair.model, stimuli[pair.benchmark], region)
-            if sandbox is None and group not in activations:
-                upstream = [select[(pair.model, region)]] if region is not None else []
-                forward = where("activations", pair.device)
-                activations[group] = submit("activations", stages.warm_activations, pair.model, pair.benchmark,
-                                            pair.model_kwargs, *upstream, device=forward.device, name=group,
-                                            needs=forward.resources, priority=10)
-            there = where("score", pair.device, pair.benchmark)
-            extra = {"metric_device": there.device} if gpu else {}  # on the CPU the metric runs where the model does
-            if sandbox is not None:
-                extra.update(sandbox=sandbox, model_plugin_dirs=tuple(model_plugin_dirs))
-            upstream = [activations[group]] if group in activations else []
-            future = submit("score", stages.score_pair, pair.model, pair.benchmark, pair.model_kwargs,
-                            ceiling[pair.benchmark], *upstream, device=there.model_device,
-                            name=(pair.model, pair.benchmark), needs=there.resources, **extra)
-            scores[future.key] = (future, pair, key)
+    def give_up(message: str) -> None:  # the watch found no worker for the tasks left: stop waiting for them
+        client.cancel([f for f in submitted if not f.done()], reason=message)
+
+    with display if display else contextlib.nullcontext(), watch.Watch(client, asked, give_up,
+                                                                        timeout=wait_s) as watching:
+        try:
+            scores = _submit_grid(todo, info, gpu, held, submit, sandbox, model_plugin_dirs)
+        except CancelledError:  # a plan the submission waited for, cancelled by the watch: every pair fails with why
+            if not watching.failure:
+                raise
+            scores = {}
+            for pair, key in todo:
+                outcome = Outcome.from_failure(pair.model, pair.benchmark, watch.WorkersMissing(watching.failure))
+                results.append(_finish(store, outcome, key, on_result))
         for future in as_completed([f for f, _, _ in scores.values()]):
             _, pair, key = scores[future.key]
             try:
                 outcome = future.result()
             except Exception as error:  # noqa: BLE001 - e.g. KilledWorker after too many worker deaths
+                if watching.failure and future.cancelled():
+                    error = watch.WorkersMissing(watching.failure)
                 outcome = Outcome.from_failure(pair.model, pair.benchmark, error)
             results.append(_finish(store, outcome, key, on_result))
     if stats is not None and display:

@@ -122,5 +122,9 @@ def place(stage: str, device: str | None, gpu: bool, held: Collection[str], kern
 
 def held_resources(client) -> set[str]:
     """The names of the resources at least one worker of ``client``'s cluster holds."""
-    workers = client.scheduler_info(n_workers=-1).get("workers", {})
+    return held_by(client.scheduler_info(n_workers=-1).get("workers", {}))
+
+
+def held_by(workers: dict) -> set[str]:
+    """The names of the resources at least one of ``workers`` (address -> the scheduler's info) holds."""
     return {name for info in workers.values() for name, amount in (info.get("resources") or {}).items() if amount}
