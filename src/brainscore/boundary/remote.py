@@ -269,8 +269,10 @@ class RemoteModel(BrainModel):
             if "error" in message and len(message) == 1:
                 error = message["error"] if isinstance(message["error"], dict) else {}
                 kind = str(error.get("type", "Exception"))[:100]
-                raise ModelError(f"the model raised {kind} while {doing}: {str(error.get('message', ''))[:4000]}",
-                                 kind)
+                said = str(error.get("message", ""))[:4000]
+                if error.get("blame") == "server":  # the model server's own judgement (it names the cause)
+                    raise ModelError(f"while {doing}: {said}", kind)
+                raise ModelError(f"the model raised {kind} while {doing}: {said}", kind)
             if "call" in message and set(message) <= {"call", "args"}:
                 self._serve(message)
                 continue
