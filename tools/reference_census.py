@@ -109,7 +109,8 @@ def census(root: str | Path, kinds=KINDS, import_only: bool = True, mode: str | 
     names : iterable of str, optional
         Only the folders of these names.
     env : dict, optional
-        Extra environment of the server process (e.g. ``BRAINSCORE_HOME``, ``BRAINSCORE_WEIGHTS_MIRROR``).
+        Extra environment of the server process (e.g. ``BRAINSCORE_WEIGHTS_MIRROR``); ``BRAINSCORE_HOME`` defaults
+        to a temporary folder removed afterwards.
     progress : callable (dict) -> None, optional
         Called with each row as it arrives.
 
@@ -124,8 +125,17 @@ def census(root: str | Path, kinds=KINDS, import_only: bool = True, mode: str | 
         raise ValueError(f"mode must be 'import' or 'build', got {mode!r}")
     base = plugin_base(root)
     todo = folders(base, kinds, set(names) if names is not None else None)
-    server_env = {**os.environ, **(env or {}), "BRAINSCORE_PLUGIN_DIRS": str(base), "PYTHONUNBUFFERED": "1"}
-    server_env.setdefault("BRAINSCORE_HOME", tempfile.mkdtemp(prefix="brainscore-census-home-"))
+    with tempfile.TemporaryDirectory(prefix="brainscore-census-home-") as home:  # removed afterwards
+        # a home of its own unless `env` names one: folders may write there (e.g. copied weights)
+        server_env = {**os.environ, "BRAINSCORE_HOME": home, **(env or {}), "BRAINSCORE_PLUGIN_DIRS": str(base),
+                      "PYTHONUNBUFFERED": "1"}
+        rows = _run_server(server_env, todo, mode, timeout_s, jobs, progress)
+    order = {item: index for index, item in enumerate(todo)}
+    return sorted(rows, key=lambda row: order.get((row["kind"], row["folder"]), len(order)))
+
+
+def _run_server(server_env: dict, todo: list, mode: str, timeout_s: float, jobs: int, progress) -> list[dict]:
+    """Start the census server with ``server_env``, feed it ``todo``, collect its rows."""
     command = [sys.executable, str(Path(__file__).resolve()), "--serve", "--mode", mode, "--timeout", str(timeout_s),
                "--jobs", str(jobs)]
     rows = []
@@ -143,8 +153,7 @@ def census(root: str | Path, kinds=KINDS, import_only: bool = True, mode: str | 
     if server.returncode != 0 and len(rows) < len(todo):
         raise RuntimeError(f"the census server stopped (exit {server.returncode}) after {len(rows)} of {len(todo)} "
                            f"folders")
-    order = {item: index for index, item in enumerate(todo)}
-    return sorted(rows, key=lambda row: order.get((row["kind"], row["folder"]), len(order)))
+    return rows
 
 
 def summary(rows: list[dict]) -> dict[str, dict[str, int]]:
