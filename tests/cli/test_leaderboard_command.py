@@ -19,6 +19,7 @@ from brainscore.scoring.outcome import Outcome
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "command_line.md"
+RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results.md"
 
 
 def _record(db, model, benchmark, value, version=1):
@@ -116,9 +117,10 @@ def _example(text: str, after: str) -> list[str] | None:
     return blocks[0].rstrip("\n").splitlines() if blocks else None
 
 
-@pytest.mark.parametrize("page", [README, DOCS], ids=["README", "docs"])
+@pytest.mark.parametrize("page", [README, RESULTS, DOCS], ids=["README", "results", "command_line"])
 def test_the_documented_example_is_the_table_the_command_draws(page):
-    """The README's and docs' example tables are drawn as the command draws them: re-drawing their cells gives them."""
+    """The example tables of the README and the docs are drawn as the command draws them: re-drawing their cells
+    gives them, and the database line follows the caption."""
     example = _example(page.read_text(encoding="utf-8"), "brainscore leaderboard")
     if example is None:
         pytest.skip(f"{page.name} shows no leaderboard table")

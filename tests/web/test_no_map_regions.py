@@ -1,7 +1,7 @@
 """A website submission without a ``region_layer_map`` gets a layer for V1 and IT by the layer rule (issue 22).
 
 Cheap beside the browser test (``test_e2e.py``, which scores such a submission on the IT benchmarks): the
-README's tiny network is unpacked from its plugin zip and found through the entry point the submission
+the tiny network of docs/models.md is unpacked from its plugin zip and found through the entry point the submission
 queue writes, in a process of its own as the scoring child is, and recorded from V1 (what the seven
 Marques 2020 benchmarks record) and IT on one image. No region has a declared layer and V1 and IT have no
 selection data here, so both are committed by the relative-depth rule: candidates ``1, 3, 6``; V1's depth
