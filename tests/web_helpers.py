@@ -46,6 +46,18 @@ def register(app, name: str, *, email: str | None = None):
     return client
 
 
+def upload_token(url: str, name: str) -> str:
+    """Register ``name`` on the running server at ``url`` (an httpx client through the form) and return a new upload
+    token of the account (what ``brainscore submit --token`` takes)."""
+    import httpx
+
+    with httpx.Client(base_url=url) as client:
+        client.post("/register", data={"username": name, "password": PASSWORD, "email": f"{name}@example.org",
+                                       "csrf_token": csrf(client, "/register")})
+        page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
+    return re.search(r'id="token">([^<]+)<', page).group(1)
+
+
 def plugin_zip(identifier: str = "my-tiny-net", package: str = "my_tiny_net", extra: dict | None = None) -> bytes:
     """The tiny network of docs/models.md as a plugin zip, registering ``identifier`` in folder ``package``."""
     buffer = io.BytesIO()
