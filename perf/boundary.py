@@ -23,8 +23,11 @@ its loading of torch and of the network included; the interpreter's start exclud
 ``--crossing-mb`` also times the channel alone: a float32 array sent in a sealed memfd and mapped by the receiver
 (with the finite check the trusted side runs), against the same bytes copied through the socket.
 
-Prints one row per pair (median seconds of each path, the boundary's overhead as a ratio) and the load average; the
-figures of docs/security.md come from this script.
+Prints one row per pair: the median wall-clock seconds of each path and the boundary's overhead, and the median CPU
+seconds of each path (every process of the job: the scoring process, the launcher, the model server) and their
+overhead. On a loaded shared machine the wall-clock figures swing with the load (each sample is printed); the CPU
+seconds, which contention inflates much less, are the steadier measure of what the boundary adds. Then the load
+average. The figures of docs/security.md come from this script.
 """
 from __future__ import annotations
 
@@ -49,17 +52,29 @@ TWINS = REPO / "tests" / "compat" / "native_twins"
 ACTIVATION_CACHES = ("activations", "activations_pca", "layer_selection", "readouts")
 
 JOB = r"""
-import json, sys, time
+import json, resource, sys, time
 import brainscore
 model, benchmark, way, bootstrap = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-start = time.perf_counter()
+
+
+def cpu(who):
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+start, cpu_start = time.perf_counter(), cpu(resource.RUSAGE_SELF)
 if way == "boundary":
     from brainscore.boundary import Limits, ModelServer
     with ModelServer(model, Limits(memory=8 * 1024**3, wall=7200, disk=4 * 1024**3)) as server:
         score = brainscore.score(model, benchmark, bootstrap=bootstrap, model=server.model)
+        server_cpu = server.model._call("facts", {})["cpu_s"]  # the model server's own, asked before it goes
 else:
-    score = brainscore.score(model, benchmark, bootstrap=bootstrap)
-print(json.dumps({"seconds": time.perf_counter() - start, "score": float(score)}))
+    score, server_cpu = brainscore.score(model, benchmark, bootstrap=bootstrap), 0.0
+seconds = time.perf_counter() - start
+# CPU seconds of this process since the start, of the processes it reaped (the launcher) and of the model server
+# (killed with its namespace once it has answered, so never reaped here: it says its own)
+cpu_s = cpu(resource.RUSAGE_SELF) - cpu_start + cpu(resource.RUSAGE_CHILDREN) + server_cpu
+print(json.dumps({"seconds": seconds, "cpu_s": cpu_s, "score": float(score)}))
 """
 
 
@@ -92,17 +107,23 @@ def pair_row(spec: str, rounds: int, bootstrap: int, scratch: Path) -> dict:
     warm = scratch / f"warm-{model}"
     job(model, benchmark, "in-process", warm, 0)  # packages the data and computes the ceiling once
     times: dict[str, list[float]] = {"in-process": [], "boundary": []}
+    cpus: dict[str, list[float]] = {"in-process": [], "boundary": []}
     scores = set()
     for index in range(rounds):
         order = ("in-process", "boundary") if index % 2 == 0 else ("boundary", "in-process")
         for way in order:
             result = job(model, benchmark, way, cold_copy(warm, scratch / "home"), bootstrap)
             times[way].append(result["seconds"])
+            cpus[way].append(result["cpu_s"])
             scores.add(result["score"])
     here, there = statistics.median(times["in-process"]), statistics.median(times["boundary"])
+    cpu_here, cpu_there = statistics.median(cpus["in-process"]), statistics.median(cpus["boundary"])
     return {"pair": spec, "in_process_s": round(here, 2), "boundary_s": round(there, 2),
-            "overhead": round(there / here - 1, 3), "same_score": len(scores) == 1, "rounds": rounds,
-            "all_s": {k: [round(v, 2) for v in vs] for k, vs in times.items()}}
+            "overhead": round(there / here - 1, 3), "in_process_cpu_s": round(cpu_here, 2),
+            "boundary_cpu_s": round(cpu_there, 2), "cpu_overhead": round(cpu_there / cpu_here - 1, 3),
+            "same_score": len(scores) == 1, "rounds": rounds,
+            "all_s": {k: [round(v, 2) for v in vs] for k, vs in times.items()},
+            "all_cpu_s": {k: [round(v, 2) for v in vs] for k, vs in cpus.items()}}
 
 
 def crossing(megabytes: int) -> dict:
@@ -156,10 +177,12 @@ def main() -> None:
     try:
         for spec in args.pairs:
             rows.append(pair_row(spec, args.rounds, args.bootstrap, scratch))
-            print(json.dumps(rows[-1]) if args.json else
-                  f"{rows[-1]['pair']:<50} in-process {rows[-1]['in_process_s']:>8.2f} s   boundary "
-                  f"{rows[-1]['boundary_s']:>8.2f} s   overhead {100 * rows[-1]['overhead']:+6.1f}%   "
-                  f"same score: {rows[-1]['same_score']}", flush=True)
+            row = rows[-1]
+            print(json.dumps(row) if args.json else
+                  f"{row['pair']:<45} wall: in-process {row['in_process_s']:>7.2f} s, boundary {row['boundary_s']:>7.2f} s "
+                  f"({100 * row['overhead']:+.1f}%)   CPU: in-process {row['in_process_cpu_s']:>7.2f} s, boundary "
+                  f"{row['boundary_cpu_s']:>7.2f} s ({100 * row['cpu_overhead']:+.1f}%)   same score: {row['same_score']}"
+                  f"   (wall samples {row['all_s']})", flush=True)
         if args.crossing_mb:
             row = crossing(args.crossing_mb)
             print(json.dumps(row) if args.json else

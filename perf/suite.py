@@ -48,6 +48,16 @@ def describe(benchmark) -> tuple[str, str]:
         what = "RDM" if rdms.sizes["rdm"] == 1 else f"{rdms.sizes['rdm']} RDMs"
         return (f"`{rdms.attrs.get('identifier')}` ({what}, {rdms.sizes['presentation']} images, "
                 f"{benchmark.visual_degrees:g}°)", "rdm (Spearman of RDM upper triangles), mean over RDMs")
+    from brainscore.benchmarks.readout_task import ReadoutTaskBenchmark
+
+    if isinstance(benchmark, ReadoutTaskBenchmark):
+        trials = benchmark.assembly
+        metric = {"AccuracyDistance": "accuracy_distance", "ErrorConsistency": "error_consistency (Cohen's kappa)"}.get(
+            type(benchmark.metric).__name__, type(benchmark.metric).__name__)
+        return (f"`{trials.attrs.get('identifier')}` ({len(set(trials['subject'].values))} subjects x "
+                f"{len(set(trials['stimulus_id'].values))} images scored of {len(benchmark.stimulus_set)}, "
+                f"{benchmark.visual_degrees:g}°)", f"{metric} of a readout of `{benchmark.label_coord}` "
+                f"({benchmark.n_folds} exemplar folds), ceiled, clipped to [0, 1]")
     if isinstance(benchmark, ErrorConsistencyBenchmark):
         trials = benchmark.assembly
         subjects = len(set(trials["subject"].values))

@@ -26,6 +26,7 @@ RANKS = {
     "brainscore.metrics": 3, "brainscore.models": 3,
     "brainscore.benchmarks": 4,
     "brainscore.plugin_sources": 4.5,  # what plugins declare (static scan), reference-layout plugin folders
+    "brainscore.plugin_imports": 4.6,  # how plugin code is imported: synthetic packages, reference names, hooks
     "brainscore.registry": 5,
     "brainscore.plugins": 6,
     "brainscore.scoring": 7, "brainscore.boundary": 7.1,  # the model in a sandbox, the score trusted (issue 32)

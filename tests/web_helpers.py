@@ -1,4 +1,4 @@
-"""What the website's tests share: zips (the README's example plugin and hostile archives), scored models in a
+"""What the website's tests share: zips (the example plugin of docs/examples and hostile archives), scored models in a
 results database, and registering or reading a form's CSRF token through a test client."""
 from __future__ import annotations
 
@@ -46,8 +46,20 @@ def register(app, name: str, *, email: str | None = None):
     return client
 
 
+def upload_token(url: str, name: str) -> str:
+    """Register ``name`` on the running server at ``url`` (an httpx client through the form) and return a new upload
+    token of the account (what ``brainscore submit --token`` takes)."""
+    import httpx
+
+    with httpx.Client(base_url=url) as client:
+        client.post("/register", data={"username": name, "password": PASSWORD, "email": f"{name}@example.org",
+                                       "csrf_token": csrf(client, "/register")})
+        page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
+    return re.search(r'id="token">([^<]+)<', page).group(1)
+
+
 def plugin_zip(identifier: str = "my-tiny-net", package: str = "my_tiny_net", extra: dict | None = None) -> bytes:
-    """The README's tiny network as a plugin zip, registering ``identifier`` in folder ``package``."""
+    """The tiny network of docs/models.md as a plugin zip, registering ``identifier`` in folder ``package``."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(EXAMPLE_PLUGIN.iterdir()):

@@ -446,8 +446,14 @@ def run_census(extracted: Path, mode: str, jobs: int = 1) -> dict:
         return {"available": False, "note": f"tools/reference_census.py not available: {error}"}
     finally:
         sys.path.remove(str(HERE))
+    import inspect
+
+    parameters = inspect.signature(reference_census.census).parameters
+    options = {"import_only": mode == "import"} if "import_only" in parameters else {"mode": mode}
+    if "jobs" in parameters:
+        options["jobs"] = jobs
     start = time.perf_counter()
-    rows = reference_census.census(extracted, mode=mode, jobs=jobs)
+    rows = reference_census.census(extracted, **options)
     elapsed = time.perf_counter() - start
     counts: dict[str, dict[str, int]] = {}
     notable = []
@@ -455,7 +461,8 @@ def run_census(extracted: Path, mode: str, jobs: int = 1) -> dict:
         counts.setdefault(row["kind"], {}).setdefault(row["status"], 0)
         counts[row["kind"]][row["status"]] += 1
         if row["status"] in CENSUS_NOTABLE:
-            notable.append({key: row.get(key) for key in ("kind", "folder", "status", "reason", "missing")})
+            notable.append({"kind": row.get("kind"), "folder": row.get("folder"), "status": row.get("status"),
+                            "reason": row.get("reason") or row.get("detail"), "missing": row.get("missing")})
     return {"available": True, "mode": mode, "seconds": round(elapsed, 1), "folders": len(rows), "counts": counts,
             "notable": notable}
 

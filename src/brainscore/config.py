@@ -22,6 +22,15 @@ data_mirror, BRAINSCORE_DATA_MIRROR
     string or a list of strings) holding raw source files laid out as their public repositories
     are (for example the project's ``../shared/data``). Sources are looked up there before any
     download, which is how clusters without internet run.
+weights_mirror, BRAINSCORE_WEIGHTS_MIRROR
+    One or more existing directories (like ``data_mirror``) holding model weight files: the reference
+    Brain-Score's S3 layout (``<folder_name>/<relative_path>``, e.g. ``brainscore-vision/models/x/w.pth``,
+    as its plugins' ``load_weight_file`` name them), torch hub checkpoints under their official names
+    (``alexnet-owt-7be5be79.pth``) and Hugging Face files as ``<repo_id>/<filename>``. Searched before
+    any download (:mod:`brainscore.models.downloads`); a folder that does not exist is an error.
+stand_ins, BRAINSCORE_STAND_INS
+    A JSON file declaring files that take the place of registered ones (made-up files for tests), each
+    by its own sha256 (:mod:`brainscore.data.stand_ins`); every use is warned about and recorded.
 offline, BRAINSCORE_OFFLINE
     If true (``1``), never try to download; a missing file is an error that says where to put it.
 torchvision_weights, BRAINSCORE_TORCHVISION_WEIGHTS
@@ -94,6 +103,11 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("home", "BRAINSCORE_HOME", "root of the local store and caches (default ~/.brainscore)"),
     Setting("data_mirror", "BRAINSCORE_DATA_MIRROR", "folder(s) of raw data files, searched before any download",
             "paths"),
+    Setting("weights_mirror", "BRAINSCORE_WEIGHTS_MIRROR",
+            "folder(s) of model weight files (the reference's S3 layout, torch hub and Hugging Face names), searched "
+            "before any download", "paths"),
+    Setting("stand_ins", "BRAINSCORE_STAND_INS",
+            "JSON file declaring stand-in files (by sha256) for registered ones (tests; see brainscore.data.stand_ins)"),
     Setting("offline", "BRAINSCORE_OFFLINE", "never download (true/false)", "bool"),
     Setting("torchvision_weights", "BRAINSCORE_TORCHVISION_WEIGHTS",
             "folder of torchvision ImageNet weight files under their official names"),
@@ -323,10 +337,14 @@ def set_value(key: str, value: Any) -> Path:
     Raises
     ------
     ValidationError
-        If ``key`` is unknown or ``value`` is not of its kind.
+        If ``key`` is unknown or ``value`` is not of its kind (a ``weights_mirror`` folder must exist).
     """
     setting = _setting(key)
     parsed = _parse(setting, value)
+    if key == "weights_mirror":
+        absent = [p for p in parsed if not Path(p).is_dir()]
+        if absent:
+            raise ValidationError(f"weights_mirror: {', '.join(absent)} is not a folder; create it first")
     if setting.kind == "path":
         parsed = str(Path(parsed).resolve())
     elif setting.kind == "paths":
@@ -373,6 +391,24 @@ def data_mirrors() -> list[Path]:
     """Mirror directories (setting ``data_mirror``), in search order (may be empty)."""
     value, _ = get("data_mirror")
     return [Path(p) for p in value or []]
+
+
+def weights_mirrors() -> list[Path]:
+    """Weights mirror directories (setting ``weights_mirror``), in search order (may be empty).
+
+    Raises
+    ------
+    ValidationError
+        If a folder of the setting does not exist (a typo would otherwise mean every weights file is missing).
+    """
+    value, source = get("weights_mirror")
+    folders = [Path(p) for p in value or []]
+    absent = [str(f) for f in folders if not f.is_dir()]
+    if absent:
+        raise ValidationError(f"weights_mirror (from {source}) names folders that do not exist: {', '.join(absent)}; "
+                              f"fix it with `brainscore config set weights_mirror FOLDER` (or "
+                              f"{SETTINGS['weights_mirror'].env}=FOLDER)")
+    return folders
 
 
 def offline() -> bool:

@@ -64,3 +64,17 @@ class NoSelectionDataError(BrainScoreError, LookupError):
 class PluginConflictError(BrainScoreError, ValueError):
     """Two plugins declare one identifier (e.g. a plugin folder re-using a built-in model's name); the
     message names both."""
+
+
+class WeightsChangedWarning(UserWarning):
+    """A model's weights differ from those of an earlier build of the same model, in this process or in its records.
+
+    The usual cause is a network initialised at random without a seed (``weights=None``): each build, and
+    each process, scores another network under the same name, and scores differ from run to run.
+    """
+
+
+#: How to make an untrained network's weights the same on every build (quoted by :class:`WeightsChangedWarning`).
+SEED_HINT = ("seed the network where its plugin builds it (`torch.manual_seed(0)` just before constructing it, as "
+             "brainscore's torchvision:<arch>-untrained models do), or load fixed weights from a file with a declared "
+             "sha256")

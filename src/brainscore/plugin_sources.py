@@ -9,26 +9,25 @@ Plugin folders in the reference Brain-Score's layout are scanned beside the buil
 ``--plugin-dir`` and the ``plugin_dirs`` setting (``BRAINSCORE_PLUGIN_DIRS``) name folders laid out
 like the reference's ``brainscore_vision/`` (``models/*/``, ``benchmarks/*/``, ``data/*/``,
 ``metrics/*/``), a clone of its repository, or one plugin folder. Each folder's parent is imported
-as a synthetic package ``brainscore_plugindir_<hash of its path>`` (stable across processes), so
-a Dask worker that unpickles an object of a plugin folder's class finds its module through
-the import hook installed here. :mod:`brainscore.registry` scans what these functions list.
+as a synthetic package ``brainscore_plugindir_<hash of its path>`` (:func:`package_name`, stable across processes;
+the import hooks are in :mod:`brainscore.plugin_imports`). :mod:`brainscore.registry` scans what these functions
+list.
 """
 from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.machinery
 import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from brainscore import config
 
-__all__ = ["KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin", "REFERENCE_FOLDERS",
-           "PLUGIN_DIR_PACKAGE_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name", "check_reference_api",
-           "package_name", "plugin_dir_package"]
+__all__ = ["LazyFactory", "lazy", "KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin",
+           "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name",
+           "check_reference_api", "package_name"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 #: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
@@ -69,6 +68,9 @@ class Index:
     # (kind, identifier) -> (the module that keeps it, the module that declares it too)
     conflicts: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
+    # (kind, identifier) -> the plugin-folder module that declares it too, served by the built-in plugin of the same
+    # kind folder and name (the reference's own copy of that plugin, e.g. its metrics/rdm beside brainscore's)
+    shadowed: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def reference_parents(folder: Path) -> dict[str, str]:
@@ -216,6 +218,92 @@ def scan_plugin(init_file: Path, module: str, index: Index) -> None:
             index.dynamic.add(module)
 
 
+def _callable_identity(fn) -> str:
+    from brainscore.caching.code import callable_identity  # only for a callable target: keeps start-up light
+
+    return callable_identity(fn)
+
+
+class LazyFactory:
+    """A factory declared by what it builds: the target is imported when the factory is called.
+
+    Built by :func:`lazy`. Calling it with ``*args, **kwargs`` returns
+    ``target(*bound_args, *args, **bound_kwargs, **kwargs)``; a keyword given both at declaration
+    and at the call is a TypeError, as for a written-out ``target(key=..., **kwargs)``. Two
+    factories with the same target and bound arguments are equal (a plugin imported again
+    registers equal factories), and the repr names them.
+    """
+
+    def __init__(self, target: str | Callable[..., Any], *args: Any, **kwargs: Any):
+        if isinstance(target, str):
+            module, colon, attribute = target.partition(":")
+            if not colon or not module or not attribute:
+                raise ValueError(f"a lazy target is 'package.module:attribute', got {target!r}")
+        elif not callable(target):
+            raise TypeError(f"a lazy target is 'package.module:attribute' or a callable, got {target!r}")
+        self.target, self.args, self.kwargs = target, args, kwargs
+
+    def resolve(self) -> Callable[..., Any]:
+        """The target itself, its module imported on first use.
+
+        Raises
+        ------
+        ImportError, AttributeError
+            If the module or the attribute does not exist.
+        """
+        if not isinstance(self.target, str):
+            return self.target
+        module, _, attribute = self.target.partition(":")
+        found: Any = importlib.import_module(module)
+        for part in attribute.split("."):
+            found = getattr(found, part)
+        return found
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*self.args, *args, **self.kwargs, **kwargs)
+
+    def _key(self) -> tuple:
+        target = self.target if isinstance(self.target, str) else _callable_identity(self.target)
+        return target, self.args, tuple(sorted(self.kwargs.items()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyFactory) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(repr(self._key()))
+
+    def __repr__(self) -> str:
+        target, args, kwargs = self._key()
+        bound = [repr(target), *map(repr, args), *(f"{k}={v!r}" for k, v in kwargs)]
+        return f"lazy({', '.join(bound)})"
+
+
+def lazy(target: str | Callable[..., Any], *args: Any, **kwargs: Any) -> LazyFactory:
+    """A factory that imports ``target`` only when called, with ``args``/``kwargs`` bound first.
+
+    One line replaces a written-out wrapper (``def f(**kw): from m import C; return C(x=1, **kw)``)
+    and keeps registration free of heavy imports, e.g.
+    ``register_metric("cka", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=True))``.
+    The identifier stays a literal, so discovery finds it without importing the plugin.
+
+    Parameters
+    ----------
+    target : str or callable
+        ``"package.module:attribute"`` (dots in ``attribute`` walk into it, e.g. a class method),
+        or a callable of the plugin itself that does the heavy import inside.
+    *args, **kwargs
+        Bound arguments, passed before the caller's.
+
+    Raises
+    ------
+    ValueError
+        If a string ``target`` is not ``module:attribute``.
+    TypeError
+        If ``target`` is neither a string nor callable.
+    """
+    return LazyFactory(target, *args, **kwargs)
+
+
 #: the plugin folders of the reference's layout, in the order they are scanned
 REFERENCE_FOLDERS = ("data", "metrics", "benchmarks", "models")
 PLUGIN_DIR_PACKAGE_PREFIX = "brainscore_plugindir_"
@@ -263,8 +351,10 @@ def check_folder_name(folder: Path | None) -> None:
     """
     if folder is not None and "." in folder.name:
         package, module = folder.name.split(".", 1)
-        raise ImportError(f"its name {folder.name!r} has a '.', which Python reads as a module {module!r} of a package "
-                          f"{package!r}; rename the folder, e.g. to {folder.name.replace('.', '_')!r}")
+        error = ImportError(f"its name {folder.name!r} has a '.', which Python reads as a module {module!r} of a "
+                            f"package {package!r}; rename the folder, e.g. to {folder.name.replace('.', '_')!r}")
+        error.plugin_fault = True  # the plugin's, though raised here (brainscore.plugin_imports.import_failure)
+        raise error
 
 
 def check_reference_api() -> None:
@@ -292,50 +382,3 @@ def package_name(base: Path) -> str:
     """The package name a plugin folder's parent ``base`` is imported under (stable across processes)."""
     digest = hashlib.sha1(str(Path(base).resolve()).encode("utf-8")).hexdigest()[:12]
     return f"{PLUGIN_DIR_PACKAGE_PREFIX}{digest}"
-
-
-def plugin_dir_package(name: str, base: Path | None = None):
-    """The synthetic package ``name`` whose path is a plugin folder's parent ``base`` (created on first use)."""
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
-    if base is None:
-        bases = {}
-        for root in plugin_dirs():
-            candidate = root / "brainscore_vision" if (root / "brainscore_vision").is_dir() else root
-            for folder in (candidate, root.parent):
-                bases[package_name(folder)] = folder
-        base = bases.get(name)
-        if base is None:
-            raise ModuleNotFoundError(f"no plugin folder of the plugin_dirs setting is imported as {name!r}; "
-                                      f"set BRAINSCORE_PLUGIN_DIRS as in the process that made it", name=name)
-    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-    spec.submodule_search_locations = [str(base)]
-    module = importlib.util.module_from_spec(spec)
-    module.__path__ = [str(base)]
-    module.__doc__ = f"Plugins of the folder {base} (the reference Brain-Score's layout)."
-    sys.modules[name] = module
-    return module
-
-
-class _PluginDirFinder:
-    """Finds ``brainscore_plugindir_<hash>`` packages in a process that did not scan them yet (e.g. a Dask
-    worker unpickling an object of a plugin folder's class)."""
-
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
-        if path is not None or not fullname.startswith(PLUGIN_DIR_PACKAGE_PREFIX) or "." in fullname:
-            return None
-        try:
-            module = plugin_dir_package(fullname)
-        except ModuleNotFoundError:
-            return None
-        return module.__spec__
-
-    @staticmethod
-    def invalidate_caches():
-        pass
-
-
-if not any(isinstance(finder, _PluginDirFinder) for finder in sys.meta_path):
-    sys.meta_path.append(_PluginDirFinder())

@@ -52,9 +52,10 @@ from typing import Any, Callable
 
 from brainscore import config
 from brainscore.errors import (BrainScoreError, PluginConflictError, PluginImportError, UnknownIdentifierError,
-                              ValidationError)
-from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, check_folder_name,
-                                       check_reference_api, plugin_dir_package, plugin_dirs, reference_parents,
+                               ValidationError)
+from brainscore.plugin_imports import import_failure, plugin_dir_package
+from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, LazyFactory,  # noqa: F401 (re-exported)
+                                       check_folder_name, check_reference_api, lazy, plugin_dirs, reference_parents,
                                        reference_plugins, scan_plugin)
 
 
@@ -66,6 +67,10 @@ _PLUGIN_FOLDERS = {"dataset": "data", "stimulus_set": "data", "metric": "metrics
                    "ceiling": "metrics", "benchmark": "benchmarks", "model": "models"}
 _PLUGIN_ROOT = Path(__file__).parent / "plugins"
 ENTRY_POINT_GROUP = "brainscore.plugins"
+
+
+#: Kinds whose loading is reported as a progress stage (data read and verified, networks built), by their names.
+_REPORTED = {"dataset": "dataset", "stimulus_set": "stimulus set", "model": "model"}
 
 
 class Registry:
@@ -131,9 +136,10 @@ class Registry:
             broken = _discovery.broken_for(self.kind, identifier)
             if broken is not None:
                 module, error = broken
-                raise PluginImportError(f"{self.kind} {identifier!r} is provided by the plugin {module}, which failed "
-                                        f"to import: {type(error).__name__}: {error}. Fix or uninstall that plugin"
-                                        ) from error
+                failure = _discovery._failure(module, error)
+                raised = PluginImportError(f"{self.kind} {identifier!r}: {failure}")
+                raised.failure, raised.folder, raised.plugin = failure.failure, failure.folder, module
+                raise raised from error
             known = self.list()
             close = difflib.get_close_matches(identifier, known, n=5, cutoff=0.4)
             hint = f" Closest known: {', '.join(close)}." if close else ""
@@ -159,6 +165,9 @@ class Registry:
             If the identifier is empty or already registered by a different factory.
         """
         if isinstance(identifier, str) and identifier:
+            shadowing = _discovery.shadowed_by(self.kind, identifier, module)
+            if shadowing is not None:  # the reference's copy of a built-in plugin: the built-in keeps it
+                return factory
             if _discovery.same_plugin(self.kind, identifier, module):
                 # the declaring folder imported under another name (e.g. by pytest running its test.py): the same
                 # code registering again, not a second plugin
@@ -174,7 +183,14 @@ class Registry:
         has its own ``parent`` attribute recorded as its declaration from then on. A factory that returns None
         raises BrainScoreError naming its plugin (not an error where the missing object is first used).
         """
-        built = self.factory(identifier)(*args, **kwargs)
+        factory = self.factory(identifier)
+        if self.kind in _REPORTED:  # data and networks can take long to load: reported (brainscore.progress)
+            from brainscore.progress import stage
+
+            with stage(f"loading the {_REPORTED[self.kind]} {identifier}"):
+                built = factory(*args, **kwargs)
+        else:
+            built = factory(*args, **kwargs)
         if built is None:
             plugin = _discovery.describe(_discovery.index().modules[self.kind].get(identifier) or "registered here")
             raise BrainScoreError(f"the {self.kind} factory of {identifier!r} ({plugin}) returned None instead of "
@@ -207,9 +223,11 @@ class Registry:
         """
         if identifier in self._metadata:
             return dict(self._metadata[identifier])
-        static = _discovery.index().metadata[self.kind]
-        if identifier in static:
-            return dict(static[identifier])
+        index = _discovery.index()
+        if identifier in index.metadata[self.kind]:
+            return dict(index.metadata[self.kind][identifier])
+        if identifier in index.modules[self.kind]:  # declared by a literal call: its metadata are literal too (none)
+            return {}
         self.factory(identifier)  # imports a dynamic plugin, or raises with the closest identifiers
         return dict(self._metadata.get(identifier, {}))
 
@@ -217,10 +235,20 @@ class Registry:
         """Sorted identifiers whose declared ``key`` is set (and equals ``value`` when given)."""
         found = []
         for identifier in self.list():
-            declared = self.metadata(identifier).get(key)
+            try:
+                declared = self.metadata(identifier).get(key)
+            except PluginImportError:  # a broken plugin breaks only its own identifiers (warned when imported)
+                continue
             if declared is not None and (value is None or declared == value):
                 found.append(identifier)
         return found
+
+
+def _same_plugin_name(builtin: str, folder_module: str) -> bool:
+    """Whether ``folder_module`` (``brainscore_plugindir_<hash>.metrics.rdm``) is a plugin folder of the same kind
+    folder and name as the built-in plugin module ``builtin`` (``brainscore.plugins.metrics.rdm``)."""
+    return builtin.startswith("brainscore.plugins.") and folder_module.startswith(PLUGIN_DIR_PACKAGE_PREFIX) \
+        and builtin.split(".")[2:4] == folder_module.split(".")[1:3]
 
 
 def _qualname(fn: Callable[..., Any]) -> str:
@@ -273,6 +301,9 @@ class _Discovery:
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
                     existing = index.modules[kind].get(identifier)
+                    if existing is not None and _same_plugin_name(existing, declared):
+                        index.shadowed[(kind, identifier)] = declared  # the built-in serves it
+                        continue
                     if existing is not None and existing != declared:
                         index.conflicts.setdefault((kind, identifier), (existing, declared))
                         continue
@@ -282,7 +313,8 @@ class _Discovery:
             index.dynamic |= own.dynamic
             for node, parent in own.tree_nodes.items():
                 index.tree_nodes.setdefault(node, parent)
-            for identifier, parent in reference_parents(folder).items():
+            # the parents of its benchmarks, read from its code (parsing every file: only where benchmarks are declared)
+            for identifier, parent in (reference_parents(folder) if own.modules["benchmark"] else {}).items():
                 if index.modules["benchmark"].get(identifier) == module:
                     index.metadata["benchmark"].setdefault(identifier, {}).setdefault("parent", parent)
 
@@ -328,6 +360,20 @@ class _Discovery:
         except OSError:
             return False
 
+    def shadowed_by(self, kind: str, identifier: str, module: str | None) -> str | None:
+        """The built-in plugin that serves ``identifier`` when ``module`` (a plugin folder of the same kind and name,
+        or one of its submodules) registers it too, else None; warned about once per folder."""
+        index = self.index()
+        folder_module = index.shadowed.get((kind, identifier))
+        if folder_module is None or module is None or not (module == folder_module
+                                                           or module.startswith(folder_module + ".")):
+            return None
+        builtin = index.modules[kind][identifier]
+        self._warn_once(f"shadow:{folder_module}", f"{self.describe(folder_module)} has the name of brainscore's "
+                        f"built-in plugin {builtin} (it is the reference's copy of it): the identifiers both declare "
+                        f"are served by the built-in; rename the folder to use its own code")
+        return builtin
+
     def check_conflict(self, kind: str, identifier: str, module: str | None = None) -> None:
         """Raise :class:`PluginConflictError` if two plugins declare ``identifier`` (or, with ``module``, if a
         plugin other than ``module`` or its package declares it)."""
@@ -355,8 +401,7 @@ class _Discovery:
         """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it."""
         if module in self._broken:
             error = self._broken[module]
-            raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}"
-                                    ) from error
+            raise self._failure(module, error) from error
         if module not in self._imported:
             self._imported.add(module)
             try:
@@ -368,11 +413,21 @@ class _Discovery:
             except Exception as error:  # noqa: BLE001 - any failure of third-party code
                 self._imported.discard(module)
                 self._broken[module] = error
-                raise PluginImportError(f"{self.describe(module)} failed to import: {type(error).__name__}: {error}. "
-                                        f"Fix or uninstall that plugin") from error
+                raise self._failure(module, error) from error
             except BaseException:
                 self._imported.discard(module)
                 raise
+
+    def _failure(self, module: str, error: BaseException) -> PluginImportError:
+        """The one-line error of a plugin that failed to import: its folder, the cause and whose fault it is
+        (:func:`brainscore.plugin_imports.import_failure`); ``.failure`` and ``.folder`` keep them apart."""
+        folder = self.index().folders.get(module)
+        if folder is None and module.startswith("brainscore.plugins."):
+            folder = _PLUGIN_ROOT.joinpath(*module.split(".")[2:])
+        failure = import_failure(error, folder)
+        raised = PluginImportError(failure.message(self.describe(module)))
+        raised.failure, raised.folder, raised.plugin = failure, folder, module
+        return raised
 
     def _import_or_warn(self, module: str, origin: str) -> None:
         """Import a plugin found by discovery; a broken one is warned about (by name) and skipped."""
@@ -488,6 +543,20 @@ def plugin_folder_of(kind: str, identifier: str) -> Path | None:
     return _discovery.folder_of(kind, identifier)
 
 
+def plugin_source(kind: str, identifier: str) -> dict[str, str] | None:
+    """Where the plugin folder declaring ``identifier`` of ``kind`` was found: ``{"folder": its folder, "plugin_dir":
+    the scanned folder (``--plugin-dir``, ``plugin_dirs``) holding it}``; None for built-in plugins, entry points
+    and identifiers registered at run time. Recorded in a score's provenance (``plugin_sources``), so
+    ``brainscore reproduce`` can scan it again."""
+    module = _discovery.index().modules[kind].get(identifier) if kind in KINDS else None
+    folder = _discovery.index().folders.get(module) if module is not None else None
+    if folder is None:
+        return None
+    folder = Path(folder).resolve()
+    root = next((r for r in plugin_dirs() if folder == r or folder.is_relative_to(r)), folder)
+    return {"folder": str(folder), "plugin_dir": str(root)}
+
+
 def plugin_conflicts() -> dict[tuple[str, str], tuple[str, str]]:
     """(kind, identifier) -> descriptions of the two plugins that declare it (an error when it is loaded)."""
     return _discovery.conflicts()
@@ -507,86 +576,6 @@ register_metric = metrics.register
 register_ceiling = ceilings.register
 register_benchmark = benchmarks.register
 register_model = models.register
-
-class LazyFactory:
-    """A factory declared by what it builds: the target is imported when the factory is called.
-
-    Built by :func:`lazy`. Calling it with ``*args, **kwargs`` returns
-    ``target(*bound_args, *args, **bound_kwargs, **kwargs)``; a keyword given both at declaration
-    and at the call is a TypeError, as for a written-out ``target(key=..., **kwargs)``. Two
-    factories with the same target and bound arguments are equal (a plugin imported again
-    registers equal factories), and the repr names them.
-    """
-
-    def __init__(self, target: str | Callable[..., Any], *args: Any, **kwargs: Any):
-        if isinstance(target, str):
-            module, colon, attribute = target.partition(":")
-            if not colon or not module or not attribute:
-                raise ValueError(f"a lazy target is 'package.module:attribute', got {target!r}")
-        elif not callable(target):
-            raise TypeError(f"a lazy target is 'package.module:attribute' or a callable, got {target!r}")
-        self.target, self.args, self.kwargs = target, args, kwargs
-
-    def resolve(self) -> Callable[..., Any]:
-        """The target itself, its module imported on first use.
-
-        Raises
-        ------
-        ImportError, AttributeError
-            If the module or the attribute does not exist.
-        """
-        if not isinstance(self.target, str):
-            return self.target
-        module, _, attribute = self.target.partition(":")
-        found: Any = importlib.import_module(module)
-        for part in attribute.split("."):
-            found = getattr(found, part)
-        return found
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.resolve()(*self.args, *args, **self.kwargs, **kwargs)
-
-    def _key(self) -> tuple:
-        target = self.target if isinstance(self.target, str) else _qualname(self.target)
-        return target, self.args, tuple(sorted(self.kwargs.items()))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, LazyFactory) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(repr(self._key()))
-
-    def __repr__(self) -> str:
-        target, args, kwargs = self._key()
-        bound = [repr(target), *map(repr, args), *(f"{k}={v!r}" for k, v in kwargs)]
-        return f"lazy({', '.join(bound)})"
-
-
-def lazy(target: str | Callable[..., Any], *args: Any, **kwargs: Any) -> LazyFactory:
-    """A factory that imports ``target`` only when called, with ``args``/``kwargs`` bound first.
-
-    One line replaces a written-out wrapper (``def f(**kw): from m import C; return C(x=1, **kw)``)
-    and keeps registration free of heavy imports, e.g.
-    ``register_metric("cka", lazy("brainscore.metrics.similarity.cka:CKAMetric", unbiased=True))``.
-    The identifier stays a literal, so discovery finds it without importing the plugin.
-
-    Parameters
-    ----------
-    target : str or callable
-        ``"package.module:attribute"`` (dots in ``attribute`` walk into it, e.g. a class method),
-        or a callable of the plugin itself that does the heavy import inside.
-    *args, **kwargs
-        Bound arguments, passed before the caller's.
-
-    Raises
-    ------
-    ValueError
-        If a string ``target`` is not ``module:attribute``.
-    TypeError
-        If ``target`` is neither a string nor callable.
-    """
-    return LazyFactory(target, *args, **kwargs)
-
 
 _tree_nodes: dict[str, str] = {}
 

@@ -54,9 +54,10 @@ class _ModelFactory:
 
     brainscore's :func:`brainscore.load_model` passes ``region_layer_map`` (``--layer``) and
     ``device`` (``--device``) to a model's factory; the reference's factories take no arguments.
-    This calls the factory, then commits, in this order of precedence: ``region_layer_map`` given
-    here, the map the factory gave its ``ModelCommitment``, and ``region_layer_map/<identifier>.json``
-    of the plugin folder that registered it (as the reference reads it: region -> layer name).
+    This calls the factory (under torch's seed 0: :func:`_seeded`), then commits, in this order of precedence:
+    ``region_layer_map`` given here, the map the factory gave its ``ModelCommitment``, and
+    ``region_layer_map/<identifier>.json`` of the plugin folder that registered it (as the reference reads it:
+    region -> layer name).
     """
 
     def __init__(self, identifier: str, factory: Callable[..., Any], folder: str | None):
@@ -68,7 +69,7 @@ class _ModelFactory:
         self.__doc__ = getattr(factory, "__doc__", None)
 
     def __call__(self, *args, region_layer_map: dict | None = None, device: Any = None, **kwargs) -> Any:
-        model = self.factory(*args, **kwargs)
+        model = _seeded(self.factory, *args, **kwargs)
         committed = getattr(model, "region_layer_map", None)
         stored = {}
         if self.folder is not None:
@@ -91,6 +92,19 @@ class _ModelFactory:
 
     def __repr__(self) -> str:
         return f"<reference model factory {self.identifier!r}: {self.factory!r}>"
+
+
+def _seeded(factory: Callable[..., Any], *args, **kwargs) -> Any:
+    """``factory(*args, **kwargs)`` under torch's seed 0 (brainscore's seed of untrained networks), when torch is
+    installed: a reference plugin that builds a network at random (``resnet18(pretrained=False)``) builds the same
+    network in every process, the one ``torchvision:resnet18-untrained`` is. The global random state is kept."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        return factory(*args, **kwargs)
+    from brainscore.models.weights import seeded
+
+    return seeded(lambda: factory(*args, **kwargs))
 
 
 def _move(model: Any, device: Any, identifier: str) -> None:

@@ -2,7 +2,7 @@
 on the same features, which cross the boundary unchanged; a layer selection runs in the trusted process with the
 model server's candidate features and chooses the same layer with the same scores.
 
-The models: the built-in ``pixels`` (an RSA benchmark), the README's tiny network and its twin without a V4 layer
+The models: the built-in ``pixels`` (an RSA benchmark), the tiny network of docs/models.md and its twin without a V4 layer
 (layer selection), and ``native-smallnet`` (PLS with a ceiling, its bootstrap interval compared too); the tasks'
 answers (label, probabilities with fitting stimuli, odd-one-out) are compared call by call. The reference-shaped
 plugins are compared in tests/compat/test_reference_plugins.py.
@@ -31,7 +31,7 @@ LIMITS = Limits(memory=6 * 1024**3, wall=1200, disk=1024**3)
 
 @pytest.fixture(scope="module")
 def plugins(tmp_path_factory):
-    """A plugin folder with the README's network (``boundary-tiny``, V4 on layer "3") and its twin whose V4 is left to
+    """A plugin folder with the network of docs/models.md (``boundary-tiny``, V4 on layer "3") and its twin whose V4 is left to
     layer selection (``boundary-unmapped``), and the native twins' folder (``native-smallnet``)."""
     root = tmp_path_factory.mktemp("plugins")
     root.chmod(0o755)  # the model server runs as a user of its own (as root): it must be let in

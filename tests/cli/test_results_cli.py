@@ -86,7 +86,7 @@ def test_leaderboard_json_equals_the_tree_means_of_recorded_scores(tmp_path, cap
     assert entry["model"] == "efficientnet-lite0" and set(entry["scores"]) == set(expected)
     for node, value in expected.items():
         assert entry["scores"][node] == pytest.approx(value, abs=1e-12), node
-    # by hand, for the README's numbers: V1 = mean of its four property families, V4 = 0.3915,
+    # by hand, for docs/results.md's numbers: V1 = mean of its four property families, V4 = 0.3915,
     # IT = (0.2307 + 0.3396) / 2, neural = (V1 + V4 + IT) / 3 (V2 has no benchmark, so it is no child)
     v1 = (0.8946 + (0.7405 + 0.7850 + 0.7584) / 3 + 0.9234 + (0.8150 + 0.7305) / 2) / 4
     assert entry["scores"]["V1"] == pytest.approx(v1)

@@ -45,3 +45,25 @@ def restore_registries():
         del sys.modules[name]
     registry._discovery._imported = {m for m in registry._discovery._imported
                                      if not m.startswith(PLUGIN_DIR_PACKAGE_PREFIX)}
+
+
+@pytest.fixture(scope="session")
+def reference_tree(tmp_path_factory):
+    """The ``brainscore_vision/`` folder of the reference's wheel (``brainscore-vision==2.4.2``), extracted once by
+    ``tools/reference_suite.py``'s ``extract``. The wheel comes from ``.ci/run`` (``tools/reference_suite.py
+    --fetch-only``); without it the test is skipped locally and fails under CI."""
+    import importlib.util
+    from pathlib import Path
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    spec = importlib.util.spec_from_file_location("reference_suite", tools / "reference_suite.py")
+    suite = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("reference_suite", suite)
+    spec.loader.exec_module(suite)
+    wheel = suite.wheel_path()
+    if not wheel.is_file():
+        message = f"the reference's wheel is not in {wheel.parent}: `python tools/reference_suite.py --fetch-only`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return suite.extract(wheel, tmp_path_factory.mktemp("reference") / "wheel") / "brainscore_vision"

@@ -126,7 +126,7 @@ def test_a_folder_with_a_dot_in_its_name_is_an_error_naming_the_dot(tmp_path, us
     assert str(error.value) == (
         f"the plugin folder {(tmp_path / 'models' / 'my.model').resolve()} failed to import: ImportError: its name "
         f"'my.model' has a '.', which Python reads as a module 'model' of a package 'my'; rename the folder, e.g. to "
-        f"'my_model'. Fix or uninstall that plugin")
+        f"'my_model'. Fix that plugin, or remove it from the plugin path")
 
 
 def test_a_factory_that_returns_none_is_an_error_naming_its_plugin(tmp_path, use_dirs):

@@ -208,11 +208,9 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
     submitted with ``brainscore submit``; its scores equal the native twins' (scored here). The submitted copy also
     requires a package the server lacks (a wheel in a local folder, PIP_FIND_LINKS): its scoring children run in the
     environment made for it."""
-    import httpx
-
     import brainscore
     from browser_helpers import wait_until_serving
-    from web_helpers import csrf
+    from web_helpers import upload_token
     from test_environments import wheel
 
     server_plugins = tmp_path / "server_plugins"  # benchmarks and data only: the model comes by submission
@@ -239,11 +237,7 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
                               env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_until_serving(url, server, tmp_path / "server.log")
-        with httpx.Client(base_url=url) as client:
-            client.post("/register", data={"username": "ref-user", "password": "correct horse",
-                                           "email": "ref-user@example.org", "csrf_token": csrf(client, "/register")})
-            page = client.post("/account/tokens", data={"csrf_token": csrf(client, "/account")}).text
-            token = re.search(r'id="token">([^<]+)<', page).group(1)
+        token = upload_token(url, "ref-user")
         result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(submitted),
                                  "--server", url, "--token", token, "--benchmarks", ",".join(sorted(PAIRS)), "--wait"],
                                 env=env, capture_output=True, text=True, timeout=900)

@@ -15,6 +15,9 @@ OURS = {
     "Geirhos2021edge-top1": "Geirhos2021-top1", "Geirhos2021silhouette-top1": "Geirhos2021-top1",
     "Hermann2020cueconflict-shape_bias": "behavior_vision", "Hermann2020cueconflict-shape_match": "behavior_vision",
     "Hermann2020cueconflict-texture_match": "behavior_vision",
+    "Geirhos2019shapeinstructed-accuracy_distance": "Geirhos2019", "Geirhos2019textureinstructed-accuracy_distance":
+    "Geirhos2019", "Geirhos2019shapeinstructed-error_consistency": "Geirhos2019",
+    "Geirhos2019textureinstructed-error_consistency": "Geirhos2019",
 }
 
 

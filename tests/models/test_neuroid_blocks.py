@@ -15,7 +15,7 @@ from brainscore.errors import ValidationError
 from brainscore.models import candidates as candidates_module
 from brainscore.models.commitment import ModelCommitment
 from brainscore.models.extraction import ActivationsExtractor
-from brainscore.models.extraction import core
+from brainscore.models.extraction import core, npy_files
 from brainscore.models.extraction.core import LayerFeatures, NpyWriter, expand_rows, read_npy_rows
 from brainscore.models.preprocessing import Preprocessing
 
@@ -95,7 +95,7 @@ def test_expand_rows_copies_bounded_blocks(tmp_path, array, monkeypatch):
     """Files shown under several ids: the unique rows are expanded by blocks of at most COPY_BLOCK_BYTES."""
     unique = _npy(tmp_path, array, "unique.npy")
     first_of = np.array([3, 3, 0, 10, 5, 3, 1])
-    monkeypatch.setattr(core, "COPY_BLOCK_BYTES", 2 * 2 * 30 * 4)  # 2 stimuli x 2 trials per block
+    monkeypatch.setattr(npy_files, "COPY_BLOCK_BYTES", 2 * 2 * 30 * 4)  # 2 stimuli x 2 trials per block
     appended = []
     original = NpyWriter.append
     monkeypatch.setattr(NpyWriter, "append", lambda self, batch: (appended.append(len(batch)), original(self, batch)))

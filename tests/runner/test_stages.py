@@ -29,7 +29,7 @@ def test_warm_activations_leaves_nothing_for_the_job_to_extract(tiny):
 def test_the_ceiling_stage_computes_the_benchmarks_ceiling():
     out = stages.compute_ceiling("Kriegeskorte2008.IT-rdm")
     assert out["ok"] and out["ceiling"] == float(brainscore.load_benchmark("Kriegeskorte2008.IT-rdm").ceiling)
-    assert out["ceiling"] == pytest.approx(0.5195, abs=1e-4)  # README's table
+    assert out["ceiling"] == pytest.approx(0.5195, abs=1e-4)  # docs/benchmarks.md's table
 
 
 def test_errors_come_back_as_failures_with_their_log_instead_of_raising():

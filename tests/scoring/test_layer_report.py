@@ -90,9 +90,12 @@ def test_cli_prints_a_table_and_draws(tmp_path, monkeypatch, capsys):
     assert code == 0 and "features.2" in out and "logits" in out and (tmp_path / "out.png").is_file()
 
 
-def test_report_says_what_it_shows(tmp_path, capsys):
+def test_report_says_what_it_shows(tmp_path, capsys, monkeypatch):
     """The committed layer is marked apart from the best one, marks and error bars are explained, and
     each layer's score is printed once (issue 15, item 8)."""
+    from brainscore import progress as progress_module
+
+    monkeypatch.setattr(progress_module, "DELAY_S", 0.0)  # every step reports
     stimuli = make_stimuli(tmp_path / "images", 6)
     benchmark = MeanBenchmark(stimuli)
     benchmark.region = "V4"
@@ -101,7 +104,8 @@ def test_report_says_what_it_shows(tmp_path, capsys):
     rows = layer_report(model, benchmark)
     assert [r.committed for r in rows] == [True, False, False, False]
     progress = capsys.readouterr()
-    assert progress.out == "" and progress.err.count("scored layer") == 4  # progress on stderr, no scores
+    assert progress.out == "" and ": scoring 4 layers of " in progress.err  # progress on stderr, no scores
+    assert ": done, 4 layers in " in progress.err
     table = format_table(rows)
     lines = table.splitlines()
     best = max(rows, key=lambda r: r.score)

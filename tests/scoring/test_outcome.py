@@ -70,8 +70,10 @@ def test_from_failure_keeps_the_message_and_the_traceback():
 def test_json_round_trip_and_provenance_entries():
     outcome = Outcome.from_score(_score())
     assert Outcome.from_json(outcome.to_json()) == outcome
-    keyed = outcome.with_provenance(run_key="abc")
-    assert keyed.provenance == {**PROVENANCE, "run_key": "abc"} and keyed.provenance_key != outcome.provenance_key
+    keyed = outcome.with_provenance(formula="raw")
+    assert keyed.provenance == {**PROVENANCE, "formula": "raw"} and keyed.provenance_key != outcome.provenance_key
+    # the run key names the same computation: `brainscore score` and `brainscore run` records of it share a key
+    assert outcome.with_provenance(run_key="abc").provenance_key == outcome.provenance_key
     with pytest.raises(ValueError, match="benchmark"):
         Outcome.from_json({"model": "m", "status": "done"})
 

@@ -348,13 +348,13 @@ def test_selection_only_and_misspelt_benchmarks_are_refused_with_the_closest_nam
     assert selection.status_code == 400
     assert selection.json()["problems"] == [
         "'Cowley2026.190923.V4-pls' serves layer selection only (of V4) and is not on the leaderboard; choose "
-        "leaderboard benchmarks (GET /api/benchmarks lists the 20)"]
+        "leaderboard benchmarks (GET /api/benchmarks lists the 24)"]
     typo = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip())},
                       data={"benchmarks": "Cowley2026.210325.V4-pl"}, headers=headers)
     assert typo.json()["problems"] == ["unknown benchmark 'Cowley2026.210325.V4-pl'; did you mean "
-                                       "'Cowley2026.210325.V4-pls'? (GET /api/benchmarks lists the 20)"]
+                                       "'Cowley2026.210325.V4-pls'? (GET /api/benchmarks lists the 24)"]
     form = alice.get("/submit").text
-    assert "all 20 leaderboard benchmarks" in form and "Cowley2026.190923.V4-pls" not in form
+    assert "all 24 leaderboard benchmarks" in form and "Cowley2026.190923.V4-pls" not in form
 
 
 def test_wrong_passwords_of_one_user_do_not_lock_out_others_at_the_same_address(app):

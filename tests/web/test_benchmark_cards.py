@@ -15,7 +15,7 @@ SHIPPED = sorted(tree.benchmark_parents(include_selection=True))
 
 
 def test_every_shipped_benchmark_has_a_whole_card():
-    assert len(SHIPPED) == 23
+    assert len(SHIPPED) == 27
     for identifier in SHIPPED:
         card = benchmark_card(identifier)
         assert "problem" not in card, identifier
@@ -34,6 +34,9 @@ def test_cards_give_the_studies_numbers():
                                                                              "trials": 1600}
     assert benchmark_card("Marques2020_DeValois1982-pref_or")["counts"] == {"stimuli": 9097, "neuroids": 385}
     assert benchmark_card("Kiani2007.IT-rdm")["ceiling"].startswith("none")
+    # the instructed experiments: the 1,280 images shown (fitting and asked), 1,200 cue-conflict ones scored
+    assert benchmark_card("Geirhos2019textureinstructed-accuracy_distance")["counts"] == {"stimuli": 1280,
+                                                                                        "subjects": 10, "trials": 12000}
 
 
 def test_the_benchmark_page_shows_the_card(tmp_path):

@@ -1,7 +1,7 @@
 """Scores no submitter can forge (issue 32), submitted through the website: a real server app (its upload route,
 its dispatcher, a Dask cluster, the sandboxed model server and the trusted scorer of each pair).
 
-Five hostile models, each the README's tiny network with an attack wrapped around ``look_at``, and one honest copy:
+Five hostile models, each the tiny network of docs/models.md with an attack wrapped around ``look_at``, and one honest copy:
 
 - ``forge`` prints the outcome line that once recorded any score (``{"event": "done", ..., "score": 1e6}``) and exits;
 - ``nan`` answers with NaN responses; ``shape`` answers for fewer stimuli than it was shown;
@@ -66,10 +66,12 @@ def attack(model, stimuli, answer):
             except OSError:
                 continue
             print("searched", entry, name, flush=True)
-            for needle in ("BRAINSCORE_DATA_MIRROR", MIRROR, "responses_"):
+            for needle in (MIRROR, "responses_", "cowley2026"):  # the data's folder or its files, named anywhere
                 if needle in text:
                     found.append((entry, name, needle))
     print("FOUND" if found else "nothing found", found, flush=True)
+    mirror = os.environ.get("BRAINSCORE_DATA_MIRROR", "")  # its own: what a model itself reads, nothing more
+    print("mirror holds", sorted(os.listdir(mirror)) if mirror else None, flush=True)
     open(DATA_FILE, "rb").read()
 ''',
     "channel": '''
@@ -84,7 +86,7 @@ def attack(model, stimuli, answer):  # the channel's descriptor is on the model 
 
 
 def hostile_model(kind: str, constants: dict) -> str:
-    """The README's tiny network's model.py with ``attack(model, stimuli, answer)`` run in its look_at (an attack
+    """The tiny network's model.py (docs/models.md) with ``attack(model, stimuli, answer)`` run in its look_at (an attack
     that returns an assembly answers with it)."""
     values = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
     return ((EXAMPLE_PLUGIN / "model.py").read_text() + "\nimport json, os\nimport numpy as np\n" + values
@@ -210,6 +212,7 @@ def test_a_plugin_searching_proc_finds_no_data(submitted, shared_data):
     log = submitted["tasks"]["proc"].log
     assert "searched 1 cmdline" in log  # it looked (its own namespace: the launcher and itself only)
     assert "nothing found []" in log and "FOUND" not in log
+    assert "mirror holds ['imagenet16_categories.json']" in log  # the ImageNet class metadata of label readouts
     assert failure.startswith("a submission sees only its own folder (read-only), the Python environment and its "
                               "stimuli's images, and writes only in its working directory: the model raised "
                               "FileNotFoundError while answering look_at: [Errno 2] No such file or directory")

@@ -1,7 +1,7 @@
 """End to end in headless Chromium (Playwright for Python, Debian's ``chromium``) against a real
 ``brainscore serve``, whose submissions run on the Dask LocalCluster it starts (``--workers 1``).
 
-One story, in order: register, log in, upload the README's tiny network as a plugin zip, watch its
+One story, in order: register, log in, upload the tiny network of docs/models.md as a plugin zip, watch its
 status reach done (scored on a Dask worker), find its row on the leaderboard with the score
 ``brainscore score`` gives, open its model page; hostile zips rejected with their reasons; a private
 submission of the same network without a ``region_layer_map`` (its V4 layer chosen by layer
@@ -83,7 +83,7 @@ def submit(page, url: str, name: str, data: bytes, benchmarks: list[str], privat
 
 
 UNMAPPED_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', 'region_layer_map={"IT": "9"}, ')  # V4 left to layer selection,
+    .replace('"region_layer_map": {"V4": "3"}, ', '"region_layer_map": {"IT": "9"}, ')  # V4 left to layer selection,
 # IT declared on a layer the network lacks (a region with no map and no selection data would be committed by the rule)
 
 
@@ -115,7 +115,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     page.click("button:text('log in')")
     page.wait_for_url(server + "/submissions")
 
-    # upload the README's tiny network and watch it reach done
+    # upload the tiny network of docs/models.md and watch it reach done
     submit(page, server, "my_tiny_net.zip", plugin_zip(), [BENCHMARK])
     page.wait_for_url(f"{server}/submissions/*")
     status = page.locator("#status")
@@ -228,7 +228,7 @@ def test_brainscore_submit_from_the_command_line(server, tmp_path):
 
 
 NO_MAP_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', "")  # no region_layer_map at all
+    .replace('"region_layer_map": {"V4": "3"}, ', "")  # no region_layer_map at all
 RULE_BENCHMARKS = ["Kriegeskorte2008.IT-rdm", "Kiani2007.IT-rdm"]  # IT: no map and no selection data -> the rule
 
 

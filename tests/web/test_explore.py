@@ -23,7 +23,8 @@ SCORES = {"deep-net": {V4: 0.6, IT_A: 0.3, IT_B: 0.1, BEHAVIOUR: 0.4},
 METADATA = {"deep-net": "architecture: DCNN\n    training_dataset: ImageNet\n    total_parameter_count: 11689512\n",
             "wide-net": "architecture: ViT\n    training_dataset: JFT-300M\n    task_specialization: self-supervised\n"}
 # The tree under average_vision holds V1 (4 families, all missing here), V4, IT (two benchmarks) in neural_vision,
-# and in behavior_vision five children: Geirhos2021 (missing), three Hermann2020 benchmarks (missing) and Mur2013.
+# and in behavior_vision six children: Geirhos2019 and Geirhos2021 (missing), three Hermann2020 benchmarks (missing)
+# and Mur2013.
 
 
 @pytest.fixture
@@ -64,23 +65,23 @@ def test_default_weights_are_the_references_equal_weights(app):
     deep = {r["model"]: r for r in records}["deep-net"]["scores"]
     assert deep["IT"] == pytest.approx((0.3 + 0.1) / 2)
     assert deep["neural_vision"] == pytest.approx((0 + 0.6 + 0.2) / 3)  # V1 missing counts 0
-    assert deep["behavior_vision"] == pytest.approx(0.4 / 5)
-    assert deep["average_vision"] == pytest.approx(((0.6 + 0.2) / 3 + 0.08) / 2)  # 0.173333
+    assert deep["behavior_vision"] == pytest.approx(0.4 / 6)
+    assert deep["average_vision"] == pytest.approx(((0.6 + 0.2) / 3 + 0.4 / 6) / 2)  # 0.166667
 
 
 def test_region_weights_change_the_average_and_the_order(app):
     client = TestClient(app)
     deep = board(client, **{"w.IT": "2", "w.V1": "0"})["deep-net"]["scores"]
     assert deep["neural_vision"] == pytest.approx((1 * 0.6 + 2 * 0.2) / 3)  # V1 left out: weights 1 (V4) + 2 (IT)
-    assert deep["average_vision"] == pytest.approx(((0.6 + 0.4) / 3 + 0.08) / 2)  # 0.206667
+    assert deep["average_vision"] == pytest.approx(((0.6 + 0.4) / 3 + 0.4 / 6) / 2)  # 0.2
     assert deep["IT"] == pytest.approx(0.2) and deep[V4] == pytest.approx(0.6)  # leaves and regions keep their value
     default = [r["model"] for r in client.get("/api/leaderboard").json()]
-    assert default == ["deep-net", "wide-net"]  # 0.1733 > (0.2 + 0.5) / 3 / 2 = 0.1167
+    assert default == ["deep-net", "wide-net"]  # 0.1667 > (0.2 + 0.5) / 3 / 2 = 0.1167
     it_only = client.get("/api/leaderboard", params={"w.V4": "0", "w.V1": "0"}).json()
     assert [r["model"] for r in it_only] == ["wide-net", "deep-net"]  # IT alone: 0.5 > 0.2
     assert it_only[0]["scores"]["average_vision"] == pytest.approx((0.5 + 0.0) / 2)
     behaviour = board(client, **{"w.behavior_vision": "3"})["deep-net"]["scores"]["average_vision"]
-    assert behaviour == pytest.approx(((0.6 + 0.2) / 3 + 3 * 0.08) / 4)  # 0.126667
+    assert behaviour == pytest.approx(((0.6 + 0.2) / 3 + 3 * 0.4 / 6) / 4)  # 0.116667
 
 
 def test_benchmark_weights_within_a_region(app):
@@ -124,7 +125,7 @@ def test_filters_and_weights_are_in_the_address_and_the_exports(app):
     assert "/leaderboard.csv?sort=average_vision&amp;desc=1&amp;m.architecture=DCNN&amp;w.IT=2&amp;w.V1=0" in page
     rows = list(csv.DictReader(io.StringIO(client.get("/leaderboard.csv", params=params).text)))
     assert [r["model"] for r in rows] == ["deep-net"]
-    assert float(rows[0]["average_vision"]) == pytest.approx(((0.6 + 0.4) / 3 + 0.08) / 2, abs=1e-6)
+    assert float(rows[0]["average_vision"]) == pytest.approx(((0.6 + 0.4) / 3 + 0.4 / 6) / 2, abs=1e-6)
 
 
 def test_bad_filters_are_refused_clearly(app):

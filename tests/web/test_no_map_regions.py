@@ -1,7 +1,7 @@
 """A website submission without a ``region_layer_map`` gets a layer for V1 and IT by the layer rule (issue 22).
 
 Cheap beside the browser test (``test_e2e.py``, which scores such a submission on the IT benchmarks): the
-README's tiny network is unpacked from its plugin zip and found through the entry point the submission
+the tiny network of docs/models.md is unpacked from its plugin zip and found through the entry point the submission
 queue writes, in a process of its own as the scoring child is, and recorded from V1 (what the seven
 Marques 2020 benchmarks record) and IT on one image. No region has a declared layer and V1 and IT have no
 selection data here, so both are committed by the relative-depth rule: candidates ``1, 3, 6``; V1's depth
@@ -23,7 +23,7 @@ from web_helpers import plugin_zip
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 NO_MAP_MODEL = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_tiny_net" / "model.py").read_text() \
-    .replace('region_layer_map={"V4": "3"}, ', "")
+    .replace('"region_layer_map": {"V4": "3"}, ', "")
 
 RECORD = """
 import json, brainscore
@@ -39,7 +39,7 @@ print(json.dumps(out))
 
 
 def test_a_submission_without_a_layer_map_commits_v1_and_it_by_the_rule(tmp_path):
-    assert 'region_layer_map={"V4": "3"}, ' not in NO_MAP_MODEL and "region_layer_map" not in NO_MAP_MODEL
+    assert '"region_layer_map": {"V4": "3"}, ' not in NO_MAP_MODEL and "region_layer_map" not in NO_MAP_MODEL
     site = tmp_path / "site"
     extract(plugin_zip(identifier="no-map-v1-net", package="no_map_v1_net",
                        extra={"no_map_v1_net/model.py": NO_MAP_MODEL}), site)

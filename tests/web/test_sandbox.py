@@ -7,7 +7,7 @@ fixture), so the module costs about one scoring run plus the wall-clock limit of
 
 The file-system, network, process and forgery containment needs namespaces (root, or unprivileged user
 namespaces, and ``unshare``): without them those tests are skipped (their rootless fallbacks, stated in the
-README's "Containment of submissions", are covered by ``test_rootless_fallback_*``).
+docs/security.md's "Containment of a submission's code", are covered by ``test_rootless_fallback_*``).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from host_helpers import survivors
 from web_helpers import EXAMPLE_PLUGIN, plugin_zip
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
-HONEST_SCORE = 0.1036  # `brainscore score --model my-tiny-net --benchmark Cowley2026.210325.V4-pls` (the README's net)
+HONEST_SCORE = 0.1036  # `brainscore score --model my-tiny-net --benchmark Cowley2026.210325.V4-pls` (the tiny network of docs/models.md)
 LIMITS = Limits(memory=4 * 1024**3, cpu=600, wall=90, disk=512 * 1024**2, log=1024**2, processes=64)
 SECRET = "the-server-secret-7f3a9c"
 OUTLIVE = "4321.5"  # the sleep argument that marks the processes a plugin tries to leave running
@@ -143,7 +143,7 @@ def attack(where):
 
 
 def hostile_model(kind: str, constants: dict) -> str:
-    """The README's tiny network's model.py with ``attack`` run at import and wrapped around look_at."""
+    """The tiny network's model.py (docs/models.md) with ``attack`` run at import and wrapped around look_at."""
     values = "".join(f"{name} = {value!r}\n" for name, value in constants.items())
     return ((EXAMPLE_PLUGIN / "model.py").read_text() + "\nimport json, os\n" + values + ATTACKS[kind] + '''
 attack("import")

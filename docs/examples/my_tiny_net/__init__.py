@@ -1,4 +1,4 @@
-"""The README's tiny network as a model plugin, ``my-tiny-net``: zip this folder and submit it
+"""The tiny network of docs/models.md as a model plugin, ``my-tiny-net``: zip this folder and submit it
 (``brainscore submit docs/examples/my_tiny_net --server URL``)."""
 from brainscore.registry import register_model
 

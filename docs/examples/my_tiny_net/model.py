@@ -6,6 +6,11 @@ from brainscore.models.commitment import pytorch_commitment
 from brainscore.models.preprocessing import Preprocessing
 
 
+#: What the network commits to; a keyword given to :func:`commitment` replaces its entry here (``brainscore score
+#: --layer`` and ``brainscore reproduce`` pass a map of regions to layers).
+SETTINGS = {"region_layer_map": {"V4": "3"}, "visual_degrees": 8}
+
+
 def commitment(identifier: str, **kwargs):
     """A :class:`~brainscore.models.commitment.ModelCommitment` of the tiny network, V4 on layer ``"3"``."""
     torch.manual_seed(0)
@@ -14,5 +19,4 @@ def commitment(identifier: str, **kwargs):
         torch.nn.Conv2d(16, 32, 3, stride=2), torch.nn.ReLU(),
         torch.nn.AdaptiveAvgPool2d(4), torch.nn.Flatten(), torch.nn.Linear(512, 1000)).eval()
     return pytorch_commitment(identifier, network, layers=["1", "3", "6"],
-                              preprocessing=Preprocessing("imagenet", 224),
-                              region_layer_map={"V4": "3"}, visual_degrees=8, **kwargs)
+                              preprocessing=Preprocessing("imagenet", 224), **{**SETTINGS, **kwargs})

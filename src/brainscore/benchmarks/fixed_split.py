@@ -31,6 +31,7 @@ from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
+from brainscore.progress import stage
 
 
 def split_half_reliability(assembly: DataAssembly, repetition_coord: str = "repetition") -> DataAssembly:
@@ -257,8 +258,10 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
         """
         from brainscore.metrics.normalisation import explained_variance
 
-        raw = self.metric(source_train=squeeze_time_bin(source_train), source_test=squeeze_time_bin(source_test),
-                          target_train=self.target("train"), target_test=self.target("test"))
+        targets = {"target_train": self.target("train"), "target_test": self.target("test")}
+        with stage(f"{self.identifier}: metric on the train and test features"):
+            raw = self.metric(source_train=squeeze_time_bin(source_train), source_test=squeeze_time_bin(source_test),
+                              **targets)
         score = explained_variance(raw, self.ceiling, formula=self.normalisation)
         score.attrs["n_neuroids"] = int(len(self.reliable_neuroids))
         score.attrs["benchmark_identifier"] = self.identifier

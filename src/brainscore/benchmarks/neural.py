@@ -25,6 +25,7 @@ from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts, weig
 from brainscore.metrics.normalisation import explained_variance
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
+from brainscore.progress import stage
 
 
 def squeeze_time_bin(assembly: DataAssembly) -> DataAssembly:
@@ -188,7 +189,9 @@ class NeuralBenchmark(BenchmarkBase):
         Used by :meth:`__call__` and by per-layer reports; places nothing on screen.
         """
         features = squeeze_time_bin(features)
-        raw = self.metric(features, self.assembly)
+        assembly = self.assembly  # the data, loaded once (reported by the data store)
+        with stage(f"{self.identifier}: metric on {features.sizes.get('neuroid', '?')} model features"):
+            raw = self.metric(features, assembly)
         score = explained_variance(raw, self.ceiling, formula=self.normalisation)
         score.attrs["benchmark_identifier"] = self.identifier
         score.attrs["benchmark_version"] = self.version

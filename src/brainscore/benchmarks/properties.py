@@ -33,6 +33,7 @@ from brainscore.data.stimuli import StimulusSet
 from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel
+from brainscore.progress import stage
 
 
 CEILING_DRAWS = 100
@@ -162,7 +163,9 @@ class PropertiesBenchmark(BenchmarkBase):
         """Score already computed model properties: ``metric(model, data) / ceiling``."""
         from brainscore.metrics.normalisation import ceil_score
 
-        raw = self.metric(model_properties, self.assembly)
+        assembly = self.assembly  # the data, loaded once (reported by the data store)
+        with stage(f"{self.identifier}: comparing the model's property distribution"):
+            raw = self.metric(model_properties, assembly)
         score = ceil_score(raw, self.ceiling)
         score.attrs["benchmark_identifier"] = self.identifier
         score.attrs["benchmark_version"] = self.version

@@ -185,7 +185,8 @@ class RSABenchmark(BenchmarkBase):
         if "presentation" in features.dims and "stimulus_id" in features.coords:
             keep = np.isin(features["stimulus_id"].values, self.rdms["stimulus_id"].values)
             features = features.isel(presentation=np.flatnonzero(keep))
-        model_rdm = rdm(features)
+        with stage(f"{self.identifier}: the model's RDM of {features.sizes.get('presentation', '?')} stimuli"):
+            model_rdm = rdm(features)
         rdms = self.rdms
         with stage(f"{self.identifier}: comparing the model's RDM", total=rdms.sizes["rdm"], unit="RDM") as progress:
             values = []

@@ -33,6 +33,7 @@ from brainscore.caching import CacheWarning, code_hash, verify_manifest, write_m
 from brainscore.caching.atomic import atomic_directory
 from brainscore.data.images import BACKGROUND_GREY, load_rgb
 from brainscore.data.stimuli import StimulusSet
+from brainscore.progress import stage
 
 GREY = BACKGROUND_GREY
 
@@ -72,10 +73,15 @@ def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, sou
     suffix = f"--target{target_visual_degrees:.2f}--source{source_visual_degrees:.2f}" + ("--png" if lossless else "")
     # keyed on the images' content and on the code that converts them (this module and what it imports)
     code = code_hash(__name__)[:16]
-    folder = config.home() / "stimuli_on_screen" / f"{stimulus_set.content_hash()[:20]}-{code}{suffix}"
-    names = {sid: _target_name(stimulus_set.get_stimulus(sid), sid, lossless) for sid in stimulus_set["stimulus_id"]}
-    atomic_directory(folder, lambda tmp: _convert_all(stimulus_set, tmp, names, ratio),
-                     complete=lambda path: _complete(path, names))
+    what = (f"placing {len(stimulus_set)} images of {stimulus_set.identifier or 'a stimulus set'} on the model's "
+            f"screen ({source_visual_degrees:g} -> {target_visual_degrees:g} degrees)")
+    with stage(what, total=len(stimulus_set), unit="image") as step:
+        folder = config.home() / "stimuli_on_screen" / f"{stimulus_set.content_hash()[:20]}-{code}{suffix}"
+        names = {sid: _target_name(stimulus_set.get_stimulus(sid), sid, lossless)
+                 for sid in stimulus_set["stimulus_id"]}
+        atomic_directory(folder, lambda tmp: _convert_all(stimulus_set, tmp, names, ratio, step.update),
+                         complete=lambda path: _complete(path, names))
+        step.update(len(names) - step.done)  # converted earlier: all there
     identifier = f"{stimulus_set.identifier}{suffix}" if stimulus_set.identifier else None
     return StimulusSet(stimulus_set.copy(), identifier=identifier,
                        stimulus_paths={sid: folder / name for sid, name in names.items()})
@@ -101,14 +107,19 @@ def _complete(folder: Path, names: dict) -> bool:
 PNG_OPTIONS = {"compress_level": 1}
 
 
-def _convert_all(stimulus_set: StimulusSet, folder: Path, names: dict, ratio: float) -> None:
-    """Every image of ``stimulus_set`` converted into ``folder`` (as ``names``), with a checksum manifest."""
+def _convert_all(stimulus_set: StimulusSet, folder: Path, names: dict, ratio: float, converted=None) -> None:
+    """Every image of ``stimulus_set`` converted into ``folder`` (as ``names``), with a checksum manifest;
+    ``converted(1)`` is called after each image (from the pool's threads)."""
     # PIL releases the GIL while it decodes, pastes and encodes: one thread per usable core
     from concurrent.futures import ThreadPoolExecutor
 
+    def convert(item) -> None:
+        _convert(stimulus_set.get_stimulus(item[0]), folder / item[1], ratio)
+        if converted is not None:
+            converted(1)
+
     with ThreadPoolExecutor(max_workers=max(1, min(config.usable_cores(), len(names)))) as pool:
-        list(pool.map(lambda item: _convert(stimulus_set.get_stimulus(item[0]), folder / item[1], ratio),
-                      names.items()))
+        list(pool.map(convert, names.items()))
     write_manifest(folder)
 
 

@@ -13,7 +13,8 @@ Back from the model (:func:`answer_of`): an assembly as plain arrays, rebuilt by
   for the odd-one-out task, exactly the triplets sent;
 - and its presentation coordinates are the trusted stimulus set's columns, looked up by ``stimulus_id``: a column
   the model sends under the name of a stimulus-set column is dropped (a model cannot relabel its stimuli, e.g. set
-  ``truth`` to its own answers), its own coordinates (microsaccade shifts, ``label_name``, neuroid coordinates) kept.
+  ``truth`` to its own answers), its own coordinates (microsaccade shifts, ``label_name``, neuroid coordinates) kept
+  (strings among them as fixed-width strings, not Python objects: the same values, copied at memory speed).
 
 Every refusal is a :class:`BoundaryViolation` that says, in the model author's terms, what the model answered and
 what was expected.
@@ -231,7 +232,9 @@ def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = No
     for name, (coord_dims, coord) in given.items():
         if name == "stimulus_id" or name in trusted:
             continue  # the stimulus set's own columns: never the model's
-        built[name] = (coord_dims[0], _strings(coord)) if coord_dims else _strings(coord)
+        # the model's own coordinates (neuroid ids, layers: hundreds of thousands of strings) stay fixed-width strings:
+        # xarray copies every coordinate it is given, and an array of Python strings is copied string by string
+        built[name] = (coord_dims[0], coord) if coord_dims else coord
     try:
         return cls(_strings(values), dims=tuple(dims), coords=built)
     except (TypeError, ValueError) as error:

@@ -43,7 +43,8 @@ LOG_LIMIT_BYTES = 20 * 1024**2
 PROCESS_LIMIT = 512
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder holding the brainscore package (and brainscore_vision, brainscore_core)."""
-SERVER_SETTINGS = ("offline", "torchvision_weights", "timm_weights", "plugin_dirs", "torch_threads")
+SERVER_SETTINGS = ("offline", "weights_mirror", "stand_ins", "torchvision_weights", "timm_weights", "plugin_dirs",
+                   "torch_threads")
 """Settings a model server receives (resolved, as environment variables): what a model needs, never the data."""
 BASE_ENVIRONMENT = ("PATH", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 """Variables of this process's environment a model server inherits (nothing else: no secrets, no data paths)."""
@@ -121,7 +122,8 @@ def visible_paths(python: str, hidden: list[Path] = (), extra: tuple = (), shown
     """
     paths = [*launcher.SYSTEM_FOLDERS, sys.prefix, sys.base_prefix, sys.exec_prefix, str(PACKAGE_ROOT), *extra]
     paths += [p for p in sys.path if os.path.isabs(p) and os.path.isdir(p)]
-    paths += [p for key in ("torchvision_weights", "timm_weights", "plugin_dirs") for p in _configured(key)]
+    paths += [p for key in ("weights_mirror", "stand_ins", "torchvision_weights", "timm_weights", "plugin_dirs")
+              for p in _configured(key)]
     data = [Path(p).resolve() for key in ("data_mirror",) for p in _configured(key)] + [config.local_packages_dir()]
     interpreter = Path(python)
     prepared = []
@@ -260,11 +262,13 @@ class ModelServer:
         self.verdict: dict[str, Any] = {}
         self.process: subprocess.Popen | None = None
         self.model = None
+        self.spec_isolated = False
 
     def __enter__(self):
         from brainscore.boundary.remote import RemoteModel
 
         isolate = self.limits.isolate and launcher.isolation() != "none"
+        self.spec_isolated = isolate
         base = config.home() / "sandbox"
         base.mkdir(parents=True, exist_ok=True)
         self.folder = Path(tempfile.mkdtemp(prefix="server-", dir=base))
@@ -356,12 +360,15 @@ class ModelServer:
             except ValueError:
                 self.verdict = {"error": "the sandbox's verdict is unreadable"}
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind=None, *exc) -> None:
         if self.model is not None:
             self.model.close()
         if self.process is not None:
+            # after a score the server has nothing left to say: in its namespaces it goes at once, with all it started
+            # (waiting for its interpreter to shut down costs seconds); after a failure its verdict names the cause
+            grace = 0.5 if kind is None and self.spec_isolated else 30
             try:
-                self.process.wait(timeout=30)
+                self.process.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 self._kill("did not exit when told to (killed)")
                 self.process.wait()

@@ -87,14 +87,12 @@ class RemoteModel(BrainModel):
     on_end : callable () -> str or None, optional
         Called when the server's process ended unexpectedly: a sentence saying why (e.g. a limit), for the error.
 
-    Raises
-    ------
-    ModelError
-        If the server could not load the model.
-    BoundaryViolation
-        If its hello is malformed or names another model.
-    ModelServerEnded
-        If it ended before saying hello.
+    The server's hello (its model loaded) is awaited at the first call that needs it, so the server loads the
+    model while this process loads the benchmark and its data. That call (or :meth:`hello`) raises
+
+    - :class:`ModelError` if the server could not load the model;
+    - :class:`~brainscore.boundary.crossing.BoundaryViolation` if its hello is malformed or names another model;
+    - :class:`ModelServerEnded` if it ended before saying hello.
     """
 
     def __init__(self, identifier: str, channel: Channel, folder: Path, on_end=None):
@@ -107,20 +105,26 @@ class RemoteModel(BrainModel):
         self._committing: str | None = None
         self._facts: dict[str, Any] | None = None
         self._busy = False
-        hello = self._receive_reply("loading the model")
-        if not isinstance(hello, dict) or not isinstance(hello.get("identifier"), str) \
-                or not isinstance(hello.get("visual_degrees"), (int, float)) or isinstance(hello["visual_degrees"], bool):
-            raise BoundaryViolation(f"the model server's hello is malformed: {str(hello)[:200]}")
-        if hello["identifier"] != self._identifier:
-            raise BoundaryViolation(f"the model loaded as {self._identifier!r} calls itself {hello['identifier']!r}; "
-                                    f"its identifier must be the one it is registered under")
-        degrees = float(hello["visual_degrees"])
-        if not 0 < degrees < 1000:
-            raise BoundaryViolation(f"the model's visual_degrees() is {degrees}; a field of view is a number of "
-                                    f"degrees > 0")
-        self._visual_degrees = degrees
-        if hello.get("commits_layers"):
-            self.layer_for = self._layer_for
+        self._hello: dict[str, Any] | None = None
+
+    def hello(self) -> dict[str, Any]:
+        """The server's hello, awaited once: ``{"identifier", "visual_degrees", "commits_layers"}``, checked."""
+        if self._hello is None:
+            hello = self._receive_reply("loading the model")
+            if not isinstance(hello, dict) or not isinstance(hello.get("identifier"), str) \
+                    or not isinstance(hello.get("visual_degrees"), (int, float)) \
+                    or isinstance(hello["visual_degrees"], bool):
+                raise BoundaryViolation(f"the model server's hello is malformed: {str(hello)[:200]}")
+            if hello["identifier"] != self._identifier:
+                raise BoundaryViolation(f"the model loaded as {self._identifier!r} calls itself "
+                                        f"{hello['identifier']!r}; its identifier must be the one it is registered under")
+            degrees = float(hello["visual_degrees"])
+            if not 0 < degrees < 1000:
+                raise BoundaryViolation(f"the model's visual_degrees() is {degrees}; a field of view is a number of "
+                                        f"degrees > 0")
+            self._hello = {"identifier": hello["identifier"], "visual_degrees": degrees,
+                           "commits_layers": bool(hello.get("commits_layers"))}
+        return self._hello
 
     # ---- BrainModel ----------------------------------------------------------------------------
     @property
@@ -128,7 +132,7 @@ class RemoteModel(BrainModel):
         return self._identifier
 
     def visual_degrees(self) -> float:
-        return self._visual_degrees
+        return self.hello()["visual_degrees"]
 
     def start_recording(self, recording_target: str, time_bins=None) -> None:
         bins = None if time_bins is None else [[int(start), int(end)] for start, end in time_bins]
@@ -156,8 +160,11 @@ class RemoteModel(BrainModel):
         return answer_of(reply, stimuli, "look_at", self.task)
 
     # ---- layers and facts (for the provenance) --------------------------------------------------
-    def _layer_for(self, region: str) -> str:
-        """Commit ``region`` now (as the in-process ``layer_for``; a selection it needs runs here, trusted)."""
+    def layer_for(self, region: str) -> str | None:
+        """Commit ``region`` now (as the in-process ``layer_for``; a selection it needs runs here, trusted); None for a
+        model that commits no layers."""
+        if not self.hello()["commits_layers"]:
+            return None
         self._committing = str(region)
         try:
             layer = self._call("commit", {"region": str(region)})
@@ -233,6 +240,8 @@ class RemoteModel(BrainModel):
                                                                             f" ({error})"))
 
     def _call(self, call: str, args: dict, nested: bool = False) -> Any:
+        if not nested:
+            self.hello()
         if self._busy and not nested:
             raise BrainScoreError(f"{call} was called while the model was answering another call")
         self._busy = True
@@ -260,8 +269,10 @@ class RemoteModel(BrainModel):
             if "error" in message and len(message) == 1:
                 error = message["error"] if isinstance(message["error"], dict) else {}
                 kind = str(error.get("type", "Exception"))[:100]
-                raise ModelError(f"the model raised {kind} while {doing}: {str(error.get('message', ''))[:4000]}",
-                                 kind)
+                said = str(error.get("message", ""))[:4000]
+                if error.get("blame") == "server":  # the model server's own judgement (it names the cause)
+                    raise ModelError(f"while {doing}: {said}", kind)
+                raise ModelError(f"the model raised {kind} while {doing}: {said}", kind)
             if "call" in message and set(message) <= {"call", "args"}:
                 self._serve(message)
                 continue

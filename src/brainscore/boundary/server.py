@@ -28,7 +28,7 @@ from typing import Any
 from brainscore.boundary.channel import Channel, ChannelClosed
 from brainscore.boundary.crossing import assembly_message, stimuli_of
 
-__all__ = ["main", "remote_layer_scorer"]
+__all__ = ["main", "remote_layer_scorer", "load_failure"]
 
 _state: dict[str, Any] = {"channel": None, "folder": None, "candidates": None, "benchmarks": {}}
 
@@ -100,9 +100,13 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
 def _facts(model) -> dict[str, Any]:
     from brainscore.scoring.job import _device, _model_facts, _model_hashes
 
+    import resource
+
     weights, fingerprint = _model_hashes(model)
     table = getattr(model, "layer_commitments", None)
-    return _jsonable({"region_layer_map": dict(getattr(model, "region_layer_map", None) or {}) or None,
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return _jsonable({"cpu_s": sum(u.ru_utime + u.ru_stime for u in usage),  # this server's so far (perf/boundary.py)
+                      "region_layer_map": dict(getattr(model, "region_layer_map", None) or {}) or None,
                       "layer_commitments": table() if callable(table) else None,
                       "layers": list(getattr(model, "layers", None) or []) or None,
                       "weights_sha256": weights, "architecture_fingerprint": fingerprint,
@@ -154,6 +158,30 @@ def _serve_one(message: dict) -> bool:
     return True
 
 
+def load_failure(error: BaseException) -> dict:
+    """The error the scorer is told when the model cannot be loaded: its type, one line, and ``blame``
+    ``"server"`` where the cause is this installation (a reference name it lacks, a weights file it does not have,
+    an installed package that fails to import: :func:`brainscore.plugin_imports.import_failure`), not the model."""
+    from brainscore.errors import DataNotFoundError, HashMismatchError, NetworkError
+
+    failure = getattr(error, "failure", None)
+    folder = getattr(error, "folder", None)
+    plugin = f"the plugin {folder.parent.name}/{folder.name}" if folder is not None else "the plugin"
+    server = False
+    if failure is not None:
+        server = failure.environment
+        text = (f"this server's installation could not import {plugin} (not a fault of the submission): "
+                f"{failure.summary}" + (f" (raised in {failure.where})" if failure.where else "")
+                if server else failure.message(plugin))
+    elif isinstance(error, (DataNotFoundError, HashMismatchError, NetworkError)):
+        server = True
+        text = f"this server does not have a file the model needs (not a fault of the submission's code): {error}"
+    else:
+        text = str(error)
+    return {"type": type(error).__name__, "message": " ".join(text.split())[:4000],
+            **({"blame": "server"} if server else {})}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Load the model, say hello (its identifier, visual degrees, whether it commits layers), serve until ``exit``."""
     parser = argparse.ArgumentParser(prog="python -m brainscore.boundary.server")
@@ -176,9 +204,11 @@ def main(argv: list[str] | None = None) -> int:
                  "commits_layers": callable(getattr(model, "layer_for", None))}
     except Exception as error:  # noqa: BLE001 - the model's failure to load, told to the scorer
         traceback.print_exc()
+        failure = load_failure(error)
+        print(failure["message"], file=sys.stderr)  # the log's last line, which the website quotes as the failure
         sys.stderr.flush()
         try:
-            channel.send({"error": {"type": type(error).__name__, "message": str(error)[:4000]}})
+            channel.send({"error": failure})
         except ChannelClosed:
             pass
         return 1

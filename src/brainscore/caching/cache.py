@@ -119,11 +119,13 @@ def content_key(**parts: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20,
+                progress: Callable[[int], Any] | None = None) -> str:
     """sha256 hex digest of a file's bytes, read afresh in ``chunk_size`` chunks.
 
     The one file hash of the package: cache entries, downloads, the data store and published files
-    use it (:func:`brainscore.data.file_sha256` memoises it per file state).
+    use it (:func:`brainscore.data.file_sha256` memoises it per file state). ``progress``, when
+    given, is called with the byte count of each chunk read (e.g. a progress stage's ``update``).
 
     Raises
     ------
@@ -134,6 +136,8 @@ def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(chunk_size), b""):
             digest.update(chunk)
+            if progress is not None:
+                progress(len(chunk))
     return digest.hexdigest()
 
 
@@ -364,6 +368,22 @@ def locked_entry(path: Path) -> Iterator[Path]:
             held.discard(str(path))
 
 
+@contextlib.contextmanager
+def _kept_on_full_disk(path: Path) -> Iterator[None]:
+    """Turn a full disk while writing the cache entry ``path`` into a :class:`CacheWarning` (the caller keeps the
+    value it computed; the entry's temporary file is already removed); any other error passes."""
+    import errno
+
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            raise
+        warnings.warn(f"the cache entry {path.name} was not stored: the disk holding {path.parent} is full "
+                      f"({error.strerror or error}); the value computed is used all the same. Free space there "
+                      f"(the caches under {path.parent.parent} may be deleted) to cache it", CacheWarning, stacklevel=4)
+
+
 def check_home() -> Path:
     """``$BRAINSCORE_HOME`` as a writable directory (created if missing), checked before any work.
 
@@ -468,7 +488,8 @@ class Cache:
 
     def read_or_write(self, key: str, ext: str, reader: Callable[[Path], Any], compute: Callable[[], Any],
                       writer: Callable[[Any, Path], Any]) -> Any:
-        """The entry read with ``reader``; else, under the entry's lock, ``compute()`` written by ``writer(value, tmp)``."""
+        """The entry read with ``reader``; else, under the entry's lock, ``compute()`` written by ``writer(value, tmp)``
+        (on a full disk the value is returned uncached, with a :class:`CacheWarning`)."""
         value = self.read(key, ext, reader)
         if value is not None:
             return value
@@ -476,7 +497,8 @@ class Cache:
             value = self.read(key, ext, reader)  # another process may have written it meanwhile
             if value is None:
                 value = compute()
-                self.write(key, ext, lambda tmp: writer(value, tmp))
+                with _kept_on_full_disk(self.path(key, ext)):
+                    self.write(key, ext, lambda tmp: writer(value, tmp))
         return value
 
     # --- arbitrary Python objects (scores with their attributes) -------------------------------
@@ -510,7 +532,8 @@ class Cache:
                 raise
 
     def get_or_compute(self, key: str, compute: Callable[[], Any]) -> Any:
-        """Cached value of ``key``; else, under the entry's lock, ``compute()``, stored, and returned.
+        """Cached value of ``key``; else, under the entry's lock, ``compute()``, stored, and returned (on a full
+        disk returned without being stored, with a :class:`CacheWarning`: a computed value is never lost).
 
         A second process asking for the same key while the first computes it waits for the lock and
         then reads the first one's result.
@@ -522,5 +545,6 @@ class Cache:
             value = self.load(key)
             if value is None:
                 value = compute()
-                self.save(key, value)
+                with _kept_on_full_disk(self.path(key, "pkl")):
+                    self.save(key, value)
         return value

@@ -45,20 +45,50 @@ def library_versions() -> tuple[tuple[str, str], ...]:
     return tuple(versions)
 
 
-@lru_cache(maxsize=None)
-def _module_file(name: str) -> str | None:
-    """Source file of module ``name`` (None for builtins, namespace packages or unknown names)."""
+def _locate(name: str) -> str | None:
+    """Source file of module ``name``, found without importing anything (None for builtins, compiled modules,
+    namespace packages or unknown names).
+
+    ``importlib.util.find_spec('a.b.c')`` imports ``a.b``: for a plugin not imported yet that would run its code
+    (and raise its errors) while merely hashing it. Here a submodule is looked up in the folders of its parent
+    package: those of the imported parent, else the folder of the parent's own ``__init__.py``.
+    """
     module = sys.modules.get(name)
-    path = getattr(module, "__file__", None) if module is not None else None
-    if path is None:
+    if module is not None:
+        path = getattr(module, "__file__", None)
+        return str(path) if path is not None and str(path).endswith(".py") else None
+    parent, _, child = name.rpartition(".")
+    if not parent:
         try:
-            spec = importlib.util.find_spec(name)
+            spec = importlib.util.find_spec(name)  # a top-level name: nothing is imported to find it
         except (ImportError, ValueError, AttributeError):
             return None
-        path = spec.origin if spec is not None and spec.has_location else None
-    if path is None or not str(path).endswith(".py"):
-        return None
-    return str(path)
+        origin = spec.origin if spec is not None and spec.has_location else None
+        return str(origin) if origin is not None and str(origin).endswith(".py") else None
+    for folder in _search_path(parent):
+        for candidate in (Path(folder) / f"{child}.py", Path(folder) / child / "__init__.py"):
+            if candidate.is_file():
+                return str(candidate)
+    return None
+
+
+def _search_path(package: str) -> list[str]:
+    """The folders submodules of ``package`` are found in, without importing it."""
+    module = sys.modules.get(package)
+    if module is not None:
+        return [str(p) for p in (getattr(module, "__path__", None) or [])]
+    path = _locate(package)
+    if path is not None:
+        return [str(Path(path).parent)] if Path(path).name == "__init__.py" else []
+    parent, _, child = package.rpartition(".")  # a namespace package: its folders in the parent's
+    folders = _search_path(parent) if parent else []
+    return [str(Path(f) / child) for f in folders if (Path(f) / child).is_dir()]
+
+
+@lru_cache(maxsize=None)
+def _module_file(name: str) -> str | None:
+    """Source file of module ``name`` (None for builtins, namespace packages or unknown names); imports nothing."""
+    return _locate(name)
 
 
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.MULTILINE)
@@ -99,12 +129,13 @@ def _resolve(level: int, module: str, importer: str, importer_is_package: bool) 
 
 
 def _is_module(name: str) -> bool:
+    """Whether ``name`` is a module (imported, or a source file or package folder found without importing)."""
     if name in sys.modules:
         return isinstance(sys.modules[name], types.ModuleType)
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError, AttributeError):
-        return False
+    if _locate(name) is not None:
+        return True
+    parent, _, child = name.rpartition(".")
+    return bool(parent) and any((Path(f) / child).is_dir() for f in _search_path(parent))
 
 
 @lru_cache(maxsize=None)

@@ -261,8 +261,13 @@ def run_validate(args) -> int:
 
 
 def run_package(args) -> int:
-    from brainscore.data.packaging import (package_data_assembly, package_stimulus_set, read_manifest,
-                                           write_manifest)
+    """Validate and package, all or nothing: the files are written into a staging folder inside ``--out`` and moved
+    there with the manifest only when everything succeeded (:class:`~brainscore.data.packaging.staged_output`)."""
+    import warnings
+
+    from brainscore.data.packaging import (DataWarning, commit_packaged, package_data_assembly, package_stimulus_set,
+                                           staged_output)
+    from brainscore.data.validation import validate_identifier
 
     if not args.stimuli and not args.assembly:
         raise ValidationError("give --stimuli and/or --assembly to package")
@@ -270,27 +275,58 @@ def run_package(args) -> int:
         raise ValidationError("give the assembly's --identifier (e.g. MyLab2026.V4)")
     if args.stimuli and not args.stimulus_set_identifier:
         raise ValidationError("give the --stimulus-set-identifier (e.g. MyLab2026)")
+    for identifier, what in ((args.stimulus_set_identifier, "stimulus set identifier"),
+                             (args.identifier if args.assembly else None, "assembly identifier")):
+        if identifier is not None:  # both before anything is written
+            validate_identifier(identifier, what).raise_if_failed()
     out = Path(args.out)
-    items = []
-    with tempfile.TemporaryDirectory(prefix="brainscore-package-") as tmp:
-        stimuli = _read_stimulus_set(args, Path(tmp)) if args.stimuli else None
-        if stimuli is not None:
-            items.append(package_stimulus_set(stimuli, args.stimulus_set_identifier, out,
-                                              check_images=not args.no_images))
-        if args.assembly:
-            items.append(package_data_assembly(_read_assembly(args), args.identifier, args.stimulus_set_identifier,
-                                               out, stimulus_set=stimuli, assembly_class=args.assembly_class,
-                                               allow_nan=args.allow_nan))
     manifest = Path(args.manifest) if args.manifest else out / "manifest.json"
-    previous = read_manifest(manifest) if manifest.is_file() else []
-    new_keys = {(type(i).__name__, i.identifier) for i in items}
-    kept = [i for i in previous if (type(i).__name__, i.identifier) not in new_keys]
-    write_manifest(manifest, *kept, *items)
+    try:
+        with warnings.catch_warnings(record=True) as caught, staged_output(out) as staging, \
+                tempfile.TemporaryDirectory(prefix="brainscore-package-") as tmp:
+            warnings.simplefilter("always", DataWarning)
+            items = []
+            stimuli = _read_stimulus_set(args, Path(tmp)) if args.stimuli else None
+            if stimuli is not None:
+                items.append(package_stimulus_set(stimuli, args.stimulus_set_identifier, staging,
+                                                  check_images=not args.no_images))
+            if args.assembly:
+                items.append(package_data_assembly(_read_assembly(args), args.identifier, args.stimulus_set_identifier,
+                                                   staging, stimulus_set=stimuli, assembly_class=args.assembly_class,
+                                                   allow_nan=args.allow_nan))
+            items = commit_packaged(staging, out, items, manifest)
+    except OSError as error:
+        raise _disk_error(error, args, out) from None
+    for warning in caught:
+        print(f"warning: {warning.message}", file=sys.stderr)
     for item in items:
         for f in item.files:
             print(f"{f.path}  {f.size:,} bytes  sha256 {f.sha256}  sha1 {f.sha1}")
     print(f"manifest: {manifest}")
     return 0
+
+
+def _disk_error(error: OSError, args, out: Path) -> Exception:
+    """A full disk or a too long file name while packaging, as one line naming ``out``; any other OSError as is."""
+    import errno
+    import shutil
+
+    if error.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        inputs = [Path(p) for p in (args.stimuli, args.stimulus_zip, args.assembly) if p]
+        if args.stimulus_dir:
+            inputs += [p for p in Path(args.stimulus_dir).rglob("*") if p.is_file()]
+        needed = sum(p.stat().st_size for p in inputs if p.is_file())
+        try:
+            free = f"{shutil.disk_usage(out).free / 2**20:,.0f} MiB free"
+        except OSError:
+            free = "free space unknown"
+        return BrainScoreError(f"the disk holding --out {out} is full ({free}; packaging needs about "
+                               f"{needed / 2**20:,.0f} MiB there, as much again as the input files): free space there "
+                               f"or give another --out; nothing was added to {out} (the partial files were removed)")
+    if error.errno == errno.ENAMETOOLONG:
+        return BrainScoreError(f"a file name is too long for the file system of {out} ({error.filename or error}); "
+                               f"shorten the identifiers or the --out path; nothing was added to {out}")
+    return error
 
 
 def run_publish(args) -> int:

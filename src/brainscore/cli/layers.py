@@ -45,7 +45,7 @@ def run(args) -> int:
         return 0
 
     layers = [layer.strip() for layer in args.layers.split(",") if layer.strip()] if args.layers else None
-    rows = layer_report(args.model, args.benchmark, layers=layers, pca=args.pca, progress=not args.json)
+    rows = layer_report(args.model, args.benchmark, layers=layers, pca=args.pca)
     if args.json:
         print(json.dumps(as_dicts(rows)))
     else:

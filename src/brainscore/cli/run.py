@@ -12,7 +12,9 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "run", help="score many models on many benchmarks on Dask",
         description="Score every model on every benchmark on a Dask cluster (local worker processes by default), "
-                    "skipping pairs already recorded. Prints per-stage progress on stderr and a summary table; "
+                    "skipping pairs already recorded (by `brainscore run` or `brainscore score`: one key). Prints "
+                    "progress on stderr (per stage: tasks done, running and failed, the time left; per task: when it "
+                    "started and ended) and a summary table; "
                     "exits 1 if any pair failed, listing each failure with its log.")
     parser.add_argument("--models", required=True, help="identifiers and shell patterns, comma-separated, "
                                                          "e.g. 'efficientnet-lite*,pixels'")
@@ -41,7 +43,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rerun", action="store_true", help="score pairs already recorded again")
     parser.add_argument("--preload", action="append", default=[], metavar="MODULE",
                         help="a module every worker (and this process) imports first, e.g. an uninstalled plugin")
-    parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    parser.add_argument("--no-progress", action="store_true", help="the same as --quiet")
     parser.add_argument("--sandbox", action="store_true",
                         help="put the model calls through the boundary on the workers: each model runs in a sandboxed "
                              "model server of its own (no data, no network, limits), the benchmarks, metrics and "
@@ -79,7 +81,7 @@ def _memory_size(text: str) -> int:
 
 
 def run(args) -> int:
-    from brainscore import runner
+    from brainscore import progress, runner
     from brainscore.runner import clusters, report
 
     for module in args.preload:
@@ -99,13 +101,22 @@ def run(args) -> int:
         gpus = 1 if elsewhere else max(1, torch.cuda.device_count())
     on_result = (lambda s: print(report.json_line(s), flush=True)) if args.json else None
     stats: dict = {}
-    client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus, preload=args.preload,
-                                       memory_per_worker=args.memory_per_worker)
+    store = runner.open_outcome_store()
+    recorded = None if args.rerun else runner.all_recorded(pairs, store)
+    if recorded is not None:  # nothing to compute: no cluster started
+        for summary in recorded:
+            if on_result:
+                on_result(summary)
+        print(report.table(recorded), file=sys.stderr if args.json else sys.stdout, flush=True)
+        return 0
+    with progress.stage("starting the Dask cluster" if args.scheduler is None else f"connecting to {args.scheduler}"):
+        client, cluster = clusters.connect(args.scheduler, args.cluster, args.workers, gpus=gpus,
+                                           preload=args.preload, memory_per_worker=args.memory_per_worker)
     try:
-        summaries = runner.run(pairs, client, store=runner.open_outcome_store(), rerun=args.rerun, on_result=on_result,
+        summaries = runner.run(pairs, client, store=store, rerun=args.rerun, on_result=on_result,
                                progress=True, gpu=bool(gpus),
-                               stream=_Quiet() if args.no_progress else None, stats=stats, **_sandbox(args),
-                               needs=clusters.resources_needed(args.scheduler, args.cluster, gpus),
+                               stream=_Quiet() if args.no_progress or not progress.enabled() else None, stats=stats,
+                               **_sandbox(args), needs=clusters.resources_needed(args.scheduler, args.cluster, gpus),
                                wait_s=watch.DEFAULT_WAIT_S if args.wait_for_workers is None else args.wait_for_workers)
     finally:
         # workers still finishing their last task at shutdown are killed; that is expected, not news

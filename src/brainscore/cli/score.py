@@ -18,9 +18,13 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("score", help="score a model on a benchmark (or several, in this process)",
                                    description="Score a model on a benchmark, print the ceiled score with its formula, "
                                                "its bootstrap 95% interval and the committed layer, and record it in "
-                                               "the results database. Patterns and comma lists score every pair one "
-                                               "after the other and print one table (`brainscore run` does the same "
-                                               "on Dask). " + ERROR_HELP)
+                                               "the results database; a pair the database already records with the "
+                                               "same model arguments, benchmark version, bootstrap settings and code "
+                                               "(by `brainscore score` or `brainscore run`) is shown from its record "
+                                               "(--rerun scores it again). Patterns and comma lists score every pair "
+                                               "one after the other and print one table (`brainscore run` does the "
+                                               "same on Dask). Progress goes to stderr (--quiet: none). "
+                                               + ERROR_HELP)
     parser.add_argument("--model", required=True, help="model identifier, e.g. efficientnet-lite0; or identifiers "
                                                        "and shell patterns, comma-separated")
     parser.add_argument("--benchmark", required=True, help="benchmark identifier, e.g. Cowley2026.210325.V4-pls; or "
@@ -35,7 +39,12 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--db", default=None, metavar="URL",
                         help="results database (SQLAlchemy URL; default $BRAINSCORE_DB_URL, else "
                              "sqlite:///$BRAINSCORE_HOME/results.sqlite)")
-    parser.add_argument("--no-record", action="store_true", help="do not record the score in the results database")
+    parser.add_argument("--no-record", action="store_true",
+                        help="compute the score without the results database: no record is written, none reused")
+    parser.add_argument("--rerun", action="store_true",
+                        help="score again even if the results database already records this pair with the same "
+                             "model arguments, benchmark version, bootstrap settings and code (`brainscore run` "
+                             "and `brainscore score` key their records alike, so each reuses the other's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (with the provenance)")
     parser.add_argument("--sandbox", action="store_true",
                         help="run the model's code in a sandbox (a model server of its own: no data, no network, no access to your files, limits on memory, time and disk) and compute the score here from its answers, for a model plugin you do not trust; --plugin-dir folders then serve the model only (a benchmark comes from the installed plugins and the plugin_dirs setting). See docs/security.md")
@@ -69,7 +78,7 @@ def run_grid(args) -> int:
         from brainscore.results.records import DatabaseOutcomeStore
 
         store = DatabaseOutcomeStore(Database(args.db))
-    summaries = runner.run_sequential(pairs, store=store, rerun=True, on_result=on_result, **_sandbox(args))
+    summaries = runner.run_sequential(pairs, store=store, rerun=args.rerun, on_result=on_result, **_sandbox(args))
     if not args.json:
         print(report.table(summaries))
     return 1 if report.failures(summaries, sys.stderr) else 0
@@ -116,8 +125,9 @@ def formula_text(summary: dict) -> str:
     return f"{head} = {forms[formula]}" if formula in forms else f"{head} (raw {raw:.4f}, ceiling {ceiling:.4f})"
 
 
-def _record(args, outcome) -> tuple[int | None, str | None]:
-    """Record ``outcome`` (a score or a failure) unless ``--no-record``; returns (row id, database shown).
+def _record(args, outcome, key: str | None = None) -> tuple[int | None, str | None]:
+    """Record ``outcome`` (a score or a failure, with its run ``key`` in the provenance) unless ``--no-record``;
+    returns (row id, database shown).
 
     Raises
     ------
@@ -129,7 +139,35 @@ def _record(args, outcome) -> tuple[int | None, str | None]:
     from brainscore.results.database import identity_of
     from brainscore.results.records import record
 
-    return record(outcome, args.db), identity_of(args.db)
+    return record(outcome.with_provenance(run_key=key) if key else outcome, args.db), identity_of(args.db)
+
+
+def _key(args, benchmark, model_kwargs: dict) -> str:
+    """The pair's run key (:func:`brainscore.runner.keys.run_key`, the one ``brainscore run`` keys records by)."""
+    from brainscore.runner.keys import run_key
+
+    return run_key(args.model, args.benchmark, getattr(benchmark, "version", None), model_kwargs,
+                   bootstrap=args.bootstrap)
+
+
+def _recorded(args, key: str):
+    """The latest record of this pair with run key ``key`` (a StoredScore), or None (also with --no-record or
+    --rerun, or when the database cannot be read: then the pair is scored, and the error shows when recording)."""
+    if args.no_record or args.rerun:
+        return None
+    from brainscore.results import Database, DatabaseError
+    from brainscore.results.records import DatabaseOutcomeStore
+
+    try:
+        database = Database(args.db)
+    except DatabaseError:
+        return None
+    try:
+        return DatabaseOutcomeStore(database).find_record(args.model, args.benchmark, key)
+    except DatabaseError:
+        return None
+    finally:
+        database.close()
 
 
 def _record_failure(args, failure: BaseException) -> None:
@@ -183,14 +221,23 @@ def run(args) -> int:
 
     device = _device(args)
     kwargs = {}
+    benchmark = api.load_benchmark(args.benchmark)
     if args.layer:
-        benchmark = api.load_benchmark(args.benchmark)
         region = getattr(benchmark, "region", None)
         if region is None:
             raise SystemExit(f"error: --layer needs a neural benchmark; {args.benchmark} records no region")
         kwargs["region_layer_map"] = {region: args.layer}
     if args.bootstrap < 0:
         raise SystemExit(f"error: --bootstrap must be >= 0 (0 skips the interval), got {args.bootstrap}")
+    key = None if args.no_record else _key(args, benchmark, kwargs)
+    found = _recorded(args, key) if key else None
+    if found is not None:  # the same computation is recorded (by `brainscore score` or `brainscore run`)
+        from brainscore.results.database import identity_of
+        from brainscore.results.records import stored_outcome
+
+        _show(args, stored_outcome(found, args.model, args.benchmark), found.id, identity_of(args.db), None,
+              reused=found)
+        return 0
     try:
         result = _score(args, device, kwargs)
         _refuse_non_finite(result, args.model, args.benchmark)  # recorded as a failure, with its reason
@@ -205,7 +252,7 @@ def run(args) -> int:
         raise
     not_recorded = None
     try:
-        row, where = _record(args, outcome)
+        row, where = _record(args, outcome, key)
     except NotRecorded as error:  # the score is printed all the same, and kept in the journal
         row, where, not_recorded = None, None, error
     _show(args, outcome, row, where, not_recorded)
@@ -215,12 +262,14 @@ def run(args) -> int:
     return 0
 
 
-def _show(args, outcome, row: int | None, where: str | None, not_recorded) -> None:
-    """Print ``outcome``: one JSON object (``--json``), else the formula, interval, ceiling, layer and record."""
+def _show(args, outcome, row: int | None, where: str | None, not_recorded, reused=None) -> None:
+    """Print ``outcome``: one JSON object (``--json``), else the formula, interval, ceiling, layer and record
+    (``reused``: the StoredScore it was read from, instead of computed)."""
     summary = outcome.summary()
     if args.json:
         kept = getattr(not_recorded, "kept", None)
-        print(json.dumps({**summary, "record": row, "database": where, "provenance": outcome.provenance,
+        print(json.dumps({**summary, "record": row, "database": where, "reused": reused is not None,
+                          "provenance": outcome.provenance,
                           **({"journal": str(kept) if kept else None} if not_recorded is not None else {})}))
         return
     lines = [formula_text(summary)]
@@ -230,8 +279,9 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded) -> No
         lines.append(f"ci95  [{summary['ci95'][0]:.4f}, {summary['ci95'][1]:.4f}]   error {summary['error']:.4f} "
                      f"(bootstrap SE over {units}: {args.bootstrap} resamples, seed 0)")
     if summary["ceiling"] is not None and summary["formula"] not in ("raw", "r2"):
-        spread = (f" ± {summary['ceiling_error']:.4f}, ci95 [{summary['ceiling_ci95'][0]:.4f}, "
-                  f"{summary['ceiling_ci95'][1]:.4f}]" if summary["ceiling_ci95"] is not None else "")
+        spread = (f" ± {summary['ceiling_error']:.4f}" if summary["ceiling_error"] is not None else "") + (
+            f", ci95 [{summary['ceiling_ci95'][0]:.4f}, {summary['ceiling_ci95'][1]:.4f}]"
+            if summary["ceiling_ci95"] is not None else "")
         lines.append(f"ceiling {summary['ceiling']:.4f}{spread}")
     if summary["layer"] is not None:
         from brainscore.models.layer_rule import describe
@@ -239,7 +289,15 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded) -> No
         region = outcome.region
         how = describe(outcome.commitment)
         lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}" + (f"   ({how})" if how else ""))
-    lines.append(f"model {args.model} on {args.benchmark} in {summary['duration_s']:.1f} s")
+    took = f" in {summary['duration_s']:.1f} s" if summary["duration_s"] is not None else ""
+    if reused is not None:
+        when = f" on {reused.end:%Y-%m-%d %H:%M} UTC" if reused.end is not None else ""
+        lines.append(f"model {args.model} on {args.benchmark}: scored{when}{took}")
+        lines.append(f"reused record #{row} in {where} (the same model, benchmark version, settings and code); "
+                     f"--rerun scores it again")
+        print("\n".join(lines))
+        return
+    lines.append(f"model {args.model} on {args.benchmark}{took}")
     if not_recorded is not None:
         kept = not_recorded.kept
         lines.append("NOT recorded: " + (f"kept in {kept}" if kept else "see the error below"))

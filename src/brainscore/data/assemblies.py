@@ -267,6 +267,38 @@ def average_repetition(assembly: DataAssembly, repetition_coord: str = "repetiti
     return result.transpose(*assembly.dims)
 
 
+def _id_kind(ids: np.ndarray) -> str | None:
+    """``"numbers"`` or ``"strings"`` when every value of ``ids`` is one of them, else None."""
+    ids = np.asarray(ids)
+    if ids.dtype.kind in "iuf":
+        return "numbers"
+    if ids.dtype.kind in "US":
+        return "strings"
+    kinds = {"strings" if isinstance(v, str) else "numbers" if isinstance(v, (int, float, np.number))
+             and not isinstance(v, bool) else "other" for v in ids.ravel().tolist()}
+    return kinds.pop() if len(kinds) == 1 and "other" not in kinds else None
+
+
+def check_id_types(ids1, ids2, coord: str = "stimulus_id",
+                   names: tuple[str, str] = ("first assembly", "second assembly")) -> None:
+    """Raise when the ``coord`` values of one assembly are all numbers and the other's all strings: ``3`` never
+    equals ``"3"``, so no stimulus would match, and the error would blame the stimuli instead of their type.
+
+    Raises
+    ------
+    AlignmentError
+        Naming both types, examples of each and the fix.
+    """
+    kinds = _id_kind(ids1), _id_kind(ids2)
+    if None in kinds or kinds[0] == kinds[1] or 0 in (len(ids1), len(ids2)):
+        return
+    examples = [list(np.asarray(ids)[:2].tolist()) for ids in (ids1, ids2)]
+    raise AlignmentError(f"the {names[0]}'s {coord} values are {kinds[0]} (e.g. {examples[0]}) and the "
+                         f"{names[1]}'s are {kinds[1]} (e.g. {examples[1]}): a number never equals a string, so no "
+                         f"stimulus matches. Give both the same type (e.g. assign_coords({coord}="
+                         f"assembly['{coord}'].astype(str)))")
+
+
 def align_presentations(source: DataAssembly, target: DataAssembly,
                         coord: str = "stimulus_id") -> tuple[DataAssembly, DataAssembly]:
     """Put ``source`` in the presentation order of ``target``, matching by ``coord``.
@@ -276,9 +308,11 @@ def align_presentations(source: DataAssembly, target: DataAssembly,
     Raises
     ------
     AlignmentError
-        If a value is missing on either side, or repeated; the message names examples.
+        If a value is missing on either side, or repeated (the message names examples), or one side's values
+        are numbers and the other's strings (:func:`check_id_types`).
     """
     s_ids, t_ids = source[coord].values, target[coord].values
+    check_id_types(s_ids, t_ids, coord, ("source (model)", "target"))
     for name, ids in (("source", s_ids), ("target", t_ids)):
         if len(pd.unique(ids)) != len(ids):
             dup = pd.Series(ids)[pd.Series(ids).duplicated()].unique()[:5]

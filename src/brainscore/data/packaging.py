@@ -25,10 +25,13 @@ Typical use (a benchmark author)::
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +48,7 @@ from brainscore.data.stimuli import StimulusSet
 from brainscore.data.store import Source, extract_zip, fetch
 from brainscore.data import validation as _validation
 from brainscore.errors import DataNotFoundError, ValidationError
+from brainscore.progress import stage, track
 
 ASSEMBLY_CLASSES = _validation.ASSEMBLY_CLASSES
 
@@ -210,6 +214,11 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
     ValidationError
         Listing every problem found, if validation fails.
 
+    Warns
+    -----
+    DataWarning
+        For each warning of the validation (e.g. stimuli without a file extension).
+
     Notes
     -----
     Local path columns (``stimulus_path``, ``filepath``) are not written: ``filename`` replaces
@@ -219,7 +228,9 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
     identifier = identifier or getattr(stimulus_set, "identifier", None)
     _validation.validate_identifier(identifier, "stimulus set identifier").raise_if_failed()
     if validate:
-        _validation.validate(stimulus_set=stimulus_set, check_images=check_images, stimulus_set_identifier=identifier)
+        with stage(f"checking stimulus set {identifier}" + (" (opening every image)" if check_images else "")):
+            _warn(_validation.validate(stimulus_set=stimulus_set, check_images=check_images,
+                                       stimulus_set_identifier=identifier))
     target_dir = Path(target_dir)
     target_dir.mkdir(parents=True, exist_ok=True)
     csv_name, zip_name = stimulus_set_file_names(identifier)
@@ -240,7 +251,7 @@ def package_stimulus_set(stimulus_set: StimulusSet, identifier: str | None = Non
     zip_path = target_dir / zip_name
     with _atomic_path(zip_path) as tmp:
         with zipfile.ZipFile(tmp, "w") as archive:
-            for sid, member in zip(frame["stimulus_id"], members):
+            for sid, member in track(list(zip(frame["stimulus_id"], members)), f"packaging {zip_name}", unit="file"):
                 info = zipfile.ZipInfo(member, date_time=_ZIP_DATE)
                 info.external_attr = 0o644 << 16
                 info.compress_type = (zipfile.ZIP_STORED if Path(member).suffix.lower() in _STORED_SUFFIXES
@@ -288,11 +299,17 @@ def package_data_assembly(assembly: xr.DataArray, identifier: str, stimulus_set_
     ------
     ValidationError
         Listing every problem found, if validation fails.
+
+    Warns
+    -----
+    DataWarning
+        For each warning of the validation: responses to fewer than 3 stimuli, neuroids of zero variance,
+        attributes netCDF cannot store, stimuli of the stimulus set without a presentation.
     """
     _validation.validate_identifier(identifier, "assembly identifier").raise_if_failed()
     if validate:
-        _validation.validate(stimulus_set=stimulus_set, assembly=assembly, check_images=False, allow_nan=allow_nan,
-                 assembly_class=assembly_class, assembly_identifier=identifier)
+        _warn(_validation.validate(stimulus_set=stimulus_set, assembly=assembly, check_images=False,
+                                   allow_nan=allow_nan, assembly_class=assembly_class, assembly_identifier=identifier))
     cls = _validation.assembly_class_of(assembly, assembly_class)
     target_dir = Path(target_dir)
     da = xr.DataArray(assembly).copy(deep=False)
@@ -300,9 +317,20 @@ def package_data_assembly(assembly: xr.DataArray, identifier: str, stimulus_set_
     da.attrs["identifier"] = identifier
     if stimulus_set_identifier:
         da.attrs["stimulus_set_identifier"] = stimulus_set_identifier
-    path = write_netcdf(da, target_dir / assembly_file_name(identifier))
+    with stage(f"packaging {assembly_file_name(identifier)} (netCDF, zlib level 9)"):
+        path = write_netcdf(da, target_dir / assembly_file_name(identifier))
     return PackagedAssembly(identifier, stimulus_set_identifier, cls.__name__, PackagedFile.of(path),
                             {str(d): int(n) for d, n in da.sizes.items()})
+
+
+class DataWarning(UserWarning):
+    """Data that can be packaged but look unintended or will change on packaging (the message says which)."""
+
+
+def _warn(report) -> None:
+    """Each warning of a validation ``report`` as a :class:`DataWarning` naming what was validated."""
+    for message in report.warnings:
+        warnings.warn(f"{report.subject}: {message}", DataWarning, stacklevel=3)
 
 
 def _read_regular_file(path: Path) -> bytes:
@@ -344,14 +372,84 @@ class _atomic_path:
             Path(self.tmp).unlink(missing_ok=True)
 
 
-# ---- manifests ---------------------------------------------------------------------------------
-def write_manifest(path: str | Path, *packaged: Packaged) -> Path:
-    """Write a JSON description of packaged files (what ``brainscore data publish`` reads).
+# ---- packaging into a folder, all or nothing -----------------------------------------------------
+STAGING_PREFIX = ".brainscore-package-"
 
-    File paths are stored relative to the manifest's folder when they lie inside it.
+
+class staged_output:
+    """A hidden staging folder inside ``out`` to package into, so that ``out`` gets every file or none.
+
+    ``with staged_output(out) as staging:`` takes an exclusive lock on ``out`` (``flock`` of the folder itself,
+    no lock file), removes the staging folders of packagings that were killed (under the lock every other one is
+    dead), and yields a new staging folder; :func:`commit_packaged` then moves the packaged files into ``out`` and
+    writes the manifest. Whatever happens before (a refused identifier or data, a full disk, Ctrl-C), the staging
+    folder is removed on leaving and ``out`` is left as it was; a process killed outright leaves its staging
+    folder, removed by the next packaging into ``out``.
+
+    Raises
+    ------
+    OSError
+        If ``out`` cannot be created or locked.
     """
+
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+
+    def __enter__(self) -> Path:
+        import fcntl
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        fcntl.flock(self._fd, fcntl.LOCK_EX)  # one packaging into out at a time
+        for stale in self.out.glob(f"{STAGING_PREFIX}*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        self.staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.out))
+        return self.staging
+
+    def __exit__(self, *exc) -> None:
+        try:
+            shutil.rmtree(self.staging, ignore_errors=True)
+        finally:
+            os.close(self._fd)  # releases the lock
+
+
+def commit_packaged(staging: Path, out: Path, items: list[Packaged], manifest: Path | None = None) -> list[Packaged]:
+    """Move the files of ``items`` (packaged into ``staging``, :class:`staged_output`) into ``out`` and add them to
+    ``manifest`` (default ``out/manifest.json``; its other entries are kept); returns ``items`` with their files'
+    paths in ``out``.
+
+    The manifest's new text is written to a temporary file before anything moves (a full disk fails there, with
+    ``out`` unchanged); the files are then renamed into ``out`` (same file system: no space is needed) and the
+    manifest last.
+
+    Raises
+    ------
+    OSError
+        If the manifest cannot be written; ``out`` is then unchanged.
+    """
+    out, manifest = Path(out), Path(manifest) if manifest else Path(out) / "manifest.json"
+
+    def moved(file: PackagedFile) -> PackagedFile:
+        return dataclasses.replace(file, path=out / file.path.name)
+
+    final = [dataclasses.replace(item, **{key: moved(getattr(item, key)) for key in ("csv", "zip", "netcdf")
+                                          if hasattr(item, key)}) for item in items]
+    previous = read_manifest(manifest) if manifest.is_file() else []
+    new_keys = {(type(i).__name__, i.identifier) for i in final}
+    entries = [i for i in previous if (type(i).__name__, i.identifier) not in new_keys] + final
+    with _atomic_path(manifest) as tmp:
+        Path(tmp).write_text(manifest_text(manifest, entries))
+        for item in items:
+            for file in item.files:
+                os.replace(file.path, out / file.path.name)
+    return final
+
+
+# ---- manifests ---------------------------------------------------------------------------------
+def manifest_text(path: str | Path, packaged: list[Packaged]) -> str:
+    """The JSON text of a manifest at ``path`` describing ``packaged`` (file paths relative to its folder when they
+    lie inside it)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     entries = []
     for item in packaged:
         entry = item.to_dict()
@@ -363,8 +461,18 @@ def write_manifest(path: str | Path, *packaged: Packaged) -> Path:
                 except ValueError:
                     entry[key]["path"] = str(file_path)
         entries.append(entry)
+    return json.dumps({"packaged": entries}, indent=2) + "\n"
+
+
+def write_manifest(path: str | Path, *packaged: Packaged) -> Path:
+    """Write a JSON description of packaged files (what ``brainscore data publish`` reads).
+
+    File paths are stored relative to the manifest's folder when they lie inside it.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with _atomic_path(path) as tmp:
-        Path(tmp).write_text(json.dumps({"packaged": entries}, indent=2) + "\n")
+        Path(tmp).write_text(manifest_text(path, list(packaged)))
     return path
 
 
@@ -552,9 +660,10 @@ def fetch_stimulus_set(identifier: str, csv: Source, zip: Source) -> StimulusSet
     DataNotFoundError, NetworkError, PermissionDeniedError, HashMismatchError
         From :func:`brainscore.data.store.fetch`.
     """
-    csv_path = fetch(csv)
-    folder = extract_zip(fetch(zip), zip.sha256)
-    return load_packaged_stimulus_set(csv_path, folder, identifier=identifier)
+    with stage(f"loading stimulus set {identifier}"):
+        csv_path = fetch(csv)
+        folder = extract_zip(fetch(zip), zip.sha256)
+        return load_packaged_stimulus_set(csv_path, folder, identifier=identifier)
 
 
 def fetch_assembly(source: Source, *, cls: Type[DataAssembly] | str = NeuroidAssembly,
@@ -577,4 +686,5 @@ def fetch_assembly(source: Source, *, cls: Type[DataAssembly] | str = NeuroidAss
     DataNotFoundError, NetworkError, PermissionDeniedError, HashMismatchError
         From :func:`brainscore.data.store.fetch`.
     """
-    return load_packaged_assembly(fetch(source), stimulus_set=stimulus_set, cls=cls)
+    with stage(f"loading assembly {Path(source.path).name}"):
+        return load_packaged_assembly(fetch(source), stimulus_set=stimulus_set, cls=cls)

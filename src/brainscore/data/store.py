@@ -121,7 +121,11 @@ def verify(path: Path, sha256: str, *, what: str = "file", force: bool = False) 
             verified = _load_verified()
             if verified.get(key) == sha256:
                 return path
-    actual = caching.file_sha256(path) if force else file_sha256(path)  # force: read the bytes again
+    from brainscore.progress import stage
+
+    with stage(f"verifying {what}", total=path.stat().st_size, unit="B") as step:
+        # force: read the bytes again
+        actual = (caching.file_sha256 if force else file_sha256)(path, progress=step.update)
     if actual != sha256:
         raise HashMismatchError(
             f"{what} {path} is corrupt or not the expected file: its sha256 is {actual}, expected {sha256}. "
@@ -347,13 +351,15 @@ def extract_zip(archive: Path, sha256: str) -> Path:
     import warnings
 
     from brainscore.caching import CacheWarning, verify_manifest, write_manifest
+    from brainscore.progress import stage
 
     target = config.home() / "extracted" / sha256
 
     def complete(target: Path) -> bool:
         if not target.is_dir():
             return False
-        reason = verify_manifest(target)
+        with stage(f"verifying the files extracted from {archive.name}"):
+            reason = verify_manifest(target)
         if reason is None:
             return True
         warnings.warn(f"extracted archive {target} failed verification: {reason}; it is extracted again",
@@ -362,7 +368,8 @@ def extract_zip(archive: Path, sha256: str) -> Path:
         return False
 
     def fill(tmp: Path) -> None:
-        safe_extract(archive, tmp)
-        write_manifest(tmp)
+        with stage(f"extracting {archive.name}"):
+            safe_extract(archive, tmp)
+            write_manifest(tmp)
 
     return atomic_directory(target, fill, complete=complete)

@@ -140,8 +140,12 @@ def _is_scalar_cell(value) -> bool:
 
 
 def _unsafe_file_name(stimulus_id: str) -> bool:
-    return (stimulus_id in (".", "..") or any(c in stimulus_id for c in "/\\\0")
+    return (stimulus_id in (".", "..") or any(c in stimulus_id for c in "/\\\0") or len(stimulus_id.encode()) > 200
             or any(ord(c) < 32 for c in stimulus_id) or stimulus_id != stimulus_id.strip())
+
+
+MAX_IDENTIFIER_BYTES = 200
+"""Longest identifier in UTF-8 bytes: ``.stimulus_<identifier>.zip.<random>.part`` must fit a 255-byte file name."""
 
 
 def validate_identifier(identifier, what: str = "identifier") -> ValidationReport:
@@ -160,6 +164,9 @@ def validate_identifier(identifier, what: str = "identifier") -> ValidationRepor
     if bad:
         report.add("identifier", f"the {what} {identifier!r} contains characters {bad} that cannot appear in file "
                                  f"names or plugin code; use letters, digits, '.', '_' and '-'", [identifier])
+    if len(identifier.encode("utf-8")) > MAX_IDENTIFIER_BYTES:  # file names are at most 255 bytes (with prefixes)
+        report.add("identifier", f"the {what} is {len(identifier.encode('utf-8'))} bytes long in UTF-8; file names "
+                                 f"are made of it, so the limit is {MAX_IDENTIFIER_BYTES}: shorten it", [identifier])
     return report
 
 
@@ -228,7 +235,7 @@ def validate_stimulus_set(stimulus_set: pd.DataFrame, *, check_images: bool = Tr
     unsafe = [i for i in valid_ids if _unsafe_file_name(i)]
     if unsafe:
         report.add("file_safe_stimulus_ids", f"stimulus ids {_show(unsafe)} cannot be file names (slashes, control "
-                                             f"characters or surrounding spaces); files are zipped as "
+                                             f"characters, surrounding spaces or over 200 bytes); files are zipped as "
                                              f"'<stimulus_id><extension>'", unsafe)
 
     report.ran("stimulus_files")
@@ -419,6 +426,7 @@ def validate_assembly(assembly: xr.DataArray, *, stimulus_set: pd.DataFrame | No
     _check_values(da, cls, report, allow_nan)
     if cls is NeuroidAssembly and "presentation" in da.dims:
         _check_distinct_presentations(da, report)
+        _check_informative(da, report)
     _check_attrs(da, report)
     if stimulus_set is not None:
         _check_against_stimulus_set(da, stimulus_set, report)
@@ -528,6 +536,27 @@ def _check_values(da: xr.DataArray, cls: type, report: ValidationReport, allow_n
             report.add("values", f"{int(nan.sum())} values are NaN{_where(da, nan)}; drop those presentations "
                                  f"(e.g. missing repetitions) or pass allow_nan=True if NaN is meaningful",
                        _offending(da, nan))
+
+
+def _check_informative(da: xr.DataArray, report: ValidationReport) -> None:
+    """Warn of data no metric can use: fewer than 3 stimuli, or neuroids whose value never changes."""
+    ids = da["stimulus_id"].values if "stimulus_id" in da.coords else np.arange(da.sizes["presentation"])
+    n_stimuli = len(pd.unique(pd.Series(np.asarray(ids).ravel())))
+    if n_stimuli < 3:
+        report.warnings.append(f"the assembly holds responses to {n_stimuli} stimul{'us' if n_stimuli == 1 else 'i'}: "
+                               f"no metric can compare a model with so few (correlations, regressions and RDMs need "
+                               f"at least 3); package the responses to every stimulus")
+    if "neuroid" not in da.dims or da.sizes["presentation"] < 2 or not np.issubdtype(da.dtype, np.number):
+        return
+    values = np.moveaxis(np.asarray(da.values, dtype=float), da.get_axis_num("neuroid"), -1)
+    values = values.reshape(-1, values.shape[-1])
+    with np.errstate(invalid="ignore"):
+        constant = np.nanmax(values, axis=0) == np.nanmin(values, axis=0)
+    if constant.any():
+        ids = (da["neuroid_id"].values[constant] if "neuroid_id" in da.coords else np.flatnonzero(constant)).tolist()
+        report.warnings.append(f"{int(constant.sum())} of {constant.size} neuroids (neuroid_id {_show(ids)}) "
+                               f"have the same value in every presentation (zero variance): correlations with them are "
+                               f"undefined and no model can predict them; drop them or check the recording")
 
 
 def _offending(da: xr.DataArray, mask: np.ndarray) -> list:

@@ -30,8 +30,6 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
-import pandas as pd
-
 from brainscore import registry
 from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
@@ -515,13 +513,15 @@ def _aware(when: dt.datetime) -> dt.datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)
 
 
-def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None) -> pd.DataFrame:
+def leaderboard(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None) -> "pd.DataFrame":
     """The leaderboard as a DataFrame: one row per model (index ``model``), one column per tree node.
 
     Columns are the nodes depth first (``average_vision``, ``neural_vision``, ``V4``, its benchmarks,
     ...), then ``"<node> missing"`` (the number of missing leaves) for every inner node. Values are
     floats, NaN where missing. The same numbers as :func:`leaderboard_records`.
     """
+    import pandas as pd
+
     records = leaderboard_records(db, benchmarks)
     tree = registered_tree(benchmarks)
     order = tree.order()

@@ -13,6 +13,10 @@ from brainscore.data.assemblies import DataAssembly
 from brainscore.metrics.score import Score
 
 
+class MetricWarning(UserWarning):
+    """A metric computed a number on data too small or too degenerate for it to mean much (it says why)."""
+
+
 class _Parametrised:
     """A repr made of the class name and the parameters stored in ``__init__``, stable across processes.
 

@@ -35,6 +35,30 @@ class Score(DataAssembly):
 
     __slots__ = ()
 
+    #: the attribute holding the unceiled score (the reference's name for ``"raw"``)
+    RAW_VALUES_KEY = "raw"
+
+    @classmethod
+    def merge(cls, *scores: Any) -> "Score":
+        """One Score from several that hold different parts of it (e.g. one per ``split``), aligned by their
+        coordinates (an outer join; an entry in two of them must agree); the attrs are the first's. The reference's
+        ``Score.merge``.
+
+        Raises
+        ------
+        ValueError
+            Without scores, or if two disagree on an entry (xarray's ``MergeError``).
+        """
+        import xarray as xr
+
+        if not scores:
+            raise ValueError("Score.merge needs at least one score")
+        name = "__merged__"
+        merged = xr.merge([xr.DataArray(s).rename(name).to_dataset() for s in scores], compat="no_conflicts",
+                          join="outer", combine_attrs="override")[name]
+        merged.name = None
+        return cls(merged)
+
     @classmethod
     def of(cls, value: float, error: float | None = None, **attrs: Any) -> "Score":
         """A scalar score with ``error`` and any further attributes."""

@@ -30,6 +30,7 @@ from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError
 from brainscore.models.extraction.core import LayerFeatures, package_features
+from brainscore.progress import stage
 
 __all__ = ["LayerCandidates", "gram_pca", "SELECTION_PCA_COMPONENTS", "SELECTION_PCA_METHOD",
            "SELECTION_MEMORY_BYTES"]
@@ -279,16 +280,19 @@ class LayerCandidates:
                         return sinks[layer]
                     return make
                 extractor.stream(stimuli, {layer: factory(layer) for layer in streamed})
-            for layer in layers:
-                if layer in stored:
-                    entries[layer] = self._entry(np.load(paths[layer], mmap_mode="r"))
-                else:
-                    sink = sinks.pop(layer)
-                    try:
-                        entries[layer] = self._entry(sink.values)
-                    finally:
-                        sink.close()  # frees its memory (or file) before the next layer's PCA
-                cache.save(self._selection_entry(paths[layer]), entries[layer])
+            what = f"{self._commitment.identifier}: principal components of {len(layers)} candidate layers"
+            with stage(what, total=len(layers), unit="layer") as step:
+                for layer in layers:
+                    if layer in stored:
+                        entries[layer] = self._entry(np.load(paths[layer], mmap_mode="r"))
+                    else:
+                        sink = sinks.pop(layer)
+                        try:
+                            entries[layer] = self._entry(sink.values)
+                        finally:
+                            sink.close()  # frees its memory (or file) before the next layer's PCA
+                    cache.save(self._selection_entry(paths[layer]), entries[layer])
+                    step.update()
         finally:
             for sink in sinks.values():
                 sink.close()

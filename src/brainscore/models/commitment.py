@@ -41,6 +41,7 @@ from brainscore.models.candidates import SELECTION_PCA_COMPONENTS, SELECTION_PCA
 from brainscore.models.extraction.core import LOGITS
 from brainscore.models.structure import CANDIDATE_DEFINITION, structural_candidates
 from brainscore.models.interface import BrainModel, Task
+from brainscore.progress import stage
 
 #: Time bin recorded when ``start_recording`` is given none (ms), as the reference.
 DEFAULT_TIME_BINS = ((70, 170),)
@@ -503,7 +504,9 @@ class ModelCommitment(BrainModel):
         return self._selection_cache().get_or_compute(self._selection_key(region), lambda: self._score_layers(region))
 
     def _score_layers(self, region: str) -> dict[str, Any]:
-        scores = self.layer_scorer(region, self.candidates())
+        candidates = self.candidates()
+        with stage(f"{self.identifier}: layer selection for {region} among {len(candidates.layers)} candidate layers"):
+            scores = self.layer_scorer(region, candidates)
         scores = {str(layer): float(score) for layer, score in dict(scores).items()}
         unknown = [layer for layer in scores if layer not in self.layers]
         if unknown:

@@ -110,6 +110,10 @@ def explain(error: BaseException, shown_url: str, sqlite_file: Path | None) -> s
            f"the server is running"
 
 
+_CHECKED: set[tuple[str, int]] = set()
+"""(path, inode) of the SQLite files this process found to be brainscore's: checked once, not at every open."""
+
+
 def prepare_sqlite_file(path: Path, make_folder: bool) -> None:
     """Check the SQLite file ``path`` before anything connects to it (a connection converts the file to WAL
     mode, a write): its folder exists (made when ``make_folder``), and an existing file is a SQLite database
@@ -140,10 +144,11 @@ def prepare_sqlite_file(path: Path, make_folder: bool) -> None:
                                       f"({error.strerror or error}); point --db / BRAINSCORE_DB_URL, or "
                                       f"BRAINSCORE_HOME, at a writable folder") from None
     try:
-        if not path.is_file() or path.stat().st_size == 0:
-            return  # a new database (or a folder at its place, which SQLite reports when it opens it)
+        stat = path.stat()
     except OSError:
-        return
+        return  # a new database
+    if not path.is_file() or stat.st_size == 0 or (str(path), stat.st_ino) in _CHECKED:
+        return  # a new database (or a folder at its place, which SQLite reports), or one this process checked
     if not is_sqlite_file(path):
         raise DatabaseUnavailable(f"{path} is not a SQLite database; it was left as it is. Point --db / "
                                   f"BRAINSCORE_DB_URL at the results database (e.g. sqlite:///"
@@ -162,6 +167,7 @@ def prepare_sqlite_file(path: Path, make_folder: bool) -> None:
         raise DatabaseError(f"{path} is a SQLite database of something else (its tables: {shown}), not a brainscore "
                             f"results database; it was left as it is. Point --db / BRAINSCORE_DB_URL at the results "
                             f"database, or at a new file")
+    _CHECKED.add((str(path), stat.st_ino))
 
 
 def is_sqlite_file(path: Path) -> bool:

@@ -18,16 +18,20 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 from brainscore import config
+from brainscore.errors import SEED_HINT, WeightsChangedWarning
 from brainscore.results.database import Database, DatabaseError, DatabaseUnavailable, identity_of
+from brainscore.progress import stage
 from brainscore.results import journal
 from brainscore.results.validity import InvalidScore, check_outcome
 from brainscore.scoring.outcome import Outcome
 
-__all__ = ["record", "NotRecorded", "InvalidScore", "JsonLinesOutcomeStore", "DatabaseOutcomeStore", "open_outcome_store"]
+__all__ = ["record", "NotRecorded", "InvalidScore", "JsonLinesOutcomeStore", "DatabaseOutcomeStore",
+           "open_outcome_store", "stored_outcome"]
 
 
 class NotRecorded(DatabaseError):
@@ -75,9 +79,12 @@ def record(outcome: Outcome, database: Database | str | None = None, submission_
     """
     check_outcome(outcome)  # before the journal too: a score refused now would be refused at every replay
     opened = None
+    what = f"{'score' if outcome.status == 'done' else 'failure'} of {outcome.model} on {outcome.benchmark}"
     try:
-        db = (opened := Database(database)) if database is None or isinstance(database, str) else database
-        return db.record(outcome, submission_id=submission_id)
+        with stage(f"recording the {what}"):
+            db = (opened := Database(database)) if database is None or isinstance(database, str) else database
+            _check_weights(db, outcome)
+            return db.record(outcome, submission_id=submission_id)
     except DatabaseUnavailable as error:
         where = identity_of(database) if database is None or isinstance(database, str) else database.identity
         what = f"the {'score' if outcome.status == 'done' else 'failure'} of {outcome.model} on {outcome.benchmark}"
@@ -94,16 +101,50 @@ def record(outcome: Outcome, database: Database | str | None = None, submission_
             opened.close()
 
 
-def _stored_outcome(stored, model: str, benchmark: str) -> Outcome:
-    """The outcome of a score read back from the database (what a skipped pair reports)."""
+def _check_weights(db: Database, outcome: Outcome) -> None:
+    """Warn when ``outcome``'s model weights differ from those its latest earlier record was computed with.
+
+    Warns
+    -----
+    WeightsChangedWarning
+        Naming the record and both weights sha256, and how to seed the network (an unseeded random initialisation
+        scores another network in every process: issue 29, 0.1481 against 0.1584).
+    """
+    weights = ((outcome.provenance or {}).get("model") or {}).get("weights_sha256")
+    if outcome.status != "done" or not weights or not hasattr(db, "scores"):
+        return
+    try:
+        earlier = db.scores(outcome.model)
+    except DatabaseError:
+        return  # the write that follows says what is wrong with the database
+    for stored in reversed(earlier):
+        before = ((stored.provenance or {}).get("model") or {}).get("weights_sha256")
+        if before:
+            if before != weights:
+                warnings.warn(f"model {outcome.model!r}: its weights (sha256 {weights[:12]}…) differ from those of "
+                              f"its record #{stored.id} on {stored.benchmark} ({before[:12]}…), so its scores are of "
+                              f"different networks. If it is initialised at random (weights=None), {SEED_HINT}",
+                              WeightsChangedWarning, stacklevel=3)
+            return
+
+
+def stored_outcome(stored, model: str | None = None, benchmark: str | None = None) -> Outcome:
+    """The outcome of a score read back from the database (what a reused, skipped pair reports): the numbers
+    of the row, and from its provenance the formula, the layer's commitment, the bootstrap's unit, the
+    ceiling's error and the duration."""
+    provenance = stored.provenance or {}
     layers = stored.layers or None
-    commitment = ((stored.provenance or {}).get("model") or {}).get("commitment") or None
+    commitment = (provenance.get("model") or {}).get("commitment") or None
     layer = (commitment or {}).get("layer") or (next(iter(layers.values())) if layers and len(layers) == 1 else None)
-    return Outcome(model=model, benchmark=benchmark, status="done", score=stored.score, raw=stored.raw,
-                   ceiling=stored.ceiling, error=stored.error, ci95=stored.ci95,
+    duration = provenance.get("duration_s")
+    return Outcome(model=model or stored.model, benchmark=benchmark or stored.benchmark, status="done",
+                   score=stored.score, raw=stored.raw, ceiling=stored.ceiling, error=stored.error, ci95=stored.ci95,
+                   ceiling_error=(provenance.get("ceiling") or {}).get("error"), formula=provenance.get("formula"),
                    layer=layer, layers=layers, method=(commitment or {}).get("method"), commitment=commitment,
                    region=(commitment or {}).get("region"),
-                   benchmark_version=stored.benchmark_version, provenance=stored.provenance or {},
+                   duration_s=float(duration) if duration is not None else None,
+                   bootstrap_unit=(provenance.get("bootstrap") or {}).get("unit"),
+                   benchmark_version=stored.benchmark_version, provenance=provenance,
                    provenance_key=stored.provenance_key)
 
 
@@ -163,9 +204,15 @@ class DatabaseOutcomeStore:
 
     def find(self, model: str, benchmark: str, key: str) -> Outcome | None:
         """The latest successful outcome of (model, benchmark) whose provenance carries run key ``key``, or None."""
+        stored = self.find_record(model, benchmark, key)
+        return None if stored is None else stored_outcome(stored, model, benchmark)
+
+    def find_record(self, model: str, benchmark: str, key: str):
+        """The latest successful :class:`~brainscore.results.StoredScore` of (model, benchmark) with run key
+        ``key`` (its id and end time included), or None."""
         for stored in reversed(self.database.scores(model, benchmark)):
             if (stored.provenance or {}).get("run_key") == key:
-                return _stored_outcome(stored, model, benchmark)
+                return stored
         return None
 
     def record(self, outcome: Outcome, key: str) -> None:

@@ -10,8 +10,8 @@
 This layer imports scoring, the registry and below; the command line (``brainscore.cli.run``) is a
 thin shell over it.
 """
-from brainscore.runner.engine import run, run_sequential
+from brainscore.runner.engine import all_recorded, run, run_sequential
 from brainscore.runner.grid import Pair, expand, pairs
 from brainscore.results.records import open_outcome_store
 
-__all__ = ["run", "run_sequential", "pairs", "expand", "Pair", "open_outcome_store"]
+__all__ = ["run", "run_sequential", "all_recorded", "pairs", "expand", "Pair", "open_outcome_store"]

@@ -200,8 +200,9 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
             template = cluster.new_spec
             for spec in specs:  # named 0, 1, ... (brainscore.device.for_worker picks GPU <number mod GPUs>)
                 options = {**template["options"], "resources": spec.resources, "memory_limit": spec.memory_limit}
+                options["env"] = {**(options.get("env") or {}), **WORKER_ONLY_ENVIRONMENT}
                 if spec.hide_gpus:  # a GPU node's CPU worker: torch there sees no GPU, so never touches it
-                    options["env"] = {**(options.get("env") or {}), **HIDDEN_GPUS}
+                    options["env"] = {**options["env"], **HIDDEN_GPUS}
                 cluster.worker_spec[spec.name] = {"cls": template["cls"], "options": options}
             cluster.sync(cluster._correct_state)  # starts them, raising if one cannot start (scale would not)
             cluster.wait_for_workers(len(specs))
@@ -211,6 +212,10 @@ def local_cluster(workers: int | None = None, gpus: int = 0, preload: Sequence[s
     return cluster
 
 
+#: Set in every local worker and not in the process that starts them (a nanny's ``env``, applied in the worker):
+#: ``brainscore run`` reports each task (:class:`brainscore.runner.engine.Progress`), so the workers draw no
+#: progress of their own over it.
+WORKER_ONLY_ENVIRONMENT = {"BRAINSCORE_PROGRESS": "0"}
 #: The environment of a GPU node's CPU workers: CUDA shows them no device.
 HIDDEN_GPUS = {"CUDA_VISIBLE_DEVICES": ""}
 

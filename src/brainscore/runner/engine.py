@@ -20,10 +20,12 @@ import contextlib
 import sys
 from concurrent.futures import CancelledError
 import threading
+import time
 import uuid
 from collections import Counter
 from typing import Any, Callable, Collection, Iterable, Sequence
 
+from brainscore import progress as _progress
 from brainscore import registry
 from brainscore.device import is_cuda
 from brainscore.runner import placement, stages, watch
@@ -65,6 +67,14 @@ def _skipped(pairs: Sequence[Pair], store, rerun: bool, on_result: Callback | No
         else:
             todo.append((pair, key))
     return todo, done, info
+
+
+def all_recorded(pairs: Sequence[Pair], store) -> list[dict[str, Any]] | None:
+    """The summaries (``status`` ``skipped``) of ``pairs`` when ``store`` records every one of them with its run
+    key (:mod:`brainscore.runner.keys`, the key ``brainscore score`` records too), else None: a run with nothing
+    to compute need not start a cluster."""
+    todo, done, _ = _skipped(pairs, store, False, None)
+    return None if todo else _in_order(done, pairs)
 
 
 def _finish(store, outcome: Outcome, key: str, on_result: Callback | None) -> dict[str, Any]:
@@ -118,10 +128,13 @@ def run_sequential(pairs: Sequence[Pair], store=None, rerun: bool = False,
     """
     todo, done, _ = _skipped(pairs, store, rerun, on_result)
     results = list(done)
-    for pair, key in todo:
-        outcome = stages.score_pair(pair.model, pair.benchmark, pair.model_kwargs, device=pair.device, sandbox=sandbox,
-                                    model_plugin_dirs=model_plugin_dirs)
-        results.append(_finish(store, outcome, key, on_result))
+    with _progress.stage(f"scoring {len(todo)} pairs ({len(done)} already recorded)", total=len(todo),
+                         unit="pair") as step:
+        for pair, key in todo:
+            outcome = stages.score_pair(pair.model, pair.benchmark, pair.model_kwargs, device=pair.device,
+                                        sandbox=sandbox, model_plugin_dirs=model_plugin_dirs)
+            results.append(_finish(store, outcome, key, on_result))
+            step.update()
     return _in_order(results, pairs)
 
 
@@ -131,10 +144,19 @@ def _in_order(results: Iterable[dict[str, Any]], pairs: Sequence[Pair]) -> list[
 
 
 class Progress:
-    """Per-stage counts of tasks (done, running, failed, total), printed on ``stream`` while a run goes on.
+    """What a run is doing, on ``stream``: per stage, tasks done of all, running and failed; per task, when it
+    started and ended.
 
-    On a terminal one line is rewritten in place; otherwise a line is printed when the counts change
-    (at most every ``interval`` seconds).
+    On a terminal one status line is rewritten in place every ``interval`` seconds (stage counts, the time
+    since the start, and the time left estimated from the pairs scored so far); each task that took at
+    least :data:`brainscore.progress.DELAY_S` leaves a line above it when it ends. In a log (a file or a
+    pipe) each task writes one line when it starts running on a worker and one when it ends, with its
+    duration, and the counts are written when they change (looked at every 5 intervals) and every
+    :data:`brainscore.progress.LOG_EVERY_S` seconds while nothing changes::
+
+        [14:02:11] select tiny-seeded V4: started
+        [14:03:24] select tiny-seeded V4: done in 73.0 s
+        [14:03:24] plan 1/1 | select 1/1 | activations 0/2 (1 on workers) | ceiling 2/2 | score 0/2, 75 s
     """
 
     def __init__(self, client, stream=None, interval: float = 1.0):
@@ -150,11 +172,24 @@ class Progress:
         self._thread: threading.Thread | None = None
         self._last = ""
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._start = time.perf_counter()
+        self._running: dict = {}  # key -> wall time it was first seen running
+        self._ended: list[tuple[float, str]] = []  # (when, line) of finished tasks, not yet written
+        self._shown_at = self._start  # when a log last got the counts
+        self._known: set = set()
+
+    @staticmethod
+    def _name(key) -> str:
+        """``select tiny-seeded V4`` from the key ``("brainscore-select", run id, "tiny-seeded", "V4")``."""
+        if isinstance(key, tuple) and key and str(key[0]).startswith("brainscore-"):
+            return " ".join([str(key[0])[len("brainscore-"):], *map(str, key[2:])])
+        return str(key)
 
     def track(self, stage: str, future) -> None:
         """Count ``future`` under ``stage``; it is counted done or failed when it finishes."""
         with self._lock:
             self.total[stage] += 1
+            self._known.add(future.key)
 
         def finished(f, stage=stage):
             ok, seconds = f.status == "finished", 0.0
@@ -170,10 +205,35 @@ class Progress:
             with self._lock:
                 (self.done if ok else self.failed)[stage] += 1
                 self.seconds[stage] += seconds
+                began = self._running.pop(f.key, None)
+                took = seconds or (time.time() - began if began is not None else 0.0)
+                if not self._tty or took >= _progress.DELAY_S or not ok:
+                    line = f"{self._name(f.key)}: {'done' if ok else 'failed'} in {took:.1f} s"
+                    self._ended.append((time.time(), line))
         future.add_done_callback(finished)
 
+    def _poll_running(self) -> list[tuple[float, str]]:
+        """Tasks seen running since the last poll (when, and their "started" line); keeps :attr:`_running`."""
+        started = []
+        try:
+            processing = self.client.processing()
+        except Exception:  # noqa: BLE001 - the display must never stop a run
+            return started
+        with self._lock:
+            for keys in processing.values():
+                for key in keys:
+                    if key in self._known and key not in self._running:
+                        self._running[key] = time.time()
+                        started.append((self._running[key], f"{self._name(key)}: started"))
+        return started
+
     def line(self) -> str:
-        """``stage done/total (running, failed)`` for every stage with tasks."""
+        """``stage done/total (running, failed)`` for every stage with tasks, and the time so far and left."""
+        counts, timing = self._counts()
+        return f"{counts}, {timing}" if counts else ""
+
+    def _counts(self) -> tuple[str, str]:
+        """(``stage done/total (running, failed) | ...``, the time so far and left)."""
         running: Counter = Counter()
         try:
             for keys in self.client.processing().values():
@@ -193,24 +253,44 @@ class Progress:
                         extra.append(f"{self.failed[stage]} failed")
                     parts.append(f"{stage} {self.done[stage] + self.failed[stage]}/{self.total[stage]}"
                                  + (f" ({', '.join(extra)})" if extra else ""))
-        return " | ".join(parts)
+            scored, pairs = self.done["score"] + self.failed["score"], self.total["score"]
+        elapsed = time.perf_counter() - self._start
+        timing = f"{elapsed:.0f} s"
+        if pairs and 0 < scored < pairs:
+            timing += f", about {elapsed / scored * (pairs - scored):.0f} s left"
+        return " | ".join(parts), timing
 
     def _loop(self) -> None:
-        # a terminal redraws its line every interval; a log gets a line at most every 5 intervals
-        every = self.interval if self._tty else 5 * self.interval
-        while not self._stop.wait(every):
-            self.show()
+        # a terminal redraws its line every interval; a log gets the counts at most every 5 intervals
+        tick, every = 0, 1 if self._tty else 5
+        while not self._stop.wait(self.interval):
+            tick += 1
+            self.show(started=self._poll_running(), counts=tick % every == 0)
 
-    def show(self, final: bool = False) -> None:
-        text = self.line()
-        if text == self._last and not final:
-            return
-        self._last = text
-        if self._tty:
-            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+    def show(self, final: bool = False, started: Sequence[tuple[float, str]] = (), counts: bool = True) -> None:
+        """Write the task lines gathered since the last call and the counts: on a terminal the status line drawn
+        again; in a log the counts when they changed, or every :data:`brainscore.progress.LOG_EVERY_S` seconds."""
+        with self._lock:
+            ended, self._ended = self._ended, []
+        events = sorted([*started, *ended])
+        counted, timing = self._counts()
+        text = f"{counted}, {timing}" if counted else ""
+        now = time.perf_counter()
+        try:
+            if self._tty:
+                for when, event in events:  # above the status line, which is drawn again below them
+                    self.stream.write("\r\033[K" + _stamped(event, when) + "\n")
+                self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+            else:
+                for when, event in events:
+                    self.stream.write(_stamped(event, when) + "\n")
+                due = now - self._shown_at >= _progress.LOG_EVERY_S
+                if counted and (final or (counts and (counted != self._last or due))):
+                    self.stream.write(_stamped(text) + "\n")
+                    self._last, self._shown_at = counted, now
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed stream: the display must never stop a run
+            pass
 
     def __enter__(self) -> "Progress":
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -222,6 +302,10 @@ class Progress:
         if self._thread:
             self._thread.join()
         self.show(final=True)
+
+
+def _stamped(text: str, when: float | None = None) -> str:
+    return f"[{time.strftime('%H:%M:%S', time.localtime(when))}] {text}"
 
 
 def _submit_grid(todo, info, gpu: bool, held: set[str], submit, sandbox: Any = None,

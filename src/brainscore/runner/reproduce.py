@@ -39,14 +39,14 @@ from brainscore.errors import (BrainScoreError, DataNotFoundError, HomeUnusableE
                                UnknownIdentifierError, ValidationError)
 
 __all__ = ["reproduce", "reproduce_record", "fetch_record", "Reproduction", "ValueComparison", "ProvenanceChange", "DataFileCheck", "UnknownRecordError",
-           "settings_of", "check_data_files", "provenance_changes", "COMPARED"]
+           "settings_of", "find_plugins", "check_data_files", "provenance_changes", "COMPARED"]
 
 #: The numbers compared bit for bit, as the results database stores them.
 COMPARED = ("score", "raw", "ceiling", "error", "ci95_low", "ci95_high")
 
-#: Provenance entries not compared: when and how long it ran, the selection's per-layer curve (an
-#: outcome, whose committed layer is compared), a run's key and what a recorded rerun reproduces.
-_NOT_COMPARED = ("start", "end", "duration_s", "layer_selection", "run_key", "reproduction_of")
+#: Provenance entries not compared: when and how long it ran, where plugin folders were found, the selection's
+#: per-layer curve (an outcome, whose committed layer is compared), a run's key and what a recorded rerun reproduces.
+_NOT_COMPARED = ("start", "end", "duration_s", "layer_selection", "run_key", "reproduction_of", "plugin_sources")
 
 #: Errors that say the rerun cannot be attempted here (a plugin or package missing, no such device,
 #: an unusable home, a data file neither here nor downloadable): bad input, not a difference.
@@ -131,7 +131,8 @@ class Reproduction:
         The record as the database holds it.
     settings : dict
         ``device``, ``bootstrap``, ``bootstrap_seed``, ``model_kwargs``, ``pinned`` (region -> layer
-        pinned from the record, or None) and ``cache`` (``"bypassed"`` or ``"reused, verified"``).
+        pinned from the record, or None), ``cache`` (``"bypassed"`` or ``"reused, verified"``) and ``plugins``
+        (the recorded plugin folders scanned again, :func:`find_plugins`).
     values : list of ValueComparison
         :data:`COMPARED` for a recorded score; empty for a recorded failure.
     provenance : list of ProvenanceChange
@@ -206,6 +207,8 @@ class Reproduction:
             how.append(f"layer {s.get('region')} -> {s['layer']} ({s.get('method') or 'declared'})")
         how.append(f"cache {s['cache']}")
         lines.append("re-ran with " + ", ".join(how) + f" in {self.duration_s:.1f} s")
+        for found in s.get("plugins") or ():
+            lines.append(f"plugins: {found}")
         checked = [c for c in self.data_files if c.found is not None]
         if self.data_files:
             changed = self.changed_files
@@ -307,6 +310,51 @@ def settings_of(record) -> dict:
         kwargs["region_layer_map"] = {**explicit, **pinned}
     return {"device": device, "bootstrap": int(bootstrap["resamples"]), "bootstrap_seed": int(bootstrap.get("seed") or 0),
             "model_kwargs": kwargs, "region": region, "layer": layer, "method": method, "pinned": pinned}
+
+
+def find_plugins(record) -> list[str]:
+    """Scan again the plugin folders (``--plugin-dir``) the record's model and benchmark came from, where they are not
+    known here; returns what was added, as sentences for the report.
+
+    A score's provenance keeps where each plugin folder was found (``plugin_sources``,
+    :func:`brainscore.registry.plugin_source`): the folder given to ``--plugin-dir`` is scanned again
+    (:func:`brainscore.registry.add_plugin_dirs`, so the processes the rerun starts see it too), else the plugin's
+    own folder.
+
+    Raises
+    ------
+    UnknownIdentifierError
+        If the model or benchmark is not known here and its recorded folder is gone: the message names the folder
+        and how to point at the one that holds the plugin now.
+    """
+    from brainscore import registry
+
+    added = []
+    sources = (record.provenance or {}).get("plugin_sources") or {}
+    for kind, identifier in (("model", record.model), ("benchmark", record.benchmark)):
+        source = sources.get(kind)
+        if not source or _known(kind, identifier):
+            continue
+        folders = [folder for folder in dict.fromkeys((source.get("plugin_dir"), source.get("folder"))) if folder]
+        there = next((folder for folder in folders if Path(folder).is_dir()), None)
+        if there is None:
+            raise UnknownIdentifierError(
+                f"record #{record.id}'s {kind} {identifier} came from the plugin folder {source.get('folder')} "
+                f"(scanned as --plugin-dir {source.get('plugin_dir')}), which is no longer there; pass the folder that "
+                f"holds the plugin now: `brainscore reproduce {record.id} --plugin-dir DIR`")
+        registry.add_plugin_dirs([there])
+        added.append(f"the {kind}'s plugin folder {there}, where the record says it came from (no --plugin-dir needed)")
+    return added
+
+
+def _known(kind: str, identifier: str) -> bool:
+    from brainscore import registry
+
+    try:
+        registry.REGISTRIES[kind].factory(identifier)
+    except UnknownIdentifierError:
+        return False
+    return True
 
 
 def check_data_files(data_files: dict[str, str]) -> list[DataFileCheck]:
@@ -534,6 +582,7 @@ def reproduce_record(stored, database=None, *, device: str | None = None, use_ca
     from brainscore.scoring.outcome import Outcome
 
     settings = settings_of(stored)
+    settings["plugins"] = find_plugins(stored)
     if device is not None:
         settings["device"] = device
     settings["cache"] = "reused, each entry verified on read" if use_cache else "bypassed (BRAINSCORE_CACHE=0)"
@@ -547,6 +596,12 @@ def reproduce_record(stored, database=None, *, device: str | None = None, use_ca
                               bootstrap=settings["bootstrap"], bootstrap_seed=settings["bootstrap_seed"],
                               **settings["model_kwargs"])
             outcome = Outcome.from_score(score, stored.model, stored.benchmark)
+        except UnknownIdentifierError as error:
+            if not (stored.provenance or {}).get("plugin_sources"):  # recorded before the folders were kept
+                raise UnknownIdentifierError(f"{error}. If record #{stored.id}'s model or benchmark came from a plugin "
+                                             f"folder, name it: `brainscore reproduce {stored.id} --plugin-dir DIR`"
+                                             ) from None
+            raise
         except _CANNOT_RUN:
             raise
         except Exception as failure:  # noqa: BLE001 - a failed rerun is a result: reported, compared

@@ -33,6 +33,7 @@ import numpy as np
 
 from brainscore.metrics.bootstrap import BootstrapSamples, percentile_interval
 from brainscore.metrics.score import Score
+from brainscore.progress import stage
 
 __all__ = ["confidence_interval", "attach", "BootstrapSamples", "BOOTSTRAP_INPUTS"]
 
@@ -64,7 +65,9 @@ def confidence_interval(benchmark: Any, result: Score, resamples: int = 1000, se
     if resamples <= 0 or method is None or getattr(result, "ndim", 0) != 0:
         return None
     on = {} if device is None else {"device": device}
-    return method(result, resamples=resamples, seed=seed, **on)
+    name = getattr(benchmark, "identifier", type(benchmark).__name__)
+    with stage(f"{name}: bootstrap interval, {resamples} resamples (seed {seed})"):
+        return method(result, resamples=resamples, seed=seed, **on)
 
 
 def _spread(samples: np.ndarray | None) -> tuple[float | None, tuple[float, float] | None]:

@@ -221,16 +221,19 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
     device = _device_names.resolve(device)  # the one check: no GPU for "cuda" fails now, not deep in torch
     metric_device = device if metric_device is SAME_DEVICE else _device_names.resolve(metric_device)
-    benchmark = registry.load_benchmark(benchmark_identifier)
-    if model is None:
-        model = load_model(model_identifier, device=device, **model_kwargs)
-    with store.recording_files() as data_files, stage(f"scoring {model_identifier} on {benchmark_identifier}"):
-        if device is not None:
-            _commit_layer(model, benchmark)  # layer selection on numpy: its cached choice holds for every device
-        on = {} if metric_device is None else {"device": metric_device}  # benchmarks of other packages may not take one
-        result = benchmark(model, **on)
-        interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap), seed=bootstrap_seed,
-                                                  device=metric_device)
+    # the files read while the benchmark and the model are built count too (a plugin may load its data, or its
+    # weights, eagerly): all are named in the provenance
+    with store.recording_files() as data_files:
+        benchmark = registry.load_benchmark(benchmark_identifier)
+        if model is None:
+            model = load_model(model_identifier, device=device, **model_kwargs)
+        with stage(f"scoring {model_identifier} on {benchmark_identifier}"):
+            if device is not None:
+                _commit_layer(model, benchmark)  # layer selection on numpy: its cached choice holds for every device
+            on = {} if metric_device is None else {"device": metric_device}  # other packages' benchmarks may not take one
+            result = benchmark(model, **on)
+            interval = _bootstrap.confidence_interval(benchmark, result, resamples=int(bootstrap),
+                                                      seed=bootstrap_seed, device=metric_device)
     result.attrs["model_identifier"] = model_identifier
     result.attrs["benchmark_identifier"] = benchmark_identifier
     result.attrs["benchmark_version"] = getattr(benchmark, "version", None)
@@ -270,5 +273,14 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
                    "unit": interval.unit if interval is not None else None,
                    "method": interval.method if interval is not None else None},
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
-        layer_selection=selection_curves or None, model_facts=_model_facts(model))
+        layer_selection=selection_curves or None, model_facts=_model_facts(model),
+        plugin_sources=_plugin_sources(model_identifier, benchmark_identifier))
     return result
+
+
+def _plugin_sources(model: str, benchmark: str) -> dict | None:
+    """Where the plugin folders of ``--plugin-dir`` declaring the model and the benchmark were found (None:
+    built-in ones)."""
+    found = {kind: source for kind, identifier in (("model", model), ("benchmark", benchmark))
+             if (source := registry.plugin_source(kind, identifier)) is not None}
+    return found or None

@@ -13,8 +13,8 @@ author), never on the benchmark being scored; the report marks that committed la
 """
 from __future__ import annotations
 
+import contextlib
 import math
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
@@ -24,6 +24,7 @@ import numpy as np
 from brainscore import registry
 from brainscore.scoring.job import load_model
 from brainscore.errors import BrainScoreError
+from brainscore.progress import Stage, stage
 
 
 @dataclass
@@ -64,7 +65,8 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
         Score the features layer selection sees (layers above 1000 units reduced to 1000 principal
         components) instead of the raw features.
     progress : bool
-        Report each scored layer on stderr (the scores themselves are in the returned rows).
+        Report the layers as they are scored (:func:`brainscore.progress.stage`: a bar on a terminal, start and end
+        lines in a log, when it takes over 2 s; the scores themselves are in the returned rows).
 
     Returns
     -------
@@ -102,16 +104,19 @@ def layer_report(model, benchmark, layers: Sequence[str] | None = None, pca: boo
                       for layer in layers}
     committed = committed_layer(model, benchmark)
     rows = []
-    for depth, layer in enumerate(layers):
-        assembly = assemblies[layer]()
-        score = benchmark.score_features(assembly)
-        ceiling = score.attrs.get("ceiling")
-        rows.append(LayerScore(depth, layer, int(assembly.sizes["neuroid"]), _number(score),
-                               _number(score.attrs.get("error")), _number(score.attrs.get("raw")), _number(ceiling),
-                               committed=layer == committed, formula=str(score.attrs.get("formula") or "")))
-        del assembly
-        if progress:
-            print(f"scored layer {depth + 1}/{len(layers)}: {layer}", file=sys.stderr, flush=True)
+    with contextlib.ExitStack() as shown:
+        step = (shown.enter_context(stage(f"{benchmark.identifier}: scoring {len(layers)} layers of {model.identifier}",
+                                          total=len(layers), unit="layer")) if progress else Stage())
+        for depth, layer in enumerate(layers):
+            assembly = assemblies[layer]()
+            score = benchmark.score_features(assembly)
+            ceiling = score.attrs.get("ceiling")
+            rows.append(LayerScore(depth, layer, int(assembly.sizes["neuroid"]), _number(score),
+                                   _number(score.attrs.get("error")), _number(score.attrs.get("raw")),
+                                   _number(ceiling), committed=layer == committed,
+                                   formula=str(score.attrs.get("formula") or "")))
+            del assembly
+            step.update()
     return rows
 
 

@@ -23,6 +23,9 @@ compared for "same computation"). Its sections:
     Resamples, seed and resampled unit of the confidence interval.
 ``start``, ``end``, ``duration_s``
     UTC ISO timestamps and seconds (not part of the key).
+``plugin_sources``
+    Where the plugin folders (``--plugin-dir``) that declare the model or the benchmark were found (not part of
+    the key), so a record can be re-run without naming them again.
 ``layer_selection``
     For each region whose layer was chosen automatically, every candidate layer's selection score
     and the committed layer (what the model page plots). Not part of the key: it is an outcome of
@@ -47,10 +50,14 @@ from brainscore.caching import jsonable  # noqa: F401 - re-exported: provenance 
 __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_info", "host_info", "utc_now",
            "EXCLUDED_FROM_KEY"]
 
-EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of", "model_facts")
+EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of", "model_facts",
+                     "plugin_sources", "run_key")
 """Top-level provenance entries that do not name the computation (timestamps, durations, host, the layer
-selection's per-layer scores, an outcome whose committed layers the key holds, and the record a recorded
-rerun reproduces, ``brainscore reproduce --record``)."""
+selection's per-layer scores, an outcome whose committed layers the key holds, the record a recorded
+rerun reproduces, ``brainscore reproduce --record``, where on this machine plugin folders were found (their
+code is keyed by content), and the run key ``brainscore score`` and ``brainscore run`` find records by
+(:mod:`brainscore.runner.keys`, made of what the provenance holds): the same computation has one key whichever
+command made it)."""
 
 
 def provenance_key(provenance: dict) -> str:
@@ -150,7 +157,8 @@ def host_info() -> dict:
 def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling: dict | None = None,
             formula: str | None = None, bootstrap: dict | None = None, device: str | None = None,
             start: str | None = None, end: str | None = None, duration_s: float | None = None,
-            layer_selection: dict | None = None, model_facts: dict | None = None) -> dict:
+            layer_selection: dict | None = None, model_facts: dict | None = None,
+            plugin_sources: dict | None = None) -> dict:
     """Assemble a provenance dict (see the module docstring for the sections).
 
     Parameters
@@ -176,6 +184,10 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
     model_facts : dict, optional
         What was read off the loaded network: ``parameter_count`` (recorded only when known; not part of the
         key, since the weights' hash and the architecture fingerprint already name the network).
+    plugin_sources : dict, optional
+        ``"model"`` / ``"benchmark"`` -> ``{"folder", "plugin_dir"}`` for a model or benchmark declared by a plugin
+        folder of ``--plugin-dir`` (:func:`brainscore.registry.plugin_source`), so ``brainscore reproduce`` finds it
+        again (recorded only when given; not part of the key).
 
     Returns
     -------
@@ -188,4 +200,5 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         "bootstrap": bootstrap, "start": start, "end": end, "duration_s": duration_s,
         **({"layer_selection": layer_selection} if layer_selection else {}),
         **({"model_facts": model_facts} if model_facts else {}),
+        **({"plugin_sources": plugin_sources} if plugin_sources else {}),
     })

@@ -8,64 +8,17 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import re
 
 import numpy as np
 from fastapi import HTTPException
 
 from brainscore.leaderboard import tree
 from brainscore.web import views
+from brainscore.web.benchmark_facts import FACETS, REGIONS, facets  # noqa: F401  (re-exported)
 from brainscore.web.values import engineering, no_ceiling, shown_value  # noqa: F401  (re-exported)
 from brainscore.web.site import Site
 
-FACETS = (("region", "region"), ("species", "species"), ("task", "task"), ("data_type", "data type"),
-          ("year", "year"))
-"""The benchmark metadata the index filters on: (key, label)."""
-
-REGIONS = ("V1", "V2", "V4", "IT")
-
-
 # ------------------------------------------------------------------------------------------------ benchmarks
-def _data_type(card: dict, info: dict) -> str:
-    """What was measured, in a word: from the card's ``data_type``, else its ``recording`` in words."""
-    declared = card.get("data_type")
-    if declared:
-        return str(declared)
-    text = f"{card.get('recording') or ''} {info.get('kind') or ''}".lower()
-    for words, kind in ((("no measurement", "labels"), "labels"), (("fmri", "voxel"), "fMRI"),
-                        (("distribution", "propert"), "single-cell properties"),
-                        (("spike", "neuron", "multi-unit", "electrode"), "electrophysiology"),
-                        (("judgement", "judgment", "choice", "psychophysic", "behavio"), "behaviour")):
-        if any(word in text for word in words):
-            return kind
-    return "other"
-
-
-def facets(benchmark: str) -> dict:
-    """``benchmark``'s metadata for the index's filters: ``region`` (V1, V2, V4, IT, behaviour or engineering),
-    ``species`` (the card's first words: ``macaque monkey``, ``human``; ``none`` for labels), ``task``
-    (``neural``, ``behavioural`` or ``engineering``: where it sits in the tree), ``data_type`` (what was measured:
-    electrophysiology, fMRI, single-cell properties, behaviour, labels) and ``year`` (the last year in its study's
-    name, e.g. 1982 for ``Marques2020_DeValois1982``: the data's publication). A card may declare each of them
-    (``CARD["region"]``, ...). None where nothing says."""
-    info = views.benchmark_info(benchmark)
-    card = info.get("card") or {}
-    parent = info.get("parent")
-    try:
-        path = tree.path_to_root(parent) if parent else []
-    except Exception:  # noqa: BLE001 - a parent outside the tree
-        path = []
-    task = ("engineering" if "engineering_vision" in path else "behavioural" if "behavior_vision" in path
-            else "neural" if "neural_vision" in path else None)
-    region = (next((node for node in path if node in REGIONS), None)
-              or {"engineering": "engineering", "behavioural": "behaviour"}.get(task) or info.get("region"))
-    species = str(card.get("species") or "").split(":")[0].split("(")[0].strip() or None
-    study = re.split(r"[-.]", benchmark, maxsplit=1)[0]
-    years = re.findall(r"(?:19|20)\d\d", study)
-    return {"region": card.get("region") or region, "species": species, "task": card.get("task") or task,
-            "data_type": _data_type(card, info), "year": str(card.get("year") or (years[-1] if years else "")) or None}
-
-
 def benchmark_index(site: Site, user, q: str = "", chosen: dict[str, list[str]] | None = None) -> dict:
     """Every leaderboard benchmark with its metadata, how many visible models it scored, their median and best
     score (the value the pages show, :func:`shown_value`), its ceiling (None: not measured or none), filtered.

@@ -27,7 +27,7 @@ def explore_params(params) -> dict:
       (everything else weighs 0 and its columns are left out);
     - ``w.<node>=weight``: the node's weight in its parent's mean (default 1, the reference's equal weights);
     - ``b.<facet>=value`` (repeatable; facets: region, species, task, data_type, year, as
-      :func:`brainscore.web.catalogue.facets` gives them): only the benchmarks with that metadata count and are
+      :func:`brainscore.web.benchmark_facts.facets` gives them): only the benchmarks with that metadata count and are
       shown (as ``only`` naming them);
     - ``min.<node>`` / ``max.<node>``: only models whose score on the column lies in the range (a missing score is
       out of every range); the form's ``range_node``, ``range_min`` and ``range_max`` give one such range.
@@ -108,7 +108,7 @@ def explore_query(state: dict) -> list[tuple[str, str]]:
 
 
 def benchmarks_with(benchmeta: dict[str, list[str]]) -> list[str]:
-    """The leaderboard benchmarks whose metadata (:func:`brainscore.web.catalogue.facets`) matches every facet of
+    """The leaderboard benchmarks whose metadata (:func:`brainscore.web.benchmark_facts.facets`) matches every facet of
     ``benchmeta`` (facet -> values, any of them, case-insensitive).
 
     Raises
@@ -117,7 +117,7 @@ def benchmarks_with(benchmeta: dict[str, list[str]]) -> list[str]:
         400 for an unknown facet, or when no benchmark matches (saying what the facets offer).
     """
     from brainscore.leaderboard import tree
-    from brainscore.web.catalogue import FACETS, facets
+    from brainscore.web.benchmark_facts import FACETS, facets
 
     unknown = sorted(set(benchmeta) - {key for key, _ in FACETS})
     if unknown:

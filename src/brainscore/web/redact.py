@@ -32,9 +32,7 @@ def _server_names() -> tuple[str, ...]:
 @functools.lru_cache(maxsize=1)
 def _server_folders() -> tuple[tuple[str, str], ...]:
     """(folder, placeholder) of the server's own folders, longest first."""
-    import brainscore
-
-    folders = {str(Path(brainscore.__file__).resolve().parent): "<brainscore>"}
+    folders = {str(Path(__file__).resolve().parents[1]): "<brainscore>"}  # the brainscore package's folder
     for key in ("purelib", "platlib", "stdlib", "platstdlib"):
         path = sysconfig.get_paths().get(key)
         if path:

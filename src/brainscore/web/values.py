@@ -11,10 +11,10 @@ def no_ceiling(benchmark: str, info: dict | None = None) -> bool:
 
     True for the engineering benchmarks (the leaderboard shows their raw value, :mod:`brainscore.leaderboard.aggregate`)
     and for benchmarks whose card declares ``ceiling: none ...`` (accuracy and shape bias: Brain-Score's ceiling
-    ``Score(1)``). ``info``: the benchmark's :func:`~brainscore.web.views.benchmark_info` when already read.
+    ``Score(1)``). ``info``: the benchmark's :func:`~brainscore.web.benchmark_facts.benchmark_info` when already read.
     """
     if info is None:
-        from brainscore.web.views import benchmark_info
+        from brainscore.web.benchmark_facts import benchmark_info
 
         info = benchmark_info(benchmark)
     if engineering(benchmark):

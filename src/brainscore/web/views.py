@@ -5,21 +5,18 @@ dictionaries; the API (:mod:`brainscore.web.routes.api`) returns them as they ar
 from __future__ import annotations
 
 import glob
-import re
 import json
 import math
 from pathlib import Path
 
 from fastapi import HTTPException
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 import brainscore.plugins.models as builtin_model_plugins
 from brainscore import registry
-from brainscore.errors import UnknownIdentifierError
 from brainscore.leaderboard import tree
 from brainscore.web import cards, new_benchmarks
 from brainscore.web.redact import redact
+from brainscore.web.benchmark_facts import FORMULAS, benchmark_info, summary  # noqa: F401  (kept importable from here)
 from brainscore.web.values import no_ceiling, shown_value
 from brainscore.web.filters import (  # noqa: F401  (the explore state's functions, kept importable from here)
     _explore, _number, _records_tree, effective_weights, explore_params, explore_query, filter_choices,
@@ -187,29 +184,6 @@ def known_benchmark(identifier: str) -> None:
         raise HTTPException(404, f"no benchmark {identifier!r}; every benchmark is listed at /benchmarks")
 
 
-FORMULAS = {
-    "r2_over_ceiling": "score = r² / ceiling: the share of the data's explainable variance the model explains "
-                       "(r: the metric's raw correlation)",
-    "legacy": "score = (r / ceiling)²: the raw correlation over the ceiling, squared (the reference before 2026)",
-    "raw_over_ceiling": "score = raw / ceiling: the metric's raw value over the data's own consistency",
-    "raw_over_ceiling_clipped": "score = raw / ceiling, clipped to [0, 1]",
-    "r2": "score = r² (no ceiling)",
-    "raw": "score = the metric's raw value (no ceiling)",
-}
-"""Each normalisation formula (:func:`brainscore.scoring.job.formula_of`) in words, for the benchmark page."""
-
-
-def summary(thing) -> str | None:
-    """The first sentence of the docstring of ``thing`` (a function, or an object's class), or None."""
-    import inspect
-
-    doc = inspect.getdoc(thing if inspect.isroutine(thing) or inspect.isclass(thing) else type(thing))
-    if not doc:
-        return None
-    first = " ".join(doc.split("\n\n", 1)[0].split())
-    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "")
-
-
 _NOT_READ = object()
 
 
@@ -253,59 +227,6 @@ def _later(a, b) -> bool:
     """Whether record ``a`` ended after record ``b`` (unknown times: ``a`` wins)."""
     ta, tb = getattr(a, "end", None), getattr(b, "end", None)
     return ta is None or tb is None or ta >= tb
-
-
-_INFO: dict[str, dict] = {}
-
-
-def _plugin_description(identifier: str) -> str | None:
-    """The first paragraph of the docstring of the plugin package that registers benchmark ``identifier`` (its
-    study in words), or None."""
-    import importlib
-    import inspect
-
-    try:
-        module = importlib.import_module(registry.benchmarks.factory(identifier).__module__)
-        package = module if hasattr(module, "__path__") else importlib.import_module(module.__name__.rsplit(".", 1)[0])
-    except (UnknownIdentifierError, ImportError, AttributeError, ValueError):
-        return None
-    doc = inspect.getdoc(package) or ""
-    first = " ".join(doc.split("\n\n", 1)[0].split())
-    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", first).replace("``", "") or None
-
-
-def benchmark_info(identifier: str) -> dict:
-    """Version, parent, bibtex and data of a benchmark (its object is built, no data is loaded); cached."""
-    if identifier not in _INFO:
-        declared = registry.benchmarks.metadata(identifier)
-        info = {"parent": declared.get("parent"), "selection_for": declared.get("selection_for"),
-                "version": None, "bibtex": "", "kind": None, "region": None, "data": None,
-                "metric_name": None, "metric_summary": None, "ceiling_summary": None, "description": None,
-                "visual_degrees": None, "number_of_trials": None}
-        try:
-            benchmark = registry.load_benchmark(identifier)
-            info.update(version=getattr(benchmark, "version", None), bibtex=getattr(benchmark, "bibtex", "") or "",
-                        kind=type(benchmark).__name__, region=getattr(benchmark, "region", None),
-                        parent=getattr(benchmark, "parent", None) or info["parent"])
-            info.update(description=_plugin_description(identifier),
-                        visual_degrees=getattr(benchmark, "visual_degrees", None),
-                        number_of_trials=getattr(benchmark, "number_of_trials", None))
-            metric = getattr(benchmark, "metric", None)
-            ceilings = [getattr(benchmark, name, None) for name in ("_ceiling_callable", "_noise_ceiling")]
-            ceilings += list(getattr(benchmark, "_ceiling_code", None) or [])
-            info.update(metric_name=type(metric).__name__ if metric is not None else None,
-                        metric_summary=summary(metric) if metric is not None else None,
-                        ceiling_summary=next((summary(c) for c in ceilings if c is not None and summary(c)), None))
-            for attribute in ("assembly_identifier", "dataset_identifier", "data_identifier",
-                              "stimulus_set_identifier"):
-                if getattr(benchmark, attribute, None):
-                    info["data"] = getattr(benchmark, attribute)
-                    break
-        except (UnknownIdentifierError, ImportError) as error:  # a broken plugin shows as such
-            info["problem"] = str(error)
-        info["card"] = cards.benchmark_card(identifier)
-        _INFO[identifier] = info
-    return dict(_INFO[identifier])
 
 
 def label(node: str, leaf: bool) -> str:
@@ -399,7 +320,7 @@ def explore_choices(state: dict) -> dict:
     """What the leaderboard's explore panel offers: ``region_nodes`` (the inner nodes under the roots, to count
     alone or weigh), ``benchmark_nodes`` (every leaderboard benchmark) and ``weights`` (node -> its weight in
     the view: 1 unless ``state`` says otherwise)."""
-    from brainscore.web.catalogue import FACETS, facets
+    from brainscore.web.benchmark_facts import FACETS, facets
 
     everything = columns()
     regions = [c["node"] for c in everything if not c["leaf"] and 1 <= c["depth"] <= 2]

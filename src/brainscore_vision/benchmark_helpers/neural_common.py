@@ -15,6 +15,9 @@
   :func:`brainscore.data.assemblies.average_repetition`.
 - :func:`filter_reliable_neuroids` keeps the neuroids whose split-half reliability
   (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`) or stored coordinate reaches a threshold.
+- :class:`RSABenchmark` (``identifier, version, assembly, region, visual_degrees, number_of_trials, bibtex``) is
+  :class:`brainscore.benchmarks.rsa.RSABenchmark` on each subject's RDM of ``assembly`` (a ``subject``
+  coordinate on ``neuroid``); :func:`flatten_timebins_into_neuroids` and :func:`apply_keep_attrs` as the reference's.
 
 A ``LazyLoad`` given as an assembly stays unloaded until a model is scored.
 """
@@ -26,14 +29,16 @@ import numpy as np
 
 from brainscore.benchmarks import neural as _neural
 from brainscore.benchmarks import fixed_split
+from brainscore.benchmarks import rsa as _rsa
 from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
 
 from brainscore_vision.benchmarks import NoArgumentCeiling, _required_positional
 from brainscore_vision.utils import LazyLoad, unwrap
 
-__all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "average_repetition", "explained_variance",
-           "filter_reliable_neuroids", "timebins_from_assembly"]
+__all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "RSABenchmark", "average_repetition", "explained_variance",
+           "filter_reliable_neuroids", "timebins_from_assembly", "apply_keep_attrs", "flatten_timebins_into_neuroids",
+           "place_on_screen"]
 
 DEFAULT_TIME_BINS = ((70, 170),)
 _REGIONS = ("V1", "V2", "V4", "IT")
@@ -199,3 +204,135 @@ def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: floa
         raise ValueError(f"no neuroid reaches reliability {reliability_threshold} "
                          f"(maximum {np.nanmax(reliability) if np.isfinite(reliability).any() else 'NaN'})")
     return assembly.isel(neuroid=keep)
+
+
+def apply_keep_attrs(assembly: Any, function: Callable[[Any], Any]) -> Any:
+    """``function(assembly)`` with the input's ``attrs`` (the reference's workaround for xarray dropping them)."""
+    attrs = assembly.attrs
+    result = function(assembly)
+    result.attrs = attrs
+    return result
+
+
+def flatten_timebins_into_neuroids(assembly: DataAssembly) -> DataAssembly:
+    """``presentation x neuroid x time_bin`` as ``presentation x (neuroid, time bin) x 1``: each time bin of a neuroid
+    becomes a neuroid of its own (the reference's ``flatten_timebins_into_neuroids``).
+
+    The neuroid coordinates repeat per time bin, ``recording_time`` is each one's ``time_bin_start``, and the single
+    time bin spans the first start to the last end. ``neuroid_id`` becomes ``<id>@<recording_time>`` so that ids stay
+    unique (metrics here align neuroids by id; the reference kept the pair in a MultiIndex).
+
+    Raises
+    ------
+    ValueError
+        If the dims are not ``(presentation, neuroid, time_bin)`` or the time bin coordinates are missing.
+    """
+    if tuple(assembly.dims) != ("presentation", "neuroid", "time_bin"):
+        raise ValueError(f"flattening expects dims (presentation, neuroid, time_bin), got {assembly.dims}")
+    if "time_bin_start" not in assembly.coords or "time_bin_end" not in assembly.coords:
+        raise ValueError("flattening needs time_bin_start and time_bin_end coordinates on time_bin")
+    presentations, neuroids, bins = assembly.shape
+    starts = np.asarray(assembly["time_bin_start"].values)
+    coords = {}
+    for name, coord in assembly.coords.items():
+        if coord.dims == ("presentation",):
+            coords[name] = ("presentation", coord.values)
+        elif coord.dims == ("neuroid",):
+            coords[name] = ("neuroid", np.repeat(coord.values, bins))
+    recording = np.tile(starts, neuroids)
+    coords["recording_time"] = ("neuroid", recording)
+    if "neuroid_id" in coords:
+        coords["neuroid_id"] = ("neuroid", np.array([f"{i}@{t}" for i, t in zip(coords["neuroid_id"][1], recording)]))
+    coords["time_bin_start"] = ("time_bin", [starts[0]])
+    coords["time_bin_end"] = ("time_bin", [np.asarray(assembly["time_bin_end"].values)[-1]])
+    flat = type(assembly)(np.asarray(assembly.values).reshape(presentations, neuroids * bins, 1),
+                          dims=assembly.dims, coords=coords)
+    flat.attrs = dict(assembly.attrs)
+    return flat
+
+
+def place_on_screen(*args: Any, **kwargs: Any):
+    """:func:`brainscore_vision.benchmark_helpers.screen.place_on_screen` (the reference imports it from here too)."""
+    from brainscore_vision.benchmark_helpers.screen import place_on_screen as _place
+
+    return _place(*args, **kwargs)
+
+
+def _subject_rdms(assembly: Any) -> DataAssembly:
+    """Each subject's RDM of ``assembly`` (``presentation x neuroid`` with ``subject`` on ``neuroid``), as the stack
+    :class:`brainscore.benchmarks.rsa.RSABenchmark` reads (dims ``rdm, presentation, presentation_b``)."""
+    from brainscore.metrics.similarity.rdm import rdm
+
+    assembly = unwrap(assembly)
+    if "time_bin" in assembly.dims and assembly.sizes["time_bin"] == 1:
+        assembly = assembly.squeeze("time_bin")
+    if "subject" not in assembly.coords:
+        raise ValueError("RSABenchmark needs a 'subject' coordinate on the neuroids (one RDM per subject)")
+    subjects = np.unique(np.asarray(assembly["subject"].values))
+    matrices, ids = [], None
+    for subject in subjects:
+        subject_rdm = rdm(assembly.isel(neuroid=np.flatnonzero(np.asarray(assembly["subject"].values) == subject)))
+        matrices.append(np.asarray(subject_rdm.values))
+        ids = np.asarray(subject_rdm["stimulus_id"].values)
+    stack = DataAssembly(np.stack(matrices), dims=("rdm", "presentation", "presentation_b"),
+                         coords={"subject": ("rdm", subjects), "stimulus_id": ("presentation", ids),
+                                 "stimulus_id_b": ("presentation_b", ids)})
+    stack.attrs["stimulus_set"] = assembly.attrs.get("stimulus_set")
+    return stack
+
+
+class RSABenchmark(_rsa.RSABenchmark):
+    """The reference's ``RSABenchmark``: the model's RDM against each subject's RDM, averaged over subjects, over the
+    RSA noise ceiling (Nili et al. 2014), as :class:`brainscore.benchmarks.rsa.RSABenchmark` computes it.
+
+    Parameters
+    ----------
+    identifier : str
+    version : int
+    assembly : NeuroidAssembly or LazyLoad
+        ``presentation x neuroid`` responses (all stimuli) with a ``subject`` coordinate on ``neuroid`` and the
+        stimulus set in ``attrs['stimulus_set']``.
+    region : str
+    visual_degrees : float
+    number_of_trials : int
+    bibtex : str
+    ceiler : callable (assembly) -> Score, optional
+        Default: brainscore's ``rsa_noise_ceiling`` over the subjects' RDMs (the reference's ``rsa_ceiling``).
+    parent : str, optional
+        Default ``region``.
+    rdm, similarity : optional
+        The reference's RDM and similarity objects; only the defaults (correlation distance, Spearman of the
+        upper triangles) are supported here.
+
+    Raises
+    ------
+    NotImplementedError
+        If ``rdm`` or ``similarity`` is given.
+    """
+
+    def __init__(self, identifier: str, version: int, assembly: Any, region: str, visual_degrees: float,
+                 number_of_trials: int, bibtex: str, ceiler: Callable | None = None, parent: str | None = None,
+                 rdm: Any = None, similarity: Any = None):
+        if rdm is not None or similarity is not None:
+            raise NotImplementedError("RSABenchmark here uses brainscore's RDM (1 - Pearson r) and Spearman "
+                                      "similarity of the upper triangles; custom rdm= / similarity= are not supported")
+        from brainscore import registry
+
+        super().__init__(identifier=identifier, version=version, rdms=lambda: _subject_rdms(assembly), region=region,
+                         visual_degrees=visual_degrees, similarity_metric=registry.load_metric("rdm"),
+                         noise_ceiling=registry.load_ceiling("rsa_noise_ceiling"),
+                         number_of_trials=number_of_trials, parent=parent or region, bibtex=bibtex,
+                         time_bins=timebins_from_assembly(unwrap(assembly)) if not isinstance(assembly, LazyLoad)
+                         else DEFAULT_TIME_BINS, label_coords=("subject",))
+        if ceiler is not None:  # the plugin's own ceiling, computed once on the responses
+            self._reference_ceiler = lambda: ceiler(unwrap(assembly))
+
+    @property
+    def ceiling(self):
+        """The plugin's ``ceiler(assembly)`` when it gave one, else the RSA noise ceiling of the subjects' RDMs."""
+        ceiler = getattr(self, "_reference_ceiler", None)
+        if ceiler is None:
+            return super().ceiling
+        if getattr(self, "_reference_ceiling", None) is None:
+            self._reference_ceiling = ceiler()
+        return self._reference_ceiling

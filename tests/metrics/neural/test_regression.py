@@ -240,3 +240,19 @@ def test_torch_device_gives_the_numpy_score():
     assert float(got) == pytest.approx(float(expected), abs=1e-5)
     np.testing.assert_allclose(got.attrs["raw"].values, expected.attrs["raw"].values, atol=1e-5)
     assert isinstance(got.attrs["raw"], xr.DataArray)
+
+
+def test_integer_against_string_stimulus_ids_names_the_type_not_the_stimuli():
+    """PLS with integer model ids and string data ids said the model had no presentation for 200 stimuli of the
+    target ("was the model shown the benchmark's stimuli?"): it names the two types and the fix."""
+    source, target = _pair(n=60, p=30, q=4, n_objects=2)
+    numbered = source.assign_coords(stimulus_id=("presentation", np.arange(60)))
+    target = target.assign_coords(stimulus_id=("presentation", np.arange(60).astype(str)))
+    with pytest.raises(AlignmentError) as error:
+        CrossRegressedCorrelation("pls")(numbered, target)
+    assert str(error.value) == (
+        "the source (model)'s stimulus_id values are numbers (e.g. [0, 1]) and the target's are strings (e.g. ['0', "
+        "'1']): a number never equals a string, so no stimulus matches. Give both the same type (e.g. "
+        "assign_coords(stimulus_id=assembly['stimulus_id'].astype(str)))")
+    as_text = numbered.assign_coords(stimulus_id=("presentation", np.arange(60).astype(str)))
+    assert np.isfinite(float(CrossRegressedCorrelation("pls")(as_text, target)))  # the fix it names works

@@ -7,6 +7,7 @@ splitters) and the Kriegeskorte et al. (2008) human IT and behavioural RDMs.
 from __future__ import annotations
 
 import itertools
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -405,3 +406,33 @@ def test_registered_similarity_metrics_and_ceilings(pair):
     for identifier in ("rsa_noise_ceiling", "rsa_ceiling"):
         assert isinstance(load_ceiling(identifier), RSANoiseCeiling)
     assert isinstance(load_metric("rsa_ceiling"), RSANoiseCeiling)  # the reference's metric identifier
+
+
+def test_an_rdm_comparison_of_a_handful_of_stimuli_warns_that_it_means_little():
+    """On 3 stimuli the RDM metric returned 0.5 (one of the four values rho takes on 3 pairs) without a word."""
+    from brainscore.metrics.base import MetricWarning
+
+    values = np.array([[1.0, 2.0, 3.0, 0.0], [0.0, 1.0, 5.0, 2.0], [4.0, 1.0, 0.0, 2.0]])
+    model = NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                            coords={"stimulus_id": ("presentation", ["a", "b", "c"]), "neuroid_id": ("neuroid", list("wxyz"))})
+    data = model.copy(data=values[:, ::-1])
+    with pytest.warns(MetricWarning, match=r"the RDMs compare 3 stimuli, 3 pairs: Spearman's rho over 3 pairs takes "
+                                           r"only a few values \(0.5 is one of them\), so the score means little"):
+        rho = float(rsa.RDMMetric(dtype=np.float64)(model, data))
+    assert rho == scipy.stats.spearmanr(reference_rdm_triangle(values, np.array(["a", "b", "c"])),
+                                        reference_rdm_triangle(values[:, ::-1], np.array(["a", "b", "c"])))[0]
+    many = NeuroidAssembly(np.random.default_rng(0).normal(size=(5, 4)), dims=("presentation", "neuroid"),
+                           coords={"stimulus_id": ("presentation", list("abcde")), "neuroid_id": ("neuroid", list("wxyz"))})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MetricWarning)  # 5 stimuli, 10 pairs: no warning
+        rsa.RDMMetric()(many, many)
+
+
+def test_integer_against_string_stimulus_ids_in_an_rdm_comparison_names_the_type():
+    values = np.random.default_rng(1).normal(size=(6, 4))
+    numbered = NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                               coords={"stimulus_id": ("presentation", np.arange(6)), "neuroid_id": ("neuroid", list("wxyz"))})
+    named = numbered.assign_coords(stimulus_id=("presentation", np.arange(6).astype(str)))
+    with pytest.raises(AlignmentError, match=r"the first assembly's stimulus_id values are numbers \(e.g. \[0, 1\]\) "
+                                             r"and the second assembly's are strings"):
+        rsa.RDMMetric()(numbered, named)

@@ -291,7 +291,7 @@ def test_the_analysis_recovers_synthetic_tuning():
     assert schiller.sel(neuronal_property="spatial_frequency_selective").values.tolist() == [1.0, 1.0, 1.0, 1.0]
 
 
-#: EfficientNet-Lite0's scores as printed in README.md and docs/benchmarks.md (V1 = _blocks.4).
+#: EfficientNet-Lite0's scores as printed in docs/benchmarks.md (V1 = _blocks.4).
 LITE0_SCORES = {
     "Marques2020_DeValois1982-pref_or": 0.8946,
     "Marques2020_DeValois1982-peak_sf": 0.7405,

@@ -176,6 +176,24 @@ def test_instructed_files_are_declared_with_their_sha256(shared_data):
             assert file_sha256(shared_data / source.path) == source.sha256
 
 
+def test_instructed_trials_pass_the_data_standard_and_package_as_the_reference(tmp_path):
+    """The tutorial's path (docs/tutorial_benchmark_author.md): validated against the data standard, packaged into
+    the reference's netCDF format and loaded back with the shared cue-conflict stimulus set, unchanged."""
+    from brainscore.data import BehavioralAssembly
+    from brainscore.data.packaging import load_packaged_assembly, package_data_assembly
+    from brainscore.data.validation import validate
+
+    humans = brainscore.load_dataset("Geirhos2019.cue-conflict-texture-instructed")
+    stimuli = humans.attrs["stimulus_set"]
+    assert not validate(stimulus_set=stimuli, assembly=humans, raise_on_error=False).problems
+    packaged = package_data_assembly(humans, "Geirhos2019.cue-conflict-texture-instructed", stimuli.identifier,
+                                     tmp_path, stimulus_set=stimuli)
+    loaded = load_packaged_assembly(packaged.netcdf.path, stimulus_set=stimuli, cls=BehavioralAssembly)
+    np.testing.assert_array_equal(loaded.values, humans.values)
+    for coord in ("stimulus_id", "subject", "instruction", "instructed_category", "truth"):
+        np.testing.assert_array_equal(loaded[coord].values.astype(str), humans[coord].values.astype(str))
+
+
 def test_second_load_checks_files_by_stat_only(monkeypatch):
     from brainscore.plugins.data.geirhos2019 import packaging
 

@@ -291,6 +291,14 @@ class BehavioralConsistency(Metric):
                                      skipna=False))
         return _aggregate(values)
 
+    @staticmethod
+    def aggregate(scores) -> Score:
+        """Scores per repetition (dim ``split``) as one: their mean, ``error`` their std (ddof=0), as this metric
+        aggregates its own (the reference's ``aggregate``, which its Rajalingham2018 benchmarks call)."""
+        score = Score(scores.mean("split"))
+        score.attrs["error"] = float(scores.std("split"))
+        return score
+
     def ceiling(self, assembly, skipna: bool = True) -> Score:
         """Split-half consistency of the human d'; see :class:`BehavioralConsistencyCeiling`."""
         return BehavioralConsistencyCeiling(self, skipna=skipna)(assembly)

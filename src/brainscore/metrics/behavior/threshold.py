@@ -12,7 +12,9 @@ proportion correct per value of the independent variable; values after the curve
 maximum) are dropped, and the fit fails if fewer than a third remain. The negative log-likelihood
 (of the proportions) is minimised by L-BFGS-B from every start in a grid (``alpha`` in
 ``logspace(-3, 1, 50)``, ``beta`` at each measured value, ``lambda = 1 - max(p)``), with ``lambda``
-bounded to [0.03, 0.5]; the fit with the lowest likelihood wins (the first on ties) and is rejected
+bounded to [0.03, 0.5] (scipy's L-BFGS-B with its default finite-difference gradient, as the reference;
+``Phi`` is :func:`scipy.special.ndtr`, which ``scipy.stats.norm.cdf`` computes too, without its per-call
+overhead); the fit with the lowest likelihood wins (the first on ties) and is rejected
 when its R^2 on the proportions is below 0.4. The threshold is the value at which the fitted curve
 reaches ``threshold_accuracy``, by default its inflection (halfway between the fitted values at the
 smallest and largest measured values); it is rejected above the largest kept value.
@@ -32,7 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri  # the standard normal's cdf and its inverse, without scipy.stats' overhead
 
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
@@ -52,12 +54,12 @@ class FitFailure(Exception):
 
 def psychometric_cum_gauss(x: Any, alpha: float, beta: float, lambda_: float, gamma: float = 0.5) -> Any:
     """``gamma + (1 - gamma - lambda_) * Phi(alpha * (x - beta))`` (Wichmann & Hill 2001, eq. 1)."""
-    return gamma + (1 - gamma - lambda_) * norm.cdf(alpha * (np.asarray(x) - beta))
+    return gamma + (1 - gamma - lambda_) * ndtr(alpha * (np.asarray(x) - beta))
 
 
 def inverse_psychometric_cum_gauss(y: Any, alpha: float, beta: float, lambda_: float, gamma: float = 0.5) -> Any:
     """The ``x`` at which :func:`psychometric_cum_gauss` equals ``y``."""
-    return beta + norm.ppf((np.asarray(y) - gamma) / (1 - gamma - lambda_)) / alpha
+    return beta + ndtri((np.asarray(y) - gamma) / (1 - gamma - lambda_)) / alpha
 
 
 def _negative_log_likelihood(params: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:

@@ -32,6 +32,7 @@ from brainscore.metrics.kernels.backend import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import SplitConfig, split_indices
+from brainscore.progress import stage
 
 __all__ = ["CrossRegressedCorrelation", "TrainTestSplitCorrelation", "SpanTimeCrossRegressedCorrelation",
            "REGRESSION_DEFAULTS"]
@@ -143,6 +144,28 @@ def _folds(target: DataAssembly, config: SplitConfig) -> list[tuple[np.ndarray, 
     # a split value shared by several presentations: all of them go where its drawn presentation went
     return [(np.flatnonzero(np.isin(values, values[train])), np.flatnonzero(np.isin(values, values[test])))
             for train, test in splits]
+
+
+class _Counted(list):
+    """Folds that count, on a progress stage, the furthest split a kernel has gone past (a kernel may pass over them
+    more than once: the count never goes back)."""
+
+    def __init__(self, folds, step):
+        super().__init__(folds)
+        self._step = step
+
+    def __iter__(self):
+        for index, fold in enumerate(list.__iter__(self)):
+            yield fold
+            if index + 1 > self._step.done:
+                self._step.update(index + 1 - self._step.done)
+
+
+def _cross_validated(what: str, regression: str, X, Y, folds, kwargs: dict[str, Any]):
+    """:func:`kernels.cross_validated_predictions`, reported as a progress stage counting the splits fitted."""
+    with stage(f"{what}: cross-validated {regression} over {len(folds)} splits", total=len(folds),
+               unit="split") as step:
+        return kernels.cross_validated_predictions(regression, X, Y, _Counted(folds, step), **kwargs)
 
 
 def _check_design(X: np.ndarray, Y: np.ndarray, x_name: str, y_name: str, target: DataAssembly,
@@ -271,7 +294,7 @@ class CrossRegressedCorrelation(Metric):
             X, Y, predicted, names = Y, X, source, ("target", "source")
         _check_design(X, Y, *names, predicted, min(len(train) for train, _ in folds), self.regression,
                       self.regression_kwargs)
-        predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, folds, **self.regression_kwargs)
+        predictions, info = _cross_validated(self.identifier, self.regression, X, Y, folds, self.regression_kwargs)
         r = to_numpy(kernels.fold_pearsonr(predictions, Y, folds))
         _check_r(r, _neuroid_ids(predicted), min(len(test) for _, test in folds))
         raw = xr.DataArray(r, dims=("split", "neuroid"),
@@ -439,7 +462,7 @@ class SpanTimeCrossRegressedCorrelation(Metric):
                    for train, test in folds]
         _check_design(X, Y, "source", "target", target, min(len(train) for train, _ in stacked), self.regression,
                       self.regression_kwargs)
-        predictions, info = kernels.cross_validated_predictions(self.regression, X, Y, stacked, **self.regression_kwargs)
+        predictions, info = _cross_validated(self.identifier, self.regression, X, Y, stacked, self.regression_kwargs)
         q = Y.shape[1]
         r = np.empty((len(folds), T, q))
         Yn = to_numpy(Y)

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from brainscore.data.assemblies import DataAssembly
+from brainscore.data.assemblies import DataAssembly, check_id_types
 from brainscore.errors import AlignmentError, ValidationError
-from brainscore.metrics.base import Metric
+from brainscore.metrics.base import Metric, MetricWarning
 from brainscore.metrics.score import Score
 from brainscore.metrics.splits import SplitConfig, split_indices
 
@@ -27,6 +27,20 @@ AUTO = "auto"
 
 #: Fewest stimuli a similarity metric accepts: an RDM of 3 stimuli has 3 pairs to rank.
 MIN_STIMULI = 3
+#: Fewer stimuli than this give an RDM comparison a warning: under 10 pairs, Spearman's rho takes a handful of values
+#: (on 3 stimuli only -1, -0.5, 0.5 and 1).
+FEW_STIMULI = 5
+
+
+def warn_few_stimuli(n_stimuli: int, what: str = "the RDMs") -> None:
+    """Warn (:class:`~brainscore.metrics.base.MetricWarning`) when ``n_stimuli`` is under :data:`FEW_STIMULI`."""
+    if n_stimuli < FEW_STIMULI:
+        import warnings
+
+        pairs = n_stimuli * (n_stimuli - 1) // 2
+        warnings.warn(f"{what} compare {n_stimuli} stimuli, {pairs} pairs: Spearman's rho over {pairs} pairs takes "
+                      f"only a few values (0.5 is one of them), so the score means little; use at least {FEW_STIMULI} "
+                      f"stimuli", MetricWarning, stacklevel=3)
 
 
 def check_responses(values: np.ndarray, ids: np.ndarray, name: str = "the assembly") -> None:
@@ -97,6 +111,7 @@ def _sorted_unique_order(ids: np.ndarray, coord: str) -> np.ndarray:
 
 
 def _check_same_stimuli(ids1: np.ndarray, ids2: np.ndarray, coord: str) -> None:
+    check_id_types(ids1, ids2, coord)
     if ids1.shape != ids2.shape or not np.array_equal(ids1, ids2):
         only1, only2 = np.setdiff1d(ids1, ids2), np.setdiff1d(ids2, ids1)
         raise AlignmentError(f"the two assemblies must hold the same stimuli ({coord}): {len(only1)} only in the "

@@ -30,7 +30,7 @@ from brainscore.metrics.kernels import rdm as kernels
 from brainscore.metrics.kernels.backend import on_device, to_numpy
 from brainscore.metrics.score import Score
 from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
-                                                _responses, _sorted_unique_order, _test_only_splits)
+                                                _responses, _sorted_unique_order, _test_only_splits, warn_few_stimuli)
 
 __all__ = ["RDM_DIMS", "as_rdm_dims", "rdm", "rdm_array", "check_rdm_diagonal", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
 
@@ -225,6 +225,7 @@ def _rdm_pair(assembly1, assembly2, neuroid_dim: str, comparison_coord: str, dty
     ids1, rdm1 = rdm_array(assembly1, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
     ids2, rdm2 = rdm_array(assembly2, neuroid_dim, comparison_coord, dtype, for_ranking=True, device=device)
     _check_same_stimuli(ids1, ids2, comparison_coord)
+    warn_few_stimuli(len(ids1))
     return ids1, rdm1, rdm2
 
 
@@ -257,6 +258,11 @@ class RDMMetric(Metric):
     ValidationError
         For fewer than 3 stimuli, NaN or infinite responses, a stimulus whose response is the same
         in every neuroid (its correlation distance is 0/0), or an RDM with NaN; never a NaN score.
+
+    Warns
+    -----
+    MetricWarning
+        For fewer than 5 stimuli (under 10 pairs, rho takes a handful of values).
     """
 
     def __init__(self, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulus_id", dtype: Any = np.float32,

@@ -16,15 +16,12 @@ package: this module holds everything that does not know the network's framework
   rows in sorted ``stimulus_id`` order) and their ``presentation x neuroid`` assembly;
 - :func:`microsaccade_shifts`: the reference's microsaccade spiral (Rolfs 2009; Brain-Score's
   MicrosaccadeHelper);
-- :class:`NpyWriter`: rows appended to a ``.npy`` file written under a temporary name and renamed
-  into place with its sha256 (safe for two processes at once).
+- :class:`NpyWriter` and the features files' reads: :mod:`brainscore.models.extraction.npy_files`
+  (re-exported here).
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import io
-import os
 import tempfile
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +36,9 @@ from brainscore.caching import Cache, content_key, locked_entry, verified
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.blocks import NeuroidBlocks
 from brainscore.data.stimuli import StimulusSet
-from brainscore.errors import BrainScoreError, ValidationError
+from brainscore.errors import ValidationError
+from brainscore.models.extraction.npy_files import (COPY_BLOCK_BYTES, NpyWriter, expand_rows, npy_layout,  # noqa: F401
+                                                    read_npy_rows, read_rows)
 from brainscore.models.preprocessing import Preprocessing
 
 __all__ = ["ActivationsCore", "LayerFeatures", "LayerBlocks", "package_features", "microsaccade_shifts", "NpyWriter",
@@ -49,9 +48,6 @@ __all__ = ["ActivationsCore", "LayerFeatures", "LayerBlocks", "package_features"
 MICROSACCADE_EXTENT_DEGREES = 0.05
 #: The layer name of the network's output.
 LOGITS = "logits"
-#: Bytes of rows a copy between files (:func:`expand_rows`) holds at a time, and the widest run of columns
-#: :meth:`LayerBlocks.read` reads at once for scattered neuroids.
-COPY_BLOCK_BYTES = 32 << 20
 _CACHE_NAMESPACE = "activations"
 
 #: One batch through the network: ``(batch, shift_x, shift_y) -> {layer: float32 array (b, *unit_shape)}``.
@@ -220,109 +216,6 @@ class LayerFeatures:
         return LayerBlocks(self, self.rows_for(ids), model_identifier, extra_coords)
 
 
-def _npy_layout(path: Path) -> tuple[int, tuple[int, ...], np.dtype]:
-    """(offset of the data in bytes, shape, dtype) of a C-ordered ``.npy`` file, from its header.
-
-    Raises
-    ------
-    BrainScoreError
-        If the file is Fortran-ordered (this package writes C order only).
-    """
-    with open(path, "rb") as file:
-        version = np.lib.format.read_magic(file)
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran_order, dtype = read_header(file)
-        offset = file.tell()
-    if fortran_order:
-        raise BrainScoreError(f"{path} holds a Fortran-ordered array; features files are C-ordered")
-    return offset, tuple(shape), np.dtype(dtype)
-
-
-def _pread_into(fd: int, buffer: memoryview, offset: int) -> None:
-    """Fill ``buffer`` with the bytes of ``fd`` from ``offset`` (no file position, no memory map).
-
-    Raises
-    ------
-    BrainScoreError
-        If the file ends first.
-    """
-    while len(buffer):
-        if hasattr(os, "preadv"):
-            got = os.preadv(fd, [buffer], offset)
-        else:  # pragma: no cover - Windows
-            data = os.pread(fd, len(buffer), offset)
-            buffer[:len(data)] = data
-            got = len(data)
-        if got <= 0:
-            raise BrainScoreError(f"features file ended early at byte {offset}: it is truncated")
-        buffer, offset = buffer[got:], offset + got
-
-
-def read_npy_rows(path: Path, rows: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
-    """Columns ``start:stop`` of ``rows`` (in that order) of a 2-D view ``(rows, -1)`` of a ``.npy`` file.
-
-    Reads with plain positional reads into a new array (:func:`read_rows`), so the process's memory
-    grows by the result only: a memory map of the whole file would count every page it touched in
-    the process's resident memory, which is what a Dask nanny watches.
-
-    Parameters
-    ----------
-    path : Path
-    rows : ndarray of int, shape (n,)
-    start, stop : int
-        Column range of the flattened rows (``stop`` None: to the end).
-
-    Returns
-    -------
-    ndarray of shape (n, stop - start), the file's dtype
-
-    Raises
-    ------
-    ValidationError
-        For rows or columns outside the file.
-    """
-    offset, shape, dtype = _npy_layout(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        return read_rows(fd, rows, shape[0], int(np.prod(shape[1:])), dtype, start, stop, offset)
-    finally:
-        os.close(fd)
-
-
-def read_rows(fd: int, rows: np.ndarray, n_rows: int, width: int, dtype, start: int = 0, stop: int | None = None,
-              offset: int = 0) -> np.ndarray:
-    """Columns ``start:stop`` of ``rows`` of a C-ordered ``(n_rows, width)`` array stored in file ``fd`` at ``offset``.
-
-    One positional read per row (in file order; one read for consecutive full rows), into a new array.
-
-    Returns
-    -------
-    ndarray of shape (len(rows), stop - start), ``dtype``
-
-    Raises
-    ------
-    ValidationError
-        For rows or columns outside the array.
-    """
-    dtype = np.dtype(dtype)
-    stop = width if stop is None else int(stop)
-    if not 0 <= start <= stop <= width:
-        raise ValidationError(f"columns {start}:{stop} are outside the array's {width}")
-    rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-    if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
-        raise ValidationError(f"rows outside the array's {n_rows}")
-    out = np.empty((len(rows), stop - start), dtype=dtype)
-    if out.size == 0:
-        return out
-    item = dtype.itemsize
-    if start == 0 and stop == width and np.array_equal(rows, np.arange(len(rows)) + rows[0]):
-        _pread_into(fd, memoryview(out).cast("B"), offset + int(rows[0]) * width * item)  # one range
-    else:
-        for i in np.argsort(rows, kind="stable"):
-            _pread_into(fd, memoryview(out[i]).cast("B"), offset + (int(rows[i]) * width + start) * item)
-    return out
-
-
 class LayerBlocks(NeuroidBlocks):
     """One layer's features on a stimulus set as :class:`~brainscore.data.blocks.NeuroidBlocks`.
 
@@ -427,62 +320,6 @@ def _presentation_coords(stimuli, trials, shifts, visual_degrees, image_size):
     return coords
 
 
-class NpyWriter:
-    """Appends rows to a ``.npy`` file written under a temporary name; ``commit`` renames it into place.
-
-    With ``checksum=True`` the file's sha256 is computed while writing and stored beside it
-    (:func:`brainscore.caching.commit_file`) before the rename.
-    """
-
-    def __init__(self, target: Path, rows: int, checksum: bool = True):
-        self.target = Path(target)
-        self.rows = rows
-        self.written = 0
-        self.checksum = checksum
-        self.digest = hashlib.sha256()
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name}.", suffix=".part")
-        self.tmp = Path(tmp)
-        self.file = os.fdopen(fd, "wb", buffering=0)
-        self.unit_shape: tuple[int, ...] | None = None
-
-    def _write(self, data) -> None:
-        self.digest.update(data)
-        view = memoryview(data).cast("B")
-        while len(view):  # unbuffered: each batch is on disk (and in the file's size) once written
-            view = view[self.file.write(view):]
-
-    def append(self, batch: np.ndarray) -> None:
-        batch = np.ascontiguousarray(batch, dtype="<f4")
-        if self.unit_shape is None:
-            self.unit_shape = tuple(batch.shape[1:])
-            header = {"descr": "<f4", "fortran_order": False, "shape": (self.rows, *self.unit_shape)}
-            buffer = io.BytesIO()
-            np.lib.format.write_array_header_2_0(buffer, header)
-            self._write(buffer.getvalue())
-        elif tuple(batch.shape[1:]) != self.unit_shape:
-            raise BrainScoreError(f"layer output changed shape between batches: {self.unit_shape} then "
-                                  f"{tuple(batch.shape[1:])}; images must all be preprocessed to one size")
-        self._write(memoryview(batch).cast("B"))
-        self.written += batch.shape[0]
-
-    def commit(self) -> Path:
-        self.file.close()
-        if self.written != self.rows:
-            self.abort()
-            raise BrainScoreError(f"wrote {self.written} rows to {self.target.name}, expected {self.rows}")
-        if self.checksum:
-            caching.commit_file(self.tmp, self.target, self.digest.hexdigest())
-        else:
-            os.replace(self.tmp, self.target)
-        return self.target
-
-    def abort(self) -> None:
-        if not self.file.closed:
-            self.file.close()
-        self.tmp.unlink(missing_ok=True)
-
-
 # ------------------------------------------------------------------------------------------------
 # the extractor, less its framework
 # ------------------------------------------------------------------------------------------------
@@ -503,7 +340,8 @@ class ActivationsCore(ABC):
     batch_size : int
         Images per forward pass, at least 1.
     progress : bool
-        Show a tqdm progress bar over images (only on terminals).
+        Report each pass over the images (:func:`brainscore.progress.stage`: a bar on a terminal, start and
+        end lines in a log, for passes over two seconds).
     prefetch : bool
         Load and preprocess the next batch in a background thread while the network runs.
     background_writes : bool
@@ -734,9 +572,9 @@ class ActivationsCore(ABC):
         batch's features written in another thread (:attr:`background_writes`, at most two batches
         queued). On an error, every file being written is removed and the error raised.
         """
-        from tqdm.auto import tqdm
+        from brainscore.progress import Stage, stage
 
-        with self._batches(list(targets)) as run_batch:
+        with self._batches(list(targets)) as run_batch, contextlib.ExitStack() as shown:
             # identical files are run once
             unique: dict[str, int] = {}
             first_of = np.empty(len(paths), dtype=np.int64)
@@ -762,8 +600,10 @@ class ActivationsCore(ABC):
                                else np.stack(arrays, axis=1).reshape((-1,) + arrays[0].shape[1:]))
                     writers[layer].append(stacked)
             starts = list(range(0, len(unique_paths), self.batch_size))
-            bar = tqdm(total=len(unique_paths), desc=f"activations {self.identifier}", unit="img",
-                       disable=None if self.progress else True, leave=False)
+            layers = f"{len(targets)} layer{'s' if len(targets) != 1 else ''}"
+            what = (f"{self.identifier}: activations of {layers}, {len(unique_paths)} images in batches of "
+                    f"{self.batch_size}" + (f", {trials} trials each" if trials > 1 else ""))
+            bar = shown.enter_context(stage(what, total=rows, unit="image")) if self.progress else Stage()
             try:
                 pending = pool.submit(load, unique_paths[0:self.batch_size]) if pool else None
                 for number, start in enumerate(starts):
@@ -783,7 +623,7 @@ class ActivationsCore(ABC):
                             written.pop(0).result()
                     else:
                         write(per_trial)
-                    bar.update(len(chunk))
+                    bar.update(len(chunk) * trials)
                 for future in written:
                     future.result()
                 written.clear()
@@ -796,7 +636,6 @@ class ActivationsCore(ABC):
                     writer.abort()
                 raise
             finally:
-                bar.close()
                 if pool:
                     pool.shutdown(wait=True, cancel_futures=True)
                 if writer_pool:
@@ -807,26 +646,3 @@ class ActivationsCore(ABC):
                     writers[layer].expand_rows(first_of, trials)
                 else:
                     expand_rows(writers[layer].target, target, first_of, trials, checksum)
-
-
-def expand_rows(unique_file: Path, target: Path, first_of: np.ndarray, trials: int, checksum: bool = True) -> None:
-    """Write ``target`` with one row block per stimulus from a file of unique images' rows, then delete it.
-
-    Rows are copied :data:`COPY_BLOCK_BYTES` at a time with positional reads (:func:`read_npy_rows`),
-    never through a memory map of the whole file, so the process holds one block whatever the layer's size.
-    """
-    _, shape, _ = _npy_layout(unique_file)
-    row_bytes = 4 * int(np.prod(shape[1:]))
-    writer = NpyWriter(target, len(first_of) * trials, checksum=checksum)
-    try:
-        step = max(1, COPY_BLOCK_BYTES // max(1, row_bytes * trials))  # stimuli per block
-        for start in range(0, len(first_of), step):
-            index = np.asarray(first_of[start:start + step], dtype=np.int64)
-            rows = (index[:, None] * trials + np.arange(trials)[None, :]).ravel()
-            writer.append(read_npy_rows(unique_file, rows).reshape((len(rows),) + tuple(shape[1:])))
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
-    finally:
-        Path(unique_file).unlink(missing_ok=True)

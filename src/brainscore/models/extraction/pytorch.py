@@ -57,12 +57,12 @@ import numpy as np
 from brainscore import caching, config
 from brainscore import device as _devices
 from brainscore.caching import CacheWarning
-from brainscore.errors import BrainScoreError, ValidationError
+from brainscore.errors import SEED_HINT, BrainScoreError, ValidationError, WeightsChangedWarning
 from brainscore.models import identity as _identity
 from brainscore.models.extraction.core import LOGITS, ActivationsCore, BatchRunner
 from brainscore.models.preprocessing import Preprocessing
 
-__all__ = ["ActivationsExtractor", "state_dict_hash", "get_module", "translate", "DEFAULT_BATCH_SIZE",
+__all__ = ["ActivationsExtractor", "state_dict_hash", "note_weights", "get_module", "translate", "DEFAULT_BATCH_SIZE",
            "DEFAULT_GPU_BATCH_SIZE"]
 
 #: Images per forward pass on the CPU, measured fastest for EfficientNet-Lite0 on the 2-core machine
@@ -108,6 +108,30 @@ def state_dict_hash(model) -> str:
         digest.update(f"{name}|{array.dtype}|{tuple(array.shape)}".encode())
         digest.update(array.reshape(-1).view(torch.uint8).numpy().tobytes() if array.numel() else b"")
     return digest.hexdigest()
+
+
+_BUILT_WEIGHTS: dict[str, str] = {}
+
+
+def note_weights(identifier: str, weights_hash: str) -> None:
+    """Remember the weights sha256 computed for model ``identifier`` in this process; warn when a later build's differs.
+
+    Only weights hashed from the network itself (no declared weights file) are noted: a network initialised at
+    random without a seed gets new weights at every build, so two scores of "the same" model in one process (a
+    pattern of benchmarks) or in two processes differ (issue 29: 0.1481 against 0.1584).
+
+    Warns
+    -----
+    WeightsChangedWarning
+        With both hashes and how to seed the network.
+    """
+    before = _BUILT_WEIGHTS.setdefault(str(identifier), weights_hash)
+    if before != weights_hash:
+        _BUILT_WEIGHTS[str(identifier)] = weights_hash
+        warnings.warn(f"model {identifier!r}: its weights changed between two builds in this process (sha256 "
+                      f"{before[:12]}… then {weights_hash[:12]}…), so its scores are of different networks. A "
+                      f"network initialised at random without a seed (weights=None) is another one at every build "
+                      f"and in every process: {SEED_HINT}", WeightsChangedWarning, stacklevel=3)
 
 
 def get_module(model, layer: str):
@@ -201,7 +225,7 @@ class ActivationsExtractor(ActivationsCore):
     device : str or torch.device, optional
         Default ``"cuda"`` when available, else ``"cpu"``.
     progress : bool
-        Show a tqdm progress bar over images (only on terminals).
+        Report each pass over the images (:func:`brainscore.progress.stage`).
     prefetch : bool
         Load and preprocess the next batch in a background thread while the network runs.
     background_writes : bool
@@ -259,6 +283,7 @@ class ActivationsExtractor(ActivationsCore):
             self._model = model
             if self._weights_hash is None:
                 self._weights_hash = built.weights_hash
+                note_weights(self.identifier, built.weights_hash)
             _, stored = self._identity_state or (None, None)
             if stored is not None and stored != built:
                 self._identity_disagreed = True
@@ -320,6 +345,7 @@ class ActivationsExtractor(ActivationsCore):
             if stored is not None:
                 return stored.weights_hash
             self._weights_hash = state_dict_hash(self.model)
+            note_weights(self.identifier, self._weights_hash)
         return self._weights_hash
 
     @property

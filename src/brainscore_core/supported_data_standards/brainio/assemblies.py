@@ -27,7 +27,8 @@ from brainscore.data import assemblies as _native
 from brainscore.data.assemblies import average_repetition
 
 __all__ = ["DataAssembly", "NeuroidAssembly", "NeuronRecordingAssembly", "BehavioralAssembly", "PropertiesAssembly",
-           "PropertyAssembly", "as_reference_class", "walk_coords", "merge_data_arrays", "array_is_element"]
+           "PropertyAssembly", "as_reference_class", "walk_coords", "merge_data_arrays", "array_is_element",
+           "AssemblyLoader", "StimulusMergeAssemblyLoader", "StimulusReferenceAssemblyLoader"]
 
 
 class _ReferenceMean:
@@ -179,3 +180,61 @@ def merge_data_arrays(data_arrays: Any) -> Any:
                       join="outer", combine_attrs="override")[name]
     merged.name = arrays[0].name
     return cls(merged)
+
+
+class AssemblyLoader:
+    """The reference's loader of a packaged assembly file (``assy_<id>.nc``, BrainIO's netCDF), on
+    :func:`brainscore.data.packaging.load_packaged_assembly`.
+
+    Parameters
+    ----------
+    cls : type or str
+        The assembly class (``NeuroidAssembly``, ``NeuronRecordingAssembly``, ``BehavioralAssembly``, ...; here or from
+        ``brainscore``), by class or name.
+    file_path : path
+    """
+
+    merge_stimulus_set = False
+
+    def __init__(self, cls: Any, file_path: Any, stimulus_set_identifier: str | None = None, stimulus_set: Any = None):
+        self.cls, self.file_path = cls, file_path
+        self.stimulus_set_identifier, self.stimulus_set = stimulus_set_identifier, stimulus_set
+
+    def load(self) -> Any:
+        """The assembly, of the class here of the same name as ``cls``, the stimulus set merged on (by ``stimulus_id``)
+        or kept in ``attrs['stimulus_set']`` as the loader says.
+
+        Raises
+        ------
+        ValueError
+            If ``cls`` is not an assembly class brainscore packages.
+        """
+        from brainscore.data.packaging import ASSEMBLY_CLASSES, load_packaged_assembly
+
+        name = self.cls if isinstance(self.cls, str) else self.cls.__name__
+        name = {"NeuronRecordingAssembly": "NeuroidAssembly", "PropertyAssembly": "PropertiesAssembly"}.get(name, name)
+        if name not in ASSEMBLY_CLASSES:
+            raise ValueError(f"cls must be one of {sorted(ASSEMBLY_CLASSES)}, got {self.cls!r}")
+        merge = self.stimulus_set is not None and self.merge_stimulus_set
+        assembly = load_packaged_assembly(self.file_path, stimulus_set=self.stimulus_set if merge else None,
+                                          cls=ASSEMBLY_CLASSES[name])
+        if self.stimulus_set is not None and not merge:
+            assembly.attrs["stimulus_set"] = self.stimulus_set
+        if self.stimulus_set is not None:
+            assembly.attrs["stimulus_set_identifier"] = (self.stimulus_set_identifier
+                                                         or getattr(self.stimulus_set, "identifier", None))
+        assembly = as_reference_class(assembly)
+        if not isinstance(self.cls, str) and isinstance(assembly, _native.DataAssembly) \
+                and issubclass(self.cls, type(assembly)) and self.cls is not type(assembly):
+            assembly = self.cls(assembly)  # e.g. NeuronRecordingAssembly, a subclass of NeuroidAssembly here
+        return assembly
+
+
+class StimulusMergeAssemblyLoader(AssemblyLoader):
+    """:class:`AssemblyLoader` that merges the stimulus set's columns onto ``presentation`` (by ``stimulus_id``)."""
+
+    merge_stimulus_set = True
+
+
+class StimulusReferenceAssemblyLoader(AssemblyLoader):
+    """:class:`AssemblyLoader` that keeps the stimulus set in ``attrs['stimulus_set']`` without merging its columns."""

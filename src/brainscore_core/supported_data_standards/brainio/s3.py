@@ -22,15 +22,24 @@ then goes through ``brainscore``'s own loaders (:func:`brainscore.data.io.load_p
 :func:`brainscore.data.packaging.load_packaged_assembly`), and the files are recorded in the score's
 provenance by their sha256. No network is used: a missing file is a
 :class:`~brainscore.errors.DataNotFoundError` naming the file, its sha1 and the folders searched.
+
+Weights files (``load_weight_file``, ``load_file``, ``load_folder_from_s3`` = the reference's
+``download_weights``, ``load_file_from_s3``) are found the same way, the weights mirrors (setting
+``weights_mirror`` / ``$BRAINSCORE_WEIGHTS_MIRROR``) searched first, under the reference's S3 key
+(``<folder_name>/<relative_path>``, e.g. ``brainscore-vision/models/user_1/w.pth``), its relative
+path or its bare name; ``sha1_hash`` is the reference's.
 """
 from __future__ import annotations
 
 import hashlib
+import os
+import warnings
 from pathlib import Path
 from typing import Callable
 
 from brainscore import config
-from brainscore.data import store
+from brainscore.caching.atomic import atomic_copy
+from brainscore.data import stand_ins, store
 from brainscore.data.io import load_packaged_stimulus_set
 from brainscore.data.packaging import ASSEMBLY_CLASSES, load_packaged_assembly
 from brainscore.errors import DataNotFoundError, HashMismatchError
@@ -38,7 +47,9 @@ from brainscore.errors import DataNotFoundError, HashMismatchError
 from .assemblies import NeuroidAssembly, as_reference_class
 from .packaging import local_packages_dir
 
-__all__ = ["load_stimulus_set_from_s3", "load_assembly_from_s3", "locate_by_sha1", "candidate_paths"]
+__all__ = ["load_stimulus_set_from_s3", "load_assembly_from_s3", "locate_by_sha1", "candidate_paths", "get_path",
+           "load_weight_file", "load_file", "load_file_from_s3", "load_folder_from_s3", "download_file_if_not_exists",
+           "sha1_hash"]
 
 _HASHES: dict[tuple, tuple[str, str]] = {}  # file state -> (sha1, sha256), computed once per process
 
@@ -57,8 +68,11 @@ def _hashes(path: Path) -> tuple[str, str]:
     return _HASHES[key]
 
 
-def _folders() -> list[Path]:
-    return [*config.data_mirrors(), config.home() / "sources", local_packages_dir()]
+def _folders(weights: bool = False) -> list[Path]:
+    """The folders searched, in order: (for weights: the weights mirrors, then) the data mirrors, the store of fetched
+    files and the folder of locally packaged files."""
+    return [*(config.weights_mirrors() if weights else []), *config.data_mirrors(), config.home() / "sources",
+            local_packages_dir()]
 
 
 def _relative_paths(names: list[str], bucket: str | None) -> list[str]:
@@ -70,13 +84,16 @@ def _relative_paths(names: list[str], bucket: str | None) -> list[str]:
     return [f"{prefix}/{name}" if prefix else name for prefix in prefixes for name in names]
 
 
-def candidate_paths(names: list[str], bucket: str | None = None) -> list[Path]:
-    """Existing local files named one of ``names``, in search order (see the module notes); not verified."""
+def candidate_paths(names: list[str], bucket: str | None = None, weights: bool = False) -> list[Path]:
+    """Existing local files named one of ``names``, in search order (see the module notes); not verified.
+
+    With ``weights``, the weights mirrors (setting ``weights_mirror``) are searched first."""
     relative = _relative_paths(names, bucket)
-    return [folder / rel for folder in _folders() for rel in relative if (folder / rel).is_file()]
+    return [folder / rel for folder in _folders(weights) for rel in relative if (folder / rel).is_file()]
 
 
-def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None) -> tuple[Path, str]:
+def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None,
+                   weights: bool = False) -> tuple[Path, str]:
     """The first local file named one of ``names`` whose sha1 is ``sha1``, and its sha256.
 
     Parameters
@@ -88,6 +105,8 @@ def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None) -> tu
     bucket : str, optional
         The reference's bucket (``'brainscore-storage/brainscore-vision/data/x'``): its key prefix
         and the whole string are tried as sub-folders.
+    weights : bool
+        Search the weights mirrors first (a weights file), and name that setting in the error.
 
     Raises
     ------
@@ -98,14 +117,26 @@ def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None) -> tu
     """
     wrong = []
     relative = _relative_paths(names, bucket)
-    for candidate in candidate_paths(names, bucket):
+    found = candidate_paths(names, bucket, weights)
+    for candidate in found:
         found_sha1, sha256 = _hashes(candidate)
         if found_sha1 == sha1:
+            return candidate, sha256
+    for candidate in found:  # none is the registered file: a stand-in declared for it (brainscore.data.stand_ins)?
+        found_sha1, sha256 = _hashes(candidate)
+        if stand_ins.accepts(sha1, sha256, candidate):
             return candidate, sha256
         wrong.append(f"{candidate} (sha1 {found_sha1})")
     if wrong:
         raise HashMismatchError(f"{names[0]}: the files found are not the registered one (sha1 {sha1}): "
                                 f"{'; '.join(wrong)}. Replace them with the original file, or register its sha1.")
+    if weights:
+        mirrors = ", ".join(str(m) for m in config.weights_mirrors()) or "none set"
+        raise DataNotFoundError(
+            f"weights file {names[0]} (sha1 {sha1}) was not found: this installation never downloads from the "
+            f"reference's S3. Put the file at <mirror>/{relative[0]} (or <mirror>/{names[0]}) and set the weights "
+            f"mirror with `brainscore config set weights_mirror <mirror>` or BRAINSCORE_WEIGHTS_MIRROR=<mirror> "
+            f"(weights mirrors: {mirrors}). Folders searched: {', '.join(str(f) for f in _folders(True))}.")
     mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
     raise DataNotFoundError(
         f"data file {names[0]} (sha1 {sha1}) was not found: this installation never downloads from the reference's S3. "
@@ -113,6 +144,27 @@ def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None) -> tu
         f"`brainscore config set data_mirror <mirror>` or BRAINSCORE_DATA_MIRROR=<mirror> (data mirrors: {mirrors}); "
         f"or package it here with package_stimulus_set_locally / package_data_assembly_locally. Folders searched: "
         f"{', '.join(str(f) for f in _folders())}.")
+
+
+def get_path(identifier: str, file_type: str, bucket: str, version_id: str | None = None, sha1: str | None = None,
+             filename_prefix: str | None = None, folder_name: str | None = None) -> Path:
+    """The local file of a packaged stimulus set (``file_type`` ``'csv'``/``'zip'``) or assembly (``'nc'``), by sha1.
+
+    Raises
+    ------
+    ValueError
+        Without ``sha1`` (a file is only used once its content is known).
+    DataNotFoundError, HashMismatchError
+        See :func:`locate_by_sha1`.
+    """
+    if not sha1:
+        raise ValueError(f"get_path({identifier!r}, {file_type!r}) needs the file's sha1")
+    prefix = filename_prefix if filename_prefix is not None else ("stimulus_" if file_type in ("csv", "zip")
+                                                                  else "assy_")
+    where = f"{bucket.strip('/')}/{folder_name.strip('/')}" if folder_name else bucket
+    path, sha256 = locate_by_sha1(_names(prefix, identifier, f".{file_type}"), sha1, where)
+    _record(path, sha256)
+    return path
 
 
 def _names(prefix: str, identifier: str, suffix: str) -> list[str]:
@@ -210,3 +262,149 @@ def load_assembly_from_s3(identifier: str, version_id: str | None = None, sha1: 
         assembly.attrs["stimulus_set"] = stimulus_set
         assembly.attrs["stimulus_set_identifier"] = getattr(stimulus_set, "identifier", None)
     return as_reference_class(assembly)
+
+
+# ------------------------------------------------------------------------------------------------ weights files
+_UNCHECKED: set[str] = set()  # files already warned about (used without a sha1), once per process
+
+
+def sha1_hash(file_path: str | Path) -> str:
+    """The sha1 (hex) of a file's content, as the reference's plugins declare their files (computed once per file
+    state).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    """
+    return _hashes(Path(file_path))[0]
+
+
+def _weight_names(relative_path: str, folder_name: str | None) -> list[str]:
+    folder = folder_name if folder_name is not None else os.getenv("BRAINSCORE_S3_WEIGHT_FOLDER", "models")
+    relative_path = relative_path.lstrip("/")
+    first = f"{folder.strip('/')}/{relative_path}" if folder.strip("/") else relative_path
+    return list(dict.fromkeys([first, relative_path, Path(relative_path).name]))
+
+
+def _locate_weights(names: list[str], sha1: str | None, bucket: str | None, first: list[Path]) -> Path:
+    """The weights file named one of ``names`` in ``first`` (folders searched before the mirrors) or the mirrors,
+    with ``sha1`` when given (else the first found, warned about once)."""
+    here = [root / name for root in first for name in names if (root / name).is_file()]
+    if sha1:
+        for candidate in here:
+            if _hashes(candidate)[0] == sha1:
+                return candidate
+        for candidate in here:
+            if stand_ins.accepts(sha1, _hashes(candidate)[1], candidate):
+                return candidate
+        try:
+            return locate_by_sha1(names, sha1, bucket, weights=True)[0]
+        except DataNotFoundError:
+            if here:  # files of that name here, none with the sha1
+                raise HashMismatchError(f"{names[0]}: the files found are not the registered one (sha1 {sha1}): "
+                                        f"{', '.join(f'{p} (sha1 {_hashes(p)[0]})' for p in here)}. Replace them "
+                                        f"with the original file") from None
+            raise
+    found = here + candidate_paths(names, bucket, weights=True)
+    if not found:
+        mirrors = ", ".join(str(m) for m in config.weights_mirrors()) or "none set"
+        raise DataNotFoundError(
+            f"weights file {names[0]} was not found: this installation never downloads from the reference's S3. Put "
+            f"it at <mirror>/{names[0]} and set the weights mirror with `brainscore config set weights_mirror "
+            f"<mirror>` or BRAINSCORE_WEIGHTS_MIRROR=<mirror> (weights mirrors: {mirrors}); or at "
+            f"{config.home() / names[0]}.")
+    if str(found[0]) not in _UNCHECKED:
+        _UNCHECKED.add(str(found[0]))
+        warnings.warn(f"weights file {found[0]} is used without a sha1 check (the plugin gave no sha1, as the "
+                      f"reference's load_file never does); its sha1 is {_hashes(found[0])[0]}", UserWarning,
+                      stacklevel=3)
+    return found[0]
+
+
+def load_weight_file(bucket: str, relative_path: str, version_id: str | None = None, sha1: str | None = None,
+                     folder_name: str | None = None, save_path: str | Path | None = None) -> Path:
+    """The local weights file ``<folder_name>/<relative_path>`` that the reference downloads from S3.
+
+    Looked up, in order, in ``save_path`` (when given), in ``$BRAINSCORE_HOME`` (where the reference's own
+    download puts it), then in every weights mirror (setting ``weights_mirror``), data mirror,
+    ``$BRAINSCORE_HOME/sources`` and ``$BRAINSCORE_HOME/packages`` (each also under the bucket and its key
+    prefix), as ``<folder_name>/<relative_path>``, ``<relative_path>`` and its bare file name. Nothing is
+    downloaded. The path is returned where it lies (the reference returns its download location).
+
+    Parameters
+    ----------
+    bucket : str
+        The reference's S3 bucket (``'brainscore-storage'``; used as a sub-folder name only).
+    relative_path : str
+        Path under ``folder_name``, e.g. ``'mymodel/weights.pth'``.
+    version_id : str, optional
+        Accepted and ignored (an S3 object version).
+    sha1 : str, optional
+        The file's sha1: only a file with it is used. Without one (the reference stopped checking it in
+        2025) the first file found is used, with a warning giving its sha1.
+    folder_name : str, optional
+        Default ``$BRAINSCORE_S3_WEIGHT_FOLDER``, else ``'models'`` (as the reference).
+    save_path : path, optional
+        A folder searched first.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    DataNotFoundError
+        If no folder holds the file: one message naming it, its sha1, the weights mirror setting and the folders.
+    HashMismatchError
+        If files of that name exist but none has the sha1.
+    """
+    names = _weight_names(relative_path, folder_name)
+    first = [Path(save_path).expanduser()] if save_path is not None else []
+    return _locate_weights(names, sha1, bucket, first + [config.home()])
+
+
+def load_file(bucket: str, relative_path: str, version_id: str | None = None, folder_name: str | None = None) -> Path:
+    """The reference's ``load_file`` (a weights file without a sha1): :func:`load_weight_file` with ``sha1=None``."""
+    return _locate_weights(_weight_names(relative_path, folder_name), None, bucket, [config.home()])
+
+
+def _place(source: Path, destination: Path, sha1: str | None) -> None:
+    """Copy ``source`` to ``destination`` (atomically) unless that already holds the same content."""
+    destination = Path(destination)
+    if destination.resolve() == source.resolve():
+        return
+    if destination.is_file() and _hashes(destination)[0] == (sha1 or _hashes(source)[0]):
+        return
+    atomic_copy(source, destination)
+
+
+def load_file_from_s3(bucket: str, path: str, local_filepath: str | Path, sha1: str | None = None,
+                      version_id: str | None = None) -> None:
+    """Put the file ``<bucket>/<path>`` at ``local_filepath``, copied from a local folder (see :func:`load_weight_file`).
+
+    Raises
+    ------
+    DataNotFoundError, HashMismatchError
+        As :func:`load_weight_file`.
+    OSError
+        If ``local_filepath`` cannot be written.
+    """
+    path = path.lstrip("/")
+    names = list(dict.fromkeys([path, Path(path).name]))
+    found = _locate_weights(names, sha1, bucket, [config.home()])
+    _place(found, Path(local_filepath), sha1)
+
+
+def load_folder_from_s3(bucket: str, folder_path: str, filename_version_sha, save_directory: str | Path) -> None:
+    """Put each ``(filename, version_id, sha1)`` of ``<bucket>/<folder_path>`` in ``save_directory`` (the reference's
+    ``download_weights``), copied from local folders by name and sha1 (see :func:`load_file_from_s3`)."""
+    for filename, _version_id, sha1 in filename_version_sha:
+        load_file_from_s3(bucket, f"{folder_path.strip('/')}/{filename}", Path(save_directory) / filename, sha1=sha1)
+
+
+def download_file_if_not_exists(local_path: str | Path, bucket: str, remote_filepath: str) -> None:
+    """Nothing if ``local_path`` exists; else the file ``<bucket>/<remote_filepath>`` copied there from a local folder."""
+    if Path(local_path).is_file():
+        return
+    load_file_from_s3(bucket, remote_filepath, local_path)

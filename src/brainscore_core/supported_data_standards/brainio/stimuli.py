@@ -1,4 +1,4 @@
-"""``StimulusSet``: :class:`brainscore.data.stimuli.StimulusSet` itself.
+"""``StimulusSet``: :class:`brainscore.data.stimuli.StimulusSet` itself; ``StimulusSetLoader`` reads a packaged one.
 
 A ``pandas.DataFrame`` with one row per stimulus (a unique ``stimulus_id`` column), an
 ``identifier`` and ``stimulus_paths`` (``stimulus_id`` -> file), built as the reference's tutorials do::
@@ -7,6 +7,42 @@ A ``pandas.DataFrame`` with one row per stimulus (a unique ``stimulus_id`` colum
     stimulus_set.stimulus_paths = {'img_001': '/path/to/image1.jpg', ...}
     stimulus_set.identifier = 'MyExperiment2024'
 """
+from __future__ import annotations
+
+from pathlib import Path
+
+from brainscore.data.io import load_packaged_stimulus_set
 from brainscore.data.stimuli import StimulusSet
 
-__all__ = ["StimulusSet"]
+__all__ = ["StimulusSet", "StimulusSetLoader"]
+
+
+class StimulusSetLoader:
+    """The reference's loader of a packaged stimulus set (a CSV with ``filename`` + the folder its zip was extracted
+    to), on :func:`brainscore.data.io.load_packaged_stimulus_set`.
+
+    Parameters
+    ----------
+    cls : type
+        Accepted for the reference's signature; the result is brainscore's ``StimulusSet``.
+    csv_path, stimuli_directory : path
+    """
+
+    def __init__(self, cls: type = StimulusSet, csv_path: str | Path = "", stimuli_directory: str | Path = ""):
+        self.stimulus_set_class, self.csv_path, self.stimuli_directory = cls, csv_path, stimuli_directory
+
+    def load(self) -> StimulusSet:
+        """The stimulus set; every file it names must exist.
+
+        Raises
+        ------
+        ValidationError
+            If a column is missing or a file does not exist.
+        """
+        return load_packaged_stimulus_set(self.csv_path, self.stimuli_directory)
+
+    @classmethod
+    def correct_stimulus_id_name(cls, stimulus_set) -> None:
+        """Add a ``stimulus_id`` column copied from the legacy ``image_id`` where only that exists (in place)."""
+        if "image_id" in stimulus_set and "stimulus_id" not in stimulus_set:
+            stimulus_set["stimulus_id"] = stimulus_set["image_id"]

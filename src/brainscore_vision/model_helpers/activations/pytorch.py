@@ -30,7 +30,7 @@ from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import IMAGENET_MEAN, IMAGENET_STD, Preprocessing
 
 __all__ = ["PytorchWrapper", "load_preprocess_images", "load_images", "preprocess_images", "FunctionPreprocessing",
-           "torchvision_preprocess"]
+           "torchvision_preprocess", "disable_activation_caching"]
 
 _MEAN_KEYS = ("normalize_mean", "mean")
 _STD_KEYS = ("normalize_std", "std")
@@ -246,3 +246,11 @@ def _with_shift_coords(activations: Any, require_variance: bool) -> Any:
         return activations  # several trials: brainscore's extractor gave each its shift
     zeros = np.zeros(activations.sizes["presentation"])
     return activations.assign_coords({name: ("presentation", zeros) for name in _SHIFT_COORDS})
+
+
+def disable_activation_caching(wrapper: Any) -> Any:
+    """``wrapper`` itself. The reference turns its activation cache off for a wrapper whose identifier does not say
+    everything that changes its activations (its cache is keyed by the identifier); here activations are cached by
+    content (weights, architecture, preprocessing, stimulus files, code: :mod:`brainscore.models.identity`), so an
+    entry is never served for another network and nothing needs turning off."""
+    return wrapper

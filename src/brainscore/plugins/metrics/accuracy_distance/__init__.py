@@ -2,15 +2,10 @@
 
 ``accuracy_distance`` (metric): ``d = 1 - |a_model - a_subject| / max(a_subject, 1 - a_subject)`` per
 subject, ``|mean|`` over subjects, error = std. ``accuracy_distance`` (ceiling): the same statistic over
-all pairs of subjects. ``kato_accuracy_distance`` (metric and ceiling, Kato 2026): the same, leaving out
-trials where either observer gave no answer (``''``/``'NaN'``). See
+all pairs of subjects (``kato_accuracy_distance``, leaving out unanswered trials, is the plugin of that name). See
 :mod:`brainscore.metrics.behavior.accuracy_distance`.
 """
 from brainscore.registry import lazy, register_ceiling, register_metric
 
 register_metric("accuracy_distance", lazy("brainscore.metrics.behavior.accuracy_distance:AccuracyDistance"))
 register_ceiling("accuracy_distance", lazy("brainscore.metrics.behavior.accuracy_distance:AccuracyDistanceCeiling"))
-register_metric("kato_accuracy_distance",
-                lazy("brainscore.metrics.behavior.accuracy_distance:AccuracyDistance", valid_only=True))
-register_ceiling("kato_accuracy_distance",
-                 lazy("brainscore.metrics.behavior.accuracy_distance:AccuracyDistanceCeiling", valid_only=True))

@@ -2,8 +2,7 @@
 
 ``error_consistency`` (metric): model vs each human subject, per condition; ``|mean|``, error = std.
 ``error_consistency`` (ceiling): the same statistic over all pairs of human subjects.
-``kato_error_consistency`` (metric and ceiling): the same, leaving out trials where either observer gave
-no response (``''``/``'NaN'``), as the Kato 2026 benchmarks do.
+``kato_error_consistency`` (leaving out unanswered trials) is the plugin of that name.
 """
 from brainscore.registry import lazy, register_ceiling, register_metric
 
@@ -19,7 +18,3 @@ BIBTEX = """@inproceedings{geirhos2020beyond,
 
 register_metric("error_consistency", lazy("brainscore.metrics.behavior.error_consistency:ErrorConsistency"))
 register_ceiling("error_consistency", lazy("brainscore.metrics.behavior.error_consistency:ErrorConsistencyCeiling"))
-register_metric("kato_error_consistency",
-                lazy("brainscore.metrics.behavior.error_consistency:ErrorConsistency", valid_only=True))
-register_ceiling("kato_error_consistency",
-                 lazy("brainscore.metrics.behavior.error_consistency:ErrorConsistencyCeiling", valid_only=True))

@@ -1,0 +1,106 @@
+"""Benchmark-helper names the reference's benchmark folders import (found by tools/reference_census.py):
+``bound_score`` clips in place as theirs (their benchmarks call it for its effect), ``flatten_timebins_into_neuroids``,
+``apply_keep_attrs``, ``RSABenchmark`` on per-subject responses (the same numbers as brainscore's RSABenchmark on the
+subjects' RDMs), the assembly loaders and ``brainscore_core.benchmarks.BenchmarkBase``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from brainscore_core import Score
+from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
+
+
+def test_bound_score_clips_in_place_as_the_reference_benchmarks_expect():
+    from brainscore_vision.benchmark_helpers import bound_score
+
+    score = Score(1.25)
+    score.attrs["raw"] = 0.5
+    bound_score(score)  # the reference's benchmarks ignore the return value
+    assert float(score) == 1.0 and score.attrs["unbounded"] == 1.25 and score.attrs["raw"] == 0.5
+    low = Score(-0.1)
+    assert bound_score(low) is low and float(low) == 0.0
+    inside = Score(0.4)
+    assert float(bound_score(inside)) == 0.4
+
+
+def test_flatten_timebins_into_neuroids_makes_each_time_bin_a_neuroid():
+    from brainscore_vision.benchmark_helpers.neural_common import flatten_timebins_into_neuroids
+
+    values = np.arange(2 * 3 * 4, dtype=float).reshape(2, 3, 4)
+    assembly = NeuroidAssembly(values, dims=("presentation", "neuroid", "time_bin"),
+                               coords={"stimulus_id": ("presentation", ["a", "b"]),
+                                       "neuroid_id": ("neuroid", ["n0", "n1", "n2"]),
+                                       "region": ("neuroid", ["IT"] * 3),
+                                       "time_bin_start": ("time_bin", [0, 10, 20, 30]),
+                                       "time_bin_end": ("time_bin", [10, 20, 30, 40])})
+    assembly.attrs["stimulus_set_identifier"] = "s"
+    flat = flatten_timebins_into_neuroids(assembly)
+    assert flat.shape == (2, 12, 1) and flat.attrs == assembly.attrs
+    assert flat.values[1, 5, 0] == values[1, 1, 1]  # neuroid n1, time bin 10 ms
+    assert list(flat["neuroid_id"].values[4:8]) == ["n1@0", "n1@10", "n1@20", "n1@30"]
+    assert list(flat["recording_time"].values[:4]) == [0, 10, 20, 30]
+    assert int(flat["time_bin_start"].values[0]) == 0 and int(flat["time_bin_end"].values[0]) == 40
+
+
+def test_rsa_benchmark_on_responses_equals_brainscores_on_the_subjects_rdms(images92):
+    from brainscore.benchmarks.rsa import RSABenchmark as NativeRSABenchmark
+    from brainscore.metrics.similarity.rdm import rdm
+    from brainscore.models.precomputed import PrecomputedFeatures
+    from brainscore import registry
+    from brainscore_vision.benchmark_helpers.neural_common import RSABenchmark, _subject_rdms
+
+    rng = np.random.default_rng(0)
+    ids = list(images92["stimulus_id"].values[:30])
+    signal = rng.normal(size=(30, 5))
+    subjects = np.repeat(["s1", "s2", "s3"], 20)
+    responses = NeuroidAssembly(signal @ rng.normal(size=(5, 60)) + rng.normal(scale=2.0, size=(30, 60)),
+                                dims=("presentation", "neuroid"),
+                                coords={"stimulus_id": ("presentation", ids),
+                                        "neuroid_id": ("neuroid", [f"n{i}" for i in range(60)]),
+                                        "subject": ("neuroid", subjects)})
+    responses.attrs["stimulus_set"] = images92
+    model = NeuroidAssembly(signal @ rng.normal(size=(5, 40)) + rng.normal(size=(30, 40)),
+                            dims=("presentation", "neuroid"),
+                            coords={"stimulus_id": ("presentation", ids),
+                                    "neuroid_id": ("neuroid", [f"m{i}" for i in range(40)])})
+    reference = RSABenchmark(identifier="Test.IT-rdm", version=1, assembly=responses, region="IT", visual_degrees=8,
+                             number_of_trials=1, bibtex="")
+    rdms = _subject_rdms(responses)
+    for i, subject in enumerate(["s1", "s2", "s3"]):
+        own = rdm(responses.isel(neuroid=np.flatnonzero(subjects == subject)))
+        assert np.array_equal(rdms.values[i], own.values)
+    native = NativeRSABenchmark("Test.IT-rdm", 1, rdms, "IT", 8, similarity_metric=registry.load_metric("rdm"),
+                                noise_ceiling=registry.load_ceiling("rsa_noise_ceiling"), label_coords=("subject",))
+    candidate = PrecomputedFeatures(model, visual_degrees=8)
+    ours, theirs = reference(candidate), native(candidate)
+    assert float(ours) == float(theirs) and float(ours.attrs["ceiling"]) == float(theirs.attrs["ceiling"])
+    assert 0 < float(ours.attrs["raw"]) < float(ours.attrs["ceiling"]) <= 1
+
+
+def test_assembly_loaders_and_core_benchmark_base(tmp_path, images92):
+    from brainscore_core.benchmarks import BenchmarkBase
+    from brainscore_core.supported_data_standards.brainio.assemblies import (NeuronRecordingAssembly,
+                                                                            StimulusMergeAssemblyLoader,
+                                                                            StimulusReferenceAssemblyLoader)
+    from brainscore_core.supported_data_standards.brainio.packaging import package_data_assembly_locally
+
+    ids = list(images92["stimulus_id"].values[:4])
+    assembly = NeuroidAssembly(np.arange(8.0).reshape(4, 2), dims=("presentation", "neuroid"),
+                               coords={"stimulus_id": ("presentation", ids),
+                                       "neuroid_id": ("neuroid", ["a", "b"]), "region": ("neuroid", ["IT", "IT"])})
+    packaged = package_data_assembly_locally(assembly, "Test.loaders", "Kriegeskorte2008", downloads_path=tmp_path)
+    stimuli = images92.restricted_to(ids)
+    merged = StimulusMergeAssemblyLoader(cls=NeuronRecordingAssembly, file_path=packaged["path"],
+                                         stimulus_set_identifier="Kriegeskorte2008", stimulus_set=stimuli).load()
+    assert isinstance(merged, NeuronRecordingAssembly) and np.array_equal(merged.values, assembly.values)
+    assert set(stimuli.columns) - {"stimulus_id"} <= set(merged.coords)  # the stimulus set's columns merged on
+    kept = StimulusReferenceAssemblyLoader(cls="NeuroidAssembly", file_path=packaged["path"], stimulus_set=stimuli).load()
+    assert kept.attrs["stimulus_set"] is stimuli
+
+    class Fixed(BenchmarkBase):
+        def __call__(self, candidate):
+            return Score(0.5)
+
+    benchmark = Fixed(identifier="Test-fixed", ceiling=Score(0.8), version=2, parent="behavior")
+    assert float(benchmark.ceiling) == pytest.approx(0.8) and benchmark.version == 2 and benchmark.parent == "behavior"
