@@ -86,7 +86,9 @@ def test_a_user_namespace_hides_the_host_without_root(tmp_path):
         pytest.skip("no unshare, or user namespaces are disabled here: the rootless fallback is limits only")
     secret = tmp_path / "secret.txt"
     secret.write_text("hidden")
-    code = (f"import os, socket\nprint(os.path.exists({str(secret)!r}), os.path.exists('/work/main'))\n"
+    tests = Path(__file__).resolve().parents[1]  # on the host, outside what the child is shown
+    assert tests.is_dir()
+    code = (f"import os, socket\nprint(os.path.exists({str(secret)!r}), os.path.exists({str(tests)!r}))\n"
             "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('CapEff')])\n"
             "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=3)\nexcept OSError as e:\n    print(e)\n")
     verdict, output = launch(tmp_path, code, "userns")
@@ -120,12 +122,15 @@ def test_output_past_the_log_limit_is_cut_and_fails(tmp_path):
 def test_a_result_for_another_model_is_not_recorded(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.sqlite'}"
     task_id = add_task(url, tmp_path)
+    """The model's process prints the outcome line that once recorded a score, for another model: the scorer alone
+    reports outcomes (issue 32), so the line is never read and the pair fails without an answer."""
     outcome = {"model": "victim-net", "benchmark": BENCHMARK, "status": "done", "score": 1.0, "benchmark_version": 1}
     code = f"import json; print(json.dumps({{'event': 'done', 'outcome': {outcome!r}}}))"
     result = run_pair(url, task_id, 1, "fake-net", BENCHMARK, Limits(wall=60, isolate=False),
                       [sys.executable, "-c", code])
-    assert result["failure"].startswith("it reported a result for model 'victim-net' on 'Cowley2026.210325.V4-pls', "
-                                        "but it was run for 'fake-net'")
+    assert result["status"] == "failed"
+    assert result["failure"].startswith("the model's process ended while loading the model"), result["failure"]
+    assert "without answering: nothing was recorded" in result["failure"]
     assert Database(url).scores("victim-net", include_failed=True) == []
     (failure,) = Database(url).scores("fake-net", include_failed=True)
     assert failure.status == "failed"

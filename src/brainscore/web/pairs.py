@@ -375,7 +375,7 @@ class _Ended:
         said = shorten((reported.failure or "") if reported is not None else "", MAX_FAILURE_CHARS)
         if kind == "boundary":
             return f"{said}; nothing was recorded"
-        server = self._server_failure(limits, line)
+        server = self._server_failure(limits, line, said)
         if server is not None:
             return server
         if self.event is None or reported is None:
@@ -391,7 +391,7 @@ class _Ended:
             return f"{said}; it exited (code {self.verdict.get('exit')}) without answering: nothing was recorded"
         return said or "the scorer failed; nothing was recorded"
 
-    def _server_failure(self, limits: Limits, line: str) -> str | None:
+    def _server_failure(self, limits: Limits, line: str, said: str = "") -> str | None:
         if "error" in self.verdict:
             return self.verdict["error"]
         left = self.verdict.get("left_behind", 0)
@@ -406,7 +406,8 @@ class _Ended:
             reason = (f"left {left} process{'es' if left != 1 else ''} running when it ended (killed): a "
                       f"submission's processes must end with it")
         else:
-            reason = limit_reason(line, limits, code) or f"exited with code {code}"
+            # the log's last line is the error's message; the scorer's report names its type (BlockingIOError)
+            reason = limit_reason(f"{line}\n{said}", limits, code) or f"exited with code {code}"
         if left and code != 0:
             reason += f" (and left {left} process{'es' if left != 1 else ''} running, killed)"
         return f"{reason}: {line}" if line else reason
