@@ -22,7 +22,7 @@ What it does
    markers for S3 and GPU are deselected (``-m "not private_access and not requires_gpu"``).
 4. **Takes the census** of the reference's plugin folders (``tools/reference_census.py``).
 5. **Prints one table** (per group: passed / failed / error / deselected, then every failure with its
-   classified reason: S3 data, downloaded weights, GPU, a test file the wheel does not ship, or a
+   classified reason: S3 data, downloaded weights, GPU, a data file the data mirror lacks, a test file the wheel does not ship, or a
    named gap) and writes it as JSON (``--json``).
 
 How the reference's package is kept off ``sys.path``
@@ -80,6 +80,7 @@ CATEGORIES = {
     "s3": "S3 data (the reference's data, read from its S3 bucket)",
     "weights": "downloaded weights (pretrained networks fetched from the internet)",
     "gpu": "GPU",
+    "data": "a data file this installation's data mirror lacks (set data_mirror or BRAINSCORE_DATA_MIRROR)",
     "resource": "a test file the wheel does not ship (images, videos, expected activations)",
     "gap": "named gap",
     "unexplained": "unexplained",
@@ -393,6 +394,8 @@ def classify(outcome: dict, tree: Path) -> tuple[str, str]:
     if exception.endswith("URLError") or any(word in message for word in (
             "download.pytorch.org", "huggingface.co", "pretrained weights", "weights mirror", "weights_mirror")):
         return "weights", f"downloads pretrained weights ({exception.rsplit('.', 1)[-1]}: {message.splitlines()[0][:100]})"
+    if exception.endswith("DataNotFoundError"):  # e.g. the ImageNet class metadata a label readout needs
+        return "data", message.splitlines()[0][:200] if message else exception
     if exception.endswith("NotImplementedError") and message:
         return "gap", message.splitlines()[0][:300]
     first = message.splitlines()[0][:200] if message else ""

@@ -36,14 +36,16 @@ def plugins(tmp_path_factory):
     root = tmp_path_factory.mktemp("plugins")
     root.chmod(0o755)  # the model server runs as a user of its own (as root): it must be let in
     for name, identifier, change in (("boundary_tiny", "boundary-tiny", None),
-                                     ("boundary_unmapped", "boundary-unmapped", ('region_layer_map={"V4": "3"}, ', ""))):
+                                     ("boundary_unmapped", "boundary-unmapped", ('"region_layer_map": {"V4": "3"}, ', ""))):
         folder = root / "models" / name
         shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__", "requirements.txt"))
         init = folder / "__init__.py"
         init.write_text(init.read_text().replace("my-tiny-net", identifier))
         if change is not None:
             model = folder / "model.py"
-            model.write_text(model.read_text().replace(*change))
+            text = model.read_text()
+            assert change[0] in text, f"docs/examples/my_tiny_net/model.py no longer holds {change[0]!r}"
+            model.write_text(text.replace(*change))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BRAINSCORE_PLUGIN_DIRS", os.pathsep.join([str(root), str(TWINS)]))
         registry._discovery.reset()

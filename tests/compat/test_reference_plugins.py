@@ -239,7 +239,7 @@ def test_a_website_submission_of_the_reference_model_folder_equals_the_native_tw
         wait_until_serving(url, server, tmp_path / "server.log")
         token = upload_token(url, "ref-user")
         result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(submitted),
-                                 "--server", url, "--token", token, "--benchmarks", ",".join(sorted(PAIRS)), "--wait"],
+                                 "--server", url, "--token", token, "--benchmarks", ",".join(sorted(PAIRS)), "--wait", "--json"],
                                 env=env, capture_output=True, text=True, timeout=900)
         assert result.returncode == 0, result.stdout + result.stderr + (tmp_path / "server.log").read_text()[-3000:]
         body = json.loads(result.stdout[result.stdout.index("{"):])

@@ -159,7 +159,7 @@ def test_a_website_submission_of_the_reference_folders_equals_the_native_untrain
         token = upload_token(url, "ref-user")
         for name, folder in [*((n, plugins / "models" / n) for n in TWINS), ("gap_model", broken)]:
             result = subprocess.run([sys.executable, "-m", "brainscore", "submit", str(folder), "--server", url,
-                                     "--token", token, "--benchmarks", BENCHMARK, "--wait"],
+                                     "--token", token, "--benchmarks", BENCHMARK, "--wait", "--json"],
                                     env=server_env, capture_output=True, text=True, timeout=1800)
             assert "{" in result.stdout, result.stdout + result.stderr + (tmp_path / "server.log").read_text()[-3000:]
             bodies[name] = json.loads(result.stdout[result.stdout.index("{"):])
