@@ -98,11 +98,11 @@ def cli_score(tmp_path: Path, model_zip: bytes) -> float:
     return json.loads(out.strip().splitlines()[-1])["score"]
 
 
-def test_the_website_end_to_end(server, browser, tmp_path):
+def test_the_website_end_to_end(server, browser, tmp_path, shots):
     from playwright.sync_api import expect
 
-    shots = tmp_path / "screenshots"
-    shots.mkdir()
+    own = tmp_path / "screenshots"  # this walk's pages; its failed submission is docs/submission_failed.png
+    own.mkdir()
     alice = browser.new_context(viewport={"width": 1400, "height": 900})
     page = alice.new_page()
 
@@ -132,7 +132,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     assert float(cell.get_attribute("data-score")) == pytest.approx(expected, abs=1e-6)
     assert cell.text_content().strip() == f"{expected:.3f}"
     page.goto(server + "/")
-    page.screenshot(path=str(shots / "leaderboard.png"), full_page=True)
+    page.screenshot(path=str(own / "leaderboard.png"), full_page=True)
     page.click("a:text('my-tiny-net')")
     page.wait_for_url(server + "/models/my-tiny-net")
     assert page.locator(f'tr[data-benchmark="{BENCHMARK}"] td.score').text_content().strip() == f"{expected:.4f}"
@@ -155,7 +155,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     assert page.locator("#status").text_content() == "failed"
     assert "no sub-module '9'" in page.locator("#log").text_content()
     assert page.locator(f'tr[data-benchmark="{FAILING}"] button:text("re-run")').count() == 1
-    page.screenshot(path=str(shots / "failed_submission.png"), full_page=True)
+    page.screenshot(path=str(shots / "submission_failed.png"), full_page=True)
     assert page.locator(f'tr[data-benchmark="{BENCHMARK}"] .done').count() == 1
 
     # its V4 layer was chosen by layer selection: the model page plots score against layer, committed layer marked
@@ -165,7 +165,7 @@ def test_the_website_end_to_end(server, browser, tmp_path):
     curve = page.request.get(server + "/api/models/my-private-net").json()["layer_selection"]["V4"]
     assert list(curve["scores"]) == ["1", "3", "6"] and curve["layer"] == max(curve["scores"], key=curve["scores"].get)
     assert f"committed {curve['layer']}" in page.locator("figcaption").text_content()
-    page.screenshot(path=str(shots / "model.png"), full_page=True)
+    page.screenshot(path=str(own / "model.png"), full_page=True)
     page.goto(server + "/")
     assert page.locator('tr[data-model="my-private-net"]').count() == 1  # its owner sees it
 
