@@ -119,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a `timeout` still stops the SLURM daemons (finally)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default="efficientnet-lite0")
-    parser.add_argument("--benchmarks", default="Cowley2026.210325.V4-pls,Kriegeskorte2008.IT-rdm")
+    # 7 pairs (about 110 s each run here): a grid long enough that SLURM's job start (~9 s) is not the measurement
+    parser.add_argument("--benchmarks", default="Cowley2026.190923.V4-pls,Cowley2026.201025.V4-pls,"
+                        "Cowley2026.210224.V4-pls,Cowley2026.210325.V4-pls,Kriegeskorte2008.IT-rdm,Kiani2007.IT-rdm,"
+                        "Geirhos2021edge-top1")
     parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated, from: " + ", ".join(KINDS))
     parser.add_argument("--rounds", type=int, default=1, help="rounds of all kinds (the order alternates)")
     args = parser.parse_args(argv)
