@@ -91,3 +91,19 @@ def test_every_named_gap_still_fails(report):
 def test_only_the_reference_markers_are_deselected(report):
     assert report["deselected_markers"] == "not private_access and not requires_gpu"
     assert report["reference"] == "brainscore-vision==2.4.2"
+
+
+@pytest.mark.parametrize(("exception", "message", "category"), [
+    ("brainscore.errors.DataNotFoundError", "data file imagenet16_categories.json (sha256 e5cf...) was not found", "data"),
+    ("brainscore.errors.NetworkError", "weights file alexnet-owt-7be5be79.pth (https://download.pytorch.org/models/...)",
+     "weights"),
+    ("NotImplementedError", "LayerPCA needs 1000 ImageNet validation images", "gap"),
+    ("AssertionError", "assert 0.5 == 0.7", "unexplained"),
+])
+def test_a_failure_is_classified_by_its_cause(tmp_path, exception, message, category):
+    """The runner's rules without running it: a data file missing from the mirror is 'data' (it was 'unexplained'
+    when the runner ran without BRAINSCORE_DATA_MIRROR), a download 'weights', a NotImplementedError a named gap,
+    anything else unexplained."""
+    outcome = {"nodeid": "tests/test_x.py::test_y", "when": "call", "outcome": "failed", "exception": exception,
+               "message": message}
+    assert suite.classify(outcome, tmp_path)[0] == category
