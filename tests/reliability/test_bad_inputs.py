@@ -388,7 +388,7 @@ def test_cli_score_exits_non_zero_on_a_nan_score(monkeypatch, capsys):
 
     nan = Score.of(float("nan"), raw=float("nan"), ceiling=0.8, error=float("nan"))
     monkeypatch.setattr(api, "score", lambda *a, **k: nan)
-    code = main(["score", "--model", "m", "--benchmark", "b", "--json"])
+    code = main(["score", "--model", "pixels", "--benchmark", "Kiani2007.IT-rdm", "--no-record", "--json"])
     captured = capsys.readouterr()
     assert code != 0 and '"score": null' not in captured.out
     assert "nan" in captured.err and "raw score is nan" in captured.err
