@@ -93,9 +93,13 @@ def test_a_broken_stream_never_stops_the_work():
     assert step.done == 1
 
 
-def test_score_reports_each_slow_step(monkeypatch, capsys):
-    """Every step of a score reports, from the layer that does it: data, screen, activations, metric, bootstrap."""
+def test_score_reports_each_slow_step(monkeypatch, capsys, tmp_path):
+    """Every step of a score reports, from the layer that does it: data, screen, activations, metric, bootstrap.
+
+    A home of its own: with the session's cache, activations and ceiling computed by an earlier test are read, not
+    computed, and report nothing."""
     monkeypatch.setattr(progress, "DELAY_S", 0.0)  # every stage counts as slow here
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
     brainscore.load_stimulus_set("Kriegeskorte2008")
     capsys.readouterr()
     score = brainscore.score("pixels", "Kriegeskorte2008.IT-rdm")

@@ -226,8 +226,63 @@ def upgrade(engine: Engine, fail: Callable[[BaseException], Exception]) -> None:
             if current == heads:
                 return
         except SQLAlchemyError as error:  # no version table yet, or cannot connect: Alembic says which
-            if "locked" in str(error).lower():  # already waited BUSY_TIMEOUT_MS: not a second time in Alembic
-                raise fail(error) from None
+            if "locked" in str(error).lower():
+                _after_creation(engine, heads, error, fail)  # returns when another process has just created it
+                return
+    with _creation_lock(engine, fail):
+        _migrate(engine, fail)
+
+
+def _creation_lock(engine: Engine, fail: Callable[[BaseException], Exception]):
+    """For a SQLite file, ``<file>.lock`` (:mod:`filelock`) held while the schema is created or migrated: processes
+    opening a new file at once wait for each other here, however long the first takes under load, instead of
+    relying on SQLite's busy timeout (a brand-new file's switch to WAL mode and Alembic's first read could still
+    answer 'database is locked' at once). Other databases: no lock (PostgreSQL's DDL is transactional)."""
+    from contextlib import contextmanager, nullcontext
+
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if database in (None, "", ":memory:") or str(database).startswith("file:"):
+        return nullcontext()
+    from filelock import FileLock, Timeout
+
+    seconds = 4 * BUSY_TIMEOUT_MS / 1000
+
+    @contextmanager
+    def held():
+        try:
+            lock = FileLock(f"{database}.lock", timeout=seconds)
+            lock.acquire()
+        except Timeout:
+            raise fail(TimeoutError(f"database is locked: {database}.lock has been held for over {seconds:.0f} s by "
+                                    f"another process creating or migrating the database")) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    return held()
+
+
+def _after_creation(engine: Engine, heads: frozenset, error: BaseException,
+                    fail: Callable[[BaseException], Exception]) -> None:
+    """The first read found the file locked: wait for a creation in progress (its lock), read again once; still
+    locked means another process has been writing for the whole busy timeout, and that is the error."""
+    from sqlalchemy import text
+
+    with _creation_lock(engine, fail):
+        try:
+            with engine.connect() as connection:
+                current = {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
+        except SQLAlchemyError as again:
+            if "locked" in str(again).lower():  # already waited BUSY_TIMEOUT_MS twice: not a third time in Alembic
+                raise fail(again) from None
+            current = set()
+        if current != heads:
+            _migrate(engine, fail)
+
+
+def _migrate(engine: Engine, fail: Callable[[BaseException], Exception]) -> None:
+    """Alembic's upgrade to head, in one transaction that holds SQLite's write lock from its start."""
     from alembic import command
     from alembic.config import Config
     from alembic.runtime.migration import MigrationContext
