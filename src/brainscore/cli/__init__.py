@@ -15,7 +15,6 @@ import os
 import pkgutil
 import sys
 from pathlib import Path
-from pathlib import Path
 
 from brainscore.config import check as check_settings
 from brainscore.config import package_version

@@ -43,7 +43,6 @@ import json
 import platform
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from brainscore.caching import jsonable  # noqa: F401 - re-exported: provenance is plain JSON data
 
