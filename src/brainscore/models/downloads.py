@@ -169,8 +169,8 @@ def guard_huggingface(hf_hub_download):
             if checksum.is_file():
                 from brainscore.data.stimuli import file_sha256
 
-                expected = checksum.read_text(encoding="utf-8").split()[0].lower() if checksum.read_text().split() \
-                    else ""
+                words = checksum.read_text(encoding="utf-8").split()  # read once: "<sha256>  <name>"
+                expected = words[0].lower() if words else ""
                 if file_sha256(found) != expected:
                     raise HashMismatchError(f"weights file {found} does not have the sha256 in {checksum}; replace "
                                             f"it with the original ({repo_id}/{name})")
