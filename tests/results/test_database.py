@@ -32,7 +32,7 @@ def test_schema_is_the_references_plus_ours(db_url):
     assert {"references", "benchmark_types", "benchmark_instances", "models", "submissions", "scores",
             "alembic_version", "web_users", "web_tokens", "web_login_attempts", "web_jobs"} <= tables
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0009"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0010"
     columns = {c["name"] for c in inspect(db.engine).get_columns("scores")}
     assert {"score_raw", "score_ceiled", "error", "ci95_low", "ci95_high", "provenance", "start_timestamp",
             "end_timestamp", "failure", "status"} <= columns
@@ -146,7 +146,7 @@ def test_migration_heads_read_from_the_scripts_are_alembics():
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0009"}
+    assert _migration_heads() == frozenset(ScriptDirectory.from_config(config).get_heads()) == {"0010"}
 
 
 def test_opening_a_current_database_does_not_import_alembic(tmp_path):

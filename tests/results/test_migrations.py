@@ -47,7 +47,7 @@ def test_a_database_made_by_the_old_create_all_opens_and_keeps_its_rows(db_url):
     engine.dispose()
     db = Database(db_url)
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0009"
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0010"
         assert connection.execute(text("SELECT username FROM web_users")).scalars().all() == ["alice"]
         assert connection.execute(text("SELECT status FROM web_jobs")).scalars().all() == ["done"]
     assert differences(db.engine) == []

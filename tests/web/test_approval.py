@@ -48,12 +48,24 @@ def app(tmp_path, monkeypatch):
     monkeypatch.setenv("BOUNDARY_APPROVAL_MARKER", str(tmp_path / "marker.txt"))
     before = os.environ.get("BRAINSCORE_PLUGIN_DIRS")  # an approval adds its folder to it
     yield create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
-                     start_worker=False, admins=("ada",))
+                     start_worker=False)
     if before is None:
         os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
     else:
         os.environ["BRAINSCORE_PLUGIN_DIRS"] = before
     registry._discovery.reset()
+
+
+def make_admin(app, name: str):
+    """Register ``name`` through the website, verify its address by its link, then make it an administrator as
+    ``brainscore admin add NAME`` does on the server; the logged-in client."""
+    from brainscore.web import accounts, administrators
+
+    client = register(app, name)
+    user = accounts.user_by_email(app.state.engine, f"{name}@example.org")
+    assert client.get(f"/verify?token={accounts.verification_token(app.state.site.secret_key, user)}").status_code == 200
+    administrators.add(app.state.engine, name)
+    return client
 
 
 def status_of(app, key: str) -> SubmissionTask:
@@ -62,7 +74,7 @@ def status_of(app, key: str) -> SubmissionTask:
 
 
 def test_a_benchmark_plugin_waits_for_an_administrator_and_then_becomes_the_servers(app, tmp_path):
-    alice, ada = register(app, "alice"), register(app, "ada")
+    alice, ada = register(app, "alice"), make_admin(app, "ada")
     data = plugin_zip("alice-net", "alice_net", extra={"alice_net/__init__.py": BENCHMARK_PLUGIN})
     response = alice.post("/api/submissions", files={"file": ("alice.zip", data)}, data={"benchmarks": f"{OWN},{BENCHMARK}"},
                           headers={"X-CSRF-Token": csrf(alice, "/submit")})

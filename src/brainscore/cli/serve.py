@@ -34,8 +34,8 @@ def add_parser(subparsers) -> None:
                         help="a package a submission's requirements.txt may name, besides the default allow-list "
                              "(repeatable); one the server lacks is installed as a wheel by the queue before scoring")
     parser.add_argument("--admin", action="append", default=[], metavar="USER",
-                        help="a user who administers the site (repeatable): administrators approve submissions that "
-                             "hold benchmark, data or metric plugins, which never run before that")
+                        help="no longer accepted (anyone could register the name first): make administrators with "
+                             "'brainscore admin add NAME', stored in the results database")
     parser.add_argument("--memory-limit-gb", type=float, default=8.0, help="memory limit of each scoring process")
     parser.add_argument("--time-limit-s", type=int, default=3600, help="wall-clock limit of each scoring process")
     parser.add_argument("--disk-limit-gb", type=float, default=2.0,
@@ -93,8 +93,7 @@ def _app_arguments(args) -> dict:
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
             "disk_limit": int(args.disk_limit_gb * 1024**3),
             "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s,
-            "warm_pages": True, "allowed_requirements": _allowed(args.allow_package),
-            "admins": list(getattr(args, "admin", []))}
+            "warm_pages": True, "allowed_requirements": _allowed(args.allow_package)}
 
 
 def _allowed(extra: list[str]) -> list[str]:
@@ -150,6 +149,12 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def run(args) -> int:
+    if getattr(args, "admin", None):
+        raise BrainScoreError(
+            f"--admin is no longer accepted: it trusted whichever account held the name {args.admin[0]!r}, and anyone "
+            f"can register a name through the website. Make administrators on this server with 'brainscore admin add "
+            f"NAME' (it creates the account with a password given there, or names an existing account whose e-mail "
+            f"address is verified); they are stored in the results database and 'brainscore admin list' shows them")
     sock = bind(args.host, args.port)  # before the URL is printed: a busy port fails here, clearly
     import uvicorn
 

@@ -20,7 +20,7 @@ from sqlalchemy import (JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, 
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ["Base", "Reference", "BenchmarkType", "BenchmarkInstance", "Model", "Submission", "ScoreRow",
-           "DeletedModel", "ResultsVersion", "User", "ApiToken", "LoginAttempt", "SubmissionTask"]
+           "DeletedModel", "ResultsVersion", "User", "Administrator", "ApiToken", "LoginAttempt", "SubmissionTask"]
 
 
 class Base(DeclarativeBase):
@@ -195,6 +195,21 @@ class User(Base):
     email: Mapped[str | None] = mapped_column(String(320), nullable=True)
     email_verified: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     display_name: Mapped[str | None] = mapped_column(String(80), nullable=True)
+
+
+class Administrator(Base):
+    """An account that administers the website: it approves and withdraws submissions that hold benchmark, data or
+    metric plugins and sees every submission (revision ``0010``).
+
+    Rows are made by the server's command line only (``brainscore admin add NAME``; ``added_by`` says so), never
+    through the website: a user name alone never makes an administrator, so registering one first gains nothing.
+    """
+
+    __tablename__ = "web_administrators"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("web_users.id"), unique=True, index=True)
+    added: Mapped[dt.datetime] = mapped_column(DateTime, default=_utcnow)
+    added_by: Mapped[str] = mapped_column(String(200), default="command line")
 
 
 class ApiToken(Base):

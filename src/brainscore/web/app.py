@@ -53,7 +53,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
                mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0,
-               warm_pages: bool = False, admins: tuple = (), allowed_requirements=None) -> FastAPI:
+               warm_pages: bool = False, allowed_requirements=None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -115,7 +115,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
                 weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer,
-                page_max_age=float(page_max_age), admins=frozenset(admins),
+                page_max_age=float(page_max_age),
                 allowed_requirements=frozenset(checks.ALLOWED_REQUIREMENTS if allowed_requirements is None
                                                else allowed_requirements))
     from brainscore import registry

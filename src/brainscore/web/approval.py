@@ -4,7 +4,7 @@ A model is the only untrusted part of a score (:mod:`brainscore.boundary`): the 
 compute the score in the trusted scorer, in the server's own process. A submission that registers any of those
 (``register_benchmark``, ``benchmark_registry[...] = ...``, data, metrics, tree nodes; found in its sources without
 running them, :func:`brainscore.web.checks.check_zip`) is therefore accepted but not queued: it waits,
-``awaiting approval``, until an administrator of the site (``brainscore serve --admin NAME``) has reviewed it and
+``awaiting approval``, until an administrator of the site (``brainscore admin add NAME``) has reviewed it and
 approves it (``POST /submissions/<key>/approve``), as brain-score.org reviews a benchmark's pull request. Nothing of
 it runs on the server before: not its requirements' installation, not its models, not its benchmarks.
 
@@ -77,7 +77,7 @@ def approve(site, key: str, admin) -> SubmissionTask:
     """
     from brainscore import registry
 
-    if admin is None or admin.username not in site.admins:
+    if not site.is_admin(admin):
         raise HTTPException(403, "only an administrator of this site approves submissions with benchmark, data or "
                                  "metric plugins")
     with Session(site.engine, expire_on_commit=False) as session:

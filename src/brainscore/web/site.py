@@ -266,9 +266,6 @@ class Site:
         often while scores arrive (in the background, while the previous one is still sent), and a new
         score shows within twice this time (default 0: at the next request; ``brainscore serve`` uses
         1 s). Anything else shows at the next request.
-    admins : frozenset of str
-        Usernames of the site's administrators (``brainscore serve --admin``): they approve submissions that hold
-        benchmark, data or metric plugins (:mod:`brainscore.web.approval`) and see every submission's page.
     """
 
     store: Database
@@ -282,7 +279,6 @@ class Site:
     mailer: Mailer | None = None
     throttle: Throttle | None = None
     page_max_age: float = 0.0
-    admins: frozenset = frozenset()
     allowed_requirements: frozenset = ALLOWED_REQUIREMENTS
 
     def __post_init__(self):
@@ -383,6 +379,14 @@ class Site:
         if csrf_needed and not csrf_ok(request, request.headers.get("x-csrf-token")):
             raise HTTPException(403, "CSRF token missing or wrong: send the X-CSRF-Token header")
         return user
+
+    def is_admin(self, user) -> bool:
+        """Whether ``user`` (None: nobody) administers the site: a row made by ``brainscore admin add`` on the server
+        (:mod:`brainscore.web.administrators`), never a user name alone. Administrators approve and withdraw
+        submissions that hold benchmark, data or metric plugins and see every submission's page."""
+        from brainscore.web import administrators
+
+        return administrators.is_admin(self.engine, user)
 
     def logged_in(self, request: Request):
         """The session's user; raises HTTPException 401 when nobody is logged in."""
@@ -550,7 +554,7 @@ class Site:
         if user is not None and isinstance(key, str) and 0 < len(key) <= 64:
             with Session(self.engine, expire_on_commit=False) as session:
                 task = session.scalar(select(SubmissionTask).where(SubmissionTask.key == key))
-        if task is None or (task.owner != user.username and user.username not in self.admins):
+        if task is None or (task.owner != user.username and not self.is_admin(user)):
             raise HTTPException(404, "no such submission of yours")
         return task
 

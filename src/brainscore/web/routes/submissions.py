@@ -244,7 +244,7 @@ def submission_page(request: Request, key: str):
     if user is None:
         return RedirectResponse("/login", status_code=303)
     return site.render(request, "submission.html", task=site.view(site.task_for(key, user)),
-                       admin=user.username in site.admins)
+                       admin=site.is_admin(user))
 
 
 @router.post("/submissions/{key}/approve")
