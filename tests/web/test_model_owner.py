@@ -118,3 +118,32 @@ def test_a_model_is_not_deleted_while_its_submission_runs(app):
         session.commit()
     assert alice.post("/models/alice-net/delete", data={"confirm": "alice-net",
                                                         "csrf_token": csrf(alice, "/account")}).status_code == 200
+
+
+def test_a_model_no_account_owns_belongs_to_the_site_and_no_upload_takes_it_over(app):
+    """Issue 36: a model scored from the command line by the site's operator has no owner; a verified user who
+    uploaded a plugin with its identifier became its owner at once, made it private and deleted it with its
+    scores. Its identifier is the site's: the upload is refused, naming it and why, and nothing of the model
+    changes."""
+    from web_helpers import plugin_zip
+
+    add_scored_model(app.state.store, "operator-net", 0.6, owner=None)  # `brainscore score` on the server
+    mallory, anonymous = user(app, "mallory"), TestClient(app)
+    assert "operator-net" in on_board(anonymous)
+    refused = mallory.post("/api/submissions", files={"file": ("p.zip", plugin_zip("operator-net", "operator_net"))},
+                           data={"benchmarks": BENCHMARK}, headers={"X-CSRF-Token": csrf(mallory, "/submit")})
+    assert refused.status_code == 400
+    assert refused.json()["problems"] == [
+        "the identifier 'operator-net' is a model of this site (its scores were recorded by the site's operator, not "
+        "by an account), so no submission may add to or take it over; choose another"]
+    form = mallory.post("/submit", files={"file": ("p.zip", plugin_zip("operator-net", "operator_net"))},
+                        data={"csrf_token": csrf(mallory, "/submit"), "benchmarks": BENCHMARK, "visibility": "private"})
+    assert form.status_code == 400 and "is a model of this site" in form.text
+    model = app.state.store.model("operator-net")
+    assert model.owner is None and model.public is True
+    token = csrf(mallory, "/account")
+    assert mallory.post("/models/operator-net/visibility", data={"visibility": "private",
+                                                                 "csrf_token": token}).status_code == 404
+    assert mallory.post("/models/operator-net/delete", data={"confirm": "operator-net",
+                                                             "csrf_token": token}).status_code == 404
+    assert len(app.state.store.scores("operator-net")) == 1 and "operator-net" in on_board(anonymous)

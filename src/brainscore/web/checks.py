@@ -126,6 +126,12 @@ def _normalise(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
+SITE_OWNER = "\x00the site"
+"""``taken``'s owner of a model no account owns (scored from the command line by the site's operator, or recorded
+before accounts existed): it belongs to the site, and no upload may take its identifier (issue 36). Not a valid
+user name (:data:`brainscore.web.accounts.USERNAME`), so no account can ever match it."""
+
+
 def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | None = None,
               builtin: set[str] | frozenset = frozenset(), weights_dirs: tuple[Path, ...] = (),
               allowed: frozenset | None = ALLOWED_REQUIREMENTS) -> CheckedPlugin:
@@ -136,7 +142,8 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     data : bytes
         The uploaded file.
     taken : dict of str to str, optional
-        Model identifier -> owner of the models already submitted.
+        Model identifier -> owner of the models already recorded (:data:`SITE_OWNER` for a model no account owns:
+        the site's, never taken over by an upload).
     owner : str, optional
         The submitting user (may resubmit its own identifiers).
     builtin : set of str
@@ -184,6 +191,10 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
     for identifier in identifiers:
         if identifier in builtin:
             problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
+        elif taken.get(identifier) == SITE_OWNER:
+            problems.append(f"the identifier {identifier!r} is a model of this site (its scores were recorded by the "
+                            f"site's operator, not by an account), so no submission may add to or take it over; "
+                            f"choose another")
         elif taken.get(identifier) not in (None, owner):
             problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
     requirements = _requirements(archive, files.get(f"{root}/requirements.txt"), allowed, problems)
