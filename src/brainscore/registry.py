@@ -269,6 +269,7 @@ class _Discovery:
         self._broken: dict[str, BaseException] = {}      # module -> its import error
         self._broken_ids: dict[tuple[str, str], str] = {}  # (kind, identifier) -> broken module
         self._warned: set[str] = set()
+        self._listed_only: set[str] = set()  # plugin modules of list_only_dirs(): listed, never imported here
 
     def index(self) -> Index:
         with self._lock:
@@ -279,11 +280,18 @@ class _Discovery:
                     scan_plugin(init_file, f"brainscore.plugins.{folder}.{name}", index)
                 for root in plugin_dirs():
                     self._scan_plugin_dir(root, index)
+                self._listed_only = set()
+                for root in _LISTED_ONLY:
+                    self._scan_plugin_dir(root, index, imports=False)
                 self._index = index
             return self._index
 
-    def _scan_plugin_dir(self, root: Path, index: Index) -> None:
-        """Add the plugin folders under ``root`` (the reference's layout) to ``index``; problems are warned about."""
+    def _scan_plugin_dir(self, root: Path, index: Index, imports: bool = True) -> None:
+        """Add the plugin folders under ``root`` (the reference's layout) to ``index``; problems are warned about.
+
+        ``imports=False`` (:func:`list_only_dirs`): its modules are never imported in this process; only their
+        literal declarations are listed, an identifier declared before (a built-in's) stays the earlier one's
+        (no conflict is recorded: the built-in keeps working) and computed identifiers are not listed."""
         try:
             plugins = reference_plugins(root)
         except ValueError as problem:
@@ -291,16 +299,21 @@ class _Discovery:
             return
         for module, folder in plugins:
             index.folders[module] = folder
+            if not imports:
+                self._listed_only.add(module)
             own = Index()
             try:
                 scan_plugin(folder / "__init__.py", module, own)
             except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
                 # declares nothing readable: imported for listing, where its error is reported by the folder's name
-                index.dynamic.add(module)
+                if imports:
+                    index.dynamic.add(module)
                 continue
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
                     existing = index.modules[kind].get(identifier)
+                    if existing is not None and not imports:
+                        continue  # the earlier declaration serves it
                     if existing is not None and _same_plugin_name(existing, declared):
                         index.shadowed[(kind, identifier)] = declared  # the built-in serves it
                         continue
@@ -310,7 +323,8 @@ class _Discovery:
                     index.modules[kind][identifier] = declared
                     if identifier in own.metadata[kind]:
                         index.metadata[kind][identifier] = own.metadata[kind][identifier]
-            index.dynamic |= own.dynamic
+            if imports:
+                index.dynamic |= own.dynamic
             for node, parent in own.tree_nodes.items():
                 index.tree_nodes.setdefault(node, parent)
             # the parents of its benchmarks, read from its code (parsing every file: only where benchmarks are declared)
@@ -398,7 +412,14 @@ class _Discovery:
         return {key: (self.describe(a), self.describe(b)) for key, (a, b) in self.index().conflicts.items()}
 
     def _import(self, module: str) -> None:
-        """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it."""
+        """Import a plugin module; its failure is raised as :class:`PluginImportError` naming it (so is a module of
+        :func:`list_only_dirs`, which is never imported in this process)."""
+        self.index()
+        if any(module == m or module.startswith(m + ".") for m in self._listed_only):
+            raised = PluginImportError(f"{self.describe(module)} is listed only in this process (an approved plugin "
+                                       f"of the website): its code runs where scoring needs it, never here")
+            raised.failure, raised.folder, raised.plugin = None, self.index().folders.get(module), module
+            raise raised
         if module in self._broken:
             error = self._broken[module]
             raise self._failure(module, error) from error
@@ -535,7 +556,29 @@ def add_plugin_dirs(folders) -> list[Path]:
     return plugin_dirs()
 
 
+_LISTED_ONLY: list[Path] = []
+"""Plugin folders of :func:`list_only_dirs`."""
+
 _discovery = _Discovery()
+
+
+def list_only_dirs(folders) -> None:
+    """List what the plugin folders ``folders`` declare, literally, without ever importing them in this process
+    (replacing the folders of an earlier call; not passed on to the processes it starts).
+
+    The website lists its approved plugins so (:mod:`brainscore.web.approval`): their identifiers and the parents
+    of their benchmarks show in its listings, while their code runs only in the scorer's processes. Loading one of
+    their identifiers here raises :class:`~brainscore.errors.PluginImportError`; an identifier declared already (by
+    a built-in plugin or a configured plugin folder) stays that plugin's.
+    """
+    _LISTED_ONLY[:] = [Path(folder).resolve() for folder in folders if Path(folder).is_dir()]
+    _discovery.reset()
+
+
+def listed_only(kind: str, identifier: str) -> bool:
+    """Whether ``identifier`` of ``kind`` is declared by a folder of :func:`list_only_dirs` (never imported here)."""
+    module = _discovery.index().modules[kind].get(identifier)
+    return module is not None and module in _discovery._listed_only
 
 
 def plugin_folder_of(kind: str, identifier: str) -> Path | None:

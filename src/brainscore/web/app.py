@@ -118,11 +118,9 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                 page_max_age=float(page_max_age),
                 allowed_requirements=frozenset(checks.ALLOWED_REQUIREMENTS if allowed_requirements is None
                                                else allowed_requirements))
-    from brainscore import registry
-    from brainscore.web.approval import approved_folders
+    from brainscore.web.approval import list_on_site
 
-    if approved_folders(root):  # the plugin folders administrators approved: the server's own
-        registry.add_plugin_dirs(approved_folders(root))
+    list_on_site(root)  # the approved plugin folders, listed from their sources: never run in this process
 
     @asynccontextmanager
     async def lifespan(app):

@@ -249,8 +249,11 @@ def submission_page(request: Request, key: str):
     user = site.current_user(request)
     if user is None:
         return RedirectResponse("/login", status_code=303)
-    return site.render(request, "submission.html", task=site.view(site.task_for(key, user)),
-                       admin=site.is_admin(user))
+    task = site.task_for(key, user)
+    admin = site.is_admin(user)
+    return site.render(request, "submission.html", task=site.view(task), admin=admin,
+                       clashes=approval.approval_problems(site.root, task) if task.status == approval.AWAITING else [],
+                       withdrawable=admin and approval.is_approved(site.root, task.key))
 
 
 @router.post("/submissions/{key}/approve")
@@ -260,6 +263,16 @@ def approve_form(request: Request, key: str, csrf_token: str | None = Form(None)
     check_csrf(request, csrf_token)
     site = site_of(request)
     task = approval.approve(site, key, site.logged_in(request))
+    return RedirectResponse(f"/submissions/{task.key}", status_code=303)
+
+
+@router.post("/submissions/{key}/withdraw")
+def withdraw_form(request: Request, key: str, csrf_token: str | None = Form(None)):
+    """An administrator withdraws a submission's approved plugins from the site: they leave its listings and are
+    never scored again (:func:`~brainscore.web.approval.withdraw`)."""
+    check_csrf(request, csrf_token)
+    site = site_of(request)
+    task = approval.withdraw(site, key, site.logged_in(request))
     return RedirectResponse(f"/submissions/{task.key}", status_code=303)
 
 
