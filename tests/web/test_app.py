@@ -731,3 +731,27 @@ def test_warm_pages_builds_the_shared_pages_before_the_first_visitor(tmp_path):
         assert results.computed == before  # nothing was built for them
         assert 'data-model="pub-net"' in client.get("/").text
         assert client.get("/?page=3").status_code == 200 and results.computed > before  # not warmed: built now
+
+
+def test_sign_ups_are_bounded_per_client_address_and_per_site(app):
+    """Issue 36: registrations were unbounded (a bot could make accounts without end). 20 accounts per client
+    address and 200 on the site per hour; a form with a mistake costs nothing; then 429 with the reason."""
+    import html
+
+    from brainscore.web.notices import Throttle
+
+    def sign_up(client, name):
+        return client.post("/register", data={"username": name, "password": "correct horse", "email": f"{name}@ex.org",
+                                              "csrf_token": csrf(client, "/register")}, follow_redirects=False)
+
+    bot = TestClient(app, client=("203.0.113.7", 4000))
+    assert sign_up(bot, "x").status_code == 400  # a malformed name: not counted
+    assert [sign_up(bot, f"bot-{i}").status_code for i in range(20)] == [303] * 20
+    refused = sign_up(bot, "bot-20")
+    assert refused.status_code == 429
+    assert ("too many accounts were registered from your address this hour (at most 20/hour); try again later"
+            in html.unescape(refused.text))
+    assert sign_up(TestClient(app, client=("198.51.100.1", 4000)), "someone-else").status_code == 303
+    app.state.site.throttle = Throttle(registrations="2/hour")  # the whole site's bound, made small
+    assert [sign_up(TestClient(app, client=(f"198.51.100.{i}", 4000)), f"many-{i}").status_code
+            for i in range(10, 13)] == [303, 303, 429]

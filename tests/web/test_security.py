@@ -87,7 +87,8 @@ def routes(app) -> set[tuple[str, str]]:
 # ------------------------------------------------------------------------------------------------ authorisation
 ROLES = ("anonymous", "other", "owner")
 """Who asks: nobody logged in; bob, logged in, who owns nothing; alice, who owns the private model ``secret-net``,
-the failed submission and the API token. The site has no administrators: no account can see more than its own."""
+the failed submission and the API token. The site has no administrators (``brainscore admin add`` makes them, on the server): no account can see
+more than its own."""
 
 ANSWERS = {
     # (method, path template): (concrete path, form fields (None: GET), {role: status code})
@@ -126,6 +127,9 @@ ANSWERS = {
     # approving trusted code is an administrator's (tests/web/test_approval.py): not even the owner's
     ("POST", "/submissions/{key}/approve"): ("/submissions/{key}/approve", {},
                                              {"anonymous": 401, "other": 403, "owner": 403}),
+    # so is withdrawing approved plugins (tests/web/test_approval.py)
+    ("POST", "/submissions/{key}/withdraw"): ("/submissions/{key}/withdraw", {},
+                                              {"anonymous": 401, "other": 403, "owner": 403}),
     ("GET", "/api/leaderboard"): ("/api/leaderboard", None, {"anonymous": 200, "other": 200, "owner": 200}),
     ("GET", "/favicon.ico"): ("/favicon.ico", None, {"anonymous": 200, "other": 200, "owner": 200}),
     ("GET", "/benchmarks"): ("/benchmarks?region=V4", None, {"anonymous": 200, "other": 200, "owner": 200}),

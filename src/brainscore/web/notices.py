@@ -25,20 +25,44 @@ PER_RECIPIENT = "5/hour"
 """Account mails (verification and reset links) one address receives at most."""
 PER_CLIENT = "20/hour"
 """Password reset requests one client address makes at most."""
+REGISTRATIONS_PER_CLIENT = "20/hour"
+"""Accounts one client address registers at most (issue 36: sign-ups were unbounded)."""
+REGISTRATIONS = "200/hour"
+"""Accounts the whole site registers at most, from every address together (a bot with many addresses)."""
 
 
 class Throttle:
     """Moving-window rate limits (:mod:`limits`) on the account mails: :data:`PER_RECIPIENT` mails per address,
-    :data:`PER_CLIENT` reset requests per client address.
+    :data:`PER_CLIENT` reset requests per client address; and on sign-ups: :data:`REGISTRATIONS_PER_CLIENT`
+    accounts per client address and :data:`REGISTRATIONS` on the whole site, each per moving hour.
 
     The counts are kept in this process's memory (``limits``' ``MemoryStorage``): a server with N web
     processes lets N times as many through, still a bound; a lost count on restart only lets a few more mails out.
     """
 
-    def __init__(self, per_recipient: str = PER_RECIPIENT, per_client: str = PER_CLIENT):
+    def __init__(self, per_recipient: str = PER_RECIPIENT, per_client: str = PER_CLIENT,
+                 registrations_per_client: str = REGISTRATIONS_PER_CLIENT, registrations: str = REGISTRATIONS):
         self.limiter = MovingWindowRateLimiter(MemoryStorage())
         self.per_recipient, self.per_client = parse(per_recipient), parse(per_client)
-        self.texts = {"recipient": per_recipient, "client": per_client}  # as given, for the pages
+        self.registrations_per_client, self.registrations = parse(registrations_per_client), parse(registrations)
+        self.texts = {"recipient": per_recipient, "client": per_client,  # as given, for the pages
+                      "registrations_per_client": registrations_per_client, "registrations": registrations}
+
+    def registration_refused(self, address: str) -> str | None:
+        """Why client ``address`` may not register an account now (None: it may). Nothing is counted here:
+        :meth:`registered` counts an account once it is made, so a form with a typo costs nothing."""
+        if not self.limiter.test(self.registrations_per_client, "register-from", address or "?"):
+            return (f"too many accounts were registered from your address this hour (at most "
+                    f"{self.texts['registrations_per_client']}); try again later")
+        if not self.limiter.test(self.registrations, "register-all"):
+            return (f"this site has registered its share of new accounts this hour (at most "
+                    f"{self.texts['registrations']}); try again later")
+        return None
+
+    def registered(self, address: str) -> None:
+        """Count one account registered from client ``address`` (and on the site)."""
+        self.limiter.hit(self.registrations_per_client, "register-from", address or "?")
+        self.limiter.hit(self.registrations, "register-all")
 
     def recipient(self, address: str) -> bool:
         """Count one account mail to ``address``; False (nothing counted) when it had its share this hour."""

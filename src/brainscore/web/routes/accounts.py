@@ -27,14 +27,20 @@ def register_form(request: Request):
 def register(request: Request, background: BackgroundTasks, username: str = Form(""), password: str = Form(""),
              email: str = Form(""), csrf_token: str | None = Form(None)):
     """Create an account, log it in and mail the link that verifies its address (400 with the reason when the
-    name, password or address will not do)."""
+    name, password or address will not do; 429 when the client's address, or the whole site, registered its share
+    of accounts this hour: :class:`~brainscore.web.notices.Throttle`)."""
     check_csrf(request, csrf_token)
     site = site_of(request)
+    address = request.client.host if request.client else "?"
+    refused = site.throttle.registration_refused(address)  # sign-ups per client address and per site, per hour
+    if refused:
+        return site.render(request, "register.html", status_code=429, error=refused, username=username, email=email)
     try:
         user = accounts.register(site.engine, username, password, email.strip())
     except accounts.AccountError as error:
         return site.render(request, "register.html", status_code=400, error=str(error), username=username,
                            email=email)
+    site.throttle.registered(address)
     site.log_in(request, user)  # a new session for the new user (no fixation)
     if site.throttle.recipient(user.email):
         background.add_task(notices.send_verification, site.mailer, site.secret_key, user, str(request.base_url))
