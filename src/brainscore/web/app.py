@@ -37,6 +37,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 
+from brainscore.plugin_sources import private_bytecode
 from brainscore.results import Database
 from brainscore.web import accounts as account_store
 from brainscore.web import checks, plots
@@ -103,6 +104,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         If the mail settings are inconsistent (``mail_host`` without ``site_url``, an unknown ``mail_security``).
     """
     folder = home()
+    private_bytecode()  # approved plugin folders are imported here: never a __pycache__ planted beside their source
     store = Database(db_url)
     url = str(getattr(store, "url", None) or db_url)
     root = Path(root or folder / "submissions")

@@ -26,11 +26,14 @@ sizes can lie).
 from __future__ import annotations
 
 import ast
+import errno
+import importlib.machinery
 import importlib.util
 import io
 import os
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -44,6 +47,21 @@ MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
 MAX_RATIO = 100.0
 """Largest uncompressed/compressed size of an entry (and of the whole zip) before it counts as a bomb."""
 MAX_ENTRIES = 2000
+MAX_PATH_CHARS = 1024
+"""Longest path of a zip entry (characters); deeper or longer paths cannot be unpacked on common file systems."""
+MAX_PATH_DEPTH = 32
+"""Most folders in a zip entry's path."""
+MAX_NAME_BYTES = 255
+"""Longest file or folder name (bytes in UTF-8), the limit of common Linux file systems (ext4, xfs, tmpfs)."""
+EXECUTABLE_SUFFIXES = frozenset({
+    ".pyc", ".pyo", ".pyd", ".so", ".dll", ".dylib", ".pth", ".zip", ".egg", ".whl", ".pyz", ".pyzw", ".pyw",
+    *importlib.machinery.EXTENSION_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES})
+"""File endings of what Python could run instead of, or beside, a plugin's reviewed ``.py`` sources: bytecode (run
+without reading the source when compiled with ``invalidation_mode=UNCHECKED_HASH``), native extensions (imported before
+a ``.py`` of the same name), ``.pth`` files (run at start-up from a site folder) and archives Python imports from
+(zip, egg, wheel, zipapp). A submission carries sources only: :func:`check_zip` refuses these by name."""
+RESERVED_PACKAGES = frozenset({"sitecustomize", "usercustomize"})
+"""Plugin folder names Python imports by itself at start-up when they are on its path."""
 ALLOWED_REQUIREMENTS = frozenset({
     "torch", "torchvision", "timm", "numpy", "scipy", "pillow", "safetensors", "scikit-learn", "pandas",
     "xarray", "efficientnet-lite-pytorch", "einops", "brainscore"})
@@ -210,6 +228,19 @@ def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
         name = info.filename
         path = PurePosixPath(name.replace("\\", "/"))
         mode = info.external_attr >> 16
+        shown = name if len(name) <= 120 else f"{name[:60]}...{name[-40:]} ({len(name):,} characters)"
+        if len(name) > MAX_PATH_CHARS or len(path.parts) > MAX_PATH_DEPTH:
+            problems.append(f"{shown!r} has a path of {len(name):,} characters in {len(path.parts):,} parts; the "
+                            f"limits are {MAX_PATH_CHARS} characters and {MAX_PATH_DEPTH} folders deep")
+            continue
+        long = [part for part in path.parts if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES]
+        if long:
+            problems.append(f"{shown!r} has a name of {len(long[0].encode('utf-8', 'surrogatepass')):,} bytes; the "
+                            f"limit is {MAX_NAME_BYTES} bytes per file or folder name")
+            continue
+        executable = executable_problem(name)
+        if executable:
+            problems.append(executable)
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
             problems.append(f"{name!r} is an absolute path; paths must be relative to the zip's root")
         elif ".." in path.parts:
@@ -223,6 +254,25 @@ def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
             problems.append(f"{name!r} unpacks to {info.file_size / info.compress_size:.0f} times its compressed "
                             f"size (a zip bomb?); the limit is {MAX_RATIO:.0f}")
     return problems
+
+
+def executable_problem(name: str) -> str | None:
+    """Why the zip entry ``name`` may not be uploaded because Python could run it in place of (or beside) the reviewed
+    sources (:data:`EXECUTABLE_SUFFIXES`, any ``__pycache__`` folder), else None."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    lowered = path.name.lower()
+    if "__pycache__" in path.parts:
+        return (f"{name!r} is in a __pycache__ folder: Python could run its bytecode instead of the source that is "
+                f"checked and reviewed; upload sources only (leave __pycache__ folders out of the zip)")
+    suffix = next((s for s in sorted(EXECUTABLE_SUFFIXES, key=len, reverse=True) if lowered.endswith(s)), None)
+    if suffix is None or name.endswith("/"):
+        return None
+    kind = ("compiled bytecode" if suffix in {".pyc", ".pyo"} else
+            "a .pth file (its lines run when Python starts)" if suffix == ".pth" else
+            "an archive Python can import code from" if suffix in {".zip", ".egg", ".whl", ".pyz", ".pyzw"} else
+            "a Windows Python source (.pyw)" if suffix == ".pyw" else "a compiled native extension")
+    return (f"{name!r} is {kind}: Python could run it instead of the source that is checked and reviewed; a "
+            f"submission carries Python sources (.py), data and weights only: remove it from the zip")
 
 
 def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple[str, str]:
@@ -252,6 +302,8 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
         root = f"models/{package}"
     if not package.isidentifier():
         problems.append(f"the plugin folder {package!r} is not a Python package name (letters, digits, '_')")
+    elif package.lower() in RESERVED_PACKAGES:
+        problems.append(f"the plugin folder {package!r} is a name Python imports by itself at start-up; rename it")
     elif importlib.util.find_spec(package) is not None:
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
     init = f"{root}/__init__.py"
@@ -389,7 +441,10 @@ def extract(data: bytes, target: Path, strip: str = "") -> None:
     Raises
     ------
     SubmissionRejected
-        If the bytes written exceed the limits (a zip whose headers understate its sizes).
+        If the bytes written exceed the limits (a zip whose headers understate its sizes), a member is damaged (bad
+        CRC, truncated) or compressed or encrypted in a way this site does not read, or its name cannot be written.
+    OSError
+        The server's disk failed (full: ``ENOSPC``); nothing of it is the submitter's to fix.
     """
     target = Path(target).resolve()
     written = 0
@@ -406,13 +461,30 @@ def extract(data: bytes, target: Path, strip: str = "") -> None:
             if info.is_dir():
                 destination.mkdir(parents=True, exist_ok=True)
                 continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as source, open(destination, "wb") as sink:
-                while chunk := source.read(1 << 20):
-                    written += len(chunk)
-                    if written > MAX_UNCOMPRESSED_BYTES:
-                        raise SubmissionRejected([f"the zip unpacks to more than {MAX_UNCOMPRESSED_BYTES // 2**20} MB"])
-                    sink.write(chunk)
+            try:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(info) as source, open(destination, "wb") as sink:
+                    while chunk := source.read(1 << 20):
+                        written += len(chunk)
+                        if written > MAX_UNCOMPRESSED_BYTES:
+                            raise SubmissionRejected([f"the zip unpacks to more than "
+                                                      f"{MAX_UNCOMPRESSED_BYTES // 2**20} MB"])
+                        sink.write(chunk)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as error:
+                # a damaged member (bad CRC, truncated data), an unsupported compression or an encrypted one
+                raise SubmissionRejected([f"{info.filename!r} could not be unpacked: {error}; the zip is damaged or "
+                                          f"uses a compression or encryption this site does not read: make it "
+                                          f"again (e.g. zip -r plugin.zip my_plugin)"]) from error
+            except OSError as error:
+                if error.errno not in _NAME_ERRNOS:
+                    raise  # the server's disk (full, failing): not the submitter's fault
+                raise SubmissionRejected([f"{info.filename!r} cannot be written on the server ({error.strerror}): "
+                                          f"use shorter paths and plain file names"]) from error
+
+
+_NAME_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ, errno.ELOOP, errno.ENOTDIR, errno.EISDIR,
+                          errno.EEXIST})
+"""Errors of writing a member that its name causes (not the server's disk)."""
 
 
 def make_durable(folder: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import fcntl
+import logging
 from contextlib import contextmanager
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
@@ -16,10 +17,12 @@ from brainscore import registry
 from brainscore.leaderboard import tree
 from brainscore.web import approval, checks, environments
 from brainscore.web.queue import SubmissionTask, write_entry_point
+from brainscore.web.tasks import now
 from brainscore.web.security import upload_limit
 from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
+logger = logging.getLogger(__name__)
 
 
 class _Owners:
@@ -122,10 +125,14 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         with _one_writer(site):
             session.commit()
         folder = site.root / str(task.id)
-        checks.extract(data, folder / "site", strip=checked.strip)
-        if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
-            write_entry_point(folder / "site", checked.package, task.id)
-        checks.make_durable(folder)  # on disk before the task is queued and the upload answered
+        try:
+            checks.extract(data, folder / "site", strip=checked.strip)
+            if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
+                write_entry_point(folder / "site", checked.package, task.id)
+            checks.make_durable(folder)  # on disk before the task is queued and the upload answered
+        except BaseException as error:  # never left `preparing`: failed with the reason, its files removed
+            _failed_preparing(site, task.id, folder, error)
+            raise
         # one transaction queues the task with its results-database submission and model rows (it was three,
         # each waiting for the write lock and syncing to disk)
         task.folder, task.status = str(folder), status
@@ -146,6 +153,24 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     if not held:
         site.dispatcher.notify()
     return task
+
+
+def _failed_preparing(site: Site, task_id: int, folder, error: BaseException) -> None:
+    """Mark submission task ``task_id``, whose unpacking into ``folder`` failed with ``error``, ``failed`` with the
+    reason (a task left ``preparing`` would hold its model forever) and remove what was unpacked of it."""
+    import shutil
+
+    from brainscore.web.tasks import update_task
+
+    shutil.rmtree(folder, ignore_errors=True)
+    reason = ("; ".join(error.problems) if isinstance(error, checks.SubmissionRejected)
+              else "the server could not store the upload (its disk); nothing of it was kept, upload it again later")
+    try:
+        with _one_writer(site):
+            update_task(site.engine, task_id, log_append=f"not accepted: {reason}\n", status="failed", failure=reason,
+                        finished=now())
+    except Exception:  # noqa: BLE001 - the database too is failing: the original error is what the caller reports
+        logger.exception("submission task %s could not be marked failed after: %s", task_id, reason)
 
 
 def _to_install(requirements: list[str]) -> str:
