@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from brainscore.plugin_sources import parse_source
 from brainscore.web import plugin_metadata
@@ -47,6 +48,10 @@ MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
 MAX_RATIO = 100.0
 """Largest uncompressed/compressed size of an entry (and of the whole zip) before it counts as a bomb."""
 MAX_ENTRIES = 2000
+MAX_REQUIREMENTS_BYTES = 16 * 1024
+"""Largest requirements.txt read (bytes, unpacked); a plugin names a few packages."""
+MAX_REQUIREMENTS_LINES = 200
+"""Most lines of a requirements.txt (comments and blank lines included)."""
 MAX_PATH_CHARS = 1024
 """Longest path of a zip entry (characters); deeper or longer paths cannot be unpacked on common file systems."""
 MAX_PATH_DEPTH = 32
@@ -141,7 +146,8 @@ def reference_plugin_dir(site: Path) -> Path | None:
 
 
 def _normalise(name: str) -> str:
-    return name.lower().replace("_", "-")
+    """``name`` as PEP 503 compares package names (``scikit.learn``, ``Scikit_Learn``: ``scikit-learn``)."""
+    return canonicalize_name(name)
 
 
 def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | None = None,
@@ -389,7 +395,22 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
     requirements: list[str] = []
     if info is None:
         return requirements
-    for line in archive.read(info).decode("utf-8", "replace").splitlines():
+    if info.file_size > MAX_REQUIREMENTS_BYTES:
+        problems.append(f"requirements.txt has {info.file_size:,} bytes; the limit is {MAX_REQUIREMENTS_BYTES // 1024} "
+                        f"KiB (name the packages the plugin imports, one a line)")
+        return requirements
+    with archive.open(info) as handle:  # read no more than the limit, whatever the zip's header says
+        text = handle.read(MAX_REQUIREMENTS_BYTES + 1)
+    if len(text) > MAX_REQUIREMENTS_BYTES:
+        problems.append(f"requirements.txt has more than {MAX_REQUIREMENTS_BYTES // 1024} KiB; that is the limit")
+        return requirements
+    lines = text.decode("utf-8", "replace").splitlines()
+    if len(lines) > MAX_REQUIREMENTS_LINES:
+        problems.append(f"requirements.txt has {len(lines):,} lines; the limit is {MAX_REQUIREMENTS_LINES} (name the "
+                        f"packages the plugin imports, one a line)")
+        return requirements
+    allowed_names = None if allowed is None else {_normalise(a) for a in allowed}
+    for line in lines:
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -402,9 +423,14 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
             problems.append(f"requirements.txt: {line!r} installs from a URL; name a package from the index "
                             f"(wheels only), e.g. {requirement.name}")
             continue
+        if requirement.extras:  # they pull packages the allow-list never saw
+            problems.append(f"requirements.txt: {line!r} asks for extras ({', '.join(sorted(requirement.extras))}), "
+                            f"which install further packages; extras are not supported: name each package you need "
+                            f"(from the allow-list) on a line of its own, e.g. {requirement.name}")
+            continue
         requirements.append(str(requirement))
         name = _normalise(requirement.name)
-        if allowed is not None and name not in {_normalise(a) for a in allowed} and name not in PROVIDED:
+        if allowed_names is not None and name not in allowed_names and name not in PROVIDED:
             problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
                             f"allow-list ({', '.join(sorted(allowed))}); leave it out, or ask the site's "
                             f"administrators to allow it")
