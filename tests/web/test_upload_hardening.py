@@ -294,3 +294,28 @@ def test_a_model_whose_task_stuck_preparing_can_be_deleted(app):
         session.commit()
     gone = alice.delete("/api/models/alice-net", params={"confirm": "alice-net"}, headers={"X-CSRF-Token": token})
     assert gone.status_code == 200 and gone.json() == {"model": "alice-net", "deleted_scores": 1}
+
+
+@pytest.mark.parametrize("identifier", ["alice/net", "alice\\\\net", "net?v=2", "net#1", "net%2F", "my net", ".."])
+def test_an_identifier_the_site_cannot_address_is_refused_at_upload(app, identifier):
+    """``alice/net`` was scored through the website, but its owner could never delete it (no route reaches it)."""
+    alice = register(app, "alice")
+    response = upload(alice, plugin_zip(identifier=identifier, package="alice_net"))
+    assert response.status_code == 400, response.text
+    assert response.json()["problems"] == [
+        f"the identifier {identifier!r} cannot be a model's on this site (its page, its deletion and its visibility "
+        f"are addressed by it): an identifier is {checks.IDENTIFIER_RULE}"]
+
+
+def test_an_identifier_with_a_colon_and_dots_is_addressed_and_deleted_through_the_site(app):
+    alice = register(app, "alice")
+    response = upload(alice, plugin_zip(identifier="lab:alice-net_v2.1", package="alice_net"))
+    assert response.status_code == 201, response.text
+    with Session(app.state.engine) as session:
+        session.query(SubmissionTask).one().status = "done"
+        session.commit()
+    assert alice.get("/models/lab:alice-net_v2.1").status_code == 200
+    gone = alice.delete("/api/models/lab:alice-net_v2.1", params={"confirm": "lab:alice-net_v2.1"},
+                        headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert gone.status_code == 200 and gone.json()["model"] == "lab:alice-net_v2.1"
+    assert app.state.store.model("lab:alice-net_v2.1") is None

@@ -31,6 +31,7 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import re
 import stat
 import zipfile
 import zlib
@@ -206,7 +207,10 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
     taken = taken or {}
     for identifier in identifiers:
-        if identifier in builtin:
+        unaddressable = identifier_problem(identifier)
+        if unaddressable:
+            problems.append(unaddressable)
+        elif identifier in builtin:
             problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
         elif taken.get(identifier) not in (None, owner):
             problems.append(f"the identifier {identifier!r} belongs to another user's model; choose another")
@@ -218,6 +222,25 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                          layout="reference" if reference else "brainscore", root=root, strip=strip,
                          trusted=[text for _, _, text in trusted],
                          benchmarks=sorted({i for kind, i, _ in trusted if kind == "benchmark" and i}))
+
+
+MAX_IDENTIFIER_CHARS = 200
+"""Longest model identifier a submission may register."""
+IDENTIFIER_PATTERN = re.compile(r"[^/\\?#%\s\x00-\x1f\x7f]{1,200}")
+"""What a submitted model identifier may be: 1 to 200 characters, none of ``/ \\ ? # %``, whitespace or control
+characters, and not ``.`` or ``..``: the site's addresses (``/models/{identifier}``, its delete and visibility
+routes) take it as one path segment, and its owner must be able to reach them."""
+IDENTIFIER_RULE = ("1 to 200 characters, none of / \\ ? # % or spaces, not '.' or '..' (e.g. my-net_v2.1 or "
+                   "lab:resnet50)")
+
+
+def identifier_problem(identifier: str) -> str | None:
+    """Why ``identifier`` cannot be a submitted model's (the site could not address its pages), else None."""
+    if IDENTIFIER_PATTERN.fullmatch(identifier) and identifier not in (".", ".."):
+        return None
+    shown = identifier if len(identifier) <= 80 else identifier[:80] + "..."
+    return (f"the identifier {shown!r} cannot be a model's on this site (its page, its deletion and its visibility "
+            f"are addressed by it): an identifier is {IDENTIFIER_RULE}")
 
 
 def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
