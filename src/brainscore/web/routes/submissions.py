@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from brainscore import registry
 from brainscore.leaderboard import tree
-from brainscore.web import approval, checks, environments
+from brainscore.web import approval, checks, environments, storage
 from brainscore.web.queue import SubmissionTask, write_entry_point
 from brainscore.web.tasks import now
 from brainscore.web.security import upload_limit
@@ -117,39 +117,54 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     # what the server lacks is installed by the queue before the first pair (environments.python_for), not here
     held = bool(checked.trusted)  # benchmark, data or metric code: nothing runs before an administrator approves
     status = approval.AWAITING if held else "queued"
-    with Session(site.engine, expire_on_commit=False) as session:
-        task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
-                              models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
-                              public=public, status="preparing")
-        session.add(task)
-        with _one_writer(site):
-            session.commit()
-        folder = site.root / str(task.id)
-        try:
-            checks.extract(data, folder / "site", strip=checked.strip)
-            if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
-                write_entry_point(folder / "site", checked.package, task.id)
-            checks.make_durable(folder)  # on disk before the task is queued and the upload answered
-        except BaseException as error:  # never left `preparing`: failed with the reason, its files removed
-            _failed_preparing(site, task.id, folder, error)
-            raise
+    def new_task() -> SubmissionTask:  # repeatable: a lock or read-only moment is retried (storage.retrying)
+        with Session(site.engine, expire_on_commit=False) as session:
+            made = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
+                                  models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
+                                  public=public, status="preparing")
+            session.add(made)
+            with _one_writer(site):
+                session.commit()
+            return made
+
+    task = storage.retrying(new_task)
+    folder = site.root / str(task.id)
+    try:
+        checks.extract(data, folder / "site", strip=checked.strip)
+        if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
+            write_entry_point(folder / "site", checked.package, task.id)
+        checks.make_durable(folder)  # on disk before the task is queued and the upload answered
+    except BaseException as error:  # never left `preparing`: failed with the reason, its files removed
+        _failed_preparing(site, task.id, folder, error)
+        raise
+    log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
+           f"{', '.join(checked.identifiers)}\nrequirements: {', '.join(checked.requirements) or 'none'}"
+           f"{_to_install(checked.requirements)}\n{len(chosen)} benchmark(s)\n")
+    if held:
+        log += (f"awaiting approval: it holds trusted code ({'; '.join(checked.trusted)}), which runs on the "
+                f"server only after an administrator of this site has reviewed and approved it\n")
+
+    def queue() -> None:  # repeatable: nothing is written until its one commit
         # one transaction queues the task with its results-database submission and model rows (it was three,
         # each waiting for the write lock and syncing to disk)
-        task.folder, task.status = str(folder), status
-        task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
-                    f"{', '.join(checked.identifiers)}\nrequirements: {', '.join(checked.requirements) or 'none'}"
-                    f"{_to_install(checked.requirements)}\n{len(chosen)} benchmark(s)\n")
-        if held:
-            task.log += (f"awaiting approval: it holds trusted code ({'; '.join(checked.trusted)}), which runs on the "
-                         f"server only after an administrator of this site has reviewed and approved it\n")
-        with _one_writer(site):
-            task.submission_id = site.store.create_submission(
-                user.username, checked.identifiers, chosen, status=status,
-                meta={"web_job": task.id, "public": public, "package": checked.package,
-                      "requirements": checked.requirements, "filename": filename[:300]}, session=session)
-            for identifier in checked.identifiers:
-                site.store.add_model(identifier, owner=user.username, public=public, session=session)
-            session.commit()
+        with Session(site.engine, expire_on_commit=False) as session:
+            row = session.get(SubmissionTask, task.id)
+            row.folder, row.status, row.log = str(folder), status, log
+            with _one_writer(site):
+                row.submission_id = site.store.create_submission(
+                    user.username, checked.identifiers, chosen, status=status,
+                    meta={"web_job": task.id, "public": public, "package": checked.package,
+                          "requirements": checked.requirements, "filename": filename[:300]}, session=session)
+                for identifier in checked.identifiers:
+                    site.store.add_model(identifier, owner=user.username, public=public, session=session)
+                session.commit()
+            task.folder, task.status, task.log, task.submission_id = row.folder, row.status, row.log, row.submission_id
+
+    try:
+        storage.retrying(queue)
+    except BaseException as error:
+        _failed_preparing(site, task.id, folder, error)
+        raise
     if not held:
         site.dispatcher.notify()
     return task
