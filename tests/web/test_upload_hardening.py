@@ -3,6 +3,7 @@
 refusal, not a 500."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -319,3 +320,42 @@ def test_an_identifier_with_a_colon_and_dots_is_addressed_and_deleted_through_th
                         headers={"X-CSRF-Token": csrf(alice, "/submit")})
     assert gone.status_code == 200 and gone.json()["model"] == "lab:alice-net_v2.1"
     assert app.state.store.model("lab:alice-net_v2.1") is None
+
+
+# ------------------------------------------------------------------ issue 36: metadata.yml read as written
+def test_a_flat_metadata_file_is_refused_with_the_expected_layout(app):
+    """Fields at the top level (not under ``models: {identifier: ...}``) were ignored silently."""
+    alice = register(app, "alice")
+    flat = "architecture: DCNN\ntotal_parameter_count: 2496\n"
+    response = upload(alice, plugin_zip(extra={"my_tiny_net/metadata.yml": flat}))
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        "my_tiny_net/metadata.yml has no models: section (it has architecture, total_parameter_count at its top "
+        "level); put each model's fields under models: and its identifier, laid out as models: /   my-model: /     "
+        "architecture: DCNN /     total_parameter_count: 11689512"]
+    listed = upload(alice, plugin_zip(extra={"my_tiny_net/metadata.yml": "models: [my-tiny-net]\n"}))
+    assert listed.status_code == 400 and "models: must map each model identifier to its fields" in \
+        listed.json()["problems"][0]
+
+
+def test_a_stored_flat_metadata_file_is_a_problem_on_the_card(app, tmp_path):
+    stored_submission(app, tmp_path, "architecture: DCNN\n")
+    card = TestClient(app).get("/api/models/alice-yaml").json()["card"]
+    assert card["problem"].startswith("metadata.yml has no models: section (it has architecture at its top level)")
+
+
+def test_the_card_shows_the_counted_parameters_and_flags_a_different_declared_count(app, tmp_path):
+    """A declared count (1,000) was shown over the one counted in the network (86,567,656), unflagged; the
+    leaderboard's size filter used it too."""
+    stored_submission(app, tmp_path, "models:\n  alice-yaml:\n    total_parameter_count: 1000\n")
+    add_scored_model(app.state.store, "alice-yaml", 0.5, provenance={"model_facts": {"parameter_count": 86567656}})
+    client = TestClient(app)
+    rows = dict(client.get("/api/models/alice-yaml").json()["card"]["rows"])
+    assert rows["parameters"] == "86,567,656 (counted in the network; its metadata.yml declares 1,000)"
+    page = client.get("/models/alice-yaml").text
+    assert "<th>parameters</th><td>86,567,656 (counted in the network; its metadata.yml declares 1,000)</td>" in page
+    assert "alice-yaml" in json.dumps(client.get("/api/leaderboard").json())
+    small = client.get("/api/leaderboard", params={"params_max": "1"})  # millions: the declared 1,000 would pass
+    assert small.status_code == 200 and "alice-yaml" not in json.dumps(small.json())
+    large = client.get("/api/leaderboard", params={"params_min": "80"})
+    assert large.status_code == 200 and "alice-yaml" in json.dumps(large.json())

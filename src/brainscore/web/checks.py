@@ -471,9 +471,13 @@ def _metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, name: str,
         return
     try:
         with archive.open(info) as handle:
-            plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
+            data = plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
     except plugin_metadata.MetadataRejected as error:
         problems.append(str(error))
+        return
+    layout = plugin_metadata.layout_problem(data, name)
+    if layout:
+        problems.append(layout)
 
 
 def _under(path: str, folder: Path) -> bool:
