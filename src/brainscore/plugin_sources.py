@@ -410,7 +410,7 @@ def private_bytecode(folder: Path | None = None) -> Path:
     try:
         folder = Path(folder) if folder is not None else config.home() / "cache" / "pycache"
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
+    except (OSError, ValueError):  # an unusable home (a ValidationError is a ValueError too)
         folder = Path(tempfile.mkdtemp(prefix="brainscore-pycache-"))
         sys.dont_write_bytecode = True
     sys.pycache_prefix = str(folder)
