@@ -18,7 +18,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -27,7 +29,7 @@ from brainscore import config
 
 __all__ = ["LazyFactory", "lazy", "KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin",
            "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name",
-           "check_reference_api", "package_name"]
+           "check_reference_api", "package_name", "private_bytecode"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
 #: the reference's registry names (``brainscore_vision.model_registry`` ...) -> our kinds
@@ -382,3 +384,35 @@ def package_name(base: Path) -> str:
     """The package name a plugin folder's parent ``base`` is imported under (stable across processes)."""
     digest = hashlib.sha1(str(Path(base).resolve()).encode("utf-8")).hexdigest()[:12]
     return f"{PLUGIN_DIR_PACKAGE_PREFIX}{digest}"
+
+
+def private_bytecode(folder: Path | None = None) -> Path:
+    """Keep this process's compiled bytecode in a private ``folder`` (default ``<home>/cache/pycache``, made mode
+    0700), never beside a source: every process that imports plugin code from submissions calls it first (the
+    sandboxed model server, the trusted scorer, the stimuli helper, the website and its pair tasks).
+
+    With :data:`sys.pycache_prefix` set, Python looks for a module's bytecode under the prefix only: a
+    ``__pycache__/*.pyc`` beside a reviewed source (one compiled from other code with
+    ``invalidation_mode=UNCHECKED_HASH``, which Python would otherwise run without reading the source) is never read,
+    and none is written beside a submission's files. ``PYTHONPYCACHEPREFIX`` is set too, for the Python processes
+    this one starts. A prefix already set (by the operator, or an earlier call) is kept. Where ``folder`` cannot be
+    made (a read-only home), a fresh temporary folder is the prefix and nothing is written
+    (:data:`sys.dont_write_bytecode`).
+
+    Returns
+    -------
+    Path
+        The prefix in effect.
+    """
+    if sys.pycache_prefix:
+        os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix
+        return Path(sys.pycache_prefix)
+    try:
+        folder = Path(folder) if folder is not None else config.home() / "cache" / "pycache"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except (OSError, ValueError):  # an unusable home (a ValidationError is a ValueError too)
+        folder = Path(tempfile.mkdtemp(prefix="brainscore-pycache-"))
+        sys.dont_write_bytecode = True
+    sys.pycache_prefix = str(folder)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
+    return folder

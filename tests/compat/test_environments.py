@@ -177,3 +177,44 @@ def test_a_requirement_on_another_version_of_a_server_package_is_a_conflict_at_u
     assert environments.conflicts(["numpy<2", "pywin32==1; sys_platform == 'win32'"]) == [
         f"requirements.txt asks for 'numpy<2', but the server has numpy {numpy.__version__}, which a submission "
         f"cannot replace (brainscore runs on it); ask for numpy=={numpy.__version__} or leave the version out"]
+
+
+def test_a_server_in_a_virtual_environment_lends_its_own_packages_to_a_submission_environment(tmp_path, wheels):
+    """The audit's "No module named 'pandas'": the server ran in a virtual environment, whose packages
+    ``--system-site-packages`` does not expose (it exposes the base interpreter's). Here the server runs in a
+    virtual environment holding a package of its own; the submission's environment, built through prepare (pip
+    included) by that server, imports it, and its sys.path has its own site-packages, then the server's, then
+    the base interpreter's."""
+    import os
+
+    server = tmp_path / "server-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(server)], check=True,
+                   capture_output=True, timeout=120)
+    (server_site,) = environments._site_packages(server)
+    (server_site / "compat_serveronly").mkdir()
+    (server_site / "compat_serveronly" / "__init__.py").write_text("VALUE = 7\n")
+    (server_site / "compat_serveronly-1.0.dist-info").mkdir()
+    (server_site / "compat_serveronly-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: compat-serveronly\nVersion: 1.0\n")
+    src = str(Path(environments.__file__).resolve().parents[2])
+    root = tmp_path / "environments"
+    build = ("import sys; from pathlib import Path; from brainscore.web import environments; "
+             "assert environments.unsatisfied(['compat-serveronly']) == [], 'the server has it'; "
+             f"print(environments.python_for(['compat-tinywheel==1.0', 'compat-serveronly'], Path({str(root)!r})))")
+    env = {**os.environ, "PYTHONPATH": src}
+    made = subprocess.run([str(server / "bin" / "python"), "-c", build], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert made.returncode == 0, made.stderr[-2000:]
+    python = made.stdout.strip().splitlines()[-1]
+    assert python.startswith(str(root))
+    env.pop("PYTHONPATH")
+    run = subprocess.run([python, "-c", "import sys, compat_serveronly, compat_tinywheel, numpy; "
+                                        "print(compat_serveronly.VALUE, compat_tinywheel.VALUE); print(repr(sys.path))"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    values, path = run.stdout.splitlines()
+    assert values == "7 42"
+    path = [p for p in eval(path) if p.endswith("site-packages")]  # noqa: S307 - our own repr of a list of str
+    own = str(environments._site_packages(Path(python).parent.parent)[0])
+    base = next(p for p in path if p.startswith(sys.base_prefix) and not p.startswith(str(tmp_path)))
+    assert path.index(own) < path.index(str(server_site)) < path.index(base), path

@@ -114,3 +114,41 @@ def test_a_package_off_the_allow_list_is_refused_at_once_with_the_list(client, m
         f"requirements.txt asks for 'numpy<2', but the server has numpy {numpy.__version__}")
     with Session(client.app.state.engine) as session:
         assert session.query(SubmissionTask).count() == 0  # nothing queued
+
+
+def upload_requirements(client, text: str):
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("models/compat_req_net/__init__.py", INIT)
+        archive.writestr("models/compat_req_net/model.py", "def build():\n    import compat_reqwheel\n")
+        archive.writestr("models/compat_req_net/requirements.txt", text)
+    return client.post("/api/submissions", files={"file": ("net.zip", zipped.getvalue())}, data={"benchmarks": BENCHMARK})
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("numpy\n" * 100_000, f"requirements.txt has {100_000 * 6:,} bytes; the limit is 16 KiB"),
+    ("#\n" * 100_000, "requirements.txt has 200,000 bytes; the limit is 16 KiB"),
+    ("\n" * 10_000, "requirements.txt has 10,000 lines; the limit is 200"),
+], ids=["100000-requirements", "100000-comments", "10000-blank-lines"])
+def test_a_huge_requirements_file_is_refused_before_it_is_parsed(client, text, problem):
+    """A 2 KB upload whose requirements.txt had 100,000 lines took 99.6 s of the web process's CPU."""
+    import time
+
+    started = time.process_time()
+    response = upload_requirements(client, text)
+    spent = time.process_time() - started
+    assert response.status_code == 400 and response.json()["problems"] == [
+        problem + " (name the packages the plugin imports, one a line)"]
+    assert spent < 5, spent  # CPU of this process (the app runs in it): 99.6 s before
+
+
+def test_extras_are_refused_and_names_compare_as_pep_503_says(client):
+    extras = upload_requirements(client, "pandas[all]\n")
+    assert extras.status_code == 400 and extras.json()["problems"] == [
+        "requirements.txt: 'pandas[all]' asks for extras (all), which install further packages; extras are not "
+        "supported: name each package you need (from the allow-list) on a line of its own, e.g. pandas"]
+    # scikit.learn and Scikit_Learn are scikit-learn (PEP 503), which is allowed
+    for spelling in ("scikit.learn", "Scikit_Learn"):
+        assert checks._normalise(spelling) == "scikit-learn"
+        found = checks.check_zip(reference_zip(f"{spelling}\n"), allowed=client.app.state.site.allowed_requirements)
+        assert found.requirements == [spelling]

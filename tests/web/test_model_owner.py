@@ -109,9 +109,11 @@ def test_a_model_is_not_deleted_while_its_submission_runs(app):
         task = SubmissionTask(owner="alice", models=["alice-net"], benchmarks=[BENCHMARK], status="running")
         session.add(task)
         session.commit()
-        task_id = task.id
+        task_id, key = task.id, task.key
     busy = alice.post("/models/alice-net/delete", data={"confirm": "alice-net", "csrf_token": csrf(alice, "/account")})
-    assert busy.status_code == 409 and f"submission {task_id} of alice-net is still queued or running" in busy.text
+    # the submission's key (its page's address, what the user's submissions list shows), never its row number
+    assert busy.status_code == 409 and f"your submission {key} of alice-net is still running" in busy.text
+    assert f"/submissions/{key}" in busy.text
     assert app.state.store.model("alice-net") is not None
     with Session(app.state.engine) as session:
         session.get(SubmissionTask, task_id).status = "done"

@@ -3,6 +3,7 @@
 refusal, not a 500."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -113,3 +114,248 @@ def test_a_deeply_nested_source_is_refused_not_a_500(app, source):
     assert response.status_code == 400
     assert "my_tiny_net/__init__.py is not valid Python" in response.json()["problems"][0]
     assert "nests too deeply for Python's parser" in response.json()["problems"][0]
+
+
+# ------------------------------------------------------------------ issue 36: code the administrator never saw
+REVIEWED = "import os, pathlib\npathlib.Path(os.environ['MARKS'], 'reviewed').write_text('ran')\n"
+"""The reviewed ``__init__.py``: writes ``$MARKS/reviewed`` when it runs."""
+PLANTED = "import os, pathlib\npathlib.Path(os.environ['MARKS'], 'planted').write_text('ran')\n"
+"""The code compiled into the planted bytecode: writes ``$MARKS/planted``."""
+
+
+def planted_bytecode(tmp_path) -> bytes:
+    """``PLANTED`` compiled with ``invalidation_mode=UNCHECKED_HASH``: Python runs it without reading the source."""
+    import py_compile
+
+    source, compiled = tmp_path / "planted_src.py", tmp_path / "planted.pyc"
+    source.write_text(PLANTED)
+    py_compile.compile(str(source), cfile=str(compiled), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+                       doraise=True)
+    return compiled.read_bytes()
+
+
+@pytest.mark.parametrize("member", [
+    "my_tiny_net/__pycache__/__init__.cpython-311.pyc", "my_tiny_net/__init__.pyc", "my_tiny_net/model.pyo",
+    "my_tiny_net/__pycache__/notes.txt", "my_tiny_net/model.cpython-311-x86_64-linux-gnu.so", "my_tiny_net/model.so",
+    "my_tiny_net/model.PYD", "my_tiny_net/evil.pth", "my_tiny_net/lib.egg", "my_tiny_net/lib.zip",
+    "my_tiny_net/lib.whl", "my_tiny_net/model.pyw", "my_tiny_net/model.abi3.so", "my_tiny_net/helper.dylib"])
+def test_bytecode_native_code_and_importable_archives_are_refused_at_upload(app, tmp_path, member):
+    alice = register(app, "alice")
+    response = upload(alice, plugin_zip(extra={member: planted_bytecode(tmp_path)}))
+    assert response.status_code == 400, response.text
+    problems = response.json()["problems"]
+    assert len(problems) == 1 and problems[0].startswith(f"{member!r} is "), problems
+    assert "instead of the source that is checked and reviewed" in problems[0]
+    with Session(app.state.engine) as session:
+        assert session.query(SubmissionTask).count() == 0
+
+
+def test_the_reviewed_source_runs_not_a_pyc_planted_beside_it(tmp_path):
+    """The attack of the audit: a benign reviewed ``__init__.py`` beside ``__pycache__/__init__.cpython-311.pyc``
+    compiled from other code with UNCHECKED_HASH. Plain Python runs the pyc (the attack is real); the model server,
+    through its own ``main`` (as the queue starts it), runs the reviewed source."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    plugins = tmp_path / "plugins"
+    package = plugins / "models" / "approved_net"
+    (package / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text(REVIEWED + "from brainscore_vision import model_registry\n"
+                                         "model_registry['approved-net'] = lambda: None\n")
+    tag = sys.implementation.cache_tag
+    (package / "__pycache__" / f"__init__.{tag}.pyc").write_bytes(planted_bytecode(tmp_path))
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(package.parent)]),
+           "BRAINSCORE_PLUGIN_DIRS": str(plugins), "BRAINSCORE_HOME": str(tmp_path / "home")}
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+    plain, ours = tmp_path / "plain", tmp_path / "ours"
+    plain.mkdir(), ours.mkdir()
+    subprocess.run([sys.executable, "-c", "import approved_net"], env={**env, "MARKS": str(plain)}, check=True,
+                   timeout=120)
+    assert sorted(p.name for p in plain.iterdir()) == ["planted"]  # plain Python: the pyc ran, not the source
+
+    mine, theirs = socket.socketpair()
+    with mine:
+        server = subprocess.Popen([sys.executable, "-m", "brainscore.boundary.server", "--model", "approved-net",
+                                   "--channel-fd", str(theirs.fileno()), "--stimuli", str(tmp_path / "stimuli")],
+                                  env={**env, "MARKS": str(ours)}, pass_fds=(theirs.fileno(),),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        theirs.close()
+        mine.settimeout(120)
+        assert mine.recv(1 << 16)  # its hello (or its load failure): the plugin has been imported by then
+    output = server.communicate(timeout=120)[0].decode(errors="replace")
+    assert sorted(p.name for p in ours.iterdir()) == ["reviewed"], output
+    assert not list(package.joinpath("__pycache__").glob("*.py")) and len(list(package.rglob("*.pyc"))) == 1
+
+
+def test_private_bytecode_sets_a_prefix_the_queue_hands_to_the_scorer(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from brainscore.web import pairs
+
+    code = ("import sys; from brainscore.plugin_sources import private_bytecode; p = private_bytecode(); "
+            "print(sys.pycache_prefix == str(p), oct(p.stat().st_mode & 0o777))")
+    env = {"PATH": "/usr/bin:/bin", "BRAINSCORE_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": str(pairs.PACKAGE_ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["True", "0o700"]
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    assert pairs._scorer_environment(tmp_path)["PYTHONPYCACHEPREFIX"] == str(tmp_path / "prefix")
+
+
+# ------------------------------------------------------------------ issue 36: uploads that answered 500
+def bad_crc_zip() -> bytes:
+    """The example plugin plus a stored ``weights.bin`` whose bytes no longer match its CRC (checks read .py only)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO(plugin_zip())
+    payload = b"WEIGHTS-" * 512
+    with zipfile.ZipFile(buffer, "a", zipfile.ZIP_STORED) as archive:
+        archive.writestr("my_tiny_net/weights.bin", payload)
+    data = buffer.getvalue()
+    assert data.count(payload) == 1
+    return data.replace(payload, b"X" + payload[1:])
+
+
+def raw_zip(name: str) -> bytes:
+    """The example plugin plus one entry called ``name`` (written as is, however long)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO(plugin_zip())
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr(zipfile.ZipInfo(name), b"x")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("zipped, problem", [
+    (lambda: raw_zip("my_tiny_net/" + "d/" * 2100 + "f.txt"), "the limits are 1024 characters and 32 folders deep"),
+    (lambda: raw_zip("my_tiny_net/" + "n" * 300 + ".txt"), "has a name of 304 bytes; the limit is 255 bytes"),
+    (bad_crc_zip, "'my_tiny_net/weights.bin' could not be unpacked: Bad CRC-32"),
+], ids=["2100-levels", "300-byte-name", "bad-crc"])
+def test_an_upload_that_cannot_be_unpacked_is_a_400_and_leaves_no_task_preparing(app, zipped, problem):
+    alice = register(app, "alice")
+    response = upload(alice, zipped())
+    assert response.status_code == 400, response.text[:500]
+    assert any(problem in p for p in response.json()["problems"]), response.json()
+    with Session(app.state.engine) as session:
+        statuses = [t.status for t in session.query(SubmissionTask)]
+    assert "preparing" not in statuses
+    # the model it named can be uploaded again and deleted: nothing holds it
+    again = upload(alice, plugin_zip())
+    assert again.status_code == 201, again.text
+    with Session(app.state.engine) as session:
+        task = session.query(SubmissionTask).filter_by(key=again.json()["id"]).one()
+        task.status = "done"
+        session.commit()
+    gone = alice.delete("/api/models/my-tiny-net", params={"confirm": "my-tiny-net"},
+                        headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert gone.status_code == 200, gone.text
+
+
+def test_a_bad_crc_found_while_unpacking_marks_its_task_failed_with_the_reason(app, monkeypatch):
+    """A damage the checks cannot see (they read .py members only) shows while unpacking, after the task row was
+    made: that task is failed with the reason, never left ``preparing``; its files are gone."""
+    alice = register(app, "alice")
+    response = upload(alice, bad_crc_zip())
+    assert response.status_code == 400
+    with Session(app.state.engine) as session:
+        (task,) = session.query(SubmissionTask).all()
+        assert task.status == "failed" and "Bad CRC-32" in task.failure and task.finished is not None
+        assert not (app.state.site.root / str(task.id)).exists()
+
+
+def test_a_model_whose_task_stuck_preparing_can_be_deleted(app):
+    """A task left ``preparing`` by a server that died while unpacking no longer holds its model once the queue
+    passes it over; a live one is named by its key (the address of its page), never a row number."""
+    import datetime as dt
+
+    alice = register(app, "alice")
+    add_scored_model(app.state.store, "alice-net", 0.5)
+    with Session(app.state.engine) as session:
+        task = SubmissionTask(owner="alice", models=["alice-net"], benchmarks=[BENCHMARK], status="preparing")
+        session.add(task)
+        session.commit()
+        key, task_id = task.key, task.id
+    token = csrf(alice, "/submit")
+    busy = alice.delete("/api/models/alice-net", params={"confirm": "alice-net"}, headers={"X-CSRF-Token": token})
+    assert busy.status_code == 409
+    assert busy.json()["detail"] == (f"your submission {key} of alice-net is still preparing; delete the model when "
+                                     f"it has ended (its page: /submissions/{key})")
+    with Session(app.state.engine) as session:
+        session.get(SubmissionTask, task_id).created = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) \
+            - dt.timedelta(hours=1)
+        session.commit()
+    gone = alice.delete("/api/models/alice-net", params={"confirm": "alice-net"}, headers={"X-CSRF-Token": token})
+    assert gone.status_code == 200 and gone.json() == {"model": "alice-net", "deleted_scores": 1}
+
+
+@pytest.mark.parametrize("identifier", ["alice/net", "alice\\\\net", "net?v=2", "net#1", "net%2F", "my net", ".."])
+def test_an_identifier_the_site_cannot_address_is_refused_at_upload(app, identifier):
+    """``alice/net`` was scored through the website, but its owner could never delete it (no route reaches it)."""
+    alice = register(app, "alice")
+    response = upload(alice, plugin_zip(identifier=identifier, package="alice_net"))
+    assert response.status_code == 400, response.text
+    assert response.json()["problems"] == [
+        f"the identifier {identifier!r} cannot be a model's on this site (its page, its deletion and its visibility "
+        f"are addressed by it): an identifier is {checks.IDENTIFIER_RULE}"]
+
+
+def test_an_identifier_with_a_colon_and_dots_is_addressed_and_deleted_through_the_site(app):
+    alice = register(app, "alice")
+    response = upload(alice, plugin_zip(identifier="lab:alice-net_v2.1", package="alice_net"))
+    assert response.status_code == 201, response.text
+    with Session(app.state.engine) as session:
+        session.query(SubmissionTask).one().status = "done"
+        session.commit()
+    assert alice.get("/models/lab:alice-net_v2.1").status_code == 200
+    gone = alice.delete("/api/models/lab:alice-net_v2.1", params={"confirm": "lab:alice-net_v2.1"},
+                        headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert gone.status_code == 200 and gone.json()["model"] == "lab:alice-net_v2.1"
+    assert app.state.store.model("lab:alice-net_v2.1") is None
+
+
+# ------------------------------------------------------------------ issue 36: metadata.yml read as written
+def test_a_flat_metadata_file_is_refused_with_the_expected_layout(app):
+    """Fields at the top level (not under ``models: {identifier: ...}``) were ignored silently."""
+    alice = register(app, "alice")
+    flat = "architecture: DCNN\ntotal_parameter_count: 2496\n"
+    response = upload(alice, plugin_zip(extra={"my_tiny_net/metadata.yml": flat}))
+    assert response.status_code == 400
+    assert response.json()["problems"] == [
+        "my_tiny_net/metadata.yml has no models: section (it has architecture, total_parameter_count at its top "
+        "level); put each model's fields under models: and its identifier, laid out as models: /   my-model: /     "
+        "architecture: DCNN /     total_parameter_count: 11689512"]
+    listed = upload(alice, plugin_zip(extra={"my_tiny_net/metadata.yml": "models: [my-tiny-net]\n"}))
+    assert listed.status_code == 400 and "models: must map each model identifier to its fields" in \
+        listed.json()["problems"][0]
+
+
+def test_a_stored_flat_metadata_file_is_a_problem_on_the_card(app, tmp_path):
+    stored_submission(app, tmp_path, "architecture: DCNN\n")
+    card = TestClient(app).get("/api/models/alice-yaml").json()["card"]
+    assert card["problem"].startswith("metadata.yml has no models: section (it has architecture at its top level)")
+
+
+def test_the_card_shows_the_counted_parameters_and_flags_a_different_declared_count(app, tmp_path):
+    """A declared count (1,000) was shown over the one counted in the network (86,567,656), unflagged; the
+    leaderboard's size filter used it too."""
+    stored_submission(app, tmp_path, "models:\n  alice-yaml:\n    total_parameter_count: 1000\n")
+    add_scored_model(app.state.store, "alice-yaml", 0.5, provenance={"model_facts": {"parameter_count": 86567656}})
+    client = TestClient(app)
+    rows = dict(client.get("/api/models/alice-yaml").json()["card"]["rows"])
+    assert rows["parameters"] == "86,567,656 (counted in the network; its metadata.yml declares 1,000)"
+    page = client.get("/models/alice-yaml").text
+    assert "<th>parameters</th><td>86,567,656 (counted in the network; its metadata.yml declares 1,000)</td>" in page
+    assert "alice-yaml" in json.dumps(client.get("/api/leaderboard").json())
+    small = client.get("/api/leaderboard", params={"params_max": "1"})  # millions: the declared 1,000 would pass
+    assert small.status_code == 200 and "alice-yaml" not in json.dumps(small.json())
+    large = client.get("/api/leaderboard", params={"params_min": "80"})
+    assert large.status_code == 200 and "alice-yaml" in json.dumps(large.json())

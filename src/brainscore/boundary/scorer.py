@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-bytes", type=int, required=True, help="most bytes one answer of the model may bring")
     parser.add_argument("--kwargs", default="{}", help="the model factory's keyword arguments (for the provenance)")
     args = parser.parse_args(argv)
+    from brainscore.plugin_sources import private_bytecode
 
+    private_bytecode()  # before any plugin is imported: a __pycache__ planted beside a source is never read
     from brainscore.boundary.channel import Channel
     from brainscore.boundary.crossing import BoundaryViolation
     from brainscore.boundary.remote import ModelError, ModelServerEnded, RemoteModel

@@ -191,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kwargs", default="{}", help="the model factory's keyword arguments, as JSON")
     parser.add_argument("--max-bytes", type=int, default=1 << 30, help="largest message accepted from the scorer")
     args = parser.parse_args(argv)
+    from brainscore.plugin_sources import private_bytecode
+
+    private_bytecode()  # before any plugin is imported: a __pycache__ planted beside a source is never read
     channel = Channel.from_fd(args.channel_fd, args.max_bytes)
     _state.update(channel=channel, folder=Path(args.stimuli))
     try:

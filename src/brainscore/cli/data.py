@@ -195,7 +195,15 @@ def _read_stimulus_set(args, workdir: Path):
     from brainscore.data.links import check_no_links_out
 
     csv = Path(args.stimuli)
-    frame = pd.read_csv(csv, dtype={"stimulus_id": str, "image_id": str})
+    if not csv.is_file():
+        raise ValidationError(f"--stimuli {csv}: no such file; give the stimulus CSV (stimulus_id + stimulus_path, or "
+                              f"filename)")
+    try:
+        frame = pd.read_csv(csv, dtype={"stimulus_id": str, "image_id": str})
+    except (OSError, ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:  # UnicodeDecodeError too
+        raise ValidationError(f"--stimuli {csv} cannot be read as a CSV ({type(error).__name__}: "
+                              f"{str(error).splitlines()[0] if str(error) else 'empty'}); give a comma-separated "
+                              f"file with a header row") from error
     if "stimulus_id" not in frame and "image_id" in frame:
         frame["stimulus_id"] = frame["image_id"]
     if "stimulus_id" not in frame:
@@ -232,6 +240,8 @@ def _read_assembly(args):
     from brainscore.data.packaging import ASSEMBLY_CLASSES
 
     cls = ASSEMBLY_CLASSES[args.assembly_class] if args.assembly_class else None
+    if not Path(args.assembly).is_file():
+        raise ValidationError(f"--assembly {args.assembly}: no such file; give the assembly's NetCDF file (.nc)")
     assembly = read_netcdf(args.assembly, cls=cls or ASSEMBLY_CLASSES["DataAssembly"])
     return assembly
 

@@ -34,8 +34,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--device", default=None,
                         help="torch device of the model and of the metric and ceiling, e.g. cuda or cpu (torch on the "
                              "CPU); default: the model's own device and numpy for the metric")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples for error and ci95 (default 1000, seed 0; 0 skips them)")
+    parser.add_argument("--bootstrap", type=_resamples, default=1000, metavar="N",
+                        help="bootstrap resamples for error and ci95 (default 1000, seed 0; 0 skips them; at most "
+                             "100000)")
     parser.add_argument("--db", default=None, metavar="URL",
                         help="results database (SQLAlchemy URL; default $BRAINSCORE_DB_URL, else "
                              "sqlite:///$BRAINSCORE_HOME/results.sqlite)")
@@ -227,8 +228,6 @@ def run(args) -> int:
         if region is None:
             raise SystemExit(f"error: --layer needs a neural benchmark; {args.benchmark} records no region")
         kwargs["region_layer_map"] = {region: args.layer}
-    if args.bootstrap < 0:
-        raise SystemExit(f"error: --bootstrap must be >= 0 (0 skips the interval), got {args.bootstrap}")
     key = None if args.no_record else _key(args, benchmark, kwargs)
     found = _recorded(args, key) if key else None
     if found is not None:  # the same computation is recorded (by `brainscore score` or `brainscore run`)
@@ -304,3 +303,20 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded, reuse
     else:
         lines.append(f"recorded as #{row} in {where}" if row is not None else "not recorded (--no-record)")
     print("\n".join(lines))
+
+
+def _resamples(text: str) -> int:
+    """``--bootstrap``: a whole number from 0 to :data:`~brainscore.scoring.job.MAX_RESAMPLES` (argparse says what is
+    wrong, without a traceback)."""
+    import argparse
+
+    from brainscore.scoring.job import MAX_RESAMPLES
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of resamples (e.g. 1000; 0 skips the "
+                                         f"interval)") from None
+    if not 0 <= value <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"{text} resamples is out of range: give 0 (no interval) to {MAX_RESAMPLES}")
+    return value

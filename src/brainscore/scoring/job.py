@@ -15,6 +15,9 @@ from brainscore.scoring import provenance as _provenance
 from brainscore.scoring import selection
 
 DEFAULT_RESAMPLES = 1000
+MAX_RESAMPLES = 100_000
+"""Most bootstrap resamples one score may ask for (each refits nothing but recomputes the metric's aggregate; far
+more than the interval's precision needs: 1,000 give it to about 1%)."""
 DEFAULT_SEED = 0
 
 
@@ -210,13 +213,14 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     UnknownIdentifierError
         If the model or the benchmark is not registered.
     ValueError
-        If ``bootstrap`` is negative.
+        If ``bootstrap`` is negative or over :data:`MAX_RESAMPLES`.
     DeviceError
         (a ``ValidationError``) if ``device`` names no torch device, or a CUDA device on a machine
         where torch sees no GPU; raised before any model or data is loaded.
     """
-    if int(bootstrap) < 0:
-        raise ValueError(f"bootstrap must be a number of resamples >= 0 (0 skips the interval), got {bootstrap}")
+    if not 0 <= int(bootstrap) <= MAX_RESAMPLES:
+        raise ValueError(f"bootstrap must be a number of resamples from 0 (no interval) to {MAX_RESAMPLES:,}, "
+                         f"got {bootstrap}")
     start, started = _provenance.utc_now(), time.perf_counter()
     check_home()  # an unusable BRAINSCORE_HOME fails now, not after the work
     device = _device_names.resolve(device)  # the one check: no GPU for "cuda" fails now, not deep in torch

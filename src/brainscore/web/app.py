@@ -22,7 +22,7 @@ and submissions are addressed by random keys.
 from __future__ import annotations
 
 import asyncio
-
+import logging
 import os
 import threading
 from contextlib import asynccontextmanager
@@ -35,17 +35,21 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from sqlalchemy.exc import DBAPIError
 from starlette.middleware.sessions import SessionMiddleware
 
+from brainscore.plugin_sources import private_bytecode
 from brainscore.results import Database
 from brainscore.web import accounts as account_store
-from brainscore.web import checks, plots
+from brainscore.web import checks, plots, storage
 from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher
 from brainscore.web.routes import accounts, api, explore, models, pages, submissions
 from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
 from brainscore.web.site import HERE, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
+
+logger = logging.getLogger(__name__)
 
 
 def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs: tuple = (),
@@ -103,6 +107,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         If the mail settings are inconsistent (``mail_host`` without ``site_url``, an unknown ``mail_security``).
     """
     folder = home()
+    private_bytecode()  # approved plugin folders are imported here: never a __pycache__ planted beside their source
     store = Database(db_url)
     url = str(getattr(store, "url", None) or db_url)
     root = Path(root or folder / "submissions")
@@ -155,6 +160,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
     app.add_exception_handler(StarletteHTTPException, _http_error)  # FastAPI's HTTPException is one
     app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_exception_handler(OSError, _storage_error)  # a full disk: 507 in words, never a bare 500
+    app.add_exception_handler(DBAPIError, _storage_error)  # a read-only or locked database: 503, never its SQL
     return app
 
 
@@ -224,6 +231,19 @@ async def _http_error(request: Request, error: StarletteHTTPException):
     if error.status_code == 404 and detail == "Not Found":
         detail = f"there is no page at {request.url.path}"
     return site.render(request, "error.html", status_code=error.status_code, code=error.status_code, detail=detail)
+
+
+async def _storage_error(request: Request, error: Exception):
+    """507 (a full disk) or 503 (a database that cannot take changes) in the visitor's words, the detail in the
+    server's log (:func:`brainscore.web.storage.answer`); any other error is re-raised (a 500)."""
+    answered = storage.answer(error)
+    if answered is None:
+        raise error
+    code, message = answered
+    logger.error("%s %s answered %d: %s", request.method, request.url.path, code, error, exc_info=error)
+    if _wants_json(request):
+        return JSONResponse({"detail": message}, status_code=code, headers={"Retry-After": "300"})
+    return request.app.state.site.render(request, "error.html", status_code=code, code=code, detail=message)
 
 
 async def _invalid_request(request: Request, error: RequestValidationError):

@@ -81,6 +81,9 @@ def metadata(folder: Path, model: str) -> dict:
         return {}
     try:
         data = _read_yaml(path, stamp) or {}
+        problem = plugin_metadata.layout_problem(data, path.name)
+        if problem:
+            return {"problem": problem}
         entry = (data.get("models") or {}).get(model) or {}
         return dict(entry) if isinstance(entry, dict) else {}
     except (MetadataRejected, AttributeError, TypeError, OSError) as error:
@@ -142,13 +145,15 @@ def model_facts(model: str, task=None, owner: str | None = None, provenance: dic
         The provenance of one of its recorded scores (the framework's version).
     parameter_count : int, optional
         The number of parameters counted in its loaded network (the models table's ``parameter_count``),
-        used when ``metadata.yml`` gives none.
+        used over the one ``metadata.yml`` declares.
 
     Returns
     -------
     dict
         Every :data:`FILTERS` key (a string, or None when not known), ``parameter_count`` (int or None: not
-        known; never 0), ``parameter_source`` (``"metadata.yml"``, ``"counted in the network"`` or None),
+        known; never 0: the count in the loaded network where there is one, else the declared one),
+        ``parameter_source`` (``"counted in the network"``, ``"metadata.yml"`` or None),
+        ``declared_parameter_count`` (its ``metadata.yml``'s ``total_parameter_count``, int or None),
         ``declared`` (its ``metadata.yml`` entry) and ``folder`` (its plugin folder, or None).
     """
     folder = next((f for f in plugin_folders(model, task) if _registers(f, model)), None)
@@ -162,9 +167,11 @@ def model_facts(model: str, task=None, owner: str | None = None, provenance: dic
         facts.setdefault(key, None)
     declared_count = _count(declared.get("total_parameter_count"), least=0)  # the pixels model has none
     counted = _count(parameter_count)
-    facts["parameter_count"] = declared_count if declared_count is not None else counted
-    facts["parameter_source"] = ("metadata.yml" if declared_count is not None
-                                 else "counted in the network" if counted is not None else None)
+    # what the network holds beats what its submitter declares (a filter by size cannot be gamed by metadata.yml)
+    facts["parameter_count"] = counted if counted is not None else declared_count
+    facts["parameter_source"] = ("counted in the network" if counted is not None
+                                 else "metadata.yml" if declared_count is not None else None)
+    facts["declared_parameter_count"] = declared_count
     facts["declared"], facts["folder"] = declared, folder
     return facts
 
@@ -183,8 +190,8 @@ def model_card(model: str, task=None, owner: str | None = None, scores: list[dic
         Its recorded scores as :func:`brainscore.web.views.model_json` lists them (provenance: framework,
         weights' sha256).
     parameter_count : int, optional
-        Its parameters counted in the loaded network (shown when ``metadata.yml`` gives none; "not known" when
-        neither does).
+        Its parameters counted in the loaded network (shown over the one ``metadata.yml`` declares, which is
+        flagged beside it when it differs; "not known" when neither is known).
     """
     provenance = next((s["provenance"] for s in reversed(scores or []) if isinstance(s.get("provenance"), dict)), {})
     facts = model_facts(model, task, owner, provenance, parameter_count)
@@ -192,9 +199,15 @@ def model_card(model: str, task=None, owner: str | None = None, scores: list[dic
     rows = []
     for key, label in FIELDS:
         if key == "total_parameter_count":
-            count = facts["parameter_count"]
-            rows.append((label, "not known" if count is None else count if facts["parameter_source"] == "metadata.yml"
-                         else f"{count:,} (counted in the network)"))
+            count, claimed = facts["parameter_count"], facts["declared_parameter_count"]
+            if count is None:
+                rows.append((label, "not known"))
+            elif claimed is None:
+                rows.append((label, f"{count:,} (counted in the network)"))
+            elif claimed == count or facts["parameter_source"] == "metadata.yml":
+                rows.append((label, count))
+            else:  # the counted number, and the declared one flagged
+                rows.append((label, f"{count:,} (counted in the network; its metadata.yml declares {claimed:,})"))
         elif declared.get(key) not in (None, ""):
             rows.append((label, declared[key]))
     torch = (provenance.get("environment") or {}).get("torch")

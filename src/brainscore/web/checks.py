@@ -26,15 +26,20 @@ sizes can lie).
 from __future__ import annotations
 
 import ast
+import errno
+import importlib.machinery
 import importlib.util
 import io
 import os
+import re
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from brainscore.plugin_sources import parse_source
 from brainscore.web import plugin_metadata
@@ -44,6 +49,25 @@ MAX_UNCOMPRESSED_BYTES = 500 * 1024 * 1024
 MAX_RATIO = 100.0
 """Largest uncompressed/compressed size of an entry (and of the whole zip) before it counts as a bomb."""
 MAX_ENTRIES = 2000
+MAX_REQUIREMENTS_BYTES = 16 * 1024
+"""Largest requirements.txt read (bytes, unpacked); a plugin names a few packages."""
+MAX_REQUIREMENTS_LINES = 200
+"""Most lines of a requirements.txt (comments and blank lines included)."""
+MAX_PATH_CHARS = 1024
+"""Longest path of a zip entry (characters); deeper or longer paths cannot be unpacked on common file systems."""
+MAX_PATH_DEPTH = 32
+"""Most folders in a zip entry's path."""
+MAX_NAME_BYTES = 255
+"""Longest file or folder name (bytes in UTF-8), the limit of common Linux file systems (ext4, xfs, tmpfs)."""
+EXECUTABLE_SUFFIXES = frozenset({
+    ".pyc", ".pyo", ".pyd", ".so", ".dll", ".dylib", ".pth", ".zip", ".egg", ".whl", ".pyz", ".pyzw", ".pyw",
+    *importlib.machinery.EXTENSION_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES})
+"""File endings of what Python could run instead of, or beside, a plugin's reviewed ``.py`` sources: bytecode (run
+without reading the source when compiled with ``invalidation_mode=UNCHECKED_HASH``), native extensions (imported before
+a ``.py`` of the same name), ``.pth`` files (run at start-up from a site folder) and archives Python imports from
+(zip, egg, wheel, zipapp). A submission carries sources only: :func:`check_zip` refuses these by name."""
+RESERVED_PACKAGES = frozenset({"sitecustomize", "usercustomize"})
+"""Plugin folder names Python imports by itself at start-up when they are on its path."""
 ALLOWED_REQUIREMENTS = frozenset({
     "torch", "torchvision", "timm", "numpy", "scipy", "pillow", "safetensors", "scikit-learn", "pandas",
     "xarray", "efficientnet-lite-pytorch", "einops", "brainscore"})
@@ -123,7 +147,8 @@ def reference_plugin_dir(site: Path) -> Path | None:
 
 
 def _normalise(name: str) -> str:
-    return name.lower().replace("_", "-")
+    """``name`` as PEP 503 compares package names (``scikit.learn``, ``Scikit_Learn``: ``scikit-learn``)."""
+    return canonicalize_name(name)
 
 
 SITE_OWNER = "\x00the site"
@@ -189,7 +214,10 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
         problems.append(f"{root}/__init__.py registers no model: add register_model(\"my-model\") to it")
     taken = taken or {}
     for identifier in identifiers:
-        if identifier in builtin:
+        unaddressable = identifier_problem(identifier)
+        if unaddressable:
+            problems.append(unaddressable)
+        elif identifier in builtin:
             problems.append(f"the identifier {identifier!r} is a built-in model; choose another")
         elif taken.get(identifier) == SITE_OWNER:
             problems.append(f"the identifier {identifier!r} is a model of this site (its scores were recorded by the "
@@ -207,6 +235,25 @@ def check_zip(data: bytes, *, taken: dict[str, str] | None = None, owner: str | 
                          benchmarks=sorted({i for kind, i, _ in trusted if kind == "benchmark" and i}))
 
 
+MAX_IDENTIFIER_CHARS = 200
+"""Longest model identifier a submission may register."""
+IDENTIFIER_PATTERN = re.compile(r"[^/\\?#%\s\x00-\x1f\x7f]{1,200}")
+"""What a submitted model identifier may be: 1 to 200 characters, none of ``/ \\ ? # %``, whitespace or control
+characters, and not ``.`` or ``..``: the site's addresses (``/models/{identifier}``, its delete and visibility
+routes) take it as one path segment, and its owner must be able to reach them."""
+IDENTIFIER_RULE = ("1 to 200 characters, none of / \\ ? # % or spaces, not '.' or '..' (e.g. my-net_v2.1 or "
+                   "lab:resnet50)")
+
+
+def identifier_problem(identifier: str) -> str | None:
+    """Why ``identifier`` cannot be a submitted model's (the site could not address its pages), else None."""
+    if IDENTIFIER_PATTERN.fullmatch(identifier) and identifier not in (".", ".."):
+        return None
+    shown = identifier if len(identifier) <= 80 else identifier[:80] + "..."
+    return (f"the identifier {shown!r} cannot be a model's on this site (its page, its deletion and its visibility "
+            f"are addressed by it): an identifier is {IDENTIFIER_RULE}")
+
+
 def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
     """Problems of the zip's directory: total size, bomb ratios, absolute or ``..`` paths, links, device files."""
     problems: list[str] = []
@@ -221,6 +268,19 @@ def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
         name = info.filename
         path = PurePosixPath(name.replace("\\", "/"))
         mode = info.external_attr >> 16
+        shown = name if len(name) <= 120 else f"{name[:60]}...{name[-40:]} ({len(name):,} characters)"
+        if len(name) > MAX_PATH_CHARS or len(path.parts) > MAX_PATH_DEPTH:
+            problems.append(f"{shown!r} has a path of {len(name):,} characters in {len(path.parts):,} parts; the "
+                            f"limits are {MAX_PATH_CHARS} characters and {MAX_PATH_DEPTH} folders deep")
+            continue
+        long = [part for part in path.parts if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES]
+        if long:
+            problems.append(f"{shown!r} has a name of {len(long[0].encode('utf-8', 'surrogatepass')):,} bytes; the "
+                            f"limit is {MAX_NAME_BYTES} bytes per file or folder name")
+            continue
+        executable = executable_problem(name)
+        if executable:
+            problems.append(executable)
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
             problems.append(f"{name!r} is an absolute path; paths must be relative to the zip's root")
         elif ".." in path.parts:
@@ -234,6 +294,25 @@ def _entry_problems(infos: list[zipfile.ZipInfo]) -> list[str]:
             problems.append(f"{name!r} unpacks to {info.file_size / info.compress_size:.0f} times its compressed "
                             f"size (a zip bomb?); the limit is {MAX_RATIO:.0f}")
     return problems
+
+
+def executable_problem(name: str) -> str | None:
+    """Why the zip entry ``name`` may not be uploaded because Python could run it in place of (or beside) the reviewed
+    sources (:data:`EXECUTABLE_SUFFIXES`, any ``__pycache__`` folder), else None."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    lowered = path.name.lower()
+    if "__pycache__" in path.parts:
+        return (f"{name!r} is in a __pycache__ folder: Python could run its bytecode instead of the source that is "
+                f"checked and reviewed; upload sources only (leave __pycache__ folders out of the zip)")
+    suffix = next((s for s in sorted(EXECUTABLE_SUFFIXES, key=len, reverse=True) if lowered.endswith(s)), None)
+    if suffix is None or name.endswith("/"):
+        return None
+    kind = ("compiled bytecode" if suffix in {".pyc", ".pyo"} else
+            "a .pth file (its lines run when Python starts)" if suffix == ".pth" else
+            "an archive Python can import code from" if suffix in {".zip", ".egg", ".whl", ".pyz", ".pyzw"} else
+            "a Windows Python source (.pyw)" if suffix == ".pyw" else "a compiled native extension")
+    return (f"{name!r} is {kind}: Python could run it instead of the source that is checked and reviewed; a "
+            f"submission carries Python sources (.py), data and weights only: remove it from the zip")
 
 
 def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple[str, str]:
@@ -263,6 +342,8 @@ def _package_of(files: dict[str, zipfile.ZipInfo], problems: list[str]) -> tuple
         root = f"models/{package}"
     if not package.isidentifier():
         problems.append(f"the plugin folder {package!r} is not a Python package name (letters, digits, '_')")
+    elif package.lower() in RESERVED_PACKAGES:
+        problems.append(f"the plugin folder {package!r} is a name Python imports by itself at start-up; rename it")
     elif importlib.util.find_spec(package) is not None:
         problems.append(f"the plugin folder {package!r} has the name of an installed module; rename it")
     init = f"{root}/__init__.py"
@@ -348,7 +429,22 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
     requirements: list[str] = []
     if info is None:
         return requirements
-    for line in archive.read(info).decode("utf-8", "replace").splitlines():
+    if info.file_size > MAX_REQUIREMENTS_BYTES:
+        problems.append(f"requirements.txt has {info.file_size:,} bytes; the limit is {MAX_REQUIREMENTS_BYTES // 1024} "
+                        f"KiB (name the packages the plugin imports, one a line)")
+        return requirements
+    with archive.open(info) as handle:  # read no more than the limit, whatever the zip's header says
+        text = handle.read(MAX_REQUIREMENTS_BYTES + 1)
+    if len(text) > MAX_REQUIREMENTS_BYTES:
+        problems.append(f"requirements.txt has more than {MAX_REQUIREMENTS_BYTES // 1024} KiB; that is the limit")
+        return requirements
+    lines = text.decode("utf-8", "replace").splitlines()
+    if len(lines) > MAX_REQUIREMENTS_LINES:
+        problems.append(f"requirements.txt has {len(lines):,} lines; the limit is {MAX_REQUIREMENTS_LINES} (name the "
+                        f"packages the plugin imports, one a line)")
+        return requirements
+    allowed_names = None if allowed is None else {_normalise(a) for a in allowed}
+    for line in lines:
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -361,9 +457,14 @@ def _requirements(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, allowe
             problems.append(f"requirements.txt: {line!r} installs from a URL; name a package from the index "
                             f"(wheels only), e.g. {requirement.name}")
             continue
+        if requirement.extras:  # they pull packages the allow-list never saw
+            problems.append(f"requirements.txt: {line!r} asks for extras ({', '.join(sorted(requirement.extras))}), "
+                            f"which install further packages; extras are not supported: name each package you need "
+                            f"(from the allow-list) on a line of its own, e.g. {requirement.name}")
+            continue
         requirements.append(str(requirement))
         name = _normalise(requirement.name)
-        if allowed is not None and name not in {_normalise(a) for a in allowed} and name not in PROVIDED:
+        if allowed_names is not None and name not in allowed_names and name not in PROVIDED:
             problems.append(f"requirements.txt asks for {requirement.name!r}, which is not on the server's "
                             f"allow-list ({', '.join(sorted(allowed))}); leave it out, or ask the site's "
                             f"administrators to allow it")
@@ -381,9 +482,13 @@ def _metadata(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, name: str,
         return
     try:
         with archive.open(info) as handle:
-            plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
+            data = plugin_metadata.parse(handle.read(plugin_metadata.MAX_BYTES + 1), name)
     except plugin_metadata.MetadataRejected as error:
         problems.append(str(error))
+        return
+    layout = plugin_metadata.layout_problem(data, name)
+    if layout:
+        problems.append(layout)
 
 
 def _under(path: str, folder: Path) -> bool:
@@ -400,7 +505,10 @@ def extract(data: bytes, target: Path, strip: str = "") -> None:
     Raises
     ------
     SubmissionRejected
-        If the bytes written exceed the limits (a zip whose headers understate its sizes).
+        If the bytes written exceed the limits (a zip whose headers understate its sizes), a member is damaged (bad
+        CRC, truncated) or compressed or encrypted in a way this site does not read, or its name cannot be written.
+    OSError
+        The server's disk failed (full: ``ENOSPC``); nothing of it is the submitter's to fix.
     """
     target = Path(target).resolve()
     written = 0
@@ -417,13 +525,30 @@ def extract(data: bytes, target: Path, strip: str = "") -> None:
             if info.is_dir():
                 destination.mkdir(parents=True, exist_ok=True)
                 continue
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as source, open(destination, "wb") as sink:
-                while chunk := source.read(1 << 20):
-                    written += len(chunk)
-                    if written > MAX_UNCOMPRESSED_BYTES:
-                        raise SubmissionRejected([f"the zip unpacks to more than {MAX_UNCOMPRESSED_BYTES // 2**20} MB"])
-                    sink.write(chunk)
+            try:
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(info) as source, open(destination, "wb") as sink:
+                    while chunk := source.read(1 << 20):
+                        written += len(chunk)
+                        if written > MAX_UNCOMPRESSED_BYTES:
+                            raise SubmissionRejected([f"the zip unpacks to more than "
+                                                      f"{MAX_UNCOMPRESSED_BYTES // 2**20} MB"])
+                        sink.write(chunk)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as error:
+                # a damaged member (bad CRC, truncated data), an unsupported compression or an encrypted one
+                raise SubmissionRejected([f"{info.filename!r} could not be unpacked: {error}; the zip is damaged or "
+                                          f"uses a compression or encryption this site does not read: make it "
+                                          f"again (e.g. zip -r plugin.zip my_plugin)"]) from error
+            except OSError as error:
+                if error.errno not in _NAME_ERRNOS:
+                    raise  # the server's disk (full, failing): not the submitter's fault
+                raise SubmissionRejected([f"{info.filename!r} cannot be written on the server ({error.strerror}): "
+                                          f"use shorter paths and plain file names"]) from error
+
+
+_NAME_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ, errno.ELOOP, errno.ENOTDIR, errno.EISDIR,
+                          errno.EEXIST})
+"""Errors of writing a member that its name causes (not the server's disk)."""
 
 
 def make_durable(folder: Path) -> None:

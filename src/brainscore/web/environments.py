@@ -8,7 +8,8 @@ server has installed: what is not allowed is refused with the allowed list, and 
 Those the server has are used as they are (:func:`unsatisfied`: name, version specifier and environment
 markers, read with :mod:`importlib.metadata` and :mod:`packaging`). The rest are installed by
 :func:`python_for`, which the queue's Dask task calls when it starts a pair (the upload has long returned),
-with pip, into a virtual environment that sees the server's packages (``--system-site-packages``) and is named
+with pip, into a virtual environment that sees the server's packages (``--system-site-packages`` and a ``.pth`` file
+adding the server's own site-packages where it runs in a virtual environment, :func:`make_venv`) and is named
 by the sha256 of the sorted unsatisfied requirements, so submissions asking for the same packages share it
 (:func:`prepare`):
 
@@ -290,6 +291,43 @@ def server_modules() -> set[str]:
     return {*sys.stdlib_module_names, *sys.builtin_module_names, *(m.name for m in pkgutil.iter_modules())}
 
 
+SERVER_PTH = "_brainscore_server_packages.pth"
+"""The ``.pth`` file :func:`make_venv` writes into an environment: it adds the server's own site-packages."""
+
+
+def server_site_dirs() -> list[str]:
+    """The site-packages folders of the server's own environment, in its order (a virtual environment's first,
+    then its base interpreter's where it includes them), as :func:`site.getsitepackages` lists them."""
+    import site
+
+    return [path for path in site.getsitepackages() if os.path.isdir(path)]
+
+
+def _server_pth() -> str:
+    """The text of :data:`SERVER_PTH`: one ``import`` line adding each of :func:`server_site_dirs` as a site folder
+    (their own ``.pth`` files, e.g. editable installs, processed too)."""
+    return f"import site; list(map(site.addsitedir, {server_site_dirs()!r}))\n"  # exec'd: no comprehension scope
+
+
+def make_venv(folder: Path) -> None:
+    """Create the virtual environment ``folder`` (no pip) that sees the server's own packages after its own.
+
+    ``venv --system-site-packages`` alone exposes the packages of the *base* interpreter, not those of a server
+    that runs in a virtual environment (scoring then failed with ``No module named 'pandas'``): a ``.pth`` file
+    (:data:`SERVER_PTH`) adds the server's site-packages, so the order of ``sys.path`` is the environment's own
+    site-packages, then the server's (its virtual environment's, then its base interpreter's).
+
+    Raises
+    ------
+    subprocess.CalledProcessError, subprocess.TimeoutExpired
+        If ``venv`` fails.
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(folder)],
+                   check=True, capture_output=True, timeout=_VENV_TIMEOUT_S)
+    for site_dir in _site_packages(folder):
+        (site_dir / SERVER_PTH).write_text(_server_pth(), encoding="utf-8")
+
+
 def shadowed(folder: Path) -> list[str]:
     """What the environment ``folder`` installed that would shadow the server's own code: top-level modules of
     its site-packages that the server's interpreter also imports, and ``.pth`` files (they run at every start
@@ -298,6 +336,8 @@ def shadowed(folder: Path) -> list[str]:
     known = server_modules()
     for site in _site_packages(folder):
         for entry in sorted(site.iterdir()):
+            if entry.name == SERVER_PTH and entry.read_text(encoding="utf-8", errors="replace") == _server_pth():
+                continue  # ours (make_venv), as written
             if entry.name.endswith(".pth"):
                 found.append(f"{entry.name} (a .pth file, run at every start of Python)")
                 continue
@@ -312,8 +352,7 @@ def shadowed(folder: Path) -> list[str]:
 def _build(folder: Path, missing: list[str], timeout_s: float, disk_bytes: int) -> None:
     """Create the environment in ``folder`` and install ``missing`` into it, wheels only, pinned to the server's
     versions of what it has, within ``timeout_s`` seconds and ``disk_bytes`` bytes."""
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(folder)],
-                   check=True, capture_output=True, timeout=_VENV_TIMEOUT_S)
+    make_venv(folder)
     work = folder / ".install"  # pip's downloads and log: inside the folder, so they count against the quota
     (work / "tmp").mkdir(parents=True)
     constraints = work / "server-constraints.txt"

@@ -47,6 +47,7 @@ from brainscore.boundary import launcher
 from brainscore.boundary.process import (PACKAGE_ROOT, Limits, masked_paths, prepare_resources, server_command,
                                          server_environment, visible_paths)
 from brainscore.errors import BrainScoreError
+from brainscore.plugin_sources import private_bytecode
 from brainscore.results import Database, record
 from brainscore.results.records import NotRecorded
 from brainscore.results.schema import SubmissionTask
@@ -84,6 +85,7 @@ def _scorer_environment(root: Path) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep)
                                                               if p and Path(p).resolve() != PACKAGE_ROOT]])
     env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONPYCACHEPREFIX"] = str(private_bytecode())  # the scorer imports approved plugins: bytecode of its own
     return env
 
 
@@ -114,6 +116,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     dict
         ``{"status": "done", "score": float}`` or ``{"status": "failed", "failure": str}``.
     """
+    private_bytecode()  # this worker process never reads a __pycache__ planted beside an approved plugin's source
     store = Database(db_url)  # opened per task: a Dask worker runs tasks in threads of its own
     engine = store.engine
     with Session(engine) as session:

@@ -25,7 +25,10 @@ MAX_ALIASES = 32
 MAX_DEPTH = 12
 MAX_EXPANDED = 256 * 1024
 
-__all__ = ["MAX_BYTES", "MAX_ALIASES", "MAX_DEPTH", "MAX_EXPANDED", "MetadataRejected", "parse"]
+__all__ = ["MAX_BYTES", "MAX_ALIASES", "MAX_DEPTH", "MAX_EXPANDED", "MetadataRejected", "parse", "layout_problem"]
+
+LAYOUT = "models:\n  my-model:\n    architecture: DCNN\n    total_parameter_count: 11689512"
+"""The layout of a ``metadata.yml`` (the reference's): each model's fields under ``models:`` and its identifier."""
 
 
 class MetadataRejected(ValueError):
@@ -125,3 +128,22 @@ def parse(text: str | bytes, name: str = "metadata.yml"):
         raise MetadataRejected(f"{name} holds a value that cannot be read: {str(error)[:200]}") from None
     finally:
         loader.dispose()
+
+
+def layout_problem(data, name: str = "metadata.yml") -> str | None:
+    """Why the parsed ``data`` of ``name`` is not laid out as the reference's (:data:`LAYOUT`: fields under
+    ``models:`` and each model's identifier), else None. A flat file (fields at its top level) is refused with the
+    expected layout rather than ignored (its card would show nothing, and nothing says why)."""
+    if data is None:
+        return None
+    shown = LAYOUT.replace("\n", " / ")
+    if not isinstance(data, dict):
+        return f"{name} must be a mapping with a models: section, laid out as {shown}"
+    models = data.get("models")
+    if models is None:
+        fields = ", ".join(sorted(str(k) for k in data)[:6])
+        return (f"{name} has no models: section (it has {fields or 'nothing'} at its top level); put each model's "
+                f"fields under models: and its identifier, laid out as {shown}")
+    if not isinstance(models, dict) or not all(isinstance(v, dict) or v is None for v in models.values()):
+        return f"{name}'s models: must map each model identifier to its fields, laid out as {shown}"
+    return None

@@ -134,4 +134,7 @@ def prepare(root: Path, benchmark: str) -> list[int]:
 
 
 if __name__ == "__main__":  # python -m brainscore.web.stimuli ROOT BENCHMARK: what the background thread runs
+    from brainscore.plugin_sources import private_bytecode
+
+    private_bytecode()  # before any plugin is imported: a __pycache__ planted beside a source is never read
     prepare(Path(sys.argv[1]), sys.argv[2])

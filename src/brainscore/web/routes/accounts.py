@@ -11,7 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from brainscore.web import accounts, notices
+from brainscore.web import accounts, notices, storage
 from brainscore.web.site import check_csrf, site_of
 
 router = APIRouter()
@@ -146,12 +146,13 @@ def login(request: Request, username: str = Form(""), password: str = Form(""),
     check_csrf(request, csrf_token)
     site = site_of(request)
     address = request.client.host if request.client else "?"
-    try:
-        user = accounts.authenticate(site.engine, username, password, address)
+    try:  # a database lock or read-only moment is tried again (storage.retrying); a lasting one is a 503
+        user = storage.retrying(lambda: accounts.authenticate(site.engine, username, password, address))
     except accounts.AccountError as error:
         code = 429 if isinstance(error, accounts.RateLimited) else 400
         return site.render(request, "login.html", status_code=code, error=str(error), username=username)
-    site.log_in(request, user)  # a new session id and CSRF token: a session fixed before the log-in is worthless
+    # a new session id and CSRF token: a session fixed before the log-in is worthless
+    storage.retrying(lambda: site.log_in(request, user))
     return RedirectResponse("/submissions", status_code=303)
 
 

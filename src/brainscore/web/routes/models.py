@@ -12,7 +12,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from brainscore.web.queue import SubmissionTask
+from brainscore.web.queue import PREPARING_S, SubmissionTask
+from brainscore.web.tasks import now
 from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
@@ -54,19 +55,27 @@ def delete(site: Site, identifier: str, user, confirm: str) -> int:
         raise HTTPException(400, f"to delete {identifier}, type its identifier exactly in the confirmation field")
     busy = active_task(site, identifier, user)
     if busy is not None:
-        raise HTTPException(409, f"submission {busy} of {identifier} is still queued or running; delete the model when "
-                                 f"it has ended")
+        key, status = busy
+        raise HTTPException(409, f"your submission {key} of {identifier} is still {status}; delete the model when it "
+                                 f"has ended (its page: /submissions/{key})")
     return site.store.delete_model(identifier)
 
 
-def active_task(site: Site, identifier: str, user) -> int | None:
-    """The id of a submission task of ``user`` that holds ``identifier`` and is preparing, queued or running."""
+def active_task(site: Site, identifier: str, user) -> tuple[str, str] | None:
+    """``(key, status)`` of a submission task of ``user`` that holds ``identifier`` and is preparing, queued or
+    running (its key: what its page's address and the user's submissions list show). A task ``preparing`` for
+    longer than :data:`~brainscore.web.queue.PREPARING_S` (its server died while unpacking it; it never runs) does
+    not count."""
+    current = now()
     with Session(site.engine) as session:
-        for task_id, models in session.execute(select(SubmissionTask.id, SubmissionTask.models).where(
+        for key, status, created, models in session.execute(
+                select(SubmissionTask.key, SubmissionTask.status, SubmissionTask.created, SubmissionTask.models).where(
                 SubmissionTask.owner == user.username,
                 SubmissionTask.status.in_(("preparing", "queued", "running")))):
+            if status == "preparing" and created is not None and (current - created).total_seconds() >= PREPARING_S:
+                continue
             if identifier in (models or []):
-                return task_id
+                return key, status
     return None
 
 

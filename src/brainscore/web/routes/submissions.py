@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import fcntl
+import logging
 from contextlib import contextmanager
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
@@ -14,12 +15,14 @@ from sqlalchemy.orm import Session
 
 from brainscore import registry
 from brainscore.leaderboard import tree
-from brainscore.web import approval, checks, environments
+from brainscore.web import approval, checks, environments, storage
 from brainscore.web.queue import SubmissionTask, write_entry_point
+from brainscore.web.tasks import now
 from brainscore.web.security import upload_limit
 from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
+logger = logging.getLogger(__name__)
 
 
 class _Owners:
@@ -120,38 +123,75 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
     # what the server lacks is installed by the queue before the first pair (environments.python_for), not here
     held = bool(checked.trusted)  # benchmark, data or metric code: nothing runs before an administrator approves
     status = approval.AWAITING if held else "queued"
-    with Session(site.engine, expire_on_commit=False) as session:
-        task = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
-                              models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
-                              public=public, status="preparing")
-        session.add(task)
-        with _one_writer(site):
-            session.commit()
-        folder = site.root / str(task.id)
+    def new_task() -> SubmissionTask:  # repeatable: a lock or read-only moment is retried (storage.retrying)
+        with Session(site.engine, expire_on_commit=False) as session:
+            made = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
+                                  models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
+                                  public=public, status="preparing")
+            session.add(made)
+            with _one_writer(site):
+                session.commit()
+            return made
+
+    task = storage.retrying(new_task)
+    folder = site.root / str(task.id)
+    try:
         checks.extract(data, folder / "site", strip=checked.strip)
         if checked.layout == "brainscore":  # a reference plugin folder is scanned (BRAINSCORE_PLUGIN_DIRS)
             write_entry_point(folder / "site", checked.package, task.id)
         checks.make_durable(folder)  # on disk before the task is queued and the upload answered
+    except BaseException as error:  # never left `preparing`: failed with the reason, its files removed
+        _failed_preparing(site, task.id, folder, error)
+        raise
+    log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
+           f"{', '.join(checked.identifiers)}\nrequirements: {', '.join(checked.requirements) or 'none'}"
+           f"{_to_install(checked.requirements)}\n{len(chosen)} benchmark(s)\n")
+    if held:
+        log += (f"awaiting approval: it holds trusted code ({'; '.join(checked.trusted)}), which runs on the "
+                f"server only after an administrator of this site has reviewed and approved it\n")
+
+    def queue() -> None:  # repeatable: nothing is written until its one commit
         # one transaction queues the task with its results-database submission and model rows (it was three,
         # each waiting for the write lock and syncing to disk)
-        task.folder, task.status = str(folder), status
-        task.log = (f"submission {task.key} by {user.username}: {filename}\npackage {checked.package}, models "
-                    f"{', '.join(checked.identifiers)}\nrequirements: {', '.join(checked.requirements) or 'none'}"
-                    f"{_to_install(checked.requirements)}\n{len(chosen)} benchmark(s)\n")
-        if held:
-            task.log += (f"awaiting approval: it holds trusted code ({'; '.join(checked.trusted)}), which runs on the "
-                         f"server only after an administrator of this site has reviewed and approved it\n")
-        with _one_writer(site):
-            task.submission_id = site.store.create_submission(
-                user.username, checked.identifiers, chosen, status=status,
-                meta={"web_job": task.id, "public": public, "package": checked.package,
-                      "requirements": checked.requirements, "filename": filename[:300]}, session=session)
-            for identifier in checked.identifiers:
-                site.store.add_model(identifier, owner=user.username, public=public, session=session)
-            session.commit()
+        with Session(site.engine, expire_on_commit=False) as session:
+            row = session.get(SubmissionTask, task.id)
+            row.folder, row.status, row.log = str(folder), status, log
+            with _one_writer(site):
+                row.submission_id = site.store.create_submission(
+                    user.username, checked.identifiers, chosen, status=status,
+                    meta={"web_job": task.id, "public": public, "package": checked.package,
+                          "requirements": checked.requirements, "filename": filename[:300]}, session=session)
+                for identifier in checked.identifiers:
+                    site.store.add_model(identifier, owner=user.username, public=public, session=session)
+                session.commit()
+            task.folder, task.status, task.log, task.submission_id = row.folder, row.status, row.log, row.submission_id
+
+    try:
+        storage.retrying(queue)
+    except BaseException as error:
+        _failed_preparing(site, task.id, folder, error)
+        raise
     if not held:
         site.dispatcher.notify()
     return task
+
+
+def _failed_preparing(site: Site, task_id: int, folder, error: BaseException) -> None:
+    """Mark submission task ``task_id``, whose unpacking into ``folder`` failed with ``error``, ``failed`` with the
+    reason (a task left ``preparing`` would hold its model forever) and remove what was unpacked of it."""
+    import shutil
+
+    from brainscore.web.tasks import update_task
+
+    shutil.rmtree(folder, ignore_errors=True)
+    reason = ("; ".join(error.problems) if isinstance(error, checks.SubmissionRejected)
+              else "the server could not store the upload (its disk); nothing of it was kept, upload it again later")
+    try:
+        with _one_writer(site):
+            update_task(site.engine, task_id, log_append=f"not accepted: {reason}\n", status="failed", failure=reason,
+                        finished=now())
+    except Exception:  # noqa: BLE001 - the database too is failing: the original error is what the caller reports
+        logger.exception("submission task %s could not be marked failed after: %s", task_id, reason)
 
 
 def _to_install(requirements: list[str]) -> str:
