@@ -51,7 +51,7 @@ from brainscore.results import Database, record
 from brainscore.results.records import NotRecorded
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
-from brainscore.web import environments
+from brainscore.web import environments, watchdog
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 from brainscore.web.tasks import (MAX_FAILURE_CHARS, now, record_pair_failure, set_result, shorten,
                                   update_task)
@@ -157,7 +157,7 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     ours, theirs = socket.socketpair()
     server = command or server_command(python, model, theirs.fileno(), stimuli, {}, limits.memory)
     trusted = scorer or scorer_command(model, benchmark, ours.fileno(), stimuli, limits.memory)
-    ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs)
+    ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs, k=k)
     shutil.rmtree(stimuli, ignore_errors=True)
     failure, outcome = ended.failure(limits), ended.outcome
     if failure is None:
@@ -181,8 +181,12 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
 
 
 def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], server_env: dict, scorer_argv: list[str],
-         workdir: Path, limits: Limits, ours: socket.socket, theirs: socket.socket) -> "_Ended":
-    """Run the model server (under the launcher) and the scorer; stream their output into the task's log."""
+         workdir: Path, limits: Limits, ours: socket.socket, theirs: socket.socket, k: int = 0) -> "_Ended":
+    """Run the model server (under the launcher) and the scorer; stream their output into the task's log.
+
+    Each runs in a session and process group of its own, recorded in the submission's folder and watched by a
+    :mod:`~brainscore.web.watchdog` of their own that kills both at the wall-clock limit (and a grace) or as soon as
+    this process dies (a killed server's worker), so neither outlives its time limit or its server."""
     report_read, report_write = os.pipe()
     log_read, log_write = os.pipe()  # the model server's output: the submission's log, capped
     err_read, err_write = os.pipe()  # the scorer's standard error: its progress and warnings, into the log too
@@ -206,6 +210,7 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
             os.close(descriptor)
         ours.close()
         theirs.close()
+    guard, guarded = _watch(server, scorer, workdir.parent, limits, k)
     killed_for: list[str] = []
 
     def kill(reason: str, *processes) -> None:
@@ -243,6 +248,7 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
         server.wait()
         scorer.wait()
     finally:
+        _release(guard, guarded, workdir.parent)
         timer.cancel()
         selector.close()
         for descriptor in (log_read, err_read, out_read):
@@ -266,6 +272,49 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
                 event = None
     return _Ended(verdict, killed_for[0] if killed_for else None, event, log.last_line(), scorer.returncode,
                   scorer_err.last_line())
+
+
+def _watch(server: subprocess.Popen, scorer: subprocess.Popen, folder: Path, limits: Limits,
+           k: int) -> tuple[subprocess.Popen | None, int]:
+    """Start the pair's :mod:`~brainscore.web.watchdog` over the process groups of ``server`` and ``scorer`` and
+    record them in ``folder``; returns the watchdog and the write end of its pipe (-1, None: it could not start, the
+    pair runs on under this process's timer alone, as it did before)."""
+    read, write = os.pipe()
+    try:
+        guard = subprocess.Popen(watchdog.command([server.pid, scorer.pid], limits.wall + watchdog.GRACE_S),
+                                 stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True, env={"PATH": os.defpath})
+    except OSError:
+        os.close(write)
+        return None, -1
+    finally:
+        os.close(read)
+    try:
+        watchdog.record(folder, [server.pid, scorer.pid], guard.pid, k)
+    except OSError:
+        pass  # the watchdog still guards the pair; only a restart cannot reap it early
+    return guard, write
+
+
+def _release(guard: subprocess.Popen | None, write: int, folder: Path) -> None:
+    """The pair ended (its processes were waited for): tell its watchdog, which exits without killing, and remove
+    the record of its processes."""
+    if guard is None:
+        return
+    try:
+        os.write(write, b"done")
+    except OSError:
+        pass
+    os.close(write)
+    try:
+        guard.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        guard.kill()
+        guard.wait()
+    try:
+        os.remove(folder / watchdog.RECORD)
+    except OSError:
+        pass
 
 
 def _kill_group(process: subprocess.Popen | None) -> None:

@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 from brainscore.boundary.process import (CPU_LIMIT_S, DISK_LIMIT_BYTES, LOG_LIMIT_BYTES, MEMORY_LIMIT_BYTES,
                                          PROCESS_LIMIT, WALL_LIMIT_S, Limits)
 from brainscore.results import Database
-from brainscore.web import notices
+from brainscore.web import notices, watchdog
 from brainscore.web.pairs import run_pair
 from brainscore.web.tasks import (Quotas, SubmissionTask, log_of, now, place_in_queue, record_pair_failure, shorten,
                                   update_task, write_entry_point)
@@ -115,12 +115,16 @@ class Dispatcher:
         return None
 
     def requeue_running(self) -> int:
-        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept);
-        returns how many."""
+        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept),
+        first ending the processes of their pair that are still alive (:func:`brainscore.web.watchdog.reap_recorded`:
+        the pair's watchdog normally ended them when the previous server's worker died); returns how many."""
         with Session(self.engine) as session:
             tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.status == "running")).all()
             for task in tasks:
-                task.status, task.log = "queued", (task.log or "") + "\n[server restarted; queued again]\n"
+                reaped = watchdog.reap_recorded(task.folder) if task.folder else None
+                task.status = "queued"
+                task.log = ((task.log or "") + "\n[server restarted; queued again" + (f"; {reaped}" if reaped else "")
+                            + "]\n")
             session.commit()
             return len(tasks)
 
