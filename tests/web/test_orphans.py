@@ -54,6 +54,20 @@ def pair_processes() -> list[int]:
     return found
 
 
+def _running(name: bytes) -> list[int]:
+    return [pid for pid in pair_processes() if name in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def scorers() -> list[int]:
+    """The trusted scorers of ``hang-net`` pairs (which wait for the model to load)."""
+    return _running(b"brainscore.boundary.scorer")
+
+
+def servers_of_models() -> list[int]:
+    """The model servers of ``hang-net`` pairs (the model loads, forever)."""
+    return _running(b"brainscore.boundary.server")
+
+
 def start(folder: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
            "BRAINSCORE_HOME": str(folder / "home")}
@@ -87,7 +101,8 @@ def running(tmp_path):
                         files={"file": ("p.zip", plugin_zip("hang-net", "hang_net", {"hang_net/__init__.py": HANGING}))},
                         data={"benchmarks": BENCHMARK}, timeout=60)
     assert answer.status_code == 201, answer.text
-    wait(lambda: len(pair_processes()) >= 2, 120, "the pair's model server and scorer did not start")
+    wait(lambda: [scorers(), servers_of_models()] if scorers() and servers_of_models() else None, 120,
+         "the pair's model server and scorer did not start")
     servers = [server]
     yield tmp_path, port, servers, answer.json()["id"], token
     for process in servers:
@@ -101,9 +116,11 @@ def running(tmp_path):
 def test_a_killed_servers_pair_ends_with_it(running):
     folder, port, servers, key, token = running
     before = pair_processes()
+    time.sleep(2)
+    assert scorers() and servers_of_models()  # the scorer waits for the model, which loads
     servers[0].kill()  # SIGKILL: no clean-up of the server's runs
     servers[0].wait()
-    wait(lambda: not pair_processes(), 30, f"the pair's processes {before} still ran 30 s after the server was killed")
+    wait(lambda: not pair_processes(), 30, f"the pair's processes {before} still ran after the server was killed")
 
 
 def test_a_restarted_server_reaps_what_is_left_before_it_runs_the_pair_again(running):
@@ -126,8 +143,6 @@ def test_a_restarted_server_reaps_what_is_left_before_it_runs_the_pair_again(run
     assert "[server restarted; queued again; pair 1 of the previous run: " in log
     assert "still running ended before it runs again]" in log
     # one copy of the pair runs: one model server process tree, one scorer
-    def scorers():
-        return [pid for pid in pair_processes() if b"brainscore.boundary.scorer" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     wait(scorers, 60, "the pair's scorer did not start again")
     time.sleep(2)
     assert len(scorers()) == 1, scorers()
