@@ -43,7 +43,7 @@ from sqlalchemy import make_url
 from sqlalchemy.orm import Session
 
 from brainscore import config
-from brainscore.boundary import launcher
+from brainscore.boundary import cgroup, launcher
 from brainscore.boundary.process import (PACKAGE_ROOT, Limits, masked_paths, prepare_resources, server_command,
                                          server_environment, visible_paths)
 from brainscore.errors import BrainScoreError
@@ -62,6 +62,11 @@ MAX_EVENT_BYTES = 8 * 1024**2
 """Most bytes of the scorer's standard output read (its one outcome line)."""
 SERVER_GRACE_S = 10
 """Seconds the model server has to end after the scorer ended (it is told to); then it is killed, and the pair fails."""
+SCORER_MEMORY_FACTOR = 3
+"""The trusted scorer's memory cgroup holds this many times the memory budget (it holds an answer of up to the budget
+while it checks and converts it, 2.5 times at its peak) plus :data:`SCORER_MEMORY_BASE`."""
+SCORER_MEMORY_BASE = 2 * 1024**3
+_said_unbounded: list[str] = []  # said once per worker process in the server's log
 
 
 def scorer_command(model: str, benchmark: str, channel_fd: int, stimuli: Path, max_bytes: int) -> list[str]:
@@ -157,9 +162,24 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     ours, theirs = socket.socketpair()
     server = command or server_command(python, model, theirs.fileno(), stimuli, {}, limits.memory)
     trusted = scorer or scorer_command(model, benchmark, ours.fileno(), stimuli, limits.memory)
-    ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs, k=k)
+    # each side's memory counted by the kernel (memfds too) in a cgroup of its own, where the machine has one
+    groups = (cgroup.memory_cgroup(f"server-{task_id}-{k}", limits.memory),
+              cgroup.memory_cgroup(f"scorer-{task_id}-{k}", SCORER_MEMORY_FACTOR * limits.memory + SCORER_MEMORY_BASE))
+    if groups[0] is None:
+        said = cgroup.why_unbounded()
+        update_task(engine, task_id, log_append=f"[{said}]\n")
+        if not _said_unbounded:
+            _said_unbounded.append(said)
+            print(f"brainscore serve: {said}", file=sys.stderr, flush=True)
+    try:
+        ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs, k=k, groups=groups)
+        failure, outcome = ended.failure(limits), ended.outcome
+        failure = _memory_failure(groups, limits) or failure
+    finally:
+        for group in groups:
+            if group is not None:
+                group.remove()
     shutil.rmtree(stimuli, ignore_errors=True)
-    failure, outcome = ended.failure(limits), ended.outcome
     if failure is None:
         if outcome is None or (outcome.model, outcome.benchmark) != (model, benchmark):
             failure = "the scorer reported no result for this pair; nothing was recorded"
@@ -181,7 +201,8 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
 
 
 def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], server_env: dict, scorer_argv: list[str],
-         workdir: Path, limits: Limits, ours: socket.socket, theirs: socket.socket, k: int = 0) -> "_Ended":
+         workdir: Path, limits: Limits, ours: socket.socket, theirs: socket.socket, k: int = 0,
+         groups: tuple = (None, None)) -> "_Ended":
     """Run the model server (under the launcher) and the scorer; stream their output into the task's log.
 
     Each runs in a session and process group of its own, recorded in the submission's folder and watched by a
@@ -194,10 +215,11 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
     spec = replace(spec, report_fd=report_write, keep_fds=(theirs.fileno(),))
     server = scorer = None
     try:
-        server = subprocess.Popen(launcher.launcher_command(spec, server_argv), cwd=workdir, env=server_env,
+        server = subprocess.Popen(cgroup.join_command(groups[0], launcher.launcher_command(spec, server_argv)),
+                                  cwd=workdir, env=server_env,
                                   stdin=subprocess.DEVNULL, stdout=log_write, stderr=log_write, start_new_session=True,
                                   pass_fds=(report_write, theirs.fileno()))
-        scorer = subprocess.Popen(scorer_argv, cwd=workdir.parent, env=_scorer_environment(workdir.parents[1]),
+        scorer = subprocess.Popen(cgroup.join_command(groups[1], scorer_argv), cwd=workdir.parent, env=_scorer_environment(workdir.parents[1]),
                                   stdin=subprocess.DEVNULL,
                                   stdout=out_write, stderr=err_write, start_new_session=True, pass_fds=(ours.fileno(),))
     except OSError:
@@ -272,6 +294,18 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
                 event = None
     return _Ended(verdict, killed_for[0] if killed_for else None, event, log.last_line(), scorer.returncode,
                   scorer_err.last_line())
+
+
+def _memory_failure(groups: tuple, limits: Limits) -> str | None:
+    """The failure of a pair whose model server or scorer the kernel killed at its memory cgroup's limit, else None."""
+    server, scorer = groups
+    if server is not None and server.oom_killed():
+        return (f"ran out of memory: the memory limit of {_size(limits.memory)} was reached (counted by the operating "
+                f"system: every page the model holds, memfds and shared memory included; killed)")
+    if scorer is not None and scorer.oom_killed():
+        return (f"the trusted scorer ran out of its memory limit of {_size(scorer.limit)} while it checked the model's "
+                f"answers (killed); nothing was recorded")
+    return None
 
 
 def _watch(server: subprocess.Popen, scorer: subprocess.Popen, folder: Path, limits: Limits,
