@@ -68,12 +68,12 @@ def servers_of_models() -> list[int]:
     return _running(b"brainscore.boundary.server")
 
 
-def start(folder: Path, port: int) -> subprocess.Popen:
+def start(folder: Path, port: int, time_limit: int = 300) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
            "BRAINSCORE_HOME": str(folder / "home")}
     log = open(folder / "server.log", "a")
     process = subprocess.Popen([sys.executable, "-m", "brainscore", "serve", "--port", str(port),
-                                "--db", f"sqlite:///{folder / 'results.sqlite'}", "--time-limit-s", "300",
+                                "--db", f"sqlite:///{folder / 'results.sqlite'}", "--time-limit-s", str(time_limit),
                                 "--workers", "1"], env=env, stdout=log, stderr=subprocess.STDOUT)
     wait_until_serving(f"http://127.0.0.1:{port}", process, folder / "server.log")
     return process
@@ -146,3 +146,28 @@ def test_a_restarted_server_reaps_what_is_left_before_it_runs_the_pair_again(run
     wait(scorers, 60, "the pair's scorer did not start again")
     time.sleep(2)
     assert len(scorers()) == 1, scorers()
+
+
+def test_a_pair_killed_at_its_time_limit_keeps_what_the_model_printed(tmp_path):
+    """Issue 36: the log of a pair killed at its time limit held only its header, nothing the model printed."""
+    port = free_port()
+    server = start(tmp_path, port, time_limit=25)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        token = upload_token(url, "alice")
+        answer = httpx.post(url + "/api/submissions", headers={"Authorization": f"Bearer {token}"},
+                            files={"file": ("p.zip", plugin_zip("hang-net", "hang_net",
+                                                                {"hang_net/__init__.py": HANGING}))},
+                            data={"benchmarks": BENCHMARK}, timeout=60)
+        key = answer.json()["id"]
+        view = wait(lambda: (lambda v: v if v["status"] in ("done", "failed") else None)(
+            httpx.get(f"{url}/api/submissions/{key}", headers={"Authorization": f"Bearer {token}"}).json()),
+            150, "the pair did not end at its time limit")
+    finally:
+        server.kill()
+        server.wait()
+        for pid in pair_processes():
+            os.kill(pid, signal.SIGKILL)
+    (failure,) = [r["failure"] for r in view["results"].values()]
+    assert failure.startswith("exceeded the wall-clock time limit of 25 s (killed)"), failure
+    assert "hang-net: loading, forever" in view["log"], view["log"]

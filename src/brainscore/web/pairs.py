@@ -448,14 +448,19 @@ class _Ended:
 
     def failure(self, limits: Limits) -> str | None:
         """Why the pair failed, in the submitter's terms (None: the scorer reports a score and the model server
-        ended cleanly). A limit the task enforced comes first, then a refusal of the boundary, then how the model
-        server ended (naming the limit it broke), then the scorer's own report."""
+        ended cleanly). The model's own error (or the boundary's refusal) the scorer reported comes first, with a
+        limit the task then enforced named after it (a model server that reported its error and then hung); then a
+        limit the task enforced, then a refusal of the boundary, then how the model server ended (naming the limit
+        it broke), then the scorer's own report."""
         line = shorten(self.last_line.strip(), MAX_FAILURE_CHARS)
-        if self.killed_for is not None:
-            return f"{self.killed_for}: {line}" if line else self.killed_for
         kind = (self.event or {}).get("kind")
         reported = self.outcome
         said = shorten((reported.failure or "") if reported is not None else "", MAX_FAILURE_CHARS)
+        if self.killed_for is not None:
+            if said and kind in ("model", "boundary"):  # its real refusal first, then that it hung (issue 36)
+                reason = limit_reason(said, limits)
+                return (f"{reason}: {said}" if reason else said) + f" (then the model server {self.killed_for})"
+            return f"{self.killed_for}: {line}" if line else self.killed_for
         if kind == "boundary":
             return f"{said}; nothing was recorded"
         server = self._server_failure(limits, line, said)
