@@ -171,3 +171,20 @@ def test_serve_has_the_quota_settings():
          "48"]))["quotas"] == {"submissions": 1, "pairs_per_submission": 24, "pairs_per_user": 48}
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--max-submissions-per-user", "0"])
+
+
+def test_a_rerun_counts_against_the_quota_too(app):
+    """A re-run of a failed benchmark is a new submission: it cannot bypass the quota of unfinished submissions."""
+    alice = register(app, "alice")
+    with Session(app.state.engine) as session:
+        failed = SubmissionTask(owner="alice", models=["quota-net"], benchmarks=[BENCHMARKS[0]], status="failed",
+                                results={f"quota-net|{BENCHMARKS[0]}": {"status": "failed", "failure": "no layer"}})
+        waiting = [SubmissionTask(owner="alice", models=[f"w{k}-net"], benchmarks=[BENCHMARKS[0]], status="queued")
+                   for k in range(2)]
+        session.add_all([failed, *waiting])
+        session.commit()
+        key = failed.key
+    answer = alice.post(f"/api/submissions/{key}/rerun", data={"benchmark": BENCHMARKS[0]},
+                        headers={"X-CSRF-Token": csrf(alice, "/submit")})
+    assert answer.status_code == 429
+    assert "the quota of 2 unfinished submissions per user" in answer.json()["detail"]
