@@ -174,7 +174,8 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     try:
         ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs, k=k, groups=groups)
         failure, outcome = ended.failure(limits), ended.outcome
-        failure = _memory_failure(groups, limits) or failure
+        if failure is not None:  # a pair that failed because the kernel killed it at its memory limit says so
+            failure = _memory_failure(groups, limits) or failure
     finally:
         for group in groups:
             if group is not None:

@@ -127,7 +127,10 @@ def reap_recorded(folder) -> str | None:
     groups = [g for g in data.get("groups", []) if any("brainscore" in _cmdline(pid)
                                                         for pid in _sessions_members({int(g)}))]
     killed = reap(groups) if groups else 0
-    os.remove(path)
+    try:
+        os.remove(path)
+    except OSError:
+        pass
     return (f"pair {data.get('k')} of the previous run: {killed} process{'es' if killed != 1 else ''} still running "
             f"ended before it runs again")
 
