@@ -121,6 +121,9 @@ def test_a_killed_servers_pair_ends_with_it(running):
     servers[0].kill()  # SIGKILL: no clean-up of the server's runs
     servers[0].wait()
     wait(lambda: not pair_processes(), 30, f"the pair's processes {before} still ran after the server was killed")
+    (record,) = (folder / "home" / "submissions").glob("*/processes.json")
+    for folder_of_cgroup in json.loads(record.read_text()).get("cgroups", []):  # and their memory cgroups removed
+        wait(lambda: not Path(folder_of_cgroup).exists(), 10, f"{folder_of_cgroup} was not removed")
 
 
 def test_a_restarted_server_reaps_what_is_left_before_it_runs_the_pair_again(running):
@@ -142,6 +145,8 @@ def test_a_restarted_server_reaps_what_is_left_before_it_runs_the_pair_again(run
         120, "the pair did not run again")
     assert "[server restarted; queued again; pair 1 of the previous run: " in log
     assert "still running ended before it runs again]" in log
+    for folder_of_cgroup in recorded.get("cgroups", []):  # the previous run's memory cgroups are removed too
+        assert not Path(folder_of_cgroup).exists(), folder_of_cgroup
     # one copy of the pair runs: one model server process tree, one scorer
     wait(scorers, 60, "the pair's scorer did not start again")
     time.sleep(2)

@@ -233,7 +233,7 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
             os.close(descriptor)
         ours.close()
         theirs.close()
-    guard, guarded = _watch(server, scorer, workdir.parent, limits, k)
+    guard, guarded = _watch(server, scorer, workdir.parent, limits, k, groups)
     killed_for: list[str] = []
 
     def kill(reason: str, *processes) -> None:
@@ -310,7 +310,7 @@ def _memory_failure(groups: tuple, limits: Limits) -> str | None:
 
 
 def _watch(server: subprocess.Popen, scorer: subprocess.Popen, folder: Path, limits: Limits,
-           k: int) -> tuple[subprocess.Popen | None, int]:
+           k: int, groups: tuple = (None, None)) -> tuple[subprocess.Popen | None, int]:
     """Start the pair's :mod:`~brainscore.web.watchdog` over the process groups of ``server`` and ``scorer`` and
     record them in ``folder``; returns the watchdog and the write end of its pipe (-1, None: it could not start, the
     pair runs on under this process's timer alone, as it did before)."""
@@ -318,14 +318,17 @@ def _watch(server: subprocess.Popen, scorer: subprocess.Popen, folder: Path, lim
     try:
         guard = subprocess.Popen(watchdog.command([server.pid, scorer.pid], limits.wall + watchdog.GRACE_S),
                                  stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True, env={"PATH": os.defpath})
+                                 start_new_session=True,
+                                 env={"PATH": os.defpath, "BRAINSCORE_WATCHDOG_CGROUPS": os.pathsep.join(
+                                     str(g.path) for g in groups if g is not None)})
     except OSError:
         os.close(write)
         return None, -1
     finally:
         os.close(read)
     try:
-        watchdog.record(folder, [server.pid, scorer.pid], guard.pid, k)
+        watchdog.record(folder, [server.pid, scorer.pid], guard.pid, k,
+                        tuple(str(g.path) for g in groups if g is not None))
     except OSError:
         pass  # the watchdog still guards the pair; only a restart cannot reap it early
     return guard, write

@@ -28,7 +28,7 @@ import socket
 import sys
 import time
 
-__all__ = ["RECORD", "GRACE_S", "command", "record", "reap", "reap_recorded", "main"]
+__all__ = ["RECORD", "GRACE_S", "command", "record", "reap", "reap_recorded", "remove_cgroups", "main"]
 
 RECORD = "processes.json"
 """The file, in a submission task's folder, naming the process groups of its pair that runs."""
@@ -84,14 +84,15 @@ def reap(groups: list[int]) -> int:
     return len(killed)
 
 
-def record(folder, groups: list[int], watchdog: int, k: int) -> None:
-    """Write :data:`RECORD` in a submission task's ``folder``: pair ``k``'s process ``groups`` and its ``watchdog``'s
-    pid on this host."""
+def record(folder, groups: list[int], watchdog: int, k: int, cgroups: tuple = ()) -> None:
+    """Write :data:`RECORD` in a submission task's ``folder``: pair ``k``'s process ``groups``, its ``watchdog``'s
+    pid on this host and the memory ``cgroups`` (folders) its processes run in."""
     path = os.path.join(str(folder), RECORD)
     partial = path + ".partial"
     with open(partial, "w") as handle:
         json.dump({"host": socket.gethostname(), "k": int(k), "groups": [int(g) for g in groups],
-                   "watchdog": int(watchdog), "started": time.time()}, handle)
+                   "watchdog": int(watchdog), "started": time.time(), "cgroups": [str(c) for c in cgroups]},
+                  handle)
     os.replace(partial, path)
 
 
@@ -101,6 +102,16 @@ def _cmdline(pid: int) -> str:
             return handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def remove_cgroups(folders) -> None:
+    """Remove the emptied memory cgroups ``folders`` (only brainscore's, under /sys/fs/cgroup)."""
+    for folder in folders:
+        if os.path.basename(str(folder)).startswith("brainscore-") and str(folder).startswith("/sys/fs/cgroup/"):
+            try:
+                os.rmdir(folder)
+            except OSError:
+                pass
 
 
 def reap_recorded(folder) -> str | None:
@@ -127,6 +138,7 @@ def reap_recorded(folder) -> str | None:
     groups = [g for g in data.get("groups", []) if any("brainscore" in _cmdline(pid)
                                                         for pid in _sessions_members({int(g)}))]
     killed = reap(groups) if groups else 0
+    remove_cgroups(data.get("cgroups", []))  # emptied above
     try:
         os.remove(path)
     except OSError:
@@ -143,11 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     deadline = time.monotonic() + float(args[1])
     groups = [int(g) for g in args[3].split(",") if g]
+    cgroups = [c for c in os.environ.get("BRAINSCORE_WATCHDOG_CGROUPS", "").split(os.pathsep) if c]
     received = b""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             reap(groups)
+            time.sleep(0.2)
+            remove_cgroups(cgroups)
             return 1
         ready, _, _ = select.select([0], [], [], min(left, 5.0))
         if not ready:
@@ -155,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         chunk = os.read(0, 64)
         if not chunk:  # the worker is gone without saying the pair ended
             reap(groups)
+            time.sleep(0.2)
+            remove_cgroups(cgroups)
             return 1
         received += chunk
         if b"done" in received:
