@@ -325,3 +325,18 @@ def test_packaged_data_files_are_readable_by_the_sandboxed_scorers(tmp_path):
                           tmp_path / "assy_x.nc")
     assert target.stat().st_mode & 0o777 == 0o644
     assert read_netcdf(target).values.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_a_model_servers_error_is_kept_when_it_then_hangs(url, tmp_path, monkeypatch):
+    """Issue 36: "the model server's real refusal is lost when it does not exit in time": a model server that
+    reported its error and then hung was recorded as killed for not ending, without the error."""
+    monkeypatch.setattr("brainscore.web.pairs.SERVER_GRACE_S", 2)
+    refusal = {"model": "fake-net", "benchmark": BENCHMARK, "status": "failed",
+               "failure": "ValueError: the model has no layer 'IT'", "benchmark_version": 1}
+    reported = (f"import time; time.sleep(4); "  # the model server prints, then the scorer reports its error
+                f"print(json.dumps({{'event': 'failed', 'kind': 'model', 'outcome': {refusal!r}}}))")
+    task = run_with(url, tmp_path, "print('no IT layer here'); import time; time.sleep(60)", scorer_code=reported)
+    assert task.results[f"fake-net|{BENCHMARK}"] == {"status": "failed", "failure": (
+        "ValueError: the model has no layer 'IT' (then the model server did not end when the scorer told it to "
+        "(killed): a model server's processes must end with it)")}
+    assert "no IT layer here" in task.log  # what it printed up to the kill is kept

@@ -316,7 +316,8 @@ def test_opening_a_socket_fails(run):
 def test_a_fork_bomb_stops_at_the_process_limit(run):
     failure = failure_of(run, "fork")
     assert failure.startswith("the process limit of 64 processes and threads (RLIMIT_NPROC) was reached")
-    assert failure.endswith("[Errno 11] Resource temporarily unavailable")
+    # its error; on a loaded machine its forks may outlast the grace, and the kill is then named after it
+    assert "[Errno 11] Resource temporarily unavailable" in failure
     forks = [int(line.split()[1]) for line in run["tasks"]["fork"].log.splitlines() if line.startswith("forked ")]
     assert 0 < max(forks) < 64
     uid = UID_BASE + run["ids"]["fork"] % UID_RANGE

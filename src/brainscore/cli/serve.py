@@ -41,6 +41,15 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--disk-limit-gb", type=float, default=2.0,
                         help="bytes each scoring process may write (its working directory, a tmpfs in memory where "
                              "the server may create namespaces; its caches live there)")
+    parser.add_argument("--max-submissions-per-user", type=_at_least_one, default=3, metavar="N",
+                        help="submissions one user may have waiting or running at once (default 3); another upload "
+                             "is refused with 429 naming this quota")
+    parser.add_argument("--max-pairs-per-submission", type=_at_least_one, default=100, metavar="N",
+                        help="(model, benchmark) pairs one submission may hold (default 100); a larger upload is "
+                             "refused with 400 naming this quota")
+    parser.add_argument("--max-pairs-per-user", type=_at_least_one, default=200, metavar="N",
+                        help="pairs still to score over one user's unfinished submissions (default 200); an upload "
+                             "past it is refused with 429 naming this quota")
     parser.add_argument("--workers", type=int, default=None,
                         help="Dask worker processes started for the submissions (default: one per core, at most "
                              "one per 4 GiB of memory)")
@@ -93,7 +102,10 @@ def _app_arguments(args) -> dict:
             "memory_limit": int(args.memory_limit_gb * 1024**3), "wall_limit": args.time_limit_s,
             "disk_limit": int(args.disk_limit_gb * 1024**3),
             "workers": args.workers, "scheduler": args.scheduler, "page_max_age": args.page_max_age_s,
-            "warm_pages": True, "allowed_requirements": _allowed(args.allow_package)}
+            "warm_pages": True, "allowed_requirements": _allowed(args.allow_package),
+            "quotas": {"submissions": getattr(args, "max_submissions_per_user", 3),
+                       "pairs_per_submission": getattr(args, "max_pairs_per_submission", 100),
+                       "pairs_per_user": getattr(args, "max_pairs_per_user", 200)}}
 
 
 def _allowed(extra: list[str]) -> list[str]:

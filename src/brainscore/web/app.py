@@ -43,7 +43,7 @@ from brainscore.results import Database
 from brainscore.web import accounts as account_store
 from brainscore.web import checks, plots, storage
 from brainscore.web.mail import Mailer
-from brainscore.web.queue import Dispatcher
+from brainscore.web.queue import Dispatcher, Quotas
 from brainscore.web.routes import accounts, api, explore, models, pages, submissions
 from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
 from brainscore.web.site import HERE, Site, home, secret, templates
@@ -57,7 +57,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
                disk_limit: int | None = None,
                workers: int | None = None, scheduler: str | None = None, dask_client=None,
                mailer: Mailer | None = None, https: bool | None = None, page_max_age: float = 0.0,
-               warm_pages: bool = False, allowed_requirements=None) -> FastAPI:
+               warm_pages: bool = False, allowed_requirements=None,
+               quotas: dict | None = None) -> FastAPI:
     """The web application.
 
     Parameters
@@ -100,6 +101,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         Packages a submission's requirements.txt may name (default
         :data:`~brainscore.web.checks.ALLOWED_REQUIREMENTS`); one the server lacks is installed by the queue
         before scoring (:mod:`brainscore.web.environments`).
+    quotas : dict, optional
+        Fields of :class:`~brainscore.web.tasks.Quotas` (what one user may hold in the queue; default its defaults).
 
     Raises
     ------
@@ -116,7 +119,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
               if v}
     mailer = mailer if mailer is not None else Mailer()
     dispatcher = Dispatcher(store.engine, store, url, root, workers=workers, scheduler=scheduler, client=dask_client,
-                            mailer=mailer, readable=tuple(str(d) for d in weights_dirs), **limits)
+                            mailer=mailer, readable=tuple(str(d) for d in weights_dirs), quotas=Quotas(**(quotas or {})),
+                            **limits)
     key = secret(folder)
     site = Site(store=store, engine=store.engine, dispatcher=dispatcher, root=root,
                 weights_dirs=tuple(Path(d) for d in weights_dirs), pages=templates(), secret_key=key, mailer=mailer,

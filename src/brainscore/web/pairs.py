@@ -43,7 +43,7 @@ from sqlalchemy import make_url
 from sqlalchemy.orm import Session
 
 from brainscore import config
-from brainscore.boundary import launcher
+from brainscore.boundary import cgroup, launcher
 from brainscore.boundary.process import (PACKAGE_ROOT, Limits, masked_paths, prepare_resources, server_command,
                                          server_environment, visible_paths)
 from brainscore.errors import BrainScoreError
@@ -52,7 +52,7 @@ from brainscore.results import Database, record
 from brainscore.results.records import NotRecorded
 from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
-from brainscore.web import environments
+from brainscore.web import environments, watchdog
 from brainscore.web.checks import SubmissionRejected, reference_plugin_dir
 from brainscore.web.tasks import (MAX_FAILURE_CHARS, now, record_pair_failure, set_result, shorten,
                                   update_task)
@@ -63,6 +63,11 @@ MAX_EVENT_BYTES = 8 * 1024**2
 """Most bytes of the scorer's standard output read (its one outcome line)."""
 SERVER_GRACE_S = 10
 """Seconds the model server has to end after the scorer ended (it is told to); then it is killed, and the pair fails."""
+SCORER_MEMORY_FACTOR = 3
+"""The trusted scorer's memory cgroup holds this many times the memory budget (it holds an answer of up to the budget
+while it checks and converts it, 2.5 times at its peak) plus :data:`SCORER_MEMORY_BASE`."""
+SCORER_MEMORY_BASE = 2 * 1024**3
+_said_unbounded: list[str] = []  # said once per worker process in the server's log
 
 
 def scorer_command(model: str, benchmark: str, channel_fd: int, stimuli: Path, max_bytes: int) -> list[str]:
@@ -160,9 +165,25 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
     ours, theirs = socket.socketpair()
     server = command or server_command(python, model, theirs.fileno(), stimuli, {}, limits.memory)
     trusted = scorer or scorer_command(model, benchmark, ours.fileno(), stimuli, limits.memory)
-    ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs)
+    # each side's memory counted by the kernel (memfds too) in a cgroup of its own, where the machine has one
+    groups = (cgroup.memory_cgroup(f"server-{task_id}-{k}", limits.memory),
+              cgroup.memory_cgroup(f"scorer-{task_id}-{k}", SCORER_MEMORY_FACTOR * limits.memory + SCORER_MEMORY_BASE))
+    if groups[0] is None:
+        said = cgroup.why_unbounded()
+        update_task(engine, task_id, log_append=f"[{said}]\n")
+        if not _said_unbounded:
+            _said_unbounded.append(said)
+            print(f"brainscore serve: {said}", file=sys.stderr, flush=True)
+    try:
+        ended = _run(engine, task_id, spec, server, env, trusted, workdir, limits, ours, theirs, k=k, groups=groups)
+        failure, outcome = ended.failure(limits), ended.outcome
+        if failure is not None:  # a pair that failed because the kernel killed it at its memory limit says so
+            failure = _memory_failure(groups, limits) or failure
+    finally:
+        for group in groups:
+            if group is not None:
+                group.remove()
     shutil.rmtree(stimuli, ignore_errors=True)
-    failure, outcome = ended.failure(limits), ended.outcome
     if failure is None:
         if outcome is None or (outcome.model, outcome.benchmark) != (model, benchmark):
             failure = "the scorer reported no result for this pair; nothing was recorded"
@@ -184,8 +205,13 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
 
 
 def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], server_env: dict, scorer_argv: list[str],
-         workdir: Path, limits: Limits, ours: socket.socket, theirs: socket.socket) -> "_Ended":
-    """Run the model server (under the launcher) and the scorer; stream their output into the task's log."""
+         workdir: Path, limits: Limits, ours: socket.socket, theirs: socket.socket, k: int = 0,
+         groups: tuple = (None, None)) -> "_Ended":
+    """Run the model server (under the launcher) and the scorer; stream their output into the task's log.
+
+    Each runs in a session and process group of its own, recorded in the submission's folder and watched by a
+    :mod:`~brainscore.web.watchdog` of their own that kills both at the wall-clock limit (and a grace) or as soon as
+    this process dies (a killed server's worker), so neither outlives its time limit or its server."""
     report_read, report_write = os.pipe()
     log_read, log_write = os.pipe()  # the model server's output: the submission's log, capped
     err_read, err_write = os.pipe()  # the scorer's standard error: its progress and warnings, into the log too
@@ -193,10 +219,11 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
     spec = replace(spec, report_fd=report_write, keep_fds=(theirs.fileno(),))
     server = scorer = None
     try:
-        server = subprocess.Popen(launcher.launcher_command(spec, server_argv), cwd=workdir, env=server_env,
+        server = subprocess.Popen(cgroup.join_command(groups[0], launcher.launcher_command(spec, server_argv)),
+                                  cwd=workdir, env=server_env,
                                   stdin=subprocess.DEVNULL, stdout=log_write, stderr=log_write, start_new_session=True,
                                   pass_fds=(report_write, theirs.fileno()))
-        scorer = subprocess.Popen(scorer_argv, cwd=workdir.parent, env=_scorer_environment(workdir.parents[1]),
+        scorer = subprocess.Popen(cgroup.join_command(groups[1], scorer_argv), cwd=workdir.parent, env=_scorer_environment(workdir.parents[1]),
                                   stdin=subprocess.DEVNULL,
                                   stdout=out_write, stderr=err_write, start_new_session=True, pass_fds=(ours.fileno(),))
     except OSError:
@@ -209,6 +236,7 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
             os.close(descriptor)
         ours.close()
         theirs.close()
+    guard, guarded = _watch(server, scorer, workdir.parent, limits, k, groups)
     killed_for: list[str] = []
 
     def kill(reason: str, *processes) -> None:
@@ -246,6 +274,7 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
         server.wait()
         scorer.wait()
     finally:
+        _release(guard, guarded, workdir.parent)
         timer.cancel()
         selector.close()
         for descriptor in (log_read, err_read, out_read):
@@ -269,6 +298,64 @@ def _run(engine, task_id: int, spec: launcher.Spec, server_argv: list[str], serv
                 event = None
     return _Ended(verdict, killed_for[0] if killed_for else None, event, log.last_line(), scorer.returncode,
                   scorer_err.last_line())
+
+
+def _memory_failure(groups: tuple, limits: Limits) -> str | None:
+    """The failure of a pair whose model server or scorer the kernel killed at its memory cgroup's limit, else None."""
+    server, scorer = groups
+    if server is not None and server.oom_killed():
+        return (f"ran out of memory: the memory limit of {_size(limits.memory)} was reached (counted by the operating "
+                f"system: every page the model holds, memfds and shared memory included; killed)")
+    if scorer is not None and scorer.oom_killed():
+        return (f"the trusted scorer ran out of its memory limit of {_size(scorer.limit)} while it checked the model's "
+                f"answers (killed); nothing was recorded")
+    return None
+
+
+def _watch(server: subprocess.Popen, scorer: subprocess.Popen, folder: Path, limits: Limits,
+           k: int, groups: tuple = (None, None)) -> tuple[subprocess.Popen | None, int]:
+    """Start the pair's :mod:`~brainscore.web.watchdog` over the process groups of ``server`` and ``scorer`` and
+    record them in ``folder``; returns the watchdog and the write end of its pipe (-1, None: it could not start, the
+    pair runs on under this process's timer alone, as it did before)."""
+    read, write = os.pipe()
+    try:
+        guard = subprocess.Popen(watchdog.command([server.pid, scorer.pid], limits.wall + watchdog.GRACE_S),
+                                 stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True,
+                                 env={"PATH": os.defpath, "BRAINSCORE_WATCHDOG_CGROUPS": os.pathsep.join(
+                                     str(g.path) for g in groups if g is not None)})
+    except OSError:
+        os.close(write)
+        return None, -1
+    finally:
+        os.close(read)
+    try:
+        watchdog.record(folder, [server.pid, scorer.pid], guard.pid, k,
+                        tuple(str(g.path) for g in groups if g is not None))
+    except OSError:
+        pass  # the watchdog still guards the pair; only a restart cannot reap it early
+    return guard, write
+
+
+def _release(guard: subprocess.Popen | None, write: int, folder: Path) -> None:
+    """The pair ended (its processes were waited for): tell its watchdog, which exits without killing, and remove
+    the record of its processes."""
+    if guard is None:
+        return
+    try:
+        os.write(write, b"done")
+    except OSError:
+        pass
+    os.close(write)
+    try:
+        guard.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        guard.kill()
+        guard.wait()
+    try:
+        os.remove(folder / watchdog.RECORD)
+    except OSError:
+        pass
 
 
 def _kill_group(process: subprocess.Popen | None) -> None:
@@ -368,14 +455,19 @@ class _Ended:
 
     def failure(self, limits: Limits) -> str | None:
         """Why the pair failed, in the submitter's terms (None: the scorer reports a score and the model server
-        ended cleanly). A limit the task enforced comes first, then a refusal of the boundary, then how the model
-        server ended (naming the limit it broke), then the scorer's own report."""
+        ended cleanly). The model's own error (or the boundary's refusal) the scorer reported comes first, with a
+        limit the task then enforced named after it (a model server that reported its error and then hung); then a
+        limit the task enforced, then a refusal of the boundary, then how the model server ended (naming the limit
+        it broke), then the scorer's own report."""
         line = shorten(self.last_line.strip(), MAX_FAILURE_CHARS)
-        if self.killed_for is not None:
-            return f"{self.killed_for}: {line}" if line else self.killed_for
         kind = (self.event or {}).get("kind")
         reported = self.outcome
         said = shorten((reported.failure or "") if reported is not None else "", MAX_FAILURE_CHARS)
+        if self.killed_for is not None:
+            if said and kind in ("model", "boundary"):  # its real refusal first, then that it hung (issue 36)
+                reason = limit_reason(said, limits)
+                return (f"{reason}: {said}" if reason else said) + f" (then the model server {self.killed_for})"
+            return f"{self.killed_for}: {line}" if line else self.killed_for
         if kind == "boundary":
             return f"{said}; nothing was recorded"
         server = self._server_failure(limits, line, said)

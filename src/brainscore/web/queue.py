@@ -7,10 +7,13 @@ log), or ``rejected`` (its checks failed, with the reasons).
 The :class:`Dispatcher` (a thread of the web server) hands the (model, benchmark) pairs of queued
 submissions to a Dask cluster: by default a :class:`distributed.LocalCluster` of worker
 *processes* that ``brainscore serve`` starts (``--workers N``), or an existing scheduler
-(``--scheduler ADDR``, :func:`brainscore.runner.clusters.connect`). It is fair, first come first
-served: a submission's pairs form a chain (its next pair is handed over when the previous one
-ends), at most as many submissions are in flight as the cluster has worker threads, the oldest
-queued submission goes first, and each task carries the Dask priority ``-id`` of its submission task (older first).
+(``--scheduler ADDR``, :func:`brainscore.runner.clusters.connect`). It is fair between users and first come
+first served for each user: a submission's pairs form a chain (its next pair is handed over when the previous one
+ends), at most as many submissions are in flight as the cluster has worker threads, and a worker that frees goes
+to the user with the fewest pairs in flight, among equals the one served longest ago (round-robin over the users
+with waiting pairs), then to that user's oldest submission: one user's many or slow pairs never hold back another
+user's submission for longer than one pair. Each task carries the Dask priority ``-id`` of its submission task.
+What one user may hold in the queue at all is bounded at upload (:class:`~brainscore.web.tasks.Quotas`).
 
 Each Dask task is :func:`brainscore.web.pairs.run_pair`: the submission's model runs in a sandboxed model server, the
 benchmark, its data, metric and ceiling in a trusted scorer of the server's own, and only the scorer's outcome is
@@ -20,9 +23,11 @@ they had finished are kept.
 """
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 from sqlalchemy import select
@@ -32,12 +37,13 @@ from sqlalchemy.orm import Session
 from brainscore.boundary.process import (CPU_LIMIT_S, DISK_LIMIT_BYTES, LOG_LIMIT_BYTES, MEMORY_LIMIT_BYTES,
                                          PROCESS_LIMIT, WALL_LIMIT_S, Limits)
 from brainscore.results import Database
-from brainscore.web import notices
+from brainscore.web import notices, watchdog
 from brainscore.web.pairs import run_pair
-from brainscore.web.tasks import (SubmissionTask, log_of, now, place_in_queue, record_pair_failure, shorten,
+from brainscore.web.tasks import (Quotas, SubmissionTask, log_of, now, place_in_queue, record_pair_failure, shorten,
                                   update_task, write_entry_point)
 
-__all__ = ["SubmissionTask", "Limits", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point", "shorten",
+__all__ = ["SubmissionTask", "Limits", "Quotas", "Dispatcher", "run_pair", "place_in_queue", "write_entry_point",
+           "shorten",
            "MEMORY_LIMIT_BYTES", "CPU_LIMIT_S", "WALL_LIMIT_S", "DISK_LIMIT_BYTES", "LOG_LIMIT_BYTES",
            "PROCESS_LIMIT", "PREPARING_S"]
 
@@ -76,13 +82,18 @@ class Dispatcher:
         Mails each finished or failed submission's result to its owner (:func:`brainscore.web.notices.send_result`,
         in a thread of its own: a slow or broken mail server never holds up the queue or loses a score).
         None: no mail.
+    quotas : Quotas, optional
+        What one user may hold in the queue (checked at upload, :func:`~brainscore.web.tasks.check_quotas`).
     """
 
     def __init__(self, engine: Engine, store: Database, db_url: str, root: Path,
                  memory_limit: int = MEMORY_LIMIT_BYTES, cpu_limit: int = CPU_LIMIT_S, wall_limit: int = WALL_LIMIT_S,
                  workers: int | None = None, scheduler: str | None = None, client=None, mailer=None,
-                 disk_limit: int = DISK_LIMIT_BYTES, readable: tuple = ()):
+                 disk_limit: int = DISK_LIMIT_BYTES, readable: tuple = (), quotas: Quotas | None = None):
         self.engine, self.store, self.db_url, self.root = engine, store, db_url, Path(root)
+        self.quotas = quotas or Quotas()
+        self._served: dict[str, int] = {}  # user -> when (a counter) a pair of theirs was last handed out
+        self._turn = itertools.count()
         self.mailer = mailer
         self.mails: list[threading.Thread] = []  # the threads sending results (tests join them)
         self.limits = Limits(memory=memory_limit, cpu=cpu_limit, wall=wall_limit, disk=disk_limit,
@@ -104,12 +115,16 @@ class Dispatcher:
         return None
 
     def requeue_running(self) -> int:
-        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept);
-        returns how many."""
+        """Queue again the submission tasks a previous server left ``running`` (their finished pairs are kept),
+        first ending the processes of their pair that are still alive (:func:`brainscore.web.watchdog.reap_recorded`:
+        the pair's watchdog normally ended them when the previous server's worker died); returns how many."""
         with Session(self.engine) as session:
             tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.status == "running")).all()
             for task in tasks:
-                task.status, task.log = "queued", (task.log or "") + "\n[server restarted; queued again]\n"
+                reaped = watchdog.reap_recorded(task.folder) if task.folder else None
+                task.status = "queued"
+                task.log = ((task.log or "") + "\n[server restarted; queued again" + (f"; {reaped}" if reaped else "")
+                            + "]\n")
             session.commit()
             return len(tasks)
 
@@ -172,40 +187,51 @@ class Dispatcher:
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
     def _dispatch(self) -> None:
-        """Hand the next pair of the oldest submissions without one in flight to Dask, up to :meth:`capacity`.
+        """Hand the next pair of waiting submissions to Dask, up to :meth:`capacity` submissions in flight, fairly.
 
-        Submissions are taken in the order they were accepted (their id, given when their checks
-        passed). One that is still ``preparing`` (being unpacked, for at most :data:`PREPARING_S`)
-        holds back every newer one, so that a later upload unpacked sooner never overtakes it; one
-        preparing for longer (its server died while unpacking) is passed over.
+        Each free place goes to the user with the fewest submissions in flight, among equals the one whose
+        pair was handed out longest ago (never: first), and then to that user's oldest submission without a pair
+        in flight. So users take turns as workers free, and one user's submissions run in the order they were
+        accepted (their id, given when their checks passed); among users who have not been served yet the
+        oldest submission goes first. A submission that is still ``preparing`` (being unpacked, for at most
+        :data:`PREPARING_S`) holds back every newer one, so that a later upload unpacked sooner never overtakes
+        it; one preparing for longer (its server died while unpacking) is passed over.
         """
         capacity = self.capacity()
         with Session(self.engine) as session:
-            tasks = [(task.id, task.status, task.created, task.pairs, dict(task.results or {}), task.submission_id)
+            tasks = [(task.id, task.owner, task.status, task.created, task.pairs, dict(task.results or {}),
+                      task.submission_id)
                      for task in session.scalars(
                          select(SubmissionTask).where(SubmissionTask.status.in_(("preparing", "queued", "running")))
                          .order_by(SubmissionTask.id))]
         current = now()
-        for task_id, status, created, pairs, results, submission_id in tasks:
+        owners = {task_id: owner for task_id, owner, *_ in tasks}
+        waiting = []  # (task id, owner, next pair, submission id), oldest first
+        for task_id, owner, status, created, pairs, results, submission_id in tasks:
             if status == "preparing":
                 if created is not None and (current - created).total_seconds() < PREPARING_S:
-                    return  # the next in line is being unpacked: nothing newer goes before it
+                    break  # the next in line is being unpacked: nothing newer goes before it
                 continue
-            if len(self._active) >= capacity:
-                return
             if task_id in self._active:
                 continue
             remaining = [(k, m, b) for k, (m, b) in enumerate(pairs, start=1) if f"{m}|{b}" not in results]
             if not remaining:
                 self._finish(task_id)
                 continue
-            k, model, benchmark = remaining[0]
+            waiting.append((task_id, owner, remaining[0], submission_id))
+        in_flight = Counter(owners.get(task_id, "") for task_id in self._active)
+        while waiting and len(self._active) < capacity:
+            chosen = min(waiting, key=lambda w: (in_flight[w[1]], self._served.get(w[1], -1), w[0]))
+            waiting.remove(chosen)
+            task_id, owner, (k, model, benchmark), submission_id = chosen
             future = self.client.submit(run_pair, self.db_url, task_id, k, model, benchmark, self.limits,
                                         self.command(model, benchmark, submission_id),
                                         self.scorer(model, benchmark, submission_id),
                                         key=f"web-task-{task_id}-{k}-{time.time_ns()}", priority=-task_id,
                                         pure=False, retries=0)
             self._active[task_id] = (future, k, model, benchmark)
+            in_flight[owner] += 1
+            self._served[owner] = next(self._turn)
 
     def _collect(self) -> None:
         """Take in the pairs that ended; a task that Dask lost (a worker died) is a failure of that pair."""

@@ -5,6 +5,7 @@ queue (:mod:`brainscore.web.queue`) and its pairs (:mod:`brainscore.web.pairs`) 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,11 +19,90 @@ from brainscore.results.schema import SubmissionTask
 from brainscore.scoring.outcome import Outcome
 
 __all__ = ["SubmissionTask", "place_in_queue", "write_entry_point", "update_task", "set_result", "log_of",
-           "record_pair_failure", "shorten", "MAX_LOG_CHARS", "MAX_FAILURE_CHARS"]
+           "record_pair_failure", "shorten", "MAX_LOG_CHARS", "MAX_FAILURE_CHARS", "Quotas", "QuotaExceeded",
+           "check_quotas", "WAITING_STATUSES"]
 
 MAX_LOG_CHARS = 2_000_000
 MAX_FAILURE_CHARS = 4000
 """Longest failure message kept in a pair's result (the whole log is kept apart)."""
+
+
+WAITING_STATUSES = ("preparing", "awaiting approval", "queued", "running")
+"""The states of a submission task that is not finished: it counts against its owner's quotas."""
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """What one user may have the queue hold at once (``brainscore serve --max-submissions-per-user`` and
+    friends); every submission's pairs are bounded on top of that by the per-pair limits (time, memory, disk).
+
+    Attributes
+    ----------
+    submissions : int
+        Submissions of one user that are not finished (preparing, awaiting approval, queued or running).
+    pairs_per_submission : int
+        (model, benchmark) pairs of one submission (its models times its benchmarks).
+    pairs_per_user : int
+        Pairs not yet scored over all of one user's unfinished submissions.
+    """
+
+    submissions: int = 3
+    pairs_per_submission: int = 100
+    pairs_per_user: int = 200
+
+    def __post_init__(self):
+        for name in ("submissions", "pairs_per_submission", "pairs_per_user"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"quota {name} must be a whole number >= 1, got {value!r}")
+
+
+class QuotaExceeded(ValueError):
+    """A new submission would exceed one of its owner's :class:`Quotas`.
+
+    ``problems`` names the quota, its value and what the user holds; ``status_code`` is 429 (wait for a
+    submission to finish) or 400 (the submission itself is too large: split it)."""
+
+    def __init__(self, problems: list[str], status_code: int = 429):
+        self.problems, self.status_code = list(problems), status_code
+        super().__init__("; ".join(self.problems))
+
+
+def check_quotas(engine: Engine, owner: str, pairs: int, quotas: Quotas, session: Session | None = None) -> None:
+    """Raise :class:`QuotaExceeded` if a new submission of ``owner`` with ``pairs`` (model, benchmark) pairs would
+    exceed ``quotas``; ``session`` (optional) is the transaction that will queue it (its own rows are not counted).
+
+    Raises
+    ------
+    QuotaExceeded
+        400 when ``pairs`` alone exceeds :attr:`Quotas.pairs_per_submission`; 429 when the owner already holds
+        :attr:`Quotas.submissions` unfinished submissions or their unscored pairs plus ``pairs`` exceed
+        :attr:`Quotas.pairs_per_user`.
+    """
+    if pairs > quotas.pairs_per_submission:
+        raise QuotaExceeded([f"this submission has {pairs} (model, benchmark) pairs, more than the quota of "
+                             f"{quotas.pairs_per_submission} pairs per submission; submit fewer models or choose "
+                             f"fewer benchmarks (split it into several submissions)"], status_code=400)
+    own = session is None
+    session = Session(engine) if own else session
+    try:
+        rows = session.execute(select(SubmissionTask.id, SubmissionTask.models, SubmissionTask.benchmarks,
+                                      SubmissionTask.results)
+                               .where(SubmissionTask.owner == owner, SubmissionTask.status.in_(WAITING_STATUSES))
+                               ).all()
+    finally:
+        if own:
+            session.close()
+    if len(rows) >= quotas.submissions:
+        raise QuotaExceeded([f"you have {len(rows)} submissions waiting or running, the quota of "
+                             f"{quotas.submissions} unfinished submissions per user; submit again when one of them "
+                             f"has finished"])
+    waiting = sum(max(0, len(models or []) * len(benchmarks or []) - len(results or {}))
+                  for _, models, benchmarks, results in rows)
+    if waiting + pairs > quotas.pairs_per_user:
+        raise QuotaExceeded([f"your unfinished submissions hold {waiting} (model, benchmark) pairs still to score; "
+                             f"this one's {pairs} would exceed the quota of {quotas.pairs_per_user} pairs per user; "
+                             f"submit again when some have been scored, or submit fewer pairs"])
 
 
 def now() -> datetime:

@@ -10,6 +10,7 @@ from brainscore.web import checks, new_benchmarks, views
 from brainscore.web.routes.submissions import enqueue, rerun
 from brainscore.web.security import upload_limit
 from brainscore.web.site import json_bytes, site_of
+from brainscore.web.tasks import QuotaExceeded
 
 router = APIRouter(prefix="/api")
 
@@ -119,8 +120,9 @@ def api_submit(request: Request, file: UploadFile | None = File(None), benchmark
     try:
         task = enqueue(site, user, data, file.filename or "upload.zip", [b.strip() for b in benchmarks.split(",")],
                        public)
-    except checks.SubmissionRejected as rejected:
-        return JSONResponse({"status": "rejected", "problems": rejected.problems}, status_code=400)
+    except (checks.SubmissionRejected, QuotaExceeded) as rejected:  # 400, or 429 for a user's quota (wait)
+        return JSONResponse({"status": "rejected", "problems": rejected.problems},
+                            status_code=getattr(rejected, "status_code", 400))
     return JSONResponse(site.view(task), status_code=201)
 
 

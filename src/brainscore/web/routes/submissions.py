@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import fcntl
 import logging
+import threading
 from contextlib import contextmanager
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
@@ -17,12 +18,15 @@ from brainscore import registry
 from brainscore.leaderboard import tree
 from brainscore.web import approval, checks, environments, storage
 from brainscore.web.queue import SubmissionTask, write_entry_point
-from brainscore.web.tasks import now
+from brainscore.web.tasks import QuotaExceeded, check_quotas, now
 from brainscore.web.security import upload_limit
 from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
 logger = logging.getLogger(__name__)
+_QUOTA_LOCK = threading.Lock()
+"""Held from counting a user's unfinished submissions to queueing the new one (in this process; across web worker
+processes on SQLite, :func:`_one_writer` serializes them too)."""
 
 
 class _Owners:
@@ -108,10 +112,15 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
         requirement on another version of a package the server has), or
         alone the reason ``user`` may not submit yet (:meth:`~brainscore.web.site.Site.submit_problem`: an
         address not verified where the site sends mail).
+    QuotaExceeded
+        Naming the quota of :class:`~brainscore.web.tasks.Quotas` (``site.dispatcher.quotas``) the submission would
+        exceed: 429 for the user's unfinished submissions or pairs, 400 for the submission's own pairs.
     """
     waiting = site.submit_problem(user)  # an unverified address, where the site sends mail
     if waiting:
         raise checks.SubmissionRejected([waiting])
+    quotas = site.dispatcher.quotas
+    check_quotas(site.engine, user.username, 0, quotas)  # before the zip is even read: nothing spent on it
     chosen = [b for b in (benchmarks or []) if b] or sorted(tree.benchmark_parents())
     checked = checks.check_zip(data, taken=_Owners(site), owner=user.username, weights_dirs=site.weights_dirs,
                                builtin=_Builtins(site, set(registry.models.list())),
@@ -128,8 +137,10 @@ def enqueue(site: Site, user, data: bytes, filename: str, benchmarks: list[str] 
             made = SubmissionTask(owner=user.username, package=checked.package, filename=filename[:300],
                                   models=checked.identifiers, benchmarks=chosen, requirements=checked.requirements,
                                   public=public, status="preparing")
-            session.add(made)
-            with _one_writer(site):
+            with _QUOTA_LOCK, _one_writer(site):  # counted and queued at once: two uploads never both pass the count
+                check_quotas(site.engine, user.username, len(checked.identifiers) * len(chosen), quotas,
+                             session=session)
+                session.add(made)
                 session.commit()
             return made
 
@@ -208,7 +219,8 @@ def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionT
     Raises
     ------
     HTTPException
-        404 if ``task`` is not ``user``'s; 400 if ``benchmark`` is not one of it or did not fail.
+        404 if ``task`` is not ``user``'s; 400 if ``benchmark`` is not one of it or did not fail; 429 (or 400) if
+        the re-run would exceed one of ``user``'s quotas (:func:`~brainscore.web.tasks.check_quotas`).
     """
     if task.owner != user.username:
         raise HTTPException(404, "no such submission of yours")
@@ -218,7 +230,11 @@ def rerun(site: Site, task: SubmissionTask, benchmark: str, user) -> SubmissionT
               if key.endswith("|" + benchmark) and r.get("status") == "failed"]
     if not failed:
         raise HTTPException(400, f"{benchmark!r} did not fail in submission {task.key}; nothing to re-run")
-    with Session(site.engine, expire_on_commit=False) as session:
+    with Session(site.engine, expire_on_commit=False) as session, _QUOTA_LOCK:
+        try:
+            check_quotas(site.engine, user.username, len(task.models), site.dispatcher.quotas, session=session)
+        except QuotaExceeded as exceeded:
+            raise HTTPException(exceeded.status_code, "; ".join(exceeded.problems)) from None
         new = SubmissionTask(owner=task.owner, package=task.package, filename=task.filename, models=task.models,
                              benchmarks=[benchmark], requirements=task.requirements, public=task.public,
                              folder=task.folder, rerun_of=task.id, status="queued",
@@ -263,8 +279,9 @@ def submit(request: Request, file: UploadFile = File(...), csrf_token: str | Non
     data = file.file.read(checks.MAX_ZIP_BYTES + 1)  # the parsed upload's spooled file
     try:
         task = enqueue(site, user, data, file.filename or "upload.zip", benchmarks, visibility != "private")
-    except checks.SubmissionRejected as rejected:
-        return _form(site, request, status_code=400, problems=rejected.problems, filename=file.filename)
+    except (checks.SubmissionRejected, QuotaExceeded) as rejected:
+        return _form(site, request, status_code=getattr(rejected, "status_code", 400), problems=rejected.problems,
+                     filename=file.filename)
     return RedirectResponse(f"/submissions/{task.key}", status_code=303)
 
 
