@@ -731,3 +731,52 @@ def test_warm_pages_builds_the_shared_pages_before_the_first_visitor(tmp_path):
         assert results.computed == before  # nothing was built for them
         assert 'data-model="pub-net"' in client.get("/").text
         assert client.get("/?page=3").status_code == 200 and results.computed > before  # not warmed: built now
+
+
+def test_a_failed_resubmission_never_hides_a_done_score_on_any_surface(app):
+    """Issue 36: a pair scored, then its resubmission failed. The board, its CSV and JSON exports and
+    ``/api/leaderboard`` all still show the done value, with the failure beside it; a pair whose only run
+    failed shows "failed", one never run "—", and each row says how complete it is."""
+    from brainscore.web.tasks import record_pair_failure
+
+    store = app.state.store
+    with Session(app.state.engine) as session:  # the failing resubmission, as the queue records it
+        task = SubmissionTask(owner="alice", package="my_tiny_net", models=["pub-net"], benchmarks=[BENCHMARK],
+                              status="running", log="", folder="/nonexistent")
+        session.add(task)
+        session.commit()
+        task_id = task.id
+    record_pair_failure(store, task_id, None, "pub-net", BENCHMARK,
+                        "RuntimeError: CUDA out of memory in /home/operator/secret/model.py\nsecond line")
+    record_pair_failure(store, task_id, None, "pub-net", "Mur2013-rdm", "ValueError: no layer V4")
+    client = TestClient(app)
+    api = {r["model"]: r for r in client.get("/api/leaderboard").json()}
+    assert api["pub-net"]["scores"][BENCHMARK] == pytest.approx(0.25)
+    assert api["pub-net"]["failed"][BENCHMARK].startswith("RuntimeError: CUDA out of memory in")
+    assert "/home/operator" not in api["pub-net"]["failed"][BENCHMARK]  # redacted: no server paths
+    assert "second line" not in api["pub-net"]["failed"][BENCHMARK]     # one line
+    assert api["pub-net"]["scores"]["Mur2013-rdm"] is None and api["pub-net"]["failed"]["Mur2013-rdm"] == \
+        "ValueError: no layer V4"
+    done, total = api["pub-net"]["complete"]
+    assert done == 1 and total >= 10
+    lines = client.get("/leaderboard.csv").text.splitlines()
+    header = lines[0].split(",")
+    row = next(line.split(",") for line in lines[1:] if line.split(",")[1] == "pub-net")
+    assert row[header.index(BENCHMARK)] == "0.250000"
+    body = client.get("/leaderboard.json").json()
+    row = next(r for r in body["rows"] if r["model"] == "pub-net")
+    assert row[BENCHMARK] == pytest.approx(0.25) and BENCHMARK in row["failed"] and row["complete"] == [1, total]
+    page = client.get("/").text
+    cells = re.search(r'<tr data-model="pub-net">(.*?)</tr>', page, re.S).group(1)
+    cell = re.search(rf'<td [^>]*data-node="{re.escape(BENCHMARK)}"[^>]*>.*?</td>', cells, re.S).group(0)
+    assert 'data-score="0.250000"' in cell and 'data-state="done"' in cell and "a later run failed: RuntimeError" in cell
+    assert 'class="later-failed"' in cell
+    mur = re.search(r'<td [^>]*data-node="Mur2013-rdm"[^>]*>.*?</td>', cells, re.S).group(0)
+    assert 'data-state="failed"' in mur and '<span class="failed">failed</span>' in mur and "no layer V4" in mur
+    assert re.search(r'<td [^>]*data-node="Kiani2007.IT-rdm"[^>]*data-state="none"', cells)
+    assert f'<span class="complete" title="benchmarks with a done score, of all">1/{total}</span>' in cells
+    assert 'id="average-note"' in page and "counts as 0" in page
+    # a later done run clears the failure mark
+    add_scored_model(store, "pub-net", 0.3)
+    api = {r["model"]: r for r in client.get("/api/leaderboard").json()}
+    assert api["pub-net"]["scores"][BENCHMARK] == pytest.approx(0.3) and BENCHMARK not in api["pub-net"]["failed"]

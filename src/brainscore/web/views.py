@@ -335,9 +335,13 @@ def explore_choices(state: dict) -> dict:
 
 def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
     """``(header, rows)`` of a :func:`leaderboard_view` for export: the columns shown (not folded away), each row
-    ``{"rank", "model", <column>: score or None}``."""
+    ``{"rank", "model", <column>: score or None, "failed": {benchmark shown: reason of its failed latest run},
+    "complete": [done benchmarks, benchmarks]}`` (``header`` names the columns written to CSV: rank, model and
+    the scores)."""
     shown = [c["node"] for c in view["columns"] if not c["hidden"]]
-    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown}}
+    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown},
+             "failed": {node: reason for node, reason in (r.get("failed") or {}).items() if node in shown},
+             "complete": r.get("complete")}
             for r in view["records"]]
     return ["rank", "model", *shown], rows
 
