@@ -38,7 +38,7 @@ from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
 from brainscore.results import Database, StoredScore
 
-__all__ = ["leaderboard", "leaderboard_records", "Standings", "latest_versions", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
+__all__ = ["leaderboard", "leaderboard_records", "record_time", "failure_line", "Standings", "latest_versions", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
 
 NODE_ORDER = ("neural_vision", "behavior_vision", "V1", "V2", "V4", "IT")
 
@@ -411,8 +411,9 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     at : datetime, optional
         The leaderboard as it was at this time (UTC): only records that ended by then, each benchmark at the
         newest version recorded by then, and benchmarks without any record by then left out of the tree (as
-        the reference's "wayback" view leaves out benchmarks that did not exist yet). Records without an end
-        time are left out.
+        the reference's "wayback" view leaves out benchmarks that did not exist yet). A record without an end
+        time counts from its start time (:func:`record_time`); one with neither counts only for a time not
+        before now (it was recorded by now, when is not known).
     scores : iterable of StoredScore, optional
         ``db.scores(include_failed=True)`` already read (oldest first); read here when not given.
     describe_failure : callable, optional
@@ -430,7 +431,8 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         latest = latest_versions(db, tree)
     else:
         at = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)  # naive: UTC, as the records
-        records = [r for r in records if getattr(r, "end", None) is not None and _aware(r.end) <= at]
+        now = dt.datetime.now(dt.timezone.utc)
+        records = [r for r in records if (record_time(r) or now) <= at]
         latest = {}
         for r in records:
             if r.benchmark in tree.leaves and r.benchmark_version is not None:
@@ -543,6 +545,13 @@ class Standings:
         top = self.tree.roots()[0] if self.tree.roots() else None
         self.records = sorted(self._entries.values(),
                               key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
+
+
+def record_time(record: StoredScore) -> dt.datetime | None:
+    """When ``record`` counts from (UTC): its end time, else its start time (rows recorded without an end time,
+    issue 36: 4 of 706 models were missing from the board "as of today"); None when it has neither."""
+    when = getattr(record, "end", None) or getattr(record, "start", None)
+    return None if when is None else _aware(when)
 
 
 def _aware(when: dt.datetime) -> dt.datetime:

@@ -62,6 +62,22 @@ def fmt(value, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+def utc(when) -> str:
+    """A time as every page shows it: ``YYYY-MM-DD HH:MM UTC`` (the templates' ``utc`` filter; issue 36: times
+    were shown without a zone). ``when``: a datetime (naive ones hold UTC) or an ISO 8601 text; "" for None."""
+    if not when:
+        return ""
+    if isinstance(when, str):
+        try:
+            when = dt.datetime.fromisoformat(when)
+        except ValueError:
+            return when
+    if not isinstance(when, dt.datetime):  # a date
+        return f"{when.isoformat()} UTC"
+    when = when.astimezone(dt.timezone.utc) if when.tzinfo is not None else when
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def colour(value) -> str:
     """Background colour of a score: a red (0) to green (1) scale, grey when missing.
 
@@ -230,6 +246,7 @@ def templates() -> Jinja2Templates:
     built.env.filters["fmt"] = fmt
     built.env.filters["colour_class"] = colour_class
     built.env.filters["breakable"] = breakable
+    built.env.filters["utc"] = utc
     built.env.globals["score_cells"] = score_cells
     built.env.globals["ranking_rows"] = ranking_rows
     return built
