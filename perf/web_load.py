@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import json
 import os
 import random
@@ -57,21 +58,43 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def provenance(model: str, benchmark: str, k: int) -> dict:
+START = datetime.datetime(2026, 11, 25, 12, 0, tzinfo=datetime.timezone.utc)
+
+
+def run_times(k: int) -> tuple[datetime.datetime, datetime.datetime]:
+    """When model ``k``'s runs started and ended (one minute each, a model an hour after the one before)."""
+    start = START + datetime.timedelta(hours=k)
+    return start, start + datetime.timedelta(minutes=1)
+
+
+def realistic(rng, no_ceiling: bool) -> dict:
+    """A score as a real run records it: ``raw / ceiling = score`` (raw, ceiling 1, for a benchmark without one),
+    its 95% interval around it and inside [0, 1] (issue 36: scores outside their own interval, intervals past 1)."""
+    ceiling = 1.0 if no_ceiling else 0.8
+    value = rng.uniform(0.02, 0.98)
+    half = rng.uniform(0.005, 0.02)
+    return {"score_ceiled": value, "score_raw": value * ceiling, "ceiling": ceiling, "error": half / 1.96,
+            "ci95_low": max(0.0, value - half), "ci95_high": min(1.0, value + half)}
+
+
+def provenance(model: str, benchmark: str, k: int, ceiling: float = 0.8) -> dict:
     """A provenance of the size and shape ``brainscore.score`` records (about 1.5 kB of JSON)."""
-    return {"start": "2026-11-25T12:00:00+00:00", "end": "2026-11-25T12:01:00+00:00",
+    start, end = run_times(k)
+    return {"start": start.isoformat(), "end": end.isoformat(),
             "model": {"identifier": model, "weights_sha256": f"{k:064x}", "architecture_sha256": f"{k + 1:064x}",
                       "preprocessing": {"image_size": 224, "normalisation": "imagenet"}, "visual_degrees": 8},
             "benchmark": {"identifier": benchmark, "version": 1,
                           "data_files": {f"packaged/assy_{benchmark}_{i}.nc": f"{i:064x}" for i in range(3)}},
             "metric": {"name": "pls", "splits": 10, "seed": 0, "components": 25},
-            "ceiling": {"method": "internal consistency", "value": 0.8, "error": 0.01},
+            "ceiling": {"method": "internal consistency", "value": ceiling, "error": 0.01},
             "versions": {"brainscore": "1.0", "torch": "2.5", "numpy": "2.1", "xarray": "2025.1"},
             "layers": {"IT": "layer4.1"}}
 
 
 def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
-    """The results database at ``url`` with ``n_models`` x every benchmark; returns the load test's configuration."""
+    """The results database at ``url`` with ``n_models`` x every benchmark, each score as a real run records it
+    (:func:`realistic`: inside its own interval, the interval inside [0, 1], start and end times); returns the load
+    test's configuration."""
     from sqlalchemy import insert
     from sqlalchemy.orm import Session
 
@@ -82,16 +105,20 @@ def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
     from brainscore.results.records import record
     from brainscore.results.schema import BenchmarkInstance, Model, ScoreRow
     from brainscore.web import accounts
+    from brainscore.web.values import no_ceiling
 
     db = Database(url)
     benchmarks = sorted(tree.benchmark_parents(include_selection=True))
     models = [f"model-{k:04d}" for k in range(n_models)]
     rng = random.Random(0)
     started = time.perf_counter()
+    without = {benchmark: no_ceiling(benchmark) for benchmark in benchmarks}
     for benchmark in benchmarks:  # the first model through the recording API: benchmark instances as in real use
-        score = Score.of(rng.random(), model_identifier=models[0], benchmark_identifier=benchmark,
-                         raw=Score.of(rng.random()), ceiling=Score.of(0.8), benchmark_version=1)
-        score.attrs["provenance"] = provenance(models[0], benchmark, 0)
+        made = realistic(rng, without[benchmark])
+        score = Score.of(made["score_ceiled"], model_identifier=models[0], benchmark_identifier=benchmark,
+                         raw=Score.of(made["score_raw"]), ceiling=Score.of(made["ceiling"]), benchmark_version=1,
+                         error=made["error"], ci95=(made["ci95_low"], made["ci95_high"]))
+        score.attrs["provenance"] = provenance(models[0], benchmark, 0, made["ceiling"])
         record(Outcome.from_score(score), db)
     with Session(db.engine) as session:
         instances = {i.benchmark_type_id: i.id for i in session.query(BenchmarkInstance)}
@@ -99,12 +126,15 @@ def fill(url: str, n_models: int, n_users: int, home: Path) -> dict:
         model_ids = {m.identifier: m.id for m in session.query(Model)}
         rows = []
         for k, model in enumerate(models[1:], start=1):
+            start, end = run_times(k)
             for benchmark in benchmarks:
-                value = rng.random()
+                made = realistic(rng, without[benchmark])
+                ceiling = made.pop("ceiling")
                 rows.append({"benchmark_instance_id": instances[benchmark], "model_id": model_ids[model],
-                             "status": "done", "score_raw": value * 0.8, "score_ceiled": value, "error": 0.01,
-                             "ci95_low": value - 0.02, "ci95_high": value + 0.02, "layers": {"IT": "layer4.1"},
-                             "provenance": provenance(model, benchmark, k), "provenance_key": f"{k:032x}{k:032x}"})
+                             "status": "done", **made, "layers": {"IT": "layer4.1"},
+                             "start_timestamp": start, "end_timestamp": end,
+                             "provenance": provenance(model, benchmark, k, ceiling),
+                             "provenance_key": f"{k:032x}{k:032x}"})
         session.execute(insert(ScoreRow), rows)
         session.commit()
     filled = time.perf_counter() - started

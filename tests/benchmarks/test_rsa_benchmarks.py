@@ -86,3 +86,66 @@ def test_identical_rdms_score_one():
                                    twin.isel(rdm=1)))
     assert value == pytest.approx(1.0)
     assert float(benchmark.ceiling) == pytest.approx(1.0)
+
+
+def rank_matching_features(rdms: np.ndarray, stimulus_ids, region: str = "IT"):
+    """Features whose RDM (1 - Pearson r) has the ranks of the mean of the measured RDMs' ranks, as a submitter
+    who reads the public RDMs can build them (issue 36).
+
+    Off the diagonal the stimuli's correlations are ``0.01 (1 - rank / max rank)``: a diagonally dominant
+    (so positive definite) matrix ``C``; its Cholesky factor ``L`` (``L Lᵀ = C``) and ``-L`` side by side give
+    rows of zero mean whose Pearson correlations are ``C``.
+    """
+    from scipy.stats import rankdata
+
+    from brainscore.data.assemblies import NeuroidAssembly
+
+    ranked = np.stack([rankdata(r[IU]) for r in rdms]).mean(axis=0)
+    ranks = rankdata(ranked)
+    correlation = np.eye(92)
+    correlation[IU] = 0.01 * (1 - ranks / ranks.max())
+    correlation = correlation + np.triu(correlation, 1).T
+    factor = np.linalg.cholesky(correlation)
+    values = np.concatenate([factor, -factor], axis=1)
+    n = values.shape[1]
+    return NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                           coords={"stimulus_id": ("presentation", np.asarray(stimulus_ids)),
+                                   "neuroid_id": ("neuroid", [f"n{i}" for i in range(n)]),
+                                   "region": ("neuroid", [region] * n)})
+
+
+@pytest.mark.parametrize("identifier, dataset, degrees", [("Kriegeskorte2008.IT-rdm", "Kriegeskorte2008.IT", 2.9),
+                                                          ("Mur2013-rdm", "Mur2013.judgements", 2.9),
+                                                          ("Kiani2007.IT-rdm", "Kiani2007.IT", 7.0)])
+def test_a_model_copying_the_public_rdms_ranks_scores_at_most_one(identifier, dataset, degrees, tmp_path, monkeypatch):
+    """Issue 36: features whose RDM reproduces the public RDMs' ranks got Kriegeskorte2008.IT-rdm 1.0106 and
+    Mur2013-rdm 1.0027 as done scores. A ceiled score lies in [0, 1]: it is clipped, the unclipped value is kept
+    (attrs and the record's provenance), and the results database refuses a done RSA score above 1."""
+    from brainscore.results import Database, InvalidScore, record
+    from brainscore.scoring.outcome import Outcome
+
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    data = brainscore.load_dataset(dataset)
+    rdms = np.asarray(data.transpose("rdm", "presentation", "presentation_b").values)
+    features = rank_matching_features(rdms, data["stimulus_id"].values)
+    score = brainscore.score("copy-net", identifier, model=PrecomputedFeatures(features, visual_degrees=degrees),
+                             bootstrap=50)
+    unclipped = float(score.raw) / float(score.ceiling)
+    assert float(score.raw) > 0.5 and float(score) == pytest.approx(min(unclipped, 1.0), abs=1e-12)
+    assert 0.0 <= float(score) <= 1.0 and score.attrs["unbounded"] == pytest.approx(unclipped, abs=1e-12)
+    assert score.attrs["provenance"]["unclipped_score"] == pytest.approx(unclipped, abs=1e-12)
+    assert score.attrs["formula"] == ("raw" if identifier == "Kiani2007.IT-rdm" else "raw_over_ceiling_clipped")
+    low, high = score.attrs["ci95"]
+    assert 0.0 <= low <= high <= 1.0  # the bootstrap's samples are clipped as the score is
+    if identifier == "Kriegeskorte2008.IT-rdm":
+        assert unclipped > 1.0  # the raw/ceiling above 1 the issue saw: clipped to 1
+    assert brainscore.load_benchmark(identifier).score_range == (0.0, 1.0)
+    url = f"sqlite:///{tmp_path / 'r.sqlite'}"
+    record(Outcome.from_score(score), url)
+    stored, = Database(url).scores("copy-net")
+    assert stored.score <= 1.0 and stored.raw == pytest.approx(float(score.raw))
+    assert stored.ceiling == pytest.approx(float(score.ceiling))
+    assert stored.provenance["unclipped_score"] == pytest.approx(unclipped, abs=1e-12)
+    forged = Outcome.from_score(score).replace(score=unclipped if unclipped > 1 else 1.01)
+    with pytest.raises(InvalidScore, match="outside"):  # a done RSA score above 1 is never recorded
+        record(forged, url)

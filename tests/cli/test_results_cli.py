@@ -20,7 +20,8 @@ def test_score_prints_the_formula_ci_layer_and_record(tmp_path, capsys):
                  "--db", url]) == 0
     lines = capsys.readouterr().out.splitlines()
     record = Database(url).find_score("pixels", "Kriegeskorte2008.IT-rdm")
-    assert lines[0] == f"score {record.score:.4f} = raw / ceiling = {record.raw:.4f} / {record.ceiling:.4f}"
+    assert lines[0] == (f"score {record.score:.4f} = clip(raw / ceiling, 0, 1) = clip({record.raw:.4f} / "
+                        f"{record.ceiling:.4f})")  # RSA scores are clipped to [0, 1] (issue 36)
     assert lines[1].startswith(f"ci95  [{record.ci95[0]:.4f}, {record.ci95[1]:.4f}]   error {record.error:.4f}")
     assert "bootstrap SE over stimuli: 100 resamples" in lines[1]
     assert lines[2].startswith(f"ceiling {record.ceiling:.4f} ± ") and "layer IT -> pixels   (declared by the model)" in lines

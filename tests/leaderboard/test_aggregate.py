@@ -35,7 +35,7 @@ def test_hand_computed_tree(tree, tmp_path):
     # now; Database.record is the row-writing step under it)
     db.record(Outcome.from_score(Score.of(float("nan"), model_identifier="m", benchmark_identifier="v4b",
                                           benchmark_version=1, raw=Score.of(float("nan")))))
-    _record(db, "m", "v1b", 0.7)                  # succeeded, then failed: the failure counts
+    _record(db, "m", "v1b", 0.7)                  # succeeded, then failed: the done score counts (issue 36)
     record(Outcome.from_failure("m", "v1b", "boom", provenance={"benchmark": {"version": 1}}), db)
     _record(db, "m", "ita", 0.6)
     _record(db, "m", "beh", 0.3)
@@ -45,15 +45,18 @@ def test_hand_computed_tree(tree, tmp_path):
     entries = leaderboard_records(db, tree=tree)
     assert [e["model"] for e in entries] == ["m", "other"]
     scores, missing = entries[0]["scores"], entries[0]["missing"]
-    expected = {"v4a": 0.4, "v4b": None, "v1a": None, "v1b": None, "ita": 0.6, "beh": 0.3, "fam1": 0.5, "fam2": None,
-                "eng": 0.8, "V4": 0.2, "V1": None, "IT": 0.6, "neural_vision": (0 + 0.2 + 0.6) / 3, "fam": 0.25,
-                "behavior_vision": 0.275, "average_vision": ((0.2 + 0.6) / 3 + 0.275) / 2, "engineering_vision": 0.8}
+    expected = {"v4a": 0.4, "v4b": None, "v1a": None, "v1b": 0.7, "ita": 0.6, "beh": 0.3, "fam1": 0.5, "fam2": None,
+                "eng": 0.8, "V4": 0.2, "V1": 0.35, "IT": 0.6, "neural_vision": (0.35 + 0.2 + 0.6) / 3, "fam": 0.25,
+                "behavior_vision": 0.275, "average_vision": ((0.35 + 0.2 + 0.6) / 3 + 0.275) / 2,
+                "engineering_vision": 0.8}
     assert set(scores) == set(expected)
     for node, value in expected.items():
         assert scores[node] == (None if value is None else pytest.approx(value, abs=1e-12)), node
-    assert missing == {"v4a": 0, "v4b": 1, "v1a": 1, "v1b": 1, "ita": 0, "beh": 0, "fam1": 0, "fam2": 1, "eng": 0,
-                       "V4": 1, "V1": 2, "IT": 0, "neural_vision": 3, "fam": 1, "behavior_vision": 1,
-                       "average_vision": 4, "engineering_vision": 0}
+    assert missing == {"v4a": 0, "v4b": 1, "v1a": 1, "v1b": 0, "ita": 0, "beh": 0, "fam1": 0, "fam2": 1, "eng": 0,
+                       "V4": 1, "V1": 1, "IT": 0, "neural_vision": 2, "fam": 1, "behavior_vision": 1,
+                       "average_vision": 3, "engineering_vision": 0}
+    assert entries[0]["failed"] == {"v1b": "boom"}  # the failure beside the done score it does not hide
+    assert entries[0]["complete"] == [6, 9]         # v4a, v1b, ita, beh, fam1, eng of the 9 leaves
     # the model with one IT score: IT 0.2, neural 0.2/3, behaviour missing (all children missing) -> counts 0
     other = entries[1]["scores"]
     assert other["behavior_vision"] is None and other["average_vision"] == pytest.approx(0.2 / 3 / 2)

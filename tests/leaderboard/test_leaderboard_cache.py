@@ -48,8 +48,9 @@ def test_computed_once_until_a_score_is_recorded_by_any_writer(url):
     assert second is not first and [e["model"] for e in second] == ["m", "n"]
     assert second[0]["scores"]["average_vision"] == pytest.approx((0.4 / 2 + 0.6) / 2)  # V4 0.2, IT 0.6
     assert cache.aggregates_of("n")["scores"]["V4"] == pytest.approx(0.1)
-    _fail(other_process, "n", "v4b")  # a failure too
-    assert cache.aggregates_of("n")["scores"]["V4"] is None
+    _fail(other_process, "n", "v4b")  # a failure too: noted beside the done score it does not hide (issue 36)
+    assert cache.aggregates_of("n")["scores"]["V4"] == pytest.approx(0.1)
+    assert cache.aggregates_of("n")["failed"] == {"v4b": "boom"}
     assert cache.full_reads == 2  # the new benchmarks' instance rows (a rewrite) made it read everything once
     assert cache.records() == leaderboard_records(db, tree=tree)
     # 1 when created, one bump per recorded score or failure, and one for each benchmark's first record (its

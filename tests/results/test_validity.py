@@ -84,7 +84,22 @@ def test_benchmarks_declare_the_ranges_their_formulas_give():
     assert Benchmark.score_range == (0.0, 1.0)
     assert NeuralBenchmark.score_range == (0.0, math.inf)  # r² / c, never negative, may exceed 1
     assert PropertiesBenchmark.score_range == (0.0, math.inf)
-    assert RSABenchmark.score_range == (-math.inf, math.inf)
+    assert RSABenchmark.score_range == (0.0, 1.0)  # clipped since issue 36 (the unclipped value is provenance)
+
+
+@pytest.mark.parametrize("fields", [{"score_range": (0.0, 1.0)}, {"score_range": (None, None)}, {}])
+def test_a_done_rsa_score_above_one_is_refused(home, tmp_path, fields):
+    """Issue 36: Kriegeskorte2008.IT-rdm 1.0106 was recorded as done. A clipped formula's score lies in [0, 1]
+    even where a (forged or older) outcome declares no bound; 1.0 itself is a score."""
+    url = f"sqlite:///{tmp_path / 'results.sqlite'}"
+    rsa = dict(model="copy-net", benchmark="Kriegeskorte2008.IT-rdm", status="done", benchmark_version=1,
+               raw=0.52498, ceiling=0.51946, formula="raw_over_ceiling_clipped", **fields)
+    with pytest.raises(InvalidScore, match="is 1.0106, .*nothing was recorded as done"):
+        record(Outcome(score=1.0106, **rsa), url)
+    with pytest.raises(InvalidScore, match="is -0.05"):
+        record(Outcome(score=-0.05, **rsa), url)
+    assert Database(url).scores("copy-net", include_failed=True) == []
+    assert record(Outcome(score=1.0, **rsa), url) > 0
 
 
 def test_the_range_travels_with_the_outcome_and_its_json():

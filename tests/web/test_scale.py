@@ -263,3 +263,30 @@ def test_a_deleted_score_disappears_at_once(app, url):
     engine.dispose()
     assert _models(client.get("/").text) == ["net-0"]
     assert [r["model"] for r in client.get("/api/leaderboard").json()] == ["net-0"]
+
+
+def test_the_load_fixture_fills_a_site_that_tells_the_truth(tmp_path, url, monkeypatch):
+    """Issue 36: ``perf/web_load.py fill()`` wrote top-1 scores outside their own interval, intervals past 1 and
+    no end times. Every filled score now lies inside its interval, the interval inside [0, 1], raw / ceiling is the
+    score, every record has start and end times, and the filled site shows every model "as of" the fill's days."""
+    import importlib.util
+    from pathlib import Path
+
+    from brainscore.web.values import no_ceiling, shown_value
+
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    spec = importlib.util.spec_from_file_location("web_load", Path(__file__).parents[2] / "perf" / "web_load.py")
+    web_load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(web_load)
+    (tmp_path / "home").mkdir()
+    config = web_load.fill(url, 4, 0, tmp_path / "home")
+    stored = Database(url).scores()
+    assert len(stored) == config["rows"] == 4 * len(config["benchmarks"])
+    for r in stored:
+        low, high = r.ci95
+        shown = shown_value(r.benchmark, r.score, r.raw)
+        assert 0.0 <= low <= r.score <= high <= 1.0 and low <= shown <= high, (r.model, r.benchmark)
+        assert r.raw == pytest.approx(r.score * r.ceiling) and (r.ceiling == 1.0) == no_ceiling(r.benchmark)
+        assert r.start is not None and r.end is not None and r.start < r.end
+    client = TestClient(create_app(db_url=url, root=tmp_path / "submissions", start_worker=False))
+    assert len(client.get("/api/leaderboard", params={"at": "2026-11-25"}).json()) == 4

@@ -8,9 +8,17 @@ The flow (Kriegeskorte, Mur & Bandettini 2008; Brain-Score's ``RSABenchmark``):
 4. the model's RDM (``1 - Pearson r`` between stimuli across neuroids) is compared with each
    measured RDM (one per subject, or per subject and session) by the Spearman correlation of the
    strict upper triangles; ``raw`` = the mean over those RDMs;
-5. ``score = raw / ceiling``, the ceiling being the RSA noise ceiling of the measured RDMs (the
-   Nili et al. 2014 upper bound: mean over RDMs of Spearman(RDM, mean of all RDMs)). Not clipped,
-   as the reference does not clip neural scores.
+5. ``score = clip(raw / ceiling, 0, 1)``, the ceiling being the RSA noise ceiling of the measured RDMs
+   (the Nili et al. 2014 upper bound: mean over RDMs of Spearman(RDM, mean of all RDMs)).
+
+   **Clipped, unlike the reference** (which divides and does not clip its neural benchmarks; it clips with
+   ``bound_score`` only where a benchmark asks, e.g. Geirhos error consistency). Issue 36: a model whose RDM
+   reproduces the public measured RDMs' ranks got 1.0106 on ``Kriegeskorte2008.IT-rdm`` and 1.0027 on
+   ``Mur2013-rdm``, a "better than the brain" number that only says the noise ceiling is noisy, and one any
+   submitter can reach by reading the public data. A ceiled score here lies in [0, 1]
+   (:func:`~brainscore.metrics.normalisation.bound_score`); the raw similarity and the ceiling are kept
+   (``attrs["raw"]``, ``attrs["ceiling"]``), and the unclipped ceiled value is kept as ``attrs["unbounded"]``
+   and recorded in the provenance (``unclipped_score``). The bootstrap's samples are clipped the same way.
 
 The data are precomputed RDMs: an assembly of dims ``(rdm, presentation, presentation_b)`` (one
 matrix per subject/session, coordinates such as ``subject`` and ``session`` on ``rdm``,
@@ -114,8 +122,9 @@ class RSABenchmark(BenchmarkBase):
     measured RDM.
     """
 
-    #: a correlation over its ceiling: negative for an anti-correlated model, above 1 over a noisy ceiling
-    score_range = (-math.inf, math.inf)
+    #: a correlation over its ceiling, clipped to [0, 1] (see the module docstring); the results database
+    #: refuses a done score outside it (:func:`brainscore.results.validity.check_outcome`)
+    score_range = (0.0, 1.0)
 
     def __init__(self, identifier: str, version: int, rdms: DataAssembly | Callable[[], DataAssembly], region: str,
                  visual_degrees: float, *, similarity_metric: Callable, noise_ceiling: Callable | None,
@@ -170,14 +179,14 @@ class RSABenchmark(BenchmarkBase):
         Returns
         -------
         Score
-            ``raw / ceiling`` with attrs ``raw`` (mean Spearman over RDMs, error = SEM over RDMs,
-            per-RDM values in its ``raw``), ``ceiling``.
+            ``clip(raw / ceiling, 0, 1)`` with attrs ``raw`` (mean Spearman over RDMs, error = SEM over RDMs,
+            per-RDM values in its ``raw``), ``ceiling`` and ``unbounded`` (``raw / ceiling``).
         """
         return self.score_features(record(candidate, self))
 
     def score_features(self, features: DataAssembly) -> Score:
         """Score model ``features`` (``presentation x neuroid``, one time bin) recorded on the stimuli."""
-        from brainscore.metrics.normalisation import ceil_score
+        from brainscore.metrics.normalisation import bound_score, ceil_score
         from brainscore.metrics.similarity.rdm import rdm
         from brainscore.progress import stage
 
@@ -198,7 +207,7 @@ class RSABenchmark(BenchmarkBase):
         per_rdm = DataAssembly(values, dims=("rdm",), coords={"rdm": labels})
         error = values.std() / math.sqrt(len(values)) if len(values) > 1 else 0.0
         raw = Score.of(values.mean(), error=error, raw=per_rdm)
-        score = ceil_score(raw, self.ceiling)
+        score = bound_score(ceil_score(raw, self.ceiling))  # [0, 1]; the unclipped value in attrs["unbounded"]
         score.attrs["benchmark_identifier"] = self.identifier
         score.attrs["benchmark_version"] = self.version
         score.attrs["region"] = self.region
@@ -248,5 +257,5 @@ class RSABenchmark(BenchmarkBase):
         else:
             c, method = float(self.ceiling), "stimuli resampled (pairs of distinct drawn stimuli); ceiling held fixed"
         with np.errstate(invalid="ignore", divide="ignore"):
-            ceiled = raw / c
+            ceiled = np.clip(raw / c, 0.0, 1.0)  # as the score (NaN stays NaN)
         return BootstrapSamples(score=ceiled, ceiling=ceiling, unit="stimulus", method=method)

@@ -64,14 +64,16 @@ def _csv(records: list[dict], tree) -> str:
     import csv
     import io
 
+    from brainscore.leaderboard.csv_cells import safe_row
+
     order = tree.order()
     inner = [node for node in order if node not in tree.leaves]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["model", *order, *(f"{node} missing" for node in inner)])
-    for entry in records:
-        writer.writerow([entry["model"], *("" if entry["scores"][n] is None else repr(float(entry["scores"][n]))
-                                           for n in order), *(entry["missing"][n] for n in inner)])
+    writer.writerow(safe_row(["model", *order, *(f"{node} missing" for node in inner)]))
+    for entry in records:  # no cell a spreadsheet would run as a formula (issue 36); numbers stay numbers
+        writer.writerow(safe_row([entry["model"], *("" if entry["scores"][n] is None else repr(float(entry["scores"][n]))
+                                                    for n in order), *(entry["missing"][n] for n in inner)]))
     return out.getvalue()
 
 

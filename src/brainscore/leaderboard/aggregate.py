@@ -14,13 +14,16 @@ leaf benchmark, left-joined to the scores, rolled up bottom-up with
 - only the **latest version** of each benchmark counts (the newer of the registered version and
   the newest version recorded): scores of older versions are ignored, so a benchmark whose latest
   version has no score is missing;
-- of several scores of one model on one benchmark version, the latest recorded counts (a later
-  failure replaces an earlier success);
+- of several scores of one model on one benchmark version, the latest **done** one counts: a later
+  failure never hides a done score (issue 36: a failed resubmission blanked a model's good scores on the
+  board while its own page still showed them); the failure is shown beside it (``failed``);
 - leaves under ``engineering_vision`` use the **raw** score; ``engineering_vision`` is not part of
   ``average_vision``.
 
 Beyond the reference, every node carries the number of its leaves that are missing, so a 0 that
-comes from a missing benchmark is visible as such.
+comes from a missing benchmark is visible as such; every entry says which of its leaves' latest run
+failed and why (``failed``: leaf -> one-line reason, whether or not an earlier run is done) and how
+complete it is (``complete``: ``[done leaves, leaves]``).
 """
 from __future__ import annotations
 
@@ -28,14 +31,14 @@ import datetime as dt
 import fnmatch
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from brainscore import registry
 from brainscore.errors import BrainScoreError
 from brainscore.leaderboard import tree as _tree
 from brainscore.results import Database, StoredScore
 
-__all__ = ["leaderboard", "leaderboard_records", "Standings", "latest_versions", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
+__all__ = ["leaderboard", "leaderboard_records", "record_time", "failure_line", "Standings", "latest_versions", "aggregate", "reweight", "check_weights", "excluded_leaves", "Tree", "build_tree", "registered_tree", "store_tree"]
 
 NODE_ORDER = ("neural_vision", "behavior_vision", "V1", "V2", "V4", "IT")
 
@@ -146,6 +149,17 @@ def _value(record: StoredScore | None, engineering: bool) -> float | None:
     if value is None or math.isnan(value):
         return None
     return float(value)
+
+
+FAILURE_SHOWN = 200
+"""Characters of a failure's first line shown beside a cell (the whole message is on the model's page)."""
+
+
+def failure_line(record: StoredScore) -> str:
+    """The one-line reason of a failed ``record``: the first non-empty line of its ``failure``, at most
+    :data:`FAILURE_SHOWN` characters ("failed" when it has none)."""
+    text = next((line.strip() for line in str(record.failure or "").splitlines() if line.strip()), "") or "failed"
+    return text if len(text) <= FAILURE_SHOWN else text[:FAILURE_SHOWN - 1] + "…"
 
 
 def layer_method(record: StoredScore | None) -> str | None:
@@ -367,9 +381,14 @@ def _open(db: Database | str | None) -> Database:
 
 def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iterable[str] | None = None,
                         tree: Tree | None = None, at: dt.datetime | None = None,
-                        scores: Iterable[StoredScore] | None = None) -> list[dict]:
+                        scores: Iterable[StoredScore] | None = None,
+                        describe_failure: Callable[[StoredScore], str] | None = None) -> list[dict]:
     """The leaderboard as a list of ``{"model", "scores": {node: value|None}, "missing": {node: count},
-    "rule": {node: count}}``.
+    "rule": {node: count}, "failed": {leaf: reason}, "complete": [done, leaves]}``.
+
+    ``failed`` names the leaves whose latest run of the counted version failed, with its one-line reason
+    (:func:`failure_line`); the leaf's value is still its latest done score, if any (a failure never hides
+    one). ``complete``: how many of the tree's leaves have a done score, of how many.
 
     ``rule[node]`` counts the leaves at or below ``node`` whose score answered with a layer the model
     committed by the layer rule (:mod:`brainscore.models.layer_rule`: no map entry and no selection
@@ -392,10 +411,13 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
     at : datetime, optional
         The leaderboard as it was at this time (UTC): only records that ended by then, each benchmark at the
         newest version recorded by then, and benchmarks without any record by then left out of the tree (as
-        the reference's "wayback" view leaves out benchmarks that did not exist yet). Records without an end
-        time are left out.
+        the reference's "wayback" view leaves out benchmarks that did not exist yet). A record without an end
+        time counts from its start time (:func:`record_time`); one with neither counts only for a time not
+        before now (it was recorded by now, when is not known).
     scores : iterable of StoredScore, optional
         ``db.scores(include_failed=True)`` already read (oldest first); read here when not given.
+    describe_failure : callable, optional
+        The one-line reason of a failure in ``failed`` (default :func:`failure_line`).
 
     Raises
     ------
@@ -409,7 +431,8 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         latest = latest_versions(db, tree)
     else:
         at = at if at.tzinfo is not None else at.replace(tzinfo=dt.timezone.utc)  # naive: UTC, as the records
-        records = [r for r in records if getattr(r, "end", None) is not None and _aware(r.end) <= at]
+        now = dt.datetime.now(dt.timezone.utc)
+        records = [r for r in records if (record_time(r) or now) <= at]
         latest = {}
         for r in records:
             if r.benchmark in tree.leaves and r.benchmark_version is not None:
@@ -418,7 +441,7 @@ def leaderboard_records(db: Database | str | None = None, benchmarks: str | Iter
         if not existing:
             return []
         tree = build_tree(existing)
-    return Standings(tree, latest, records).records
+    return Standings(tree, latest, records, describe_failure).records
 
 
 class Standings:
@@ -436,7 +459,9 @@ class Standings:
     latest : dict
         Leaf -> the version of it that counts (the newest registered or recorded).
     records : list of StoredScore
-        Oldest first (later records of a model on a benchmark version win).
+        Oldest first (the latest done record of a model on a benchmark version counts).
+    describe_failure : callable (StoredScore) -> str, optional
+        The reason shown beside a failed leaf (default :func:`failure_line`; the website redacts it).
 
     Attributes
     ----------
@@ -445,10 +470,13 @@ class Standings:
         entries are shared: copy one to change it).
     """
 
-    def __init__(self, tree: Tree, latest: dict[str, int | None], records: Iterable[StoredScore]):
+    def __init__(self, tree: Tree, latest: dict[str, int | None], records: Iterable[StoredScore],
+                 describe_failure: Callable[[StoredScore], str] | None = None):
         self.tree, self.latest = tree, dict(latest)
+        self._describe = describe_failure or failure_line
         self._order, self._kids = tree.order(), children_map(tree)
-        self._chosen: dict[tuple[str, str], StoredScore] = {}
+        self._chosen: dict[tuple[str, str], StoredScore] = {}  # the latest done record of each pair
+        self._failed: dict[tuple[str, str], StoredScore] = {}  # a failure recorded after it (or with none done)
         self._listed: set[str] = set()  # models with a successful score (of any benchmark or version)
         self._entries = {model: self._entry(model) for model in self._take(records)}
         self._sort()
@@ -461,7 +489,12 @@ class Standings:
                 self._listed.add(record.model)  # listed from its first successful score on
                 changed.add(record.model)
             if record.benchmark in self.tree.leaves and record.benchmark_version == self.latest.get(record.benchmark):
-                self._chosen[record.model, record.benchmark] = record
+                pair = (record.model, record.benchmark)
+                if record.status == "done":
+                    self._chosen[pair] = record
+                    self._failed.pop(pair, None)
+                else:  # a failure never hides a done score: it is kept beside it
+                    self._failed[pair] = record
                 changed.add(record.model)
         return changed & self._listed
 
@@ -470,6 +503,7 @@ class Standings:
         twin = object.__new__(Standings)
         twin.__dict__.update(self.__dict__)
         twin.latest, twin._chosen, twin._listed = dict(self.latest), dict(self._chosen), set(self._listed)
+        twin._failed = dict(self._failed)
         return twin
 
     def add(self, records: list[StoredScore]) -> bool:
@@ -500,13 +534,24 @@ class Standings:
         rule = rule_counts(tree, {leaf: layer_method(chosen.get((model, leaf))) == "rule" for leaf in tree.leaves},
                            self._kids)
         order = self._order
+        failed = {leaf: self._describe(self._failed[model, leaf]) for leaf in order
+                  if leaf in tree.leaves and (model, leaf) in self._failed}
+        done = sum(values[leaf] is not None for leaf in tree.leaves)
         return {"model": model, "scores": {n: scores[n] for n in order},
-                "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order}}
+                "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order},
+                "failed": failed, "complete": [done, len(tree.leaves)]}
 
     def _sort(self) -> None:
         top = self.tree.roots()[0] if self.tree.roots() else None
         self.records = sorted(self._entries.values(),
                               key=lambda e: (e["scores"].get(top) is None, -(e["scores"].get(top) or 0.0), e["model"]))
+
+
+def record_time(record: StoredScore) -> dt.datetime | None:
+    """When ``record`` counts from (UTC): its end time, else its start time (rows recorded without an end time,
+    issue 36: 4 of 706 models were missing from the board "as of today"); None when it has neither."""
+    when = getattr(record, "end", None) or getattr(record, "start", None)
+    return None if when is None else _aware(when)
 
 
 def _aware(when: dt.datetime) -> dt.datetime:

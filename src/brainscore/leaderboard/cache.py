@@ -46,6 +46,9 @@ class ResultsCache:
     max_bytes : int
         Most bytes of the values given a ``size`` (rendered pages) kept, least recently used dropped
         first (default 64 MiB: a gzipped leaderboard page is about 75 kB).
+    describe_failure : callable (StoredScore) -> str, optional
+        The one-line reason the leaderboard shows beside a failed cell (default
+        :func:`~brainscore.leaderboard.aggregate.failure_line`; the website passes a redacted one).
 
     Notes
     -----
@@ -60,8 +63,10 @@ class ResultsCache:
     """
 
     def __init__(self, db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None,
-                 max_values: int = 256, max_bytes: int = 64 * 2**20):
+                 max_values: int = 256, max_bytes: int = 64 * 2**20,
+                 describe_failure: Callable[[StoredScore], str] | None = None):
         self.db, self.benchmarks, self.tree = db, benchmarks, tree
+        self.describe_failure = describe_failure
         self.max_values, self.max_bytes = max_values, max_bytes
         self._values: OrderedDict[Any, tuple[int, Any]] = OrderedDict()  # least recently used first
         self._sizes: dict[Any, int] = {}
@@ -260,7 +265,8 @@ class ResultsCache:
             else:
                 scores, rewrites, read_at = read.scores, read.rewrites, read.version
             tree = self.tree or registered_tree(self.benchmarks)
-            self._state = _State(scores, rewrites, read_at, Standings(tree, latest_versions(self.db, tree), scores))
+            self._state = _State(scores, rewrites, read_at, Standings(tree, latest_versions(self.db, tree), scores,
+                                                                           self.describe_failure))
             self.full_reads += 1
             return self._state
 

@@ -14,7 +14,8 @@ identity, the leaderboard tree and the benchmark versions that count, and the so
 aggregate; it is read back only when its checksum holds; and it is rebuilt from every row whenever
 anything other than new scores changed (the ``rewrites`` counter, a row count that does not add up, a
 benchmark version newer than the one counted) or when it cannot be read. The records it keeps hold
-only what the standings read (status, values, versions and the layer's commitment method), not the
+only what the standings read (status, values, versions, failures' messages and the layer's commitment
+method), not the
 whole provenance.
 """
 from __future__ import annotations
@@ -35,7 +36,7 @@ from brainscore.results import Database, StoredScore
 __all__ = ["standings", "registered_versions"]
 
 #: Bumped when what is kept changes shape (the source of the modules is in the key too).
-_FORMAT = 1
+_FORMAT = 2
 _CODE = (Path(__file__), Path(__file__).with_name("aggregate.py"))
 
 
@@ -113,11 +114,13 @@ def registered_versions(tree: Tree) -> dict[str, int | None]:
 
 
 _DROPPED = {f.name: None for f in dataclasses.fields(StoredScore)
-            if f.name not in ("model", "benchmark", "benchmark_version", "score", "raw", "status", "id", "provenance")}
+            if f.name not in ("model", "benchmark", "benchmark_version", "score", "raw", "status", "id", "provenance",
+                             "failure")}
 
 
 def _slim(record: StoredScore) -> StoredScore:
-    """``record`` with only what the standings read: status, values, version and the layer's commitment method."""
+    """``record`` with only what the standings read: status, values, version, a failure's message and the layer's
+    commitment method."""
     method = (((record.provenance or {}).get("model") or {}).get("commitment") or {}).get("method")
     return dataclasses.replace(record, provenance={"model": {"commitment": {"method": method}}} if method else {},
                                **_DROPPED)

@@ -171,6 +171,14 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
+def _iso_utc(when: dt.datetime | None) -> str | None:
+    """``when`` (UTC; naive columns hold UTC) as ISO 8601 with its zone, ``...+00:00`` (issue 36: times without a
+    zone); None stays None."""
+    if when is None:
+        return None
+    return (when if when.tzinfo is not None else when.replace(tzinfo=dt.timezone.utc)).isoformat()
+
+
 def new_task_key() -> str:
     """A submission task's public identifier: 22 random URL-safe characters (128 bits), the only identifier
     its pages and API use, so that nobody can walk the submissions by counting (revision ``0007``)."""
@@ -305,5 +313,4 @@ class SubmissionTask(Base):
                 "progress": {"current": self.current, "total": self.total}, "results": self.results,
                 "requirements": self.requirements, "failure": self.failure, "log": self.log,
                 "rerun_of": self.rerun_of, "submission_id": self.submission_id,
-                "created": self.created.isoformat() if self.created else None,
-                "finished": self.finished.isoformat() if self.finished else None}
+                "created": _iso_utc(self.created), "finished": _iso_utc(self.finished)}

@@ -7,6 +7,9 @@ run`` and the journal all pass it. A *done* outcome must have
 
 - a ceiled score that is finite and inside the range its benchmark declares (``Benchmark.score_range``,
   carried by the outcome as ``score_range``; [0, 1] where none is declared);
+- a ceiled score in [0, 1] whatever range is declared where its formula says it was clipped
+  (``raw_over_ceiling_clipped``: the RSA benchmarks since issue 36, where a copy of the public RDMs' ranks
+  reached 1.0106, and the behavioural benchmarks that clip as the reference's ``bound_score`` does);
 - a raw score and a ceiling that are finite wherever its formula uses them (a NaN raw or ceiling arrives
   here as None, :func:`brainscore.scoring.outcome.number`, so a formula that needs one and lacks it fails too).
 
@@ -27,6 +30,8 @@ DEFAULT_RANGE = (0.0, 1.0)
 
 #: formulas whose score is computed from a raw score and a ceiling (both must then be finite numbers)
 CEILED_FORMULAS = ("r2_over_ceiling", "legacy", "raw_over_ceiling", "raw_over_ceiling_clipped")
+#: formulas whose score is clipped to [0, 1] (a done score outside it is refused whatever range is declared)
+CLIPPED_FORMULAS = ("raw_over_ceiling_clipped",)
 #: formulas whose score is computed from a raw score alone
 RAW_FORMULAS = ("r2",)
 
@@ -71,6 +76,9 @@ def check_outcome(outcome: Outcome) -> None:
         declared = f"its benchmark's range {shown}" if outcome.score_range else "[0, 1] (its benchmark declares no other)"
         raise InvalidScore(f"{what} is {score!r}, outside {declared}: nothing was recorded as done. A benchmark "
                            f"whose ceiled scores may leave [0, 1] declares it with score_range = (low, high)", outcome)
+    if outcome.formula in CLIPPED_FORMULAS and not 0.0 <= score <= 1.0:
+        raise InvalidScore(f"{what} is {score!r}, but its formula {outcome.formula} clips to [0, 1]: nothing was "
+                           f"recorded as done (the unclipped value belongs in the provenance, not the score)", outcome)
     parts = []
     if outcome.formula in CEILED_FORMULAS + RAW_FORMULAS:
         parts.append(("raw score", outcome.raw))

@@ -279,6 +279,9 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
         layer_selection=selection_curves or None, model_facts=_model_facts(model),
         plugin_sources=_plugin_sources(model_identifier, benchmark_identifier))
+    unbounded = result.attrs.get("unbounded")
+    if unbounded is not None and getattr(unbounded, "ndim", 0) == 0:  # a clipped score: what it was before
+        result.attrs["provenance"]["unclipped_score"] = float(unbounded)
     return result
 
 

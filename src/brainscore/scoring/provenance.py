@@ -50,13 +50,13 @@ __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_in
            "EXCLUDED_FROM_KEY"]
 
 EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of", "model_facts",
-                     "plugin_sources", "run_key")
+                     "plugin_sources", "run_key", "unclipped_score")
 """Top-level provenance entries that do not name the computation (timestamps, durations, host, the layer
 selection's per-layer scores, an outcome whose committed layers the key holds, the record a recorded
 rerun reproduces, ``brainscore reproduce --record``, where on this machine plugin folders were found (their
 code is keyed by content), and the run key ``brainscore score`` and ``brainscore run`` find records by
 (:mod:`brainscore.runner.keys`, made of what the provenance holds): the same computation has one key whichever
-command made it)."""
+command made it), and a clipped score's unclipped value (a result, not part of the computation)."""
 
 
 def provenance_key(provenance: dict) -> str:

@@ -224,12 +224,15 @@ def _explore(site: Site, records: list[dict], state: dict):
 
 
 def first_scored(site: Site) -> dict[str, str]:
-    """Model -> the day (``YYYY-MM-DD``, UTC) its first successful score ended (models without an end time left out);
-    computed once per change of the results."""
+    """Model -> the day (``YYYY-MM-DD``, UTC) its first successful score ended (its start when it has no end time,
+    :func:`~brainscore.leaderboard.aggregate.record_time`; models with neither left out); computed once per
+    change of the results."""
+    from brainscore.leaderboard.aggregate import record_time
+
     def build():
         first: dict[str, str] = {}
         for record in site.results.scores():
-            end = getattr(record, "end", None)
+            end = record_time(record)
             if record.status == "done" and end is not None:
                 day = end.date().isoformat()
                 if day < first.get(record.model, "9999"):

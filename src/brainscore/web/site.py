@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from brainscore.leaderboard.aggregate import leaderboard_records
+from brainscore.leaderboard.aggregate import failure_line, leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
 from brainscore.web import accounts
@@ -60,6 +60,22 @@ def fmt(value, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     return f"{value:.{digits}f}"
+
+
+def utc(when) -> str:
+    """A time as every page shows it: ``YYYY-MM-DD HH:MM UTC`` (the templates' ``utc`` filter; issue 36: times
+    were shown without a zone). ``when``: a datetime (naive ones hold UTC) or an ISO 8601 text; "" for None."""
+    if not when:
+        return ""
+    if isinstance(when, str):
+        try:
+            when = dt.datetime.fromisoformat(when)
+        except ValueError:
+            return when
+    if not isinstance(when, dt.datetime):  # a date
+        return f"{when.isoformat()} UTC"
+    when = when.astimezone(dt.timezone.utc) if when.tzinfo is not None else when
+    return when.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def colour(value) -> str:
@@ -114,6 +130,15 @@ _CELLS_KEPT = 8192
 _NO_RULE: dict = {}
 
 
+def public_failure(record) -> str:
+    """The one-line reason a failed score shows on the public leaderboard: its first line
+    (:func:`~brainscore.leaderboard.aggregate.failure_line`) without the server's host, addresses or folders
+    (:func:`~brainscore.web.redact.redact`)."""
+    from brainscore.web.redact import redact
+
+    return redact(failure_line(record)) or "failed"
+
+
 def score_cells(record: dict, cols: list[dict]):
     """The ``<td>`` cells of one leaderboard row, as Markup (the template's loop, written in Python).
 
@@ -147,6 +172,7 @@ def _score_cells(record: dict, cols: list[dict]):
 
     model = escape(record["model"])
     scores, missing, rule = record["scores"], record["missing"], record.get("rule") or {}
+    failed = record.get("failed") or {}
     out = []
     for c in cols:
         node = c["node"]
@@ -155,15 +181,24 @@ def _score_cells(record: dict, cols: list[dict]):
         title = f"{model} · {node_text}: {fmt(value, 4)}" + (f" ({n_missing} missing)" if n_missing else "")
         if n_rule:
             title += " (layer committed by the rule)" if c["leaf"] else f" ({n_rule} with a rule-committed layer)"
+        reason = failed.get(node) if c["leaf"] else None
+        state = ""
+        if c["leaf"]:  # done, failed (its latest run; a done score stays shown) or never run
+            state = f' data-state="{"done" if value is not None else "failed" if reason else "none"}"'
+            title += (f" (a later run failed: {escape(reason)})" if value is not None and reason
+                      else f" (failed: {escape(reason)})" if reason else " (never run)" if value is None else "")
         hidden = c.get("hidden")
         hidden_by = f' hidden data-hidden-by="{c.get("hidden_by")}"' if hidden else ""
-        shown = '<span class="missing">—</span>' if value is None else fmt(value, 3)
+        shown = ('<span class="failed">failed</span>' if reason else '<span class="missing">—</span>') \
+            if value is None else fmt(value, 3)
         mark = (f'<span class="rule-mark" data-rule="{n_rule}">†{"" if c["leaf"] else n_rule}</span>'
                 if n_rule and value is not None else "")
+        if reason and value is not None:
+            mark += '<span class="later-failed">!</span>'
         note = f'<span class="nmissing">{n_missing} missing</span>' if n_missing and not c["leaf"] else ""
         out.append(f'<td class="score {colour_class(value)}{" leaf" if c["leaf"] else ""}" data-node="{node_text}" '
                    f'data-ancestors="{escape(" ".join(c["ancestors"]))}" '
-                   f'data-score="{"" if value is None else "%.6f" % value}"{hidden_by} '
+                   f'data-score="{"" if value is None else "%.6f" % value}"{state}{hidden_by} '
                    f'title="{title}">{shown}{mark}{note}</td>')
     return Markup("\n  ".join(out))
 
@@ -211,6 +246,7 @@ def templates() -> Jinja2Templates:
     built.env.filters["fmt"] = fmt
     built.env.filters["colour_class"] = colour_class
     built.env.filters["breakable"] = breakable
+    built.env.filters["utc"] = utc
     built.env.globals["score_cells"] = score_cells
     built.env.globals["ranking_rows"] = ranking_rows
     return built
@@ -285,7 +321,7 @@ class Site:
         if self.throttle is None:
             self.throttle = Throttle()
         if self.results is None:
-            self.results = ResultsCache(self.store, max_values=4096)
+            self.results = ResultsCache(self.store, max_values=4096, describe_failure=public_failure)
         if self.mailer is None:
             self.mailer = Mailer()
 
@@ -454,7 +490,8 @@ class Site:
             when = dt.datetime.combine(dt.date.fromisoformat(at), dt.time.max, tzinfo=dt.timezone.utc)
         except ValueError as error:
             raise HTTPException(400, f"at={at!r} is not a date; give YYYY-MM-DD, e.g. at=2026-11-01") from error
-        return [r for r in leaderboard_records(self.store, at=when, scores=self.results.scores())
+        return [r for r in leaderboard_records(self.store, at=when, scores=self.results.scores(),
+                                               describe_failure=public_failure)
                 if r["model"] not in hidden]
 
     def shared(self, request: Request, build, media_type: str, viewer=None, name=None, depends=None) -> Response:

@@ -82,7 +82,30 @@ def model_json(site: Site, identifier: str, user) -> dict:
             "card": cards.model_card(identifier, task, owner, rows, parameter_count_of(
                 model, next((r["provenance"] for r in reversed(rows) if isinstance(r.get("provenance"), dict)), None))),
             "scores": rows, "history": score_history(records), "submission": submission, "aggregates": aggregates,
-            "layer_selection": selection_curves(site, identifier, task), "commitments": commitment_table(site, identifier)}
+            "layer_selection": selection_curves(site, identifier, task), "commitments": commitment_table(site, identifier),
+            "ranks": node_ranks(site, identifier, user)}
+
+
+def node_ranks(site: Site, identifier: str, user) -> list[dict]:
+    """The model's rank at every node of the leaderboard tree where it has a value, in the board's column order:
+    ``{"node", "score", "rank", "of"}``; ``rank`` is 1 + the number of models ``user`` may see with a higher
+    value there (ties share a rank), ``of`` the number of them with a value there. Empty when the model is not
+    on the board (no done score)."""
+    records = site.board(user)
+    mine = next((r for r in records if r["model"] == identifier), None)
+    if mine is None:
+        return []
+    out = []
+    for column in columns():
+        node = column["node"]
+        value = mine["scores"].get(node)
+        if value is None:
+            continue
+        values = [r["scores"].get(node) for r in records]
+        values = [v for v in values if v is not None]
+        out.append({"node": node, "leaf": column["leaf"], "score": value,
+                    "rank": 1 + sum(v > value for v in values), "of": len(values)})
+    return out
 
 
 def commitment_table(site: Site, model: str) -> dict[str, dict]:
@@ -169,7 +192,11 @@ def benchmark_json(site: Site, identifier: str, user) -> dict:
     versions = sorted({r.benchmark_version for r in records if r.benchmark_version is not None})
     if versions and info.get("version") is None:
         info["version"] = versions[-1]
-    return {"benchmark": identifier, **info,
+    example = next((r["model"] for r in ranking), "pixels")
+    usage = (f"from brainscore import score\n\nresult = score({json.dumps(example)}, {json.dumps(identifier)})\n"
+             f"print(float(result), result.attrs[\"raw\"], result.attrs[\"ceiling\"], result.attrs[\"ci95\"])\n\n"
+             f"# or on the command line:\n# brainscore score --model {example} --benchmark {identifier}")
+    return {"benchmark": identifier, **info, "usage": usage,
             "ancestors": tree.path_to_root(info["parent"]) if info.get("parent") else [],
             "ceiling": ceilings[-1] if ceilings else None, "ceiling_error": ceiling_error,
             "data_files": (prov.get("benchmark") or {}).get("data_files") or {},
@@ -335,9 +362,13 @@ def explore_choices(state: dict) -> dict:
 
 def leaderboard_rows(view: dict) -> tuple[list[str], list[dict]]:
     """``(header, rows)`` of a :func:`leaderboard_view` for export: the columns shown (not folded away), each row
-    ``{"rank", "model", <column>: score or None}``."""
+    ``{"rank", "model", <column>: score or None, "failed": {benchmark shown: reason of its failed latest run},
+    "complete": [done benchmarks, benchmarks]}`` (``header`` names the columns written to CSV: rank, model and
+    the scores)."""
     shown = [c["node"] for c in view["columns"] if not c["hidden"]]
-    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown}}
+    rows = [{"rank": r["rank"], "model": r["model"], **{node: r["scores"].get(node) for node in shown},
+             "failed": {node: reason for node, reason in (r.get("failed") or {}).items() if node in shown},
+             "complete": r.get("complete")}
             for r in view["records"]]
     return ["rank", "model", *shown], rows
 
@@ -408,8 +439,10 @@ def score_json(site: Site, score_id: int, user, server: str | None = None) -> di
     bootstrap = provenance.get("bootstrap") or {}
     data_files = (provenance.get("benchmark") or {}).get("data_files") or {}
     return {"id": stored.id, "model": stored.model, "benchmark": stored.benchmark,
-            "benchmark_version": stored.benchmark_version, "status": stored.status, "score": stored.score,
-            "raw": stored.raw, "ceiling": stored.ceiling, "error": stored.error,
+            "benchmark_version": stored.benchmark_version, "status": stored.status,
+            # the value every other page shows (raw for top-1 benchmarks), and no ceiling where there is none
+            "score": shown_value(stored.benchmark, stored.score, stored.raw),
+            "raw": stored.raw, "ceiling": None if no_ceiling(stored.benchmark) else stored.ceiling, "error": stored.error,
             "ci95": list(stored.ci95) if stored.ci95 else None, "failure": stored.failure,
             "layer": commitment.get("layer"), "region": commitment.get("region"), "method": commitment.get("method"),
             "how": describe(commitment) if commitment else None, "formula": provenance.get("formula"),

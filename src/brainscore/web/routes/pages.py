@@ -8,6 +8,7 @@ import math
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
+from brainscore.leaderboard.csv_cells import safe_row
 from brainscore.web import catalogue, plots, stimuli, views
 from brainscore.web.values import shown_value
 from brainscore.web.site import page_key, site_of
@@ -62,16 +63,18 @@ def _leaderboard(request: Request, site, user, sort: str, q: str, desc: int, fol
 @router.get("/leaderboard.csv")
 def leaderboard_csv(request: Request, sort: str = "average_vision", q: str = "", desc: int = 1,
                     fold: str | None = None, norule: int = 0, at: str | None = None):
-    """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals."""
+    """The leaderboard view of the same query as CSV: the rows and columns shown, scores to 6 decimals; a text
+    cell that a spreadsheet would read as a formula starts with ``'`` (:func:`~brainscore.leaderboard.csv_cells.safe_cell`)."""
     site = site_of(request)
     view = views.leaderboard_view(site, site.reader(request), sort, q, desc, fold, norule, at,
                                  views.explore_params(request.query_params))
     header, rows = views.leaderboard_rows(view)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
+    writer.writerow(safe_row(header))  # no cell a spreadsheet would run as a formula (issue 36)
     for row in rows:
-        writer.writerow([row["rank"], row["model"]] + ["" if row[h] is None else f"{row[h]:.6f}" for h in header[2:]])
+        writer.writerow(safe_row([row["rank"], row["model"]]
+                                 + ["" if row[h] is None else f"{row[h]:.6f}" for h in header[2:]]))
     return Response(buffer.getvalue(), media_type="text/csv",
                     headers={"content-disposition": 'attachment; filename="brainscore-leaderboard.csv"'})
 
@@ -125,9 +128,33 @@ def model_bibtex(site, model: str) -> str:
 
 
 def _entries(bibtex: str) -> list[str]:
-    """The ``@type{...}`` entries of a BibTeX text, each stripped."""
-    parts = ["@" + part for part in bibtex.split("@") if part.strip()]
-    return [part.strip() for part in parts]
+    """The ``@type{...}`` (or ``@type(...)``) entries of a BibTeX text, each stripped, read as BibTeX reads them:
+    an entry starts at an ``@`` outside every entry and ends at the brace (or parenthesis) that closes its
+    opening one, so an ``@`` inside a field (an address in a ``url`` or ``note``, a title) stays in its entry
+    (issue 36: the export split entries there). Text between entries is a comment, as in BibTeX, and is left
+    out; an entry never closed runs to the end of the text."""
+    entries: list[str] = []
+    i, n = 0, len(bibtex)
+    while True:
+        start = bibtex.find("@", i)
+        if start < 0:
+            return entries
+        opening = next((j for j in range(start + 1, n) if bibtex[j] in "{("), None)
+        if opening is None:
+            return entries + ([bibtex[start:].strip()] if bibtex[start:].strip() != "@" else [])
+        closing = "}" if bibtex[opening] == "{" else ")"
+        depth, j = 0, opening + 1  # depth: braces inside the entry (a ")" inside braces closes nothing)
+        while j < n:
+            char = bibtex[j]
+            if char == "{":
+                depth += 1
+            elif char == "}" and depth > 0:
+                depth -= 1
+            elif char == closing and depth == 0:
+                break
+            j += 1
+        entries.append(bibtex[start:j + 1].strip())
+        i = j + 1
 
 
 @router.get("/compare", response_class=HTMLResponse)
