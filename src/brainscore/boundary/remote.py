@@ -5,8 +5,9 @@ answers.
 process, loaded from the server's own plugins) see of a model that runs in the sandbox
 (:mod:`brainscore.boundary.server`). Each call goes over the channel (:mod:`brainscore.boundary.channel`); each answer
 is checked and rebuilt (:func:`brainscore.boundary.crossing.answer_of`) before the benchmark sees it. The model
-receives the stimuli's ids and images (a task's fitting set also its ``image_label``), never the responses, labels
-or ceilings it is scored against.
+receives the stimuli's images under opaque ids (random tokens of each call, mapped back here; a task's fitting set
+also its ``image_label``), never the benchmark's stimulus ids, file names or stimulus set name, the responses,
+labels or ceilings it is scored against.
 
 Layer selection stays trusted too: when the model asks for a layer for the region it is recording from
 (``score_layers``, once per region), this side runs :func:`brainscore.scoring.selection.layer_scorer` on its own
@@ -64,12 +65,15 @@ class RemoteCandidates:
 
     def look_at_layers(self, stimuli: StimulusSet) -> dict[str, Any]:
         """Every candidate layer's features on ``stimuli`` (PCA-reduced by the model side, as in-process)."""
-        reply = self.remote._call("look_at_layers", {"stimuli": self.remote.folder.offer(stimuli)}, nested=True)
+        offered = self.remote.folder.offer(stimuli)
+        reply = self.remote._call("look_at_layers", {"stimuli": offered.message}, nested=True)
         if not isinstance(reply, dict) or sorted(reply) != sorted(self.layers):
             raise BoundaryViolation(f"the model answered the layer selection with layers "
                                     f"{sorted(reply)[:10] if isinstance(reply, dict) else type(reply).__name__}; it was "
                                     f"asked for its candidate layers {self.layers[:10]}")
-        return {layer: answer_of(reply[layer], stimuli, f"the selection's request for layer {layer!r}")
+        return {layer: answer_of(reply[layer], stimuli, f"the selection's request for layer {layer!r}",
+                                 opaque=offered.opaque,
+                                 region=self.remote._committing or self.remote.recording_target)
                 for layer in self.layers}
 
 
@@ -143,7 +147,7 @@ class RemoteModel(BrainModel):
         if fitting_stimuli is None or isinstance(fitting_stimuli, str):
             fitting: Any = fitting_stimuli
         elif isinstance(fitting_stimuli, StimulusSet):
-            fitting = self.folder.offer(fitting_stimuli, FITTING_COLUMNS)
+            fitting = self.folder.offer(fitting_stimuli, FITTING_COLUMNS).message
         elif isinstance(fitting_stimuli, (list, tuple)) or hasattr(fitting_stimuli, "tolist"):
             fitting = [str(label) for label in list(fitting_stimuli)]
         else:
@@ -155,9 +159,10 @@ class RemoteModel(BrainModel):
 
     def look_at(self, stimuli: StimulusSet, number_of_trials: int = 1, **kwargs):
         extra = {key: value for key, value in kwargs.items() if isinstance(value, (bool, int, float, str))}
-        reply = self._call("look_at", {"stimuli": self.folder.offer(stimuli), "number_of_trials": int(number_of_trials),
+        offered = self.folder.offer(stimuli)
+        reply = self._call("look_at", {"stimuli": offered.message, "number_of_trials": int(number_of_trials),
                                        "kwargs": extra})
-        return answer_of(reply, stimuli, "look_at", self.task)
+        return answer_of(reply, stimuli, "look_at", self.task, opaque=offered.opaque, region=self.recording_target)
 
     # ---- layers and facts (for the provenance) --------------------------------------------------
     def layer_for(self, region: str) -> str | None:
