@@ -71,6 +71,16 @@ def test_a_model_reading_the_category_from_the_id_scores_at_chance_through_the_b
     assert all(Path(p).stem.isdigit() for p in seen[0]["paths"])  # files under running numbers
 
 
+def test_the_id_cheat_scores_at_chance_on_the_command_line_with_sandbox(plugins, capsys):
+    """``brainscore score --sandbox`` (the boundary a stranger's plugin is scored through): chance, not 1.0."""
+    from brainscore.cli import main
+
+    assert main(["score", "--model", "id-cheat", "--benchmark", BENCHMARK, "--bootstrap", "0", "--json",
+                 "--no-record", "--sandbox"]) == 0
+    there = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert there["score"] <= 0.15, there
+
+
 def test_ids_are_random_for_every_call_and_sort_as_the_real_ids(plugins, images92):
     """Two offers of the same stimuli (in one pair and in two pairs) share no token; within an offer the tokens sort
     as the real ids do (a model that orders stimuli by id computes what it computes in-process)."""
