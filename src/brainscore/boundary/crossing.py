@@ -4,10 +4,14 @@ Out to the model (:class:`StimulusFolder`): a stimulus set's images under opaque
 set for a task readout also carries its ``image_label`` column, what the readout is fitted on). Each stimulus id is
 replaced by a random token (:func:`secrets.token_hex`, drawn anew for every offer) and the stimulus set's identifier by
 another, so a model cannot read a benchmark's answers from its ids (``airplane1-bicycle2`` names
-the categories of a cue-conflict image) or its name; the trusted side maps every answer's ids back before any check
-or metric sees them, and refuses an answer naming the benchmark's real ids. The images are hard-linked (or copied,
-where a link cannot be made or would not be readable) into a folder the model's sandbox sees read-only, under names of
-their own (a running number), so neither their paths nor their file names reach the model.
+the categories of a cue-conflict image) or its name; and a task's ``look_at`` rows (labels, odd one out) are sent in a
+fresh random order under tokens that sort in no relation to the ids, so it cannot read them from the rows' order
+either (Geirhos2021silhouette's rows are sorted by id: row k is category k // 10; recordings and probabilities keep the
+benchmark's order: see :meth:`StimulusFolder.offer`). The trusted side maps every answer's ids back and puts its rows
+back in the benchmark's order before any check or metric sees them, and refuses an answer naming the benchmark's real
+ids. The images are hard-linked (or copied, where a link cannot be made or would not be readable) into a folder the
+model's sandbox sees read-only, under random names of their own, so neither their paths, their file names nor the
+order they were placed in reach the model.
 
 Back from the model (:func:`answer_of`): an assembly as plain arrays, rebuilt by the trusted side only after
 
@@ -30,6 +34,7 @@ what was expected.
 from __future__ import annotations
 
 import os
+import random
 import re
 import secrets
 import shutil
@@ -96,53 +101,84 @@ class StimulusFolder:
         if key in self._names:
             return self._names[key]
         suffix = source.suffix.lower() if re.fullmatch(r"\.[a-z0-9]{1,8}", source.suffix.lower()) else ""
-        name = f"{len(self._names):07d}{suffix}"
+        name = f"{secrets.token_hex(8)}{suffix}"  # random: a running number would tell the order files came in
+        while (self.path / name).exists():
+            name = f"{secrets.token_hex(8)}{suffix}"
         share_file(source, self.path / name)
         self._names[key] = name
         return name
 
-    def offer(self, stimuli: StimulusSet, columns: Sequence[str] = ()) -> "Offered":
-        """What the model receives of ``stimuli``: opaque ids in row order, one image per id (its name in this
-        folder), an opaque identifier (None stays None), and ``columns`` (as arrays); with the map back.
+    def offer(self, stimuli: StimulusSet, columns: Sequence[str] = (), shuffled: bool = True,
+              unit: int = 1) -> "Offered":
+        """What the model receives of ``stimuli``: opaque ids, one image per id (its name in this folder), an opaque
+        identifier (None stays None), and ``columns`` (as arrays); with the map back and the order sent.
 
-        The ids are random tokens (:func:`secrets.token_hex`, 64 bits) drawn anew for every offer, so no two calls
-        (and no two pairs) share one; they sort as the real ids sort (the sorted tokens are given to the sorted ids),
-        so a model that orders its stimuli by id (e.g. the layer selection's PCA) computes exactly what it computes
-        on the real ids. The identifier is a fresh token too, so a model's cache keyed by it never mixes two offers.
+        ``shuffled`` (default): the rows are sent in a random order, a fresh permutation for every offer
+        (:class:`random.SystemRandom`), of groups of ``unit`` consecutive rows kept together (3: an odd-one-out
+        task's triplets), under random tokens that sort in no relation to the real ids, so neither the row order
+        nor the ids tell a model which benchmark row it answers (Geirhos2021silhouette's rows are sorted by id: row
+        k is category k // 10). The trusted side puts the answer back in the benchmark's order
+        (:func:`answer_of` with :attr:`Offered.order`) before any check or metric sees it.
+        ``shuffled=False``: the rows in their order, under tokens that sort as the real ids do (sorted tokens given
+        to the sorted ids), for offers whose numbers depend on the order (a network's forward pass gives a row's
+        features by its place in the batch, to a float32 ulp; the layer selection's PCA runs model-side on rows in
+        stimulus-id order): recordings, a fitted readout's probabilities, a task's fitting stimuli (labelled
+        anyway) and a layer selection's stimuli (the remote caller chooses, :mod:`brainscore.boundary.remote`).
+
+        The tokens (:func:`secrets.token_hex`, 64 bits) are drawn anew for every offer, so no two calls (and no two
+        pairs) share one; the identifier is a fresh token too, so a model's cache keyed by it never mixes two offers.
+        The images' names in the folder are random tokens as well (kept for the folder's life).
 
         Raises
         ------
         BrainScoreError
             (a trusted-side error) if a stimulus has no file.
+        ValueError
+            If ``unit`` is below 1.
         """
         real_ids = [str(i) for i in stimuli["stimulus_id"]]
         unique = sorted(set(real_ids))
         tokens: set[str] = set()
         while len(tokens) < len(unique):  # 64 random bits each: a repeat is all but impossible, but never ambiguous
             tokens.add(secrets.token_hex(8))
-        opaque = dict(zip(unique, sorted(tokens)))
+        rows = list(range(len(real_ids)))
+        if shuffled:
+            if unit < 1:
+                raise ValueError(f"rows are shuffled in groups of at least 1, not {unit}")
+            whole = len(rows) - len(rows) % unit  # a last, partial group stays last (no triplet of its own)
+            groups = [rows[k:k + unit] for k in range(0, whole, unit)]
+            random.SystemRandom().shuffle(groups)
+            rows = [row for group in groups for row in group] + rows[whole:]
+            drawn = list(tokens)
+            random.SystemRandom().shuffle(drawn)  # a set's order follows the tokens' hashes: shuffled outright
+            opaque = dict(zip(unique, drawn))
+        else:
+            opaque = dict(zip(unique, sorted(tokens)))
+        order = [real_ids[row] for row in rows]
         files = {}
-        for stimulus_id in dict.fromkeys(real_ids):
+        for stimulus_id in dict.fromkeys(order):  # placed in the order sent: nothing of the benchmark's order
             try:
                 files[opaque[stimulus_id]] = self._place(Path(stimuli.get_stimulus(stimulus_id)))
             except (KeyError, OSError) as error:
                 raise BrainScoreError(f"stimulus {stimulus_id!r} of {stimuli.identifier!r} cannot be shown to the "
                                       f"sandboxed model: {error}") from None
         identifier = None if stimuli.identifier is None else f"stimuli-{secrets.token_hex(8)}"
-        message = {"identifier": identifier, "ids": [opaque[i] for i in real_ids], "files": files, "columns": {}}
+        message = {"identifier": identifier, "ids": [opaque[i] for i in order], "files": files, "columns": {}}
         for column in columns:
             if column in stimuli.columns:
-                values = stimuli[column].to_numpy()
+                values = stimuli[column].to_numpy()[rows]
                 message["columns"][column] = values.astype(str) if values.dtype.kind == "O" else values
-        return Offered(message, opaque)
+        return Offered(message, opaque, tuple(order))
 
 
 class Offered(NamedTuple):
-    """One offer of stimuli to the model: the ``message`` sent, and ``opaque`` (each real stimulus id -> the token
-    the model was given for it), which :func:`answer_of` maps the answer back with; never sent."""
+    """One offer of stimuli to the model: the ``message`` sent; ``opaque`` (each real stimulus id -> the token the
+    model was given for it), which :func:`answer_of` maps the answer back with; and ``order``, the real ids in the
+    order sent (rows), with which it puts the answer back in the benchmark's order. Only ``message`` is sent."""
 
     message: dict[str, Any]
     opaque: dict[str, str]
+    order: tuple[str, ...] = ()
 
 
 def share_file(source: Path, target: Path) -> None:
@@ -193,7 +229,8 @@ def _strings(values: np.ndarray) -> np.ndarray:
 
 
 def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = None,
-              opaque: dict[str, str] | None = None, region: str | None = None) -> DataAssembly:
+              opaque: dict[str, str] | None = None, region: str | None = None,
+              order: Sequence[str] | None = None) -> DataAssembly:
     """The trusted side: the model's answer to showing it ``shown``, checked and rebuilt (see the module).
 
     Parameters
@@ -212,6 +249,12 @@ def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = No
         real ids here (a real id in the answer is refused). None: the answer names the real ids.
     region : str, optional
         The region being recorded: a ``region`` coordinate of the model crosses only where it names this region.
+    order : sequence of str, optional
+        :attr:`Offered.order`: the real ids in the order they were sent (a shuffled offer). The answer's presentations
+        are put back in ``shown``'s order before anything else reads them: the answer's row for the stimulus sent at
+        position q (its j-th, for repeated trials) takes the place of the row for ``shown``'s stimulus at position q
+        (its j-th), so an answer laid out as the model lays out any order (stimuli in the order given, trials
+        grouped or tiled) becomes the one it gives in-process, on ``shown`` as it is. None: sent as ``shown``.
 
     Raises
     ------
@@ -271,6 +314,12 @@ def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = No
     if real is not None:  # every id is one the model was given (checked): back to the benchmark's ids
         ids = np.asarray(["|".join(real[t] for t in i.split("|")) for i in ids.tolist()] if odd
                          else [real[i] for i in ids.tolist()], dtype=str)
+    if order is not None and list(order) != sent:
+        rows = _benchmark_rows(ids.tolist(), _units(sent, odd), _units([str(i) for i in order], odd))
+        values = np.take(values, rows, axis=dims.index("presentation"))
+        ids = ids[rows]
+        given = {name: (coord_dims, coord[rows] if coord_dims == ["presentation"] else coord)
+                 for name, (coord_dims, coord) in given.items()}
     built: dict[str, Any] = {"stimulus_id": ("presentation", ids.astype(object))}
     trusted: list[str] = []
     if not odd:
@@ -304,6 +353,31 @@ def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = No
         return cls(_strings(values), dims=tuple(dims), coords=built)
     except (TypeError, ValueError) as error:
         raise BoundaryViolation(f"{said} cannot be rebuilt as an assembly: {error}"[:1000]) from None
+
+
+def _units(ids: list[str], odd: bool) -> list[str]:
+    """The distinct units of a row order: stimulus ids, or an odd-one-out task's ``a|b|c`` triplets."""
+    if odd:
+        ids = ["|".join(ids[k:k + 3]) for k in range(0, len(ids) - len(ids) % 3, 3)]
+    return list(dict.fromkeys(ids))
+
+
+def _benchmark_rows(answered: list[str], shown: list[str], sent: list[str]) -> np.ndarray:
+    """Indices that put an answer to the units ``sent`` (in that order) in the order it has for ``shown``.
+
+    Row r of the result is the answer's j-th row of the unit ``shown[q]``, where row r of the answer is the j-th row
+    of the unit ``sent[q]``: the layout the model gave the order it was sent, applied to the benchmark's order.
+    ``answered`` holds each unit equally often (checked before)."""
+    position = {unit: q for q, unit in enumerate(sent)}
+    rows_of: dict[str, list[int]] = {}
+    for row, unit in enumerate(answered):
+        rows_of.setdefault(unit, []).append(row)
+    taken: Counter = Counter()
+    rows = []
+    for unit in answered:
+        rows.append(rows_of[shown[position[unit]]][taken[unit]])
+        taken[unit] += 1
+    return np.asarray(rows, dtype=np.int64)
 
 
 def _odd_ids(coord: np.ndarray, triplets: np.ndarray, real: dict[str, str] | None, said: str,

@@ -3,6 +3,8 @@
 - ``id-cheat``: never opens an image; answers the label its stimulus id begins with (``airplane1`` -> ``airplane``).
 - ``public-ids-cheat``: answers the benchmark's public stimulus ids (``public_ids.json`` beside this file, written by
   the test) with the label each begins with, whatever ids it was given.
+- ``position-cheat``: never opens an image nor reads an id; answers by row position, the rule of
+  Geirhos2021silhouette's rows (sorted by id, ten per category): row k is the k // 10-th label alphabetically.
 - ``coordinate-injector``: honest-looking answers of every kind, decorated with coordinates of its own
   (``object_name``, ``image_label``, copies of ``truth`` and ``stimulus_id``, a ``region`` it is not recording, a
   ``subject`` on the neuroid and choice dims).
@@ -59,6 +61,11 @@ class Cheat(BrainModel):
         ids = _seen(stimuli)
         if self.name == "public-ids-cheat":
             ids = json.loads((Path(__file__).parent / "public_ids.json").read_text())
+        if self.name == "position-cheat":
+            answers = np.asarray([self.labels[min(k // 10, len(self.labels) - 1)] for k in range(len(ids))],
+                                 dtype=object)
+            return BehavioralAssembly(answers, dims=("presentation",),
+                                      coords={"stimulus_id": ("presentation", np.asarray(ids, dtype=object))})
         if self.name != "coordinate-injector":
             answers = np.asarray([self._label_of(i) for i in ids], dtype=object)
             return BehavioralAssembly(answers, dims=("presentation",),
@@ -115,3 +122,8 @@ def _public_ids_cheat():
 @register_model("coordinate-injector")
 def _coordinate_injector(odd_elsewhere: bool = False):
     return Cheat("coordinate-injector", odd_elsewhere=odd_elsewhere)
+
+
+@register_model("position-cheat")
+def _position_cheat():
+    return Cheat("position-cheat")
