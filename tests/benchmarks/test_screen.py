@@ -74,3 +74,41 @@ def test_png_is_written_at_the_fast_lossless_level(mixed_stimuli, tmp_path, monk
     assert ours.read_bytes() != default.read_bytes()
     with Image.open(ours) as a, Image.open(default) as b:
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("degrees", [132.6, 999])
+def test_a_huge_field_of_view_gets_a_bounded_canvas_showing_the_same_screen(tmp_path, monkeypatch, degrees):
+    """Issue 36: visual_degrees() = 132.6 made an 8002 px canvas per 181 px image (999 degrees: 60,000 px, 10.9 GB).
+    The canvas is bounded by MAX_CANVAS_PX and the image reduced with it, so a model resizing the screen to its input
+    (224 px here) sees nearly what it sees of the unbounded canvas."""
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    rng = np.random.default_rng(5)
+    path = tmp_path / "img.png"
+    pixels = np.kron(rng.integers(0, 256, (10, 10, 3), dtype=np.uint8), np.ones((20, 20, 1), dtype=np.uint8))[:181, :181]
+    Image.fromarray(pixels).save(path)
+    stimuli = StimulusSet({"stimulus_id": ["s"], "stimulus_path": [str(path)]}, identifier="huge")
+    placed = screen.place_on_screen(stimuli, degrees, 3.0)
+    with Image.open(placed.get_stimulus("s")) as image:
+        ours = image.convert("RGB")
+    assert ours.size == (screen.MAX_CANVAS_PX, screen.MAX_CANVAS_PX)
+    if degrees == 132.6:  # the unbounded canvas fits in memory here: compare what a 224 px model sees of both
+        full = reference_placement(path, degrees / 3.0)
+        assert full.size == (8000, 8000)
+        seen = [np.asarray(i.resize((224, 224), Image.BILINEAR), dtype=float) for i in (ours, full)]
+        assert np.abs(seen[0] - seen[1]).mean() < 1.0 and np.abs(seen[0] - seen[1]).max() < 64
+    else:  # the image covers 3/999 of the screen: 6 px of 2048, centred, on grey
+        array = np.asarray(ours)
+        covered = np.argwhere(np.any(array != 128, axis=2))
+        assert 0 < len(covered) <= 7 * 7 and abs(covered.mean(axis=0) - 1023.5).max() < 4
+
+
+def test_an_image_larger_than_the_bound_is_only_ever_padded_to_its_own_size(tmp_path, monkeypatch):
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(screen, "MAX_CANVAS_PX", 64)
+    path = tmp_path / "img.png"
+    Image.fromarray(np.full((50, 100, 3), 7, dtype=np.uint8)).save(path)
+    screen.convert_image(path, tmp_path / "out.png", 4.0)
+    with Image.open(tmp_path / "out.png") as image:
+        assert image.size == (100, 50)  # the 400 x 200 canvas bounded by the image's own 100 px
+        array = np.asarray(image.convert("RGB"))
+    assert (array[25, 40:60] == 7).all() and (array[5, 5] == 128).all()

@@ -9,7 +9,14 @@ An experiment shows its images at ``source_visual_degrees``; a model looks at a 
 - centre-cropped to ``round(ratio * size)`` pixels when ``ratio < 1`` (the model sees only the
   central part).
 
-There is no resampling here; the model's own preprocessing resizes to its input size. By default
+There is no resampling here, with one bound: a canvas is never wider or taller than :data:`MAX_CANVAS_PX` (or the
+image itself, if that is larger). A model whose field of view is far wider than the experiment's (a
+``visual_degrees()`` of 132.6 against 3 degrees: an 8002 px canvas per image, 111 s instead of 10 s; 999 degrees:
+10.9 GB for one 175 px image) gets the same screen at a lower resolution: the canvas is scaled down to the bound
+and the image reduced by the same factor (Lanczos) before it is pasted, so the image still covers
+``source / target`` of the screen and the model, which resizes the screen to its own input size anyway, sees
+nearly the same picture. Every placement whose canvas fits the bound (all of the built-in benchmarks at the
+models' 8 degrees: at most 597 px) is pixel for pixel the reference's. The model's own preprocessing resizes to its input size. By default
 images are saved under their original file names with PIL's defaults, so a JPEG is re-encoded at
 quality 75 exactly as the reference does; ``lossless=True`` writes PNG instead (a documented
 deviation that moves scores slightly). Converted stimulus sets are cached by the content hash of
@@ -36,6 +43,10 @@ from brainscore.data.stimuli import StimulusSet
 from brainscore.progress import stage
 
 GREY = BACKGROUND_GREY
+MAX_CANVAS_PX = 2048
+"""Longest side of a canvas a stimulus is pasted on (unless the image itself is longer): beyond it the screen is
+produced at a lower resolution (see the module notes). 2048 px is 3.4x the largest canvas of a built-in benchmark
+at 8 degrees, and more than 9x a 224 px model input."""
 
 
 def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, source_visual_degrees: float,
@@ -140,6 +151,12 @@ def _convert(source: Path, target: Path, ratio: float) -> None:
     width, height = image.size
     if ratio >= 1:
         new_w, new_h = round(width * ratio), round(height * ratio)
+        bound = max(MAX_CANVAS_PX, width, height)
+        if max(new_w, new_h) > bound:  # the same screen at a lower resolution (module notes)
+            scale = bound / max(new_w, new_h)
+            new_w, new_h = min(bound, max(1, round(new_w * scale))), min(bound, max(1, round(new_h * scale)))
+            width, height = max(1, round(width * scale)), max(1, round(height * scale))
+            image = image.resize((width, height), Image.LANCZOS)
         canvas = Image.new("RGB", (new_w, new_h), GREY)
         canvas.paste(image, ((new_w - width) // 2, (new_h - height) // 2))
         result = canvas

@@ -5,8 +5,9 @@ answers.
 process, loaded from the server's own plugins) see of a model that runs in the sandbox
 (:mod:`brainscore.boundary.server`). Each call goes over the channel (:mod:`brainscore.boundary.channel`); each answer
 is checked and rebuilt (:func:`brainscore.boundary.crossing.answer_of`) before the benchmark sees it. The model
-receives the stimuli's ids and images (a task's fitting set also its ``image_label``), never the responses, labels
-or ceilings it is scored against.
+receives the stimuli's images under opaque ids (random tokens of each call, mapped back here; a task's fitting set
+also its ``image_label``), never the benchmark's stimulus ids, file names or stimulus set name, the responses,
+labels or ceilings it is scored against.
 
 Layer selection stays trusted too: when the model asks for a layer for the region it is recording from
 (``score_layers``, once per region), this side runs :func:`brainscore.scoring.selection.layer_scorer` on its own
@@ -51,6 +52,12 @@ class ModelServerEnded(BrainScoreError):
     """The model's process ended while it was to answer (a limit of the sandbox, a crash, an exit)."""
 
 
+SHUFFLED_TASKS = ("label", "odd_one_out")
+"""Tasks whose ``look_at`` rows are sent in a fresh random order (:meth:`StimulusFolder.offer`): their answers are
+discrete (a label, a triplet's odd one out), where a float32 ulp of a row's numbers, which its position in a batch can
+change, moves nothing but an exact tie."""
+
+
 class RemoteCandidates:
     """Layer selection's view of the sandboxed model (:class:`brainscore.scoring.selection.LayerCandidates`): the
     candidate layers' features come from the model server, checked."""
@@ -64,12 +71,15 @@ class RemoteCandidates:
 
     def look_at_layers(self, stimuli: StimulusSet) -> dict[str, Any]:
         """Every candidate layer's features on ``stimuli`` (PCA-reduced by the model side, as in-process)."""
-        reply = self.remote._call("look_at_layers", {"stimuli": self.remote.folder.offer(stimuli)}, nested=True)
+        offered = self.remote.folder.offer(stimuli, shuffled=False)  # the model-side PCA's numbers follow the order
+        reply = self.remote._call("look_at_layers", {"stimuli": offered.message}, nested=True)
         if not isinstance(reply, dict) or sorted(reply) != sorted(self.layers):
             raise BoundaryViolation(f"the model answered the layer selection with layers "
                                     f"{sorted(reply)[:10] if isinstance(reply, dict) else type(reply).__name__}; it was "
                                     f"asked for its candidate layers {self.layers[:10]}")
-        return {layer: answer_of(reply[layer], stimuli, f"the selection's request for layer {layer!r}")
+        return {layer: answer_of(reply[layer], stimuli, f"the selection's request for layer {layer!r}",
+                                 opaque=offered.opaque,
+                                 region=self.remote._committing or self.remote.recording_target)
                 for layer in self.layers}
 
 
@@ -143,7 +153,7 @@ class RemoteModel(BrainModel):
         if fitting_stimuli is None or isinstance(fitting_stimuli, str):
             fitting: Any = fitting_stimuli
         elif isinstance(fitting_stimuli, StimulusSet):
-            fitting = self.folder.offer(fitting_stimuli, FITTING_COLUMNS)
+            fitting = self.folder.offer(fitting_stimuli, FITTING_COLUMNS, shuffled=False).message  # labelled anyway
         elif isinstance(fitting_stimuli, (list, tuple)) or hasattr(fitting_stimuli, "tolist"):
             fitting = [str(label) for label in list(fitting_stimuli)]
         else:
@@ -155,9 +165,16 @@ class RemoteModel(BrainModel):
 
     def look_at(self, stimuli: StimulusSet, number_of_trials: int = 1, **kwargs):
         extra = {key: value for key, value in kwargs.items() if isinstance(value, (bool, int, float, str))}
-        reply = self._call("look_at", {"stimuli": self.folder.offer(stimuli), "number_of_trials": int(number_of_trials),
+        # a task's discrete answers (labels, odd ones out) get a fresh random order. Recordings and probabilities keep
+        # the benchmark's (under tokens sorting as its ids): a network's forward pass and a readout's matrix product
+        # give a row's numbers by its position in the batch, to a float32 ulp (boundary-tiny: up to 9.3e-8 of 0.28,
+        # on 2 of 9 rows), so shuffled rows would move an honest model's numbers (see docs/security.md)
+        offered = self.folder.offer(stimuli, shuffled=self.task in SHUFFLED_TASKS,
+                                    unit=3 if self.task == "odd_one_out" else 1)
+        reply = self._call("look_at", {"stimuli": offered.message, "number_of_trials": int(number_of_trials),
                                        "kwargs": extra})
-        return answer_of(reply, stimuli, "look_at", self.task)
+        return answer_of(reply, stimuli, "look_at", self.task, opaque=offered.opaque, region=self.recording_target,
+                         order=offered.order)
 
     # ---- layers and facts (for the provenance) --------------------------------------------------
     def layer_for(self, region: str) -> str | None:

@@ -9,8 +9,10 @@ interface:
 ``look_at_layers(stimuli)`` (the candidate layers' features, during a layer selection the scorer runs), ``commit``
 (``layer_for(region)``), ``facts`` (what the score's provenance says of the model) and ``exit``.
 
-It never receives the data a model is scored against: stimuli arrive as ids and image files in the folder ``DIR``
-the scorer fills (a fitting set with its ``image_label`` column); answers leave as arrays
+It never receives the data a model is scored against: stimuli arrive as opaque ids (random tokens drawn by the scorer
+for each call, never the benchmark's stimulus ids or stimulus set name; a ``look_at``'s in a fresh random order) and
+image files under random names in the folder ``DIR`` the scorer fills (a fitting set with its ``image_label``
+column); answers leave as arrays
 (:func:`brainscore.boundary.crossing.assembly_message`). A model that has no layer for a region asks the scorer for
 one (``score_layers``): the scorer runs the layer selection on its own data, asking this server for the candidate
 layers' features, and answers with the chosen layer only. What the model prints is the submission's log; this
