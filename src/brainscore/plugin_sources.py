@@ -388,8 +388,9 @@ def package_name(base: Path) -> str:
 
 def private_bytecode(folder: Path | None = None) -> Path:
     """Keep this process's compiled bytecode in a private ``folder`` (default ``<home>/cache/pycache``, made mode
-    0700), never beside a source: every process that imports plugin code from submissions calls it first (the
-    sandboxed model server, the trusted scorer, the stimuli helper, the website and its pair tasks).
+    0700), never beside a source: every trusted process that imports plugin code from submissions calls it first (the
+    trusted scorer, the stimuli helper, the website and its pair tasks; the sandboxed model server, which runs only
+    the submitter's own code, writes no bytecode and reads the installed packages' own).
 
     With :data:`sys.pycache_prefix` set, Python looks for a module's bytecode under the prefix only: a
     ``__pycache__/*.pyc`` beside a reviewed source (one compiled from other code with

@@ -151,20 +151,23 @@ def test_bytecode_native_code_and_importable_archives_are_refused_at_upload(app,
 
 
 def test_the_reviewed_source_runs_not_a_pyc_planted_beside_it(tmp_path):
-    """The attack of the audit: a benign reviewed ``__init__.py`` beside ``__pycache__/__init__.cpython-311.pyc``
-    compiled from other code with UNCHECKED_HASH. Plain Python runs the pyc (the attack is real); the model server,
-    through its own ``main`` (as the queue starts it), runs the reviewed source."""
+    """The attack of the audit: an approved benchmark plugin's benign reviewed ``__init__.py`` beside
+    ``__pycache__/__init__.cpython-311.pyc`` compiled from other code with UNCHECKED_HASH. Plain Python runs the pyc
+    (the attack is real); the trusted scorer, through its own ``main`` (as the queue starts it), runs the reviewed
+    source when it loads the benchmark, and writes no bytecode beside it."""
     import os
     import socket
     import subprocess
     import sys
     from pathlib import Path
 
+    from brainscore.boundary.channel import Channel
+
     plugins = tmp_path / "plugins"
-    package = plugins / "models" / "approved_net"
+    package = plugins / "benchmarks" / "approved_bench"
     (package / "__pycache__").mkdir(parents=True)
-    (package / "__init__.py").write_text(REVIEWED + "from brainscore_vision import model_registry\n"
-                                         "model_registry['approved-net'] = lambda: None\n")
+    (package / "__init__.py").write_text(REVIEWED + "from brainscore_vision import benchmark_registry\n"
+                                         "benchmark_registry['approved-bench'] = lambda: None\n")
     tag = sys.implementation.cache_tag
     (package / "__pycache__" / f"__init__.{tag}.pyc").write_bytes(planted_bytecode(tmp_path))
     src = str(Path(__file__).resolve().parents[2] / "src")
@@ -175,20 +178,26 @@ def test_the_reviewed_source_runs_not_a_pyc_planted_beside_it(tmp_path):
 
     plain, ours = tmp_path / "plain", tmp_path / "ours"
     plain.mkdir(), ours.mkdir()
-    subprocess.run([sys.executable, "-c", "import approved_net"], env={**env, "MARKS": str(plain)}, check=True,
+    subprocess.run([sys.executable, "-c", "import approved_bench"], env={**env, "MARKS": str(plain)}, check=True,
                    timeout=120)
     assert sorted(p.name for p in plain.iterdir()) == ["planted"]  # plain Python: the pyc ran, not the source
 
     mine, theirs = socket.socketpair()
-    with mine:
-        server = subprocess.Popen([sys.executable, "-m", "brainscore.boundary.server", "--model", "approved-net",
-                                   "--channel-fd", str(theirs.fileno()), "--stimuli", str(tmp_path / "stimuli")],
-                                  env={**env, "MARKS": str(ours)}, pass_fds=(theirs.fileno(),),
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        theirs.close()
-        mine.settimeout(120)
-        assert mine.recv(1 << 16)  # its hello (or its load failure): the plugin has been imported by then
-    output = server.communicate(timeout=120)[0].decode(errors="replace")
+    scorer = subprocess.Popen([sys.executable, "-m", "brainscore.boundary.scorer", "--model", "some-net",
+                               "--benchmark", "approved-bench", "--channel-fd", str(theirs.fileno()),
+                               "--stimuli", str(tmp_path / "stimuli"), "--max-bytes", str(1 << 20)],
+                              env={**env, "MARKS": str(ours)}, pass_fds=(theirs.fileno(),),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    theirs.close()
+    channel = Channel(mine, 1 << 20)  # the model server's side: hello, then the conversation ends
+    channel.send({"reply": {"identifier": "some-net", "visual_degrees": 8.0, "commits_layers": False}})
+    mine.settimeout(120)
+    try:
+        mine.recv(1 << 16)  # the scorer's first request: it has loaded the benchmark by then (or failed)
+    except OSError:
+        pass
+    channel.close()
+    output = scorer.communicate(timeout=120)[0].decode(errors="replace")
     assert sorted(p.name for p in ours.iterdir()) == ["reviewed"], output
     assert not list(package.joinpath("__pycache__").glob("*.py")) and len(list(package.rglob("*.pyc"))) == 1
 

@@ -193,9 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kwargs", default="{}", help="the model factory's keyword arguments, as JSON")
     parser.add_argument("--max-bytes", type=int, default=1 << 30, help="largest message accepted from the scorer")
     args = parser.parse_args(argv)
-    from brainscore.plugin_sources import private_bytecode
-
-    private_bytecode()  # before any plugin is imported: a __pycache__ planted beside a source is never read
+    # The model server runs only the submission's own code, sandboxed: a pyc beside it is the submitter's own code, so
+    # its imports read the installed packages' bytecode (a private prefix recompiled torch for every pair: ~4 s) and
+    # write none beside a submission. The trusted processes (scorer, website, stimuli helper) keep a private prefix.
+    sys.dont_write_bytecode = True
     channel = Channel.from_fd(args.channel_fd, args.max_bytes)
     _state.update(channel=channel, folder=Path(args.stimuli))
     try:
