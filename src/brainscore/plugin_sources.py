@@ -16,6 +16,7 @@ list.
 from __future__ import annotations
 
 import ast
+import threading
 import hashlib
 import importlib.util
 import os
@@ -37,6 +38,11 @@ REFERENCE_REGISTRIES = {"model_registry": "model", "benchmark_registry": "benchm
                         "stimulus_set_registry": "stimulus_set", "metric_registry": "metric"}
 
 
+_PARSER = threading.Lock()
+"""One :func:`ast.parse` at a time in this process: on CPython 3.11 two at once in threads (the website checks uploads
+in its thread pool) can fail with ``SystemError: AST constructor recursion depth mismatch``."""
+
+
 def parse_source(text: str, filename: str = "<unknown>") -> ast.Module:
     """``text`` parsed as Python (never run), by :func:`ast.parse`.
 
@@ -52,7 +58,8 @@ def parse_source(text: str, filename: str = "<unknown>") -> ast.Module:
         If it holds null bytes (Python before 3.12).
     """
     try:
-        return ast.parse(text, filename=filename)
+        with _PARSER:  # CPython 3.11's AST conversion is not thread-safe (python/cpython#106905)
+            return ast.parse(text, filename=filename)
     except (MemoryError, RecursionError) as error:
         raise SyntaxError(f"{filename}: the code nests too deeply for Python's parser ({type(error).__name__}); "
                           f"write it with fewer nested expressions") from None
