@@ -96,8 +96,8 @@ def test_benchmark_page_ranking_and_plot(app):
 def test_submission_api_needs_auth(app):
     anonymous = TestClient(app)
     files = {"file": ("p.zip", plugin_zip())}
-    refused = anonymous.post("/api/submissions", files=files)  # neither a session's CSRF token nor an API token
-    assert refused.status_code == 403 and "or an API token" in refused.json()["detail"]
+    refused = anonymous.post("/api/submissions", files=files)  # neither a session nor an API token: log in first
+    assert refused.status_code == 401 and "send an API token" in refused.json()["detail"]
     assert anonymous.post("/api/submissions", files=files,
                           headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert anonymous.get("/api/submissions/1").status_code == 401
@@ -482,7 +482,7 @@ def test_compare_two_models_with_differences_and_their_intervals(app):
     assert rows["V4"]["differences"][0]["value"] == pytest.approx(0.20) and rows["V4"]["differences"][0]["ci95"] is None
     page = client.get("/compare", params={"models": "pub-net,other-net"}).text
     assert 'class="difference resolved">-0.100' in page
-    assert client.get("/compare", params={"models": "pub-net"}).status_code == 400
+    assert 'id="guidance"' in client.get("/compare", params={"models": "pub-net"}).text  # issue 36: no 400 page
     assert client.get("/api/compare", params={"models": "pub-net,secret-net"}).status_code == 404  # private
 
 
@@ -731,3 +731,95 @@ def test_warm_pages_builds_the_shared_pages_before_the_first_visitor(tmp_path):
         assert results.computed == before  # nothing was built for them
         assert 'data-model="pub-net"' in client.get("/").text
         assert client.get("/?page=3").status_code == 200 and results.computed > before  # not warmed: built now
+
+
+# ---------------------------------------------------------------- issue 36: the walk's HTTP defects
+def test_a_browser_gets_the_sites_page_for_a_body_too_large_and_the_api_json(app):
+    """A 52 MB upload through the form answered a raw JSON 413 page; the API keeps its JSON."""
+    from brainscore.web.security import FORM_BYTES
+
+    client = TestClient(app)
+    big = {"username": "x" * (FORM_BYTES + 1), "password": "y"}
+    page = client.post("/login", data=big, headers={"Accept": "text/html"})
+    assert page.status_code == 413 and page.headers["content-type"].startswith("text/html")
+    assert page.headers["connection"] == "close"
+    assert '<h1>413: too large</h1>' in page.text and 'class="brand"' in page.text
+    assert "nothing of it was kept" in page.text
+    api = client.post("/api/models/pub-net/visibility", data=big)
+    assert api.status_code == 413 and api.headers["content-type"] == "application/json"
+    assert "nothing of it was kept" in api.json()["detail"]
+
+
+def test_compare_without_models_guides_and_a_gone_model_is_named(app):
+    """``/compare`` without models was a 400 page, a shared link with one deleted model a 404."""
+    add_scored_model(app.state.store, "other-net", 0.5)
+    client = TestClient(app)
+    empty = client.get("/compare")
+    assert empty.status_code == 200 and 'id="guidance"' in empty.text and "/compare?models=A,B" in empty.text
+    assert 'id="comparison"' not in empty.text
+    shared = client.get("/compare", params={"models": "pub-net,gone-net,other-net"})
+    assert shared.status_code == 200 and 'id="comparison"' in shared.text
+    gone = re.search(r'<p class="notice" id="gone">(.*?)</p>', shared.text, re.S).group(1)
+    assert "gone-net" in gone and "pub-net" not in gone
+    assert '<th><a href="/models/pub-net">' in shared.text and '<th><a href="/models/other-net">' in shared.text
+    lonely = client.get("/compare", params={"models": "pub-net,secret-net"})  # another's private model: gone too
+    assert lonely.status_code == 200 and 'id="guidance"' in lonely.text and "only <a href=\"/models/pub-net\"" in \
+        lonely.text and "secret-net" in lonely.text and "0.7500" not in lonely.text
+    assert client.get("/api/compare", params={"models": "pub-net"}).status_code == 400  # the API keeps its errors
+
+
+def test_an_unknown_benchmarks_plot_is_404(app):
+    """An unknown benchmark's plot was an empty 200 SVG."""
+    client = TestClient(app)
+    missing = client.get("/plots/benchmarks/NoSuchBenchmark.svg")
+    assert missing.status_code == 404 and "NoSuchBenchmark" in missing.json()["detail"]
+    known = client.get(f"/plots/benchmarks/{BENCHMARK}.svg")
+    assert known.status_code == 200 and known.headers["content-type"] == "image/svg+xml"
+
+
+def test_my_models_logged_out_goes_to_the_log_in_page_like_every_page_of_ones_own(app):
+    """``/models?mine=1`` answered 401 where ``/submissions``, ``/account`` and ``/submit`` redirect."""
+    client = TestClient(app)
+    for path in ("/models?mine=1", "/submissions", "/account", "/submit"):
+        answer = client.get(path, follow_redirects=False)
+        assert (answer.status_code, answer.headers.get("location")) == (303, "/login"), path
+    assert client.get("/models").status_code == 200
+
+
+def test_an_api_call_without_any_credentials_is_told_to_log_in(app):
+    """A POST to the API without a session or token answered 403 "CSRF token missing"."""
+    anonymous = TestClient(app)
+    answer = anonymous.post("/api/submissions", files={"file": ("p.zip", plugin_zip(), "application/zip")})
+    assert answer.status_code == 401 and answer.headers["www-authenticate"] == "Bearer"
+    assert "Authorization: Bearer TOKEN" in answer.json()["detail"]
+    alice = user(app, "alice")  # logged in, without the CSRF token: that is still a CSRF refusal
+    answer = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip(), "application/zip")})
+    assert answer.status_code == 403 and "CSRF" in answer.json()["detail"]
+    assert anonymous.post("/login", data={"username": "a", "password": "b"}).status_code == 403  # a form: CSRF
+
+
+def test_registration_names_every_problem_at_once(app):
+    """Only the first problem was reported: a user fixed the name, then learned the password was too short."""
+    user(app, "alice")
+    client = TestClient(app)
+    answer = client.post("/register", data={"username": "alice", "password": "short", "email": "not-an-address",
+                                            "csrf_token": csrf(client, "/register")})
+    assert answer.status_code == 400
+    problems = re.findall(r"<li>(.*?)</li>", re.search(r'id="problems".*?</ul>', answer.text, re.S).group(0), re.S)
+    assert len(problems) == 3
+    assert "alice" in problems[0] and "taken" in problems[0]
+    assert "at least 8 characters" in problems[1] and "not an e-mail address" in problems[2]
+    one = client.post("/register", data={"username": "bob", "password": "short", "email": "bob@example.org",
+                                         "csrf_token": csrf(client, "/register")})
+    assert one.status_code == 400 and 'id="problems"' not in one.text and "at least 8 characters" in one.text
+
+
+def test_vary_names_each_value_once(app):
+    """Responses carried ``Vary: Accept-Encoding, Cookie, Authorization, Cookie``."""
+    anonymous, alice = TestClient(app), user(app, "alice")
+    for client in (anonymous, alice):
+        for path in ("/", "/models/pub-net", "/benchmarks", "/account", "/login"):
+            answer = client.get(path, headers={"Accept-Encoding": "gzip"})
+            values = [v.strip().lower() for header in answer.headers.get_list("vary") for v in header.split(",")]
+            assert len(answer.headers.get_list("vary")) <= 1 and len(values) == len(set(values)), (path, values)
+    assert "authorization" in [v.strip().lower() for v in alice.get("/account").headers["vary"].split(",")]

@@ -146,7 +146,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
     # response was for (the session middleware fills the same scope)
     inner_stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(inner_stack(), hsts=https))
+    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(inner_stack(), hsts=https,
+                                                                   error_page=_error_page_bytes))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
@@ -214,6 +215,16 @@ MACHINE_PATHS = ("/api/", "/plots/")
 def _wants_json(request: Request) -> bool:
     path = request.url.path
     return path.startswith(MACHINE_PATHS) or path.endswith((".csv", ".json", ".bib"))
+
+
+def _error_page_bytes(scope, status: int, detail: str) -> bytes | None:
+    """The site's HTML error page for a request that the middleware answers itself (a 413 cut off while its
+    body streamed in): None where the answer is JSON (:func:`_wants_json`) or no page can be rendered."""
+    request = Request(scope)
+    app = scope.get("app")
+    if _wants_json(request) or app is None or not hasattr(app.state, "site"):
+        return None
+    return app.state.site.render(request, "error.html", status_code=status, code=status, detail=detail).body
 
 
 async def _http_error(request: Request, error: StarletteHTTPException):
