@@ -823,3 +823,61 @@ def test_vary_names_each_value_once(app):
             values = [v.strip().lower() for header in answer.headers.get_list("vary") for v in header.split(",")]
             assert len(answer.headers.get_list("vary")) <= 1 and len(values) == len(set(values)), (path, values)
     assert "authorization" in [v.strip().lower() for v in alice.get("/account").headers["vary"].split(",")]
+
+
+def test_ranks_are_shared_by_ties_and_kept_by_a_name_search(app):
+    """``#`` was each row's position: tied models got 2 and 3, and a search for one model showed it as 1."""
+    add_scored_model(app.state.store, "tie-net", 0.25)  # ties pub-net everywhere
+    add_scored_model(app.state.store, "top-net", 0.5)
+    client = TestClient(app)
+    page = client.get("/").text
+    ranks = dict((m, int(k)) for k, m in re.findall(r'<td class="rank">(\d+)</td>\s*<td class="model"><a href="/models/([^"]+)"', page))
+    assert ranks == {"top-net": 1, "pub-net": 2, "tie-net": 2}
+    searched = client.get("/", params={"q": "tie"}).text
+    assert re.findall(r'<td class="rank">(\d+)</td>', searched) == ["2"]
+    api = client.get("/api/leaderboard", params={"q": "tie", "page": 1}).json()
+    assert [(r["model"], r["rank"]) for r in api] == [("tie-net", 2)]
+
+
+def test_empty_query_parameters_are_as_if_absent(app):
+    """``?q=&sort=&page=`` (a form sent with blank fields) answered 422 on the leaderboard, the models index and
+    the API; ``?fold=`` keeps its meaning (nothing folded)."""
+    client = TestClient(app)
+    for path in ("/?q=&sort=&desc=&page=", "/models?q=&page=&mine=", "/benchmarks?q=&region=", "/?at=&since=",
+                 "/leaderboard.csv?sort=&q=&page="):
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.text[:300])
+    assert client.get("/api/leaderboard", params={"q": "", "sort": "", "page": ""}).json() == \
+        client.get("/api/leaderboard").json()
+    page = client.get("/?q=&sort=").text
+    assert 'href="/?sort=average_vision&desc=0"' in page and "sort=&" not in page
+    unfolded, default = client.get("/?fold=").text, client.get("/").text
+    assert unfolded.count('aria-expanded="false"') == 0 < default.count('aria-expanded="false"')
+
+
+def test_the_benchmark_pages_metric_parameters_are_a_definition_list(tmp_path):
+    """The parameters were shown as a Python dict's repr (``{'name': 'pls', 'params': {...}}``)."""
+    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False)
+    metric = {"name": "pls", "params": {"n_components": 25, "scale": False}, "splits": [1, 2], "seed": None}
+    add_scored_model(app.state.store, "pub-net", 0.25, provenance={"metric": metric})
+    page = TestClient(app).get(f"/benchmarks/{BENCHMARK}").text
+    shown = re.search(r'<summary>parameters</summary>(.*?)</details>', page, re.S).group(1)
+    assert "{'" not in shown and "&#39;" not in shown
+    assert '<dt>name</dt><dd><code>pls</code></dd>' in shown
+    assert '<dt>params</dt><dd><dl class="parameters"><dt>n_components</dt><dd><code>25</code></dd>' in shown
+    assert '<dt>splits</dt><dd><code>1, 2</code></dd>' in shown and '<dt>seed</dt><dd><span class="muted">none' in shown
+
+
+def test_a_selection_only_benchmark_is_marked_on_the_model_page(app):
+    """A score on a benchmark that serves only layer selection was listed like a leaderboard benchmark."""
+    from brainscore.leaderboard import tree
+
+    selection = next(b for b in tree.benchmark_parents(include_selection=True) if b not in tree.benchmark_parents())
+    record(Outcome.from_score(Score.of(0.4, raw=0.32, ceiling=0.8, model_identifier="pub-net",
+                                       benchmark_identifier=selection)), app.state.store)
+    page = TestClient(app).get("/models/pub-net").text
+    row = re.search(rf'<tr class="row-done" data-benchmark="{re.escape(selection)}">.*?</tr>', page, re.S).group(0)
+    assert "layer selection, not in the average" in row
+    ordinary = re.search(rf'<tr class="row-done" data-benchmark="{re.escape(BENCHMARK)}">.*?</tr>', page, re.S).group(0)
+    assert "selection-only" not in ordinary

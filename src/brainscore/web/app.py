@@ -27,6 +27,7 @@ import os
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -146,7 +147,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
     # response was for (the session middleware fills the same scope)
     inner_stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(inner_stack(), hsts=https,
+    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(EmptyQueryAsAbsent(inner_stack()), hsts=https,
                                                                    error_page=_error_page_bytes))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
@@ -159,6 +160,28 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     app.add_exception_handler(StarletteHTTPException, _http_error)  # FastAPI's HTTPException is one
     app.add_exception_handler(RequestValidationError, _invalid_request)
     return app
+
+
+KEEP_EMPTY = frozenset({"fold"})
+"""Query parameters whose empty value means something (``?fold=``: no column folded, where absent folds the columns
+without scores); every other empty one (``?q=&sort=&page=``) is as if absent."""
+
+
+class EmptyQueryAsAbsent:
+    """ASGI middleware: query parameters with an empty value (a form submitted with its fields blank, a link
+    built with ``?sort=``) are dropped before routing, except :data:`KEEP_EMPTY`: they mean "the default", not a
+    value to parse (``?page=`` answered 422)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope.get("query_string"):
+            pairs = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+            kept = [(k, v) for k, v in pairs if v != "" or k in KEEP_EMPTY]
+            if len(kept) != len(pairs):
+                scope = {**scope, "query_string": urlencode(kept).encode("latin-1")}
+        await self.app(scope, receive, send)
 
 
 class HeadAsGet:

@@ -77,6 +77,9 @@ def model_json(site: Site, identifier: str, user) -> dict:
         row["score"] = shown_value(row["benchmark"], row["score"], row["raw"])
         if no_ceiling(row["benchmark"]):
             row["ceiling"] = None
+        # a benchmark that serves a region's layer selection: scored, but in no average (the page marks it)
+        row["selection_for"] = (registry.benchmarks.metadata(row["benchmark"]).get("selection_for")
+                                if row["benchmark"] in registry.benchmarks.list() else None)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "card": cards.model_card(identifier, task, owner, rows, parameter_count_of(
@@ -276,16 +279,25 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
     explore_state = explore or {}
     records = site.board(user, at)
     records, kept, catalogue = _explore(site, records, explore_state)
-    if q:
-        records = [r for r in records if q.lower() in r["model"].lower()]
-    if norule:  # only models all of whose layers were declared or selected on data
-        records = [r for r in records if not any((r.get("rule") or {}).values())]
     cols = [c for c in columns() if kept is None or c["node"] in kept]
     if sort not in {c["node"] for c in cols}:
         sort = "average_vision"
     records.sort(key=lambda r: (r["scores"].get(sort) is None,
                                 -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
                                 r["model"]))
+    # a rank, not a position: ties share one (1, 2, 2, 4), and it is the rank on the board before the name and
+    # rule filters (a search for one model shows where it stands, not "1"); the explore panel's filters and
+    # weights make their own board (the page says so)
+    ranks, previous = [], object()
+    for position, r in enumerate(records, start=1):
+        value = r["scores"].get(sort)
+        ranks.append(ranks[-1] if value == previous else position)
+        previous = value
+    records = [{**r, "rank": rank} for r, rank in zip(records, ranks)]
+    if q:
+        records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
     inner = {c["node"] for c in cols if not c["leaf"]}
     if fold is None:  # subtrees without any score start folded (a click unfolds them)
         folded = {node for node in inner if all(r["scores"].get(node) is None for r in records)}
@@ -297,8 +309,6 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         c["weight"] = weights.get(c["node"])  # None: the default 1
         c["hidden_by"] = sum(a in folded for a in c["ancestors"])  # folded ancestors (the page's script counts them)
         c["hidden"] = c["hidden_by"] > 0
-    for rank, r in enumerate(records, start=1):
-        r["rank"] = rank
     state = {"sort": sort, "desc": int(bool(desc))}
     if q:
         state["q"] = q
