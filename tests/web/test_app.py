@@ -881,3 +881,15 @@ def test_a_selection_only_benchmark_is_marked_on_the_model_page(app):
     assert "layer selection, not in the average" in row
     ordinary = re.search(rf'<tr class="row-done" data-benchmark="{re.escape(BENCHMARK)}">.*?</tr>', page, re.S).group(0)
     assert "selection-only" not in ordinary
+
+
+def test_columns_follow_the_reference_order(app):
+    """The leaderboard put behaviour before neural and IT before V1 (alphabetical); brain-score.org shows the
+    average, then neural (V1, V2, V4, IT), then behaviour, then engineering."""
+    page = TestClient(app).get("/").text
+    inner = re.findall(r'<th class="col depth[01][^"]*" data-node="([^"]+)"', page)
+    assert inner[:4] == ["average_vision", "neural_vision", "behavior_vision", "engineering_vision"]
+    regions = [n for n in re.findall(r'<th class="col depth2[^"]*" data-node="([^"]+)"', page) if n in ("V1", "V2", "V4", "IT")]
+    assert regions == ["V1", "V4", "IT"]  # (V2 has no benchmark yet: no column)
+    header = TestClient(app).get("/leaderboard.csv").text.splitlines()[0]
+    assert header.index("neural_vision") < header.index("behavior_vision") < header.index("engineering_vision")

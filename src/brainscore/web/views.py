@@ -25,12 +25,16 @@ from brainscore.web.site import Site
 
 
 def columns() -> list[dict]:
-    """The leaderboard's columns in tree order: each node or benchmark with its depth and ancestors."""
+    """The leaderboard's columns in tree order (a node's inner children in the tree's declared order, then its
+    benchmarks by name): each node or benchmark with its depth and ancestors."""
     parents = {**tree.inner_nodes(), **tree.benchmark_parents()}
     kids: dict[str, list[str]] = {}
     for child, parent in parents.items():
         kids.setdefault(parent, []).append(child)
     leaves = set(tree.benchmark_parents())
+    # inner nodes in the order the tree declares them (the reference's: neural before behavior, V1 V2 V4 IT),
+    # benchmarks by name after them
+    declared = {node: k for k, node in enumerate(tree.inner_nodes())}
     out: list[dict] = []
 
     def has_leaves(node):
@@ -41,7 +45,7 @@ def columns() -> list[dict]:
             return
         out.append({"node": node, "depth": depth, "ancestors": ancestors, "leaf": node in leaves,
                     "children": [c for c in kids.get(node, []) if has_leaves(c)]})
-        for child in sorted(kids.get(node, []), key=lambda c: (c in leaves, c)):
+        for child in sorted(kids.get(node, []), key=lambda c: (c in leaves, declared.get(c, 0), c)):
             visit(child, depth + 1, ancestors + [node])
 
     for root in tree.ROOTS:
