@@ -96,8 +96,8 @@ def test_benchmark_page_ranking_and_plot(app):
 def test_submission_api_needs_auth(app):
     anonymous = TestClient(app)
     files = {"file": ("p.zip", plugin_zip())}
-    refused = anonymous.post("/api/submissions", files=files)  # neither a session's CSRF token nor an API token
-    assert refused.status_code == 403 and "or an API token" in refused.json()["detail"]
+    refused = anonymous.post("/api/submissions", files=files)  # neither a session nor an API token: log in first
+    assert refused.status_code == 401 and "send an API token" in refused.json()["detail"]
     assert anonymous.post("/api/submissions", files=files,
                           headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert anonymous.get("/api/submissions/1").status_code == 401
@@ -482,7 +482,7 @@ def test_compare_two_models_with_differences_and_their_intervals(app):
     assert rows["V4"]["differences"][0]["value"] == pytest.approx(0.20) and rows["V4"]["differences"][0]["ci95"] is None
     page = client.get("/compare", params={"models": "pub-net,other-net"}).text
     assert 'class="difference resolved">-0.100' in page
-    assert client.get("/compare", params={"models": "pub-net"}).status_code == 400
+    assert 'id="guidance"' in client.get("/compare", params={"models": "pub-net"}).text  # issue 36: no 400 page
     assert client.get("/api/compare", params={"models": "pub-net,secret-net"}).status_code == 404  # private
 
 
@@ -908,3 +908,165 @@ def test_model_page_ranks_per_node_and_benchmark_page_says_how_to_use_it(app):
     assert f"brainscore score --model other-net --benchmark {BENCHMARK}" in snippet
     import brainscore
     assert callable(brainscore.score)  # the name the snippet imports
+
+
+# ---------------------------------------------------------------- issue 36: the walk's HTTP defects
+def test_a_browser_gets_the_sites_page_for_a_body_too_large_and_the_api_json(app):
+    """A 52 MB upload through the form answered a raw JSON 413 page; the API keeps its JSON."""
+    from brainscore.web.security import FORM_BYTES
+
+    client = TestClient(app)
+    big = {"username": "x" * (FORM_BYTES + 1), "password": "y"}
+    page = client.post("/login", data=big, headers={"Accept": "text/html"})
+    assert page.status_code == 413 and page.headers["content-type"].startswith("text/html")
+    assert page.headers["connection"] == "close"
+    assert '<h1>413: too large</h1>' in page.text and 'class="brand"' in page.text
+    assert "nothing of it was kept" in page.text
+    api = client.post("/api/models/pub-net/visibility", data=big)
+    assert api.status_code == 413 and api.headers["content-type"] == "application/json"
+    assert "nothing of it was kept" in api.json()["detail"]
+
+
+def test_compare_without_models_guides_and_a_gone_model_is_named(app):
+    """``/compare`` without models was a 400 page, a shared link with one deleted model a 404."""
+    add_scored_model(app.state.store, "other-net", 0.5)
+    client = TestClient(app)
+    empty = client.get("/compare")
+    assert empty.status_code == 200 and 'id="guidance"' in empty.text and "/compare?models=A,B" in empty.text
+    assert 'id="comparison"' not in empty.text
+    shared = client.get("/compare", params={"models": "pub-net,gone-net,other-net"})
+    assert shared.status_code == 200 and 'id="comparison"' in shared.text
+    gone = re.search(r'<p class="notice" id="gone">(.*?)</p>', shared.text, re.S).group(1)
+    assert "gone-net" in gone and "pub-net" not in gone
+    assert '<th><a href="/models/pub-net">' in shared.text and '<th><a href="/models/other-net">' in shared.text
+    lonely = client.get("/compare", params={"models": "pub-net,secret-net"})  # another's private model: gone too
+    assert lonely.status_code == 200 and 'id="guidance"' in lonely.text and "only <a href=\"/models/pub-net\"" in \
+        lonely.text and "secret-net" in lonely.text and "0.7500" not in lonely.text
+    assert client.get("/api/compare", params={"models": "pub-net"}).status_code == 400  # the API keeps its errors
+
+
+def test_an_unknown_benchmarks_plot_is_404(app):
+    """An unknown benchmark's plot was an empty 200 SVG."""
+    client = TestClient(app)
+    missing = client.get("/plots/benchmarks/NoSuchBenchmark.svg")
+    assert missing.status_code == 404 and "NoSuchBenchmark" in missing.json()["detail"]
+    known = client.get(f"/plots/benchmarks/{BENCHMARK}.svg")
+    assert known.status_code == 200 and known.headers["content-type"] == "image/svg+xml"
+
+
+def test_my_models_logged_out_goes_to_the_log_in_page_like_every_page_of_ones_own(app):
+    """``/models?mine=1`` answered 401 where ``/submissions``, ``/account`` and ``/submit`` redirect."""
+    client = TestClient(app)
+    for path in ("/models?mine=1", "/submissions", "/account", "/submit"):
+        answer = client.get(path, follow_redirects=False)
+        assert (answer.status_code, answer.headers.get("location")) == (303, "/login"), path
+    assert client.get("/models").status_code == 200
+
+
+def test_an_api_call_without_any_credentials_is_told_to_log_in(app):
+    """A POST to the API without a session or token answered 403 "CSRF token missing"."""
+    anonymous = TestClient(app)
+    answer = anonymous.post("/api/submissions", files={"file": ("p.zip", plugin_zip(), "application/zip")})
+    assert answer.status_code == 401 and answer.headers["www-authenticate"] == "Bearer"
+    assert "Authorization: Bearer TOKEN" in answer.json()["detail"]
+    alice = user(app, "alice")  # logged in, without the CSRF token: that is still a CSRF refusal
+    answer = alice.post("/api/submissions", files={"file": ("p.zip", plugin_zip(), "application/zip")})
+    assert answer.status_code == 403 and "CSRF" in answer.json()["detail"]
+    assert anonymous.post("/login", data={"username": "a", "password": "b"}).status_code == 403  # a form: CSRF
+
+
+def test_registration_names_every_problem_at_once(app):
+    """Only the first problem was reported: a user fixed the name, then learned the password was too short."""
+    user(app, "alice")
+    client = TestClient(app)
+    answer = client.post("/register", data={"username": "alice", "password": "short", "email": "not-an-address",
+                                            "csrf_token": csrf(client, "/register")})
+    assert answer.status_code == 400
+    problems = re.findall(r"<li>(.*?)</li>", re.search(r'id="problems".*?</ul>', answer.text, re.S).group(0), re.S)
+    assert len(problems) == 3
+    assert "alice" in problems[0] and "taken" in problems[0]
+    assert "at least 8 characters" in problems[1] and "not an e-mail address" in problems[2]
+    one = client.post("/register", data={"username": "bob", "password": "short", "email": "bob@example.org",
+                                         "csrf_token": csrf(client, "/register")})
+    assert one.status_code == 400 and 'id="problems"' not in one.text and "at least 8 characters" in one.text
+
+
+def test_vary_names_each_value_once(app):
+    """Responses carried ``Vary: Accept-Encoding, Cookie, Authorization, Cookie``."""
+    anonymous, alice = TestClient(app), user(app, "alice")
+    for client in (anonymous, alice):
+        for path in ("/", "/models/pub-net", "/benchmarks", "/account", "/login"):
+            answer = client.get(path, headers={"Accept-Encoding": "gzip"})
+            values = [v.strip().lower() for header in answer.headers.get_list("vary") for v in header.split(",")]
+            assert len(answer.headers.get_list("vary")) <= 1 and len(values) == len(set(values)), (path, values)
+    assert "authorization" in [v.strip().lower() for v in alice.get("/account").headers["vary"].split(",")]
+
+
+def test_ranks_are_shared_by_ties_and_kept_by_a_name_search(app):
+    """``#`` was each row's position: tied models got 2 and 3, and a search for one model showed it as 1."""
+    add_scored_model(app.state.store, "tie-net", 0.25)  # ties pub-net everywhere
+    add_scored_model(app.state.store, "top-net", 0.5)
+    client = TestClient(app)
+    page = client.get("/").text
+    ranks = dict((m, int(k)) for k, m in re.findall(r'<td class="rank">(\d+)</td>\s*<td class="model"><a href="/models/([^"]+)"', page))
+    assert ranks == {"top-net": 1, "pub-net": 2, "tie-net": 2}
+    searched = client.get("/", params={"q": "tie"}).text
+    assert re.findall(r'<td class="rank">(\d+)</td>', searched) == ["2"]
+    api = client.get("/api/leaderboard", params={"q": "tie", "page": 1}).json()
+    assert [(r["model"], r["rank"]) for r in api] == [("tie-net", 2)]
+
+
+def test_empty_query_parameters_are_as_if_absent(app):
+    """``?q=&sort=&page=`` (a form sent with blank fields) answered 422 on the leaderboard, the models index and
+    the API; ``?fold=`` keeps its meaning (nothing folded)."""
+    client = TestClient(app)
+    for path in ("/?q=&sort=&desc=&page=", "/models?q=&page=&mine=", "/benchmarks?q=&region=", "/?at=&since=",
+                 "/leaderboard.csv?sort=&q=&page="):
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.text[:300])
+    assert client.get("/api/leaderboard", params={"q": "", "sort": "", "page": ""}).json() == \
+        client.get("/api/leaderboard").json()
+    page = client.get("/?q=&sort=").text
+    assert 'href="/?sort=average_vision&desc=0"' in page and "sort=&" not in page
+    unfolded, default = client.get("/?fold=").text, client.get("/").text
+    assert unfolded.count('aria-expanded="false"') == 0 < default.count('aria-expanded="false"')
+
+
+def test_the_benchmark_pages_metric_parameters_are_a_definition_list(tmp_path):
+    """The parameters were shown as a Python dict's repr (``{'name': 'pls', 'params': {...}}``)."""
+    app = create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False)
+    metric = {"name": "pls", "params": {"n_components": 25, "scale": False}, "splits": [1, 2], "seed": None}
+    add_scored_model(app.state.store, "pub-net", 0.25, provenance={"metric": metric})
+    page = TestClient(app).get(f"/benchmarks/{BENCHMARK}").text
+    shown = re.search(r'<summary>parameters</summary>(.*?)</details>', page, re.S).group(1)
+    assert "{'" not in shown and "&#39;" not in shown
+    assert '<dt>name</dt><dd><code>pls</code></dd>' in shown
+    assert '<dt>params</dt><dd><dl class="parameters"><dt>n_components</dt><dd><code>25</code></dd>' in shown
+    assert '<dt>splits</dt><dd><code>1, 2</code></dd>' in shown and '<dt>seed</dt><dd><span class="muted">none' in shown
+
+
+def test_a_selection_only_benchmark_is_marked_on_the_model_page(app):
+    """A score on a benchmark that serves only layer selection was listed like a leaderboard benchmark."""
+    from brainscore.leaderboard import tree
+
+    selection = next(b for b in tree.benchmark_parents(include_selection=True) if b not in tree.benchmark_parents())
+    record(Outcome.from_score(Score.of(0.4, raw=0.32, ceiling=0.8, model_identifier="pub-net",
+                                       benchmark_identifier=selection)), app.state.store)
+    page = TestClient(app).get("/models/pub-net").text
+    row = re.search(rf'<tr class="row-done" data-benchmark="{re.escape(selection)}">.*?</tr>', page, re.S).group(0)
+    assert "layer selection, not in the average" in row
+    ordinary = re.search(rf'<tr class="row-done" data-benchmark="{re.escape(BENCHMARK)}">.*?</tr>', page, re.S).group(0)
+    assert "selection-only" not in ordinary
+
+
+def test_columns_follow_the_reference_order(app):
+    """The leaderboard put behaviour before neural and IT before V1 (alphabetical); brain-score.org shows the
+    average, then neural (V1, V2, V4, IT), then behaviour, then engineering."""
+    page = TestClient(app).get("/").text
+    inner = re.findall(r'<th class="col depth[01][^"]*" data-node="([^"]+)"', page)
+    assert inner[:4] == ["average_vision", "neural_vision", "behavior_vision", "engineering_vision"]
+    regions = [n for n in re.findall(r'<th class="col depth2[^"]*" data-node="([^"]+)"', page) if n in ("V1", "V2", "V4", "IT")]
+    assert regions == ["V1", "V4", "IT"]  # (V2 has no benchmark yet: no column)
+    header = TestClient(app).get("/leaderboard.csv").text.splitlines()[0]
+    assert header.index("neural_vision") < header.index("behavior_vision") < header.index("engineering_vision")

@@ -354,7 +354,7 @@ def test_a_display_name_and_my_models(server, page):
     assert page.locator('#models tr[data-model="beta-net"] td').nth(5).text_content() == "Erin Example"
     anonymous = httpx.get(server + "/models/beta-net").text
     assert "submitted by Erin Example" in anonymous
-    assert httpx.get(server + "/models?mine=1").status_code == 401
+    assert httpx.get(server + "/models?mine=1").status_code == 303  # to the log-in page, like /submissions
 
 
 def test_every_benchmark_page_shows_sample_stimuli(server, page, shots):

@@ -318,3 +318,20 @@ def test_account_mails_are_rate_limited_per_address_and_reset_requests_per_clien
     time.sleep(0.5)
     assert len(inbox.wait(3)) == 3 and len(inbox.messages) == 3
     assert [m["Subject"] for m in inbox.messages] == ["brainscore: verify your e-mail address"] * 3
+
+
+def test_a_long_subject_is_one_line_and_reads_back_the_same():
+    """Subjects were folded at 78 characters (a long submission key: onto a second line, which some clients show
+    broken); a non-ASCII one still goes out as an encoded word."""
+    from email import message_from_bytes, policy
+
+    from brainscore.web.mail import Mailer
+
+    subject = "brainscore: submission " + "k" * 60 + " done (12 scored, 3 failed)"
+    raw = Mailer().message("a@example.org", subject, "body").as_bytes()
+    (line,) = [l for l in raw.split(b"\n") if l.startswith(b"Subject:")]
+    assert line == b"Subject: " + subject.encode() and raw.split(b"\n")[raw.split(b"\n").index(line) + 1][:1] != b" "
+    assert message_from_bytes(raw, policy=policy.default)["Subject"] == subject
+    accented = "brainscore: soumission réussie"
+    raw = Mailer().message("a@example.org", accented, "body").as_bytes()
+    assert b"=?utf-8?" in raw and message_from_bytes(raw, policy=policy.default)["Subject"] == accented

@@ -62,7 +62,12 @@ def _now() -> datetime:
 
 
 class AccountError(ValueError):
-    """A registration or log-in that cannot proceed; the message says why."""
+    """A registration or log-in that cannot proceed; the message says why. ``problems``: each reason on its own
+    (a registration names every problem of the form at once; the message joins them with "; ")."""
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        super().__init__(message)
+        self.problems = list(problems) if problems else [message]
 
 
 class RateLimited(AccountError):
@@ -98,19 +103,28 @@ def register(engine: Engine, username: str, password: str, email: str | None = N
         If the user name is malformed or taken, the password shorter than :data:`MIN_PASSWORD`, or the
         address malformed or already an account's.
     """
+    problems = []  # every problem of the form at once, not one per try
     if not USERNAME.match(username or ""):
-        raise AccountError("a user name has 3 to 40 characters: letters, digits, '.', '_' or '-'")
+        problems.append("a user name has 3 to 40 characters: letters, digits, '.', '_' or '-'")
     if len(password or "") < MIN_PASSWORD:
-        raise AccountError(f"the password must have at least {MIN_PASSWORD} characters")
+        problems.append(f"the password must have at least {MIN_PASSWORD} characters")
+    address = None
     if email is not None and not email.strip():
-        raise AccountError("give your e-mail address: it is verified by a link we send, and it is where password "
-                           "resets and your submissions' results go")
-    address = normalise_email(email) if email is not None else None
+        problems.append("give your e-mail address: it is verified by a link we send, and it is where password "
+                        "resets and your submissions' results go")
+    elif email is not None:
+        try:
+            address = normalise_email(email)
+        except AccountError as error:
+            problems.append(str(error))
     with Session(engine, expire_on_commit=False) as session:
-        if session.scalar(select(User).where(User.username == username)) is not None:
-            raise AccountError(f"the user name {username!r} is taken; choose another")
+        if USERNAME.match(username or ""):
+            if session.scalar(select(User).where(User.username == username)) is not None:
+                problems.insert(0, f"the user name {username!r} is taken; choose another")
         if address is not None and session.scalar(select(User).where(User.email == address)) is not None:
-            raise AccountError(f"an account with the address {address} exists; log in, or reset its password")
+            problems.append(f"an account with the address {address} exists; log in, or reset its password")
+        if problems:
+            raise AccountError("; ".join(problems), problems)
         user = User(username=username, password_hash=PASSWORD_HASH.hash(password), email=address)
         session.add(user)
         session.commit()

@@ -27,6 +27,7 @@ import os
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
@@ -153,7 +154,8 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     # the security headers outside everything, even the 500 page of an unexpected error; they see whom the
     # response was for (the session middleware fills the same scope)
     inner_stack = app.build_middleware_stack
-    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(inner_stack(), hsts=https))
+    app.build_middleware_stack = lambda: HeadAsGet(SecurityHeaders(EmptyQueryAsAbsent(inner_stack()), hsts=https,
+                                                                   error_page=_error_page_bytes))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.site = site
     app.state.store, app.state.engine, app.state.worker = store, store.engine, dispatcher
@@ -167,6 +169,28 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
     app.add_exception_handler(OSError, _storage_error)  # a full disk: 507 in words, never a bare 500
     app.add_exception_handler(DBAPIError, _storage_error)  # a read-only or locked database: 503, never its SQL
     return app
+
+
+KEEP_EMPTY = frozenset({"fold"})
+"""Query parameters whose empty value means something (``?fold=``: no column folded, where absent folds the columns
+without scores); every other empty one (``?q=&sort=&page=``) is as if absent."""
+
+
+class EmptyQueryAsAbsent:
+    """ASGI middleware: query parameters with an empty value (a form submitted with its fields blank, a link
+    built with ``?sort=``) are dropped before routing, except :data:`KEEP_EMPTY`: they mean "the default", not a
+    value to parse (``?page=`` answered 422)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope.get("query_string"):
+            pairs = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+            kept = [(k, v) for k, v in pairs if v != "" or k in KEEP_EMPTY]
+            if len(kept) != len(pairs):
+                scope = {**scope, "query_string": urlencode(kept).encode("latin-1")}
+        await self.app(scope, receive, send)
 
 
 class HeadAsGet:
@@ -223,6 +247,16 @@ MACHINE_PATHS = ("/api/", "/plots/")
 def _wants_json(request: Request) -> bool:
     path = request.url.path
     return path.startswith(MACHINE_PATHS) or path.endswith((".csv", ".json", ".bib"))
+
+
+def _error_page_bytes(scope, status: int, detail: str) -> bytes | None:
+    """The site's HTML error page for a request that the middleware answers itself (a 413 cut off while its
+    body streamed in): None where the answer is JSON (:func:`_wants_json`) or no page can be rendered."""
+    request = Request(scope)
+    app = scope.get("app")
+    if _wants_json(request) or app is None or not hasattr(app.state, "site"):
+        return None
+    return app.state.site.render(request, "error.html", status_code=status, code=status, detail=detail).body
 
 
 async def _http_error(request: Request, error: StarletteHTTPException):

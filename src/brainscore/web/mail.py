@@ -17,6 +17,7 @@ import logging
 import smtplib
 import ssl
 from dataclasses import dataclass
+from email import policy as email_policy
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
@@ -24,6 +25,11 @@ from brainscore import config
 from brainscore.errors import ValidationError
 
 __all__ = ["MailSettings", "Mailer", "log"]
+
+
+HEADER_POLICY = email_policy.default.clone(max_line_length=998)
+"""The mails' policy: the standard library's, with header lines up to RFC 5322's 998 characters (its default
+folds a long subject at 78, which some clients show broken, and encodes a word longer than that)."""
 
 log = logging.getLogger("brainscore.web.mail")
 
@@ -112,8 +118,9 @@ class Mailer:
         return base + path
 
     def message(self, to: str, subject: str, body: str) -> EmailMessage:
-        """The mail as :class:`email.message.EmailMessage` (plain text, UTF-8)."""
-        message = EmailMessage()
+        """The mail as :class:`email.message.EmailMessage` (plain text, UTF-8). Headers are not folded below
+        RFC 5322's hard limit of 998 characters a line (:data:`HEADER_POLICY`): a subject is one line, as sent."""
+        message = EmailMessage(policy=HEADER_POLICY)
         message["From"] = self.settings.sender
         message["To"] = to
         message["Subject"] = subject

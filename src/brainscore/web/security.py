@@ -77,12 +77,17 @@ class SecurityHeaders:
     response was rendered for (the session middleware fills the same scope). ``hsts``: also send
     ``Strict-Transport-Security`` (when served over https).
 
-    A 413 (a body cut off at its limit) is answered with a JSON message naming the limit and
-    ``Connection: close``, so the server closes the connection instead of reading the rest of the body.
+    A 413 (a body cut off at its limit) is answered with a message naming the limit and ``Connection: close``,
+    so the server closes the connection instead of reading the rest of the body: the site's HTML error page
+    where ``error_page`` (``(scope, status, detail) -> HTML bytes or None``) gives one (a browser's form
+    post), else JSON (the API).
+
+    ``Vary`` leaves as one header with each value once (the GZip and session middlewares and the routes each
+    add theirs).
     """
 
-    def __init__(self, app, hsts: bool = False):
-        self.app, self.hsts = app, hsts
+    def __init__(self, app, hsts: bool = False, error_page=None):
+        self.app, self.hsts, self.error_page = app, hsts, error_page
 
     def headers(self, scope, headers: list) -> list:
         """``headers`` (ASGI pairs) with the security headers added."""
@@ -100,8 +105,12 @@ class SecurityHeaders:
         if personal and b"private" not in cache:  # never public, never stored, unless the route chose private
             headers = [(n, v) for n, v in headers if n.lower() not in (b"cache-control", b"expires")]
             headers.append((b"cache-control", b"no-store, private"))
-        if personal and b"cookie" not in b", ".join(v for n, v in headers if n.lower() == b"vary").lower():
-            headers.append((b"vary", b"Cookie, Authorization"))
+        vary = [v.strip() for n, value in headers if n.lower() == b"vary" for v in value.split(b",") if v.strip()]
+        if personal:
+            vary += [b"Cookie", b"Authorization"]
+        if vary:  # each value once, in the order first given (case-insensitive, as HTTP compares them)
+            once = list({v.lower(): v for v in reversed(vary)}.values())[::-1]
+            headers = [(n, v) for n, v in headers if n.lower() != b"vary"] + [(b"vary", b", ".join(once))]
         return headers
 
     async def __call__(self, scope, receive, send):
@@ -115,9 +124,11 @@ class SecurityHeaders:
                 return
             if message["type"] == "http.response.start" and message["status"] == 413:
                 refused = True
-                body = json.dumps({"detail": too_large_message(scope)}).encode()
+                page = self.error_page(scope, 413, too_large_message(scope)) if self.error_page else None
+                body = page if page is not None else json.dumps({"detail": too_large_message(scope)}).encode()
+                kind = b"text/html; charset=utf-8" if page is not None else b"application/json"
                 await send({"type": "http.response.start", "status": 413, "headers": self.headers(scope, [
-                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                    (b"content-type", kind), (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close")])})
                 return await send({"type": "http.response.body", "body": body})
             if message["type"] == "http.response.start":
@@ -151,7 +162,8 @@ async def require_csrf(request: Request) -> None:
     Raises
     ------
     HTTPException
-        403 without the token, or with a wrong one.
+        401 for an API call (``/api/``) without any credentials (no logged-in session, no token); 403 without the
+        token, or with a wrong one.
     """
     from brainscore.web.site import csrf_ok
 
@@ -163,5 +175,9 @@ async def require_csrf(request: Request) -> None:
         value = (await request.form()).get("csrf_token")
         token = value if isinstance(value, str) else None
     if not csrf_ok(request, token):
+        if request.url.path.startswith("/api/") and not token and not (request.scope.get("session") or {}).get("sid"):
+            # no credentials at all (no session, no token): what is missing is a log-in, not a CSRF token
+            raise HTTPException(401, "log in, or send an API token as 'Authorization: Bearer TOKEN' (create one "
+                                     "on /account)", headers={"WWW-Authenticate": "Bearer"})
         raise HTTPException(403, "CSRF token missing or wrong: reload the page and submit the form again "
                                  "(API calls: send the X-CSRF-Token header, or an API token)")

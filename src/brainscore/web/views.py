@@ -25,12 +25,16 @@ from brainscore.web.site import Site
 
 
 def columns() -> list[dict]:
-    """The leaderboard's columns in tree order: each node or benchmark with its depth and ancestors."""
+    """The leaderboard's columns in tree order (a node's inner children in the tree's declared order, then its
+    benchmarks by name): each node or benchmark with its depth and ancestors."""
     parents = {**tree.inner_nodes(), **tree.benchmark_parents()}
     kids: dict[str, list[str]] = {}
     for child, parent in parents.items():
         kids.setdefault(parent, []).append(child)
     leaves = set(tree.benchmark_parents())
+    # inner nodes in the order the tree declares them (the reference's: neural before behavior, V1 V2 V4 IT),
+    # benchmarks by name after them
+    declared = {node: k for k, node in enumerate(tree.inner_nodes())}
     out: list[dict] = []
 
     def has_leaves(node):
@@ -41,7 +45,7 @@ def columns() -> list[dict]:
             return
         out.append({"node": node, "depth": depth, "ancestors": ancestors, "leaf": node in leaves,
                     "children": [c for c in kids.get(node, []) if has_leaves(c)]})
-        for child in sorted(kids.get(node, []), key=lambda c: (c in leaves, c)):
+        for child in sorted(kids.get(node, []), key=lambda c: (c in leaves, declared.get(c, 0), c)):
             visit(child, depth + 1, ancestors + [node])
 
     for root in tree.ROOTS:
@@ -77,6 +81,9 @@ def model_json(site: Site, identifier: str, user) -> dict:
         row["score"] = shown_value(row["benchmark"], row["score"], row["raw"])
         if no_ceiling(row["benchmark"]):
             row["ceiling"] = None
+        # a benchmark that serves a region's layer selection: scored, but in no average (the page marks it)
+        row["selection_for"] = (registry.benchmarks.metadata(row["benchmark"]).get("selection_for")
+                                if row["benchmark"] in registry.benchmarks.list() else None)
     return {"model": identifier, "owner": owner, "is_owner": is_owner,
             "public": getattr(model, "public", True) if model else True,
             "card": cards.model_card(identifier, task, owner, rows, parameter_count_of(
@@ -303,16 +310,25 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
     explore_state = explore or {}
     records = site.board(user, at)
     records, kept, catalogue = _explore(site, records, explore_state)
-    if q:
-        records = [r for r in records if q.lower() in r["model"].lower()]
-    if norule:  # only models all of whose layers were declared or selected on data
-        records = [r for r in records if not any((r.get("rule") or {}).values())]
     cols = [c for c in columns() if kept is None or c["node"] in kept]
     if sort not in {c["node"] for c in cols}:
         sort = "average_vision"
     records.sort(key=lambda r: (r["scores"].get(sort) is None,
                                 -(r["scores"].get(sort) or 0) if desc else (r["scores"].get(sort) or 0),
                                 r["model"]))
+    # a rank, not a position: ties share one (1, 2, 2, 4), and it is the rank on the board before the name and
+    # rule filters (a search for one model shows where it stands, not "1"); the explore panel's filters and
+    # weights make their own board (the page says so)
+    ranks, previous = [], object()
+    for position, r in enumerate(records, start=1):
+        value = r["scores"].get(sort)
+        ranks.append(ranks[-1] if value == previous else position)
+        previous = value
+    records = [{**r, "rank": rank} for r, rank in zip(records, ranks)]
+    if q:
+        records = [r for r in records if q.lower() in r["model"].lower()]
+    if norule:  # only models all of whose layers were declared or selected on data
+        records = [r for r in records if not any((r.get("rule") or {}).values())]
     inner = {c["node"] for c in cols if not c["leaf"]}
     if fold is None:  # subtrees without any score start folded (a click unfolds them)
         folded = {node for node in inner if all(r["scores"].get(node) is None for r in records)}
@@ -324,8 +340,6 @@ def leaderboard_view(site: Site, user, sort: str = "average_vision", q: str = ""
         c["weight"] = weights.get(c["node"])  # None: the default 1
         c["hidden_by"] = sum(a in folded for a in c["ancestors"])  # folded ancestors (the page's script counts them)
         c["hidden"] = c["hidden_by"] > 0
-    for rank, r in enumerate(records, start=1):
-        r["rank"] = rank
     state = {"sort": sort, "desc": int(bool(desc))}
     if q:
         state["q"] = q

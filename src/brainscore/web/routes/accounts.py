@@ -38,8 +38,8 @@ def register(request: Request, background: BackgroundTasks, username: str = Form
     try:
         user = accounts.register(site.engine, username, password, email.strip())
     except accounts.AccountError as error:
-        return site.render(request, "register.html", status_code=400, error=str(error), username=username,
-                           email=email)
+        return site.render(request, "register.html", status_code=400, error=str(error), problems=error.problems,
+                           username=username, email=email)
     site.throttle.registered(address)
     site.log_in(request, user)  # a new session for the new user (no fixation)
     if site.throttle.recipient(user.email):

@@ -3,7 +3,7 @@ benchmarks agree over all models (``/agreement``) with the scatter of two, and t
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import RedirectResponse, HTMLResponse, Response
 
 from brainscore.web import catalogue, plots, views
 from brainscore.web.site import HERE, json_bytes, page_key, site_of
@@ -50,7 +50,9 @@ def models_page(request: Request, q: str = "", mine: int = 0, page: int = 1):
     site = site_of(request)
     user = site.current_user(request)
     explore = views.explore_params(request.query_params)
-    if user is None and not mine:
+    if user is None and mine:  # like every other page of one's own: log in first
+        return RedirectResponse("/login", status_code=303)
+    if user is None:
         return site.shared(request, lambda version: site.render(
             request, "models.html", **catalogue.model_index(site, None, q, False, explore, page)).body, "text/html",
             name=(page_key(request), catalogue.names_token(site)))

@@ -161,8 +161,15 @@ def _entries(bibtex: str) -> list[str]:
 def compare_page(request: Request, models: str = ""):
     """Two or more models side by side (``?models=A,B``): scores, 95% intervals, differences to the first."""
     site = site_of(request)
-    chosen = [m.strip() for m in models.split(",") if m.strip()]
-    return site.render(request, "compare.html", **views.compare(site, chosen, site.current_user(request)))
+    user = site.current_user(request)
+    chosen = list(dict.fromkeys(m.strip() for m in models.split(",") if m.strip()))
+    # a shared link outlives its models: the ones still on the board (for this reader) are compared, the others
+    # named as gone; with fewer than two left, an empty page that says how to pick models (the API keeps 400/404)
+    shown = {r["model"] for r in site.board(user)}
+    known, gone = [m for m in chosen if m in shown], [m for m in chosen if m not in shown]
+    if len(known) < 2:
+        return site.render(request, "compare.html", models=known, rows=[], gone=gone)
+    return site.render(request, "compare.html", **views.compare(site, known, user), gone=gone)
 
 
 @router.get("/models/{identifier}", response_class=HTMLResponse)
@@ -236,6 +243,7 @@ def benchmark_stimulus(identifier: str, number: int):
 def benchmark_plot(request: Request, identifier: str, highlight: str | None = None):
     """SVG: the distribution of the visible models' scores on a benchmark (``highlight`` one in red)."""
     site = site_of(request)
+    views.known_benchmark(identifier)  # 404, not an empty plot, for an unknown benchmark
     hidden = site.hidden_from(site.current_user(request))
     scores = {m: value for m, r in views.latest_scores(site, identifier).items()
               if (value := shown_value(identifier, r.score, r.raw)) is not None and m not in hidden}

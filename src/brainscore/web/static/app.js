@@ -2,6 +2,7 @@
 function toggle(button) {
     var node = button.dataset.node, folded = button.textContent === "−";
     button.textContent = folded ? "+" : "−";
+    button.setAttribute("aria-expanded", folded ? "false" : "true");
     document.querySelectorAll("[data-ancestors]").forEach(function (cell) {
       var ancestors = cell.dataset.ancestors.split(" ");
       if (ancestors.indexOf(node) >= 0) {
