@@ -94,3 +94,21 @@ def symlink_zip() -> bytes:
         info.external_attr = (stat.S_IFLNK | 0o777) << 16
         archive.writestr(info, "/etc/passwd")
     return buffer.getvalue()
+
+
+def approving_app(tmp_path):
+    """A website (no scoring worker) whose approvals may add plugin folders: yields the app, then puts
+    ``BRAINSCORE_PLUGIN_DIRS`` back as it was and forgets the plugins found (an approval adds its folder there)."""
+    import os
+
+    from brainscore import registry
+    from brainscore.web import create_app
+
+    before = os.environ.get("BRAINSCORE_PLUGIN_DIRS")
+    yield create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
+                     start_worker=False)
+    if before is None:
+        os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
+    else:
+        os.environ["BRAINSCORE_PLUGIN_DIRS"] = before
+    registry._discovery.reset()

@@ -8,25 +8,14 @@ import io
 import pytest
 
 from brainscore.cli import main
-from brainscore.web import accounts, create_app
-from web_helpers import PASSWORD, csrf, plugin_zip, register
+from brainscore.web import accounts
+from web_helpers import PASSWORD, approving_app, csrf, plugin_zip, register
 from test_approval import BENCHMARK, BENCHMARK_PLUGIN, OWN, status_of
 
 
 @pytest.fixture
 def app(tmp_path):
-    import os
-
-    from brainscore import registry
-
-    before = os.environ.get("BRAINSCORE_PLUGIN_DIRS")
-    yield create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
-                     start_worker=False)
-    if before is None:
-        os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
-    else:
-        os.environ["BRAINSCORE_PLUGIN_DIRS"] = before
-    registry._discovery.reset()
+    yield from approving_app(tmp_path)
 
 
 def held_submission(app) -> str:

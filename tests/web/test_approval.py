@@ -14,7 +14,7 @@ from brainscore import registry
 from fastapi.testclient import TestClient
 
 from brainscore.web.queue import SubmissionTask
-from web_helpers import csrf, plugin_zip, register
+from web_helpers import approving_app, csrf, plugin_zip, register
 
 BENCHMARK = "Cowley2026.210325.V4-pls"
 OWN = "Alice2026.210325.V4-pls"
@@ -46,17 +46,8 @@ def _net(**kwargs):
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
-    from brainscore.web import create_app
-
     monkeypatch.setenv("BOUNDARY_APPROVAL_MARKER", str(tmp_path / "marker.txt"))
-    before = os.environ.get("BRAINSCORE_PLUGIN_DIRS")  # an approval adds its folder to it
-    yield create_app(db_url=f"sqlite:///{tmp_path / 'results.sqlite'}", root=tmp_path / "submissions",
-                     start_worker=False)
-    if before is None:
-        os.environ.pop("BRAINSCORE_PLUGIN_DIRS", None)
-    else:
-        os.environ["BRAINSCORE_PLUGIN_DIRS"] = before
-    registry._discovery.reset()
+    yield from approving_app(tmp_path)
 
 
 def make_admin(app, name: str):
