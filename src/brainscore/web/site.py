@@ -203,16 +203,16 @@ def _score_cells(record: dict, cols: list[dict]):
     return Markup("\n  ".join(out))
 
 
-def ranking_rows(ranking: list[dict]):
+def ranking_rows(ranking: list[dict], start: int = 1):
     """The ``<tr>`` rows of a benchmark page's ranking (``{"model", "score", "ci95", "raw", "error"}`` each, best
-    first), as Markup: the template's loop written in Python, as :func:`score_cells`, because a Jinja loop
+    first; the first ranked ``start``: a later page of the ranking keeps each model's rank), as Markup: the template's loop written in Python, as :func:`score_cells`, because a Jinja loop
     over 704 models took 12 ms of every rebuild of the page. The same markup the loop made, every model
     identifier escaped.
     """
     from markupsafe import Markup, escape
 
     out = []
-    for index, r in enumerate(ranking, start=1):
+    for index, r in enumerate(ranking, start=start):
         model = escape(r["model"])
         ci95 = r.get("ci95")
         interval = f"[{fmt(ci95[0], 3)}, {fmt(ci95[1], 3)}]" if ci95 else "—"
