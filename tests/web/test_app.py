@@ -1076,3 +1076,35 @@ def test_columns_follow_the_reference_order(app):
     assert regions == ["V1", "V4", "IT"]  # (V2 has no benchmark yet: no column)
     header = TestClient(app).get("/leaderboard.csv").text.splitlines()[0]
     assert header.index("neural_vision") < header.index("behavior_vision") < header.index("engineering_vision")
+
+
+def test_every_page_names_a_person_by_display_name_and_user_name(app):
+    """Issue 36: pages named a person by display name on some pages and by user name on others. Now the same
+    everywhere (:func:`brainscore.web.site.person`): "Ada Lovelace (@alice)", or "@bob" without a display name,
+    on the account page and menu, a model's page and card, the models index and a submission's page (as its
+    owner and an administrator see it)."""
+    from brainscore.web import accounts, administrators
+
+    alice, bob = user(app, "alice"), user(app, "bob")
+    add_scored_model(app.state.store, "bob-net", 0.5, owner="bob")
+    response = alice.post("/account/name", data={"display_name": "  Ada   <b>Lovelace</b> ",
+                                                 "csrf_token": csrf(alice, "/account")}, follow_redirects=False)
+    assert response.status_code == 303
+    ada = "Ada &lt;b&gt;Lovelace&lt;/b&gt; (@alice)"  # escaped: a display name is text, never markup
+    account = alice.get("/account").text
+    assert f"<h1>{ada}</h1>" in account and f'<a href="/account">{ada}</a>' in account
+    assert '<a href="/account">@bob</a>' in bob.get("/account").text
+    for client in (TestClient(app), bob):
+        page = client.get("/models/pub-net").text
+        assert f"submitted by {ada} ·" in page and f"<th>submitted by</th><td>{ada}</td>" in page
+        bob_page = client.get("/models/bob-net").text
+        assert "submitted by @bob ·" in bob_page and "<th>submitted by</th><td>@bob</td>" in bob_page
+        index = client.get("/models").text
+        assert f"<td>{ada}</td>" in index and "<td>@bob</td>" in index
+    key = queued_task(app, owner="alice")
+    assert f'submitted by <span id="submitter">{ada}</span>' in alice.get(f"/submissions/{key}").text
+    bob_row = accounts.user_by_email(app.state.engine, "bob@example.org")  # an administrator sees whose it is
+    assert bob.get(f"/verify?token={accounts.verification_token(app.state.site.secret_key, bob_row)}").status_code == 200
+    administrators.add(app.state.engine, "bob")
+    assert f'submitted by <span id="submitter">{ada}</span>' in bob.get(f"/submissions/{key}").text
+    assert alice.get("/api/models/pub-net").json()["owner"] == "alice"  # the API keeps the user name

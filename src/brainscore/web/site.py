@@ -249,6 +249,17 @@ def breakable(identifier: str):
     return Markup(_BREAKS.sub(lambda m: (m.group(1) or "") + "<wbr>", str(escape(identifier))))
 
 
+def person(username: str | None, display_name: str | None = None) -> str | None:
+    """How the site names an account, the same on every page (issue 36: some pages showed the display name,
+    others the user name): ``"Ada Lovelace (@ada)"``, or ``"@ada"`` without a display name; None and
+    ``"built-in"`` (the built-in models' owner) as they are. Plain text: the template escapes it. The user name
+    is always shown, so a display name cannot pass for another account."""
+    if not username or username == "built-in":
+        return username
+    display_name = " ".join((display_name or "").split())
+    return f"{display_name} (@{username})" if display_name else f"@{username}"
+
+
 def templates() -> Jinja2Templates:
     """The Jinja2 templates of the site with its filters."""
     built = Jinja2Templates(directory=str(HERE / "templates"))
@@ -256,6 +267,7 @@ def templates() -> Jinja2Templates:
     built.env.filters["colour_class"] = colour_class
     built.env.filters["breakable"] = breakable
     built.env.filters["utc"] = utc
+    built.env.filters["person"] = person
     built.env.globals["score_cells"] = score_cells
     built.env.globals["ranking_rows"] = ranking_rows
     return built
