@@ -303,7 +303,7 @@ def test_a_benchmark_page_ranks_its_models_in_pages(app):
     first = client.get(f"/benchmarks/{BENCHMARK}").text
     assert _models(first) == [f"net-{k:03d}" for k in range(n - 1, n - 1 - PAGE_SIZE, -1)]
     assert f"{n} models scored" in first and f"1–{PAGE_SIZE} of {n} shown" in first
-    assert f'<nav class="pages" aria-label="ranking pages">' in first
+    assert '<nav class="pages" aria-label="ranking pages">' in first
     assert f'<a href="/benchmarks/{BENCHMARK}?page=2">2</a>' in first and '<b aria-current="page">1</b>' in first
     second = client.get(f"/benchmarks/{BENCHMARK}", params={"page": 2}).text
     assert _models(second) == [f"net-{k:03d}" for k in range(4, -1, -1)]
