@@ -98,7 +98,7 @@ def test_only_some_regions_count_and_are_shown(app):
     one = board(client, only=IT_B)["wide-net"]["scores"]
     assert one["average_vision"] == pytest.approx(0.5) and one["IT"] == pytest.approx(0.5)
     exported = client.get("/leaderboard.json", params={"only": "V4,IT"}).json()
-    assert exported["columns"] == ["average_vision", "neural_vision", "IT", IT_B, IT_A, "V4", V4]
+    assert exported["columns"] == ["average_vision", "neural_vision", "V4", V4, "IT", IT_B, IT_A]  # regions V1..IT
     assert exported["filters"] == {"only": ["V4", "IT"]}
     page = client.get("/", params={"only": "V4,IT"}).text
     assert f'data-node="{BEHAVIOUR}"' not in page and f'data-node="{IT_A}"' in page
