@@ -102,13 +102,19 @@ def test_a_huge_field_of_view_gets_a_bounded_canvas_showing_the_same_screen(tmp_
         assert 0 < len(covered) <= 7 * 7 and abs(covered.mean(axis=0) - 1023.5).max() < 4
 
 
-def test_an_image_larger_than_the_bound_is_only_ever_padded_to_its_own_size(tmp_path, monkeypatch):
+def test_an_image_larger_than_the_bound_is_enlarged_at_most_max_enlargement_times(tmp_path, monkeypatch):
+    """Past MAX_CANVAS_PX, an image's canvas may still be MAX_ENLARGEMENT times its own side (the reference's
+    1855 px image at 10 -> 12 degrees keeps its 2226 px canvas), never more."""
     monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(screen, "MAX_CANVAS_PX", 64)
     path = tmp_path / "img.png"
     Image.fromarray(np.full((50, 100, 3), 7, dtype=np.uint8)).save(path)
-    screen.convert_image(path, tmp_path / "out.png", 4.0)
+    screen.convert_image(path, tmp_path / "exact.png", 1.2)
+    with Image.open(tmp_path / "exact.png") as image:
+        assert image.size == (120, 60)  # within 4x its own side: as the reference places it
+    screen.convert_image(path, tmp_path / "out.png", 10.0)
     with Image.open(tmp_path / "out.png") as image:
-        assert image.size == (100, 50)  # the 400 x 200 canvas bounded by the image's own 100 px
+        assert image.size == (400, 200)  # the 1000 x 500 canvas bounded by 4 x the image's own 100 px
         array = np.asarray(image.convert("RGB"))
-    assert (array[25, 40:60] == 7).all() and (array[5, 5] == 128).all()
+    assert (array[100, 190:210] == 7).all() and (array[5, 5] == 128).all()  # the image, reduced to 40 x 20, centred
+    assert (array[100, 170] == 128).all() and (array[100, 230] == 128).all()

@@ -9,8 +9,9 @@ An experiment shows its images at ``source_visual_degrees``; a model looks at a 
 - centre-cropped to ``round(ratio * size)`` pixels when ``ratio < 1`` (the model sees only the
   central part).
 
-There is no resampling here, with one bound: a canvas is never wider or taller than :data:`MAX_CANVAS_PX` (or the
-image itself, if that is larger). A model whose field of view is far wider than the experiment's (a
+There is no resampling here, with one bound: a canvas is never wider or taller than :data:`MAX_CANVAS_PX` or
+:data:`MAX_ENLARGEMENT` times the image's own longest side, whichever is larger (so the reference's own enlargement of
+a 1855 px image from 10 to 12 degrees, 2226 px, stays exact). A model whose field of view is far wider than the experiment's (a
 ``visual_degrees()`` of 132.6 against 3 degrees: an 8002 px canvas per image, 111 s instead of 10 s; 999 degrees:
 10.9 GB for one 175 px image) gets the same screen at a lower resolution: the canvas is scaled down to the bound
 and the image reduced by the same factor (Lanczos) before it is pasted, so the image still covers
@@ -47,6 +48,10 @@ MAX_CANVAS_PX = 2048
 """Longest side of a canvas a stimulus is pasted on (unless the image itself is longer): beyond it the screen is
 produced at a lower resolution (see the module notes). 2048 px is 3.4x the largest canvas of a built-in benchmark
 at 8 degrees, and more than 9x a 224 px model input."""
+MAX_ENLARGEMENT = 4
+"""A canvas may also be up to this many times the image's longest side (when that is more than
+:data:`MAX_CANVAS_PX`): a large image is shown exactly as the reference shows it up to a 4x wider field of view, and
+its canvas stays bounded (a 2000 px image: at most 8000 px, 192 MB) whatever ``visual_degrees()`` a model declares."""
 
 
 def place_on_screen(stimulus_set: StimulusSet, target_visual_degrees: float, source_visual_degrees: float,
@@ -151,7 +156,7 @@ def _convert(source: Path, target: Path, ratio: float) -> None:
     width, height = image.size
     if ratio >= 1:
         new_w, new_h = round(width * ratio), round(height * ratio)
-        bound = max(MAX_CANVAS_PX, width, height)
+        bound = max(MAX_CANVAS_PX, MAX_ENLARGEMENT * max(width, height))
         if max(new_w, new_h) > bound:  # the same screen at a lower resolution (module notes)
             scale = bound / max(new_w, new_h)
             new_w, new_h = min(bound, max(1, round(new_w * scale))), min(bound, max(1, round(new_h * scale)))
