@@ -137,9 +137,9 @@ def planted_bytecode(tmp_path) -> bytes:
 @pytest.mark.parametrize("member", [
     "my_tiny_net/__pycache__/__init__.cpython-311.pyc", "my_tiny_net/__init__.pyc", "my_tiny_net/model.pyo",
     "my_tiny_net/__pycache__/notes.txt", "my_tiny_net/model.cpython-311-x86_64-linux-gnu.so", "my_tiny_net/model.so",
-    "my_tiny_net/model.PYD", "my_tiny_net/evil.pth", "my_tiny_net/lib.egg", "my_tiny_net/lib.zip",
-    "my_tiny_net/lib.whl", "my_tiny_net/model.pyw", "my_tiny_net/model.abi3.so", "my_tiny_net/helper.dylib"])
-def test_bytecode_native_code_and_importable_archives_are_refused_at_upload(app, tmp_path, member):
+    "my_tiny_net/model.PYD", "my_tiny_net/evil.pth", "my_tiny_net/model.pyw", "my_tiny_net/model.abi3.so",
+    "my_tiny_net/helper.dylib"])
+def test_bytecode_and_native_code_are_refused_at_upload(app, tmp_path, member):
     alice = register(app, "alice")
     response = upload(alice, plugin_zip(extra={member: planted_bytecode(tmp_path)}))
     assert response.status_code == 400, response.text
@@ -149,6 +149,20 @@ def test_bytecode_native_code_and_importable_archives_are_refused_at_upload(app,
     with Session(app.state.engine) as session:
         assert session.query(SubmissionTask).count() == 0
 
+
+
+@pytest.mark.parametrize("member", ["my_tiny_net/archive_name.zip", "my_tiny_net/weights/lib.whl"])
+def test_an_archive_is_data_a_reviewed_source_would_have_to_import_from(app, member):
+    """The reference's own ``resnet18_random`` folder ships ``archive_name.zip``: Python imports from an archive only
+    when a reviewed source puts it on ``sys.path``, so archives upload like any data file."""
+    import io
+    import zipfile
+
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as archive:
+        archive.writestr("weights.bin", b"\0" * 64)
+    response = upload(register(app, "alice"), plugin_zip(extra={member: inner.getvalue()}))
+    assert response.status_code == 201, response.text
 
 def test_the_reviewed_source_runs_not_a_pyc_planted_beside_it(tmp_path):
     """The attack of the audit: an approved benchmark plugin's benign reviewed ``__init__.py`` beside

@@ -60,12 +60,14 @@ MAX_PATH_DEPTH = 32
 MAX_NAME_BYTES = 255
 """Longest file or folder name (bytes in UTF-8), the limit of common Linux file systems (ext4, xfs, tmpfs)."""
 EXECUTABLE_SUFFIXES = frozenset({
-    ".pyc", ".pyo", ".pyd", ".so", ".dll", ".dylib", ".pth", ".zip", ".egg", ".whl", ".pyz", ".pyzw", ".pyw",
+    ".pyc", ".pyo", ".pyd", ".so", ".dll", ".dylib", ".pth", ".pyw",
     *importlib.machinery.EXTENSION_SUFFIXES, *importlib.machinery.BYTECODE_SUFFIXES})
 """File endings of what Python could run instead of, or beside, a plugin's reviewed ``.py`` sources: bytecode (run
 without reading the source when compiled with ``invalidation_mode=UNCHECKED_HASH``), native extensions (imported before
-a ``.py`` of the same name), ``.pth`` files (run at start-up from a site folder) and archives Python imports from
-(zip, egg, wheel, zipapp). A submission carries sources only: :func:`check_zip` refuses these by name."""
+a ``.py`` of the same name) and ``.pth`` files (run at start-up from a site folder): each runs without a line of the
+reviewed source asking for it. A submission carries sources only: :func:`check_zip` refuses these by name. Archives
+(zip, egg, wheel, zipapp) are data here: Python imports from one only when a reviewed source puts it on ``sys.path``
+(the reference's model folders ship weights as ``.zip``)."""
 RESERVED_PACKAGES = frozenset({"sitecustomize", "usercustomize"})
 """Plugin folder names Python imports by itself at start-up when they are on its path."""
 ALLOWED_REQUIREMENTS = frozenset({
@@ -309,7 +311,6 @@ def executable_problem(name: str) -> str | None:
         return None
     kind = ("compiled bytecode" if suffix in {".pyc", ".pyo"} else
             "a .pth file (its lines run when Python starts)" if suffix == ".pth" else
-            "an archive Python can import code from" if suffix in {".zip", ".egg", ".whl", ".pyz", ".pyzw"} else
             "a Windows Python source (.pyw)" if suffix == ".pyw" else "a compiled native extension")
     return (f"{name!r} is {kind}: Python could run it instead of the source that is checked and reviewed; a "
             f"submission carries Python sources (.py), data and weights only: remove it from the zip")
