@@ -109,7 +109,7 @@ def test_a_forgotten_password_is_reset_by_the_mailed_link(server, page, inbox, s
     mail = inbox.wait(2)[1]
     assert mail["Subject"] == "brainscore: reset your password"
     page.goto(mailed_link(mail, server, "/reset"))
-    assert page.locator("h1").text_content() == "New password for alice"
+    assert page.locator("h1").text_content() == "New password for @alice"
     page.fill("input[name=password]", "a brand new password")
     page.screenshot(path=str(shots / "password_reset.png"), full_page=True)
     page.click("button:text('set the password')")
@@ -119,4 +119,4 @@ def test_a_forgotten_password_is_reset_by_the_mailed_link(server, page, inbox, s
     page.fill("input[name=password]", "a brand new password")
     page.click("button:text('log in')")
     page.wait_for_url(server + "/submissions")
-    assert page.locator("header nav a[href='/account']").text_content() == "alice"
+    assert page.locator("header nav a[href='/account']").text_content() == "@alice"

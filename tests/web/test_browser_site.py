@@ -347,13 +347,13 @@ def test_a_display_name_and_my_models(server, page):
     page.fill('#display-name input[name="display_name"]', "Erin Example")
     page.click("#display-name button")
     page.wait_for_url(server + "/account")
-    assert page.locator("h1").text_content() == "Erin Example"
+    assert page.locator("h1").text_content() == "Erin Example (@erin)"
     page.click("header a[href='/models?mine=1']")
     assert page.locator("#models tbody tr").evaluate_all("rs => rs.map(r => r.dataset.model)") == ["beta-net"]
     page.goto(server + "/models")
-    assert page.locator('#models tr[data-model="beta-net"] td').nth(5).text_content() == "Erin Example"
+    assert page.locator('#models tr[data-model="beta-net"] td').nth(5).text_content() == "Erin Example (@erin)"
     anonymous = httpx.get(server + "/models/beta-net").text
-    assert "submitted by Erin Example" in anonymous
+    assert "submitted by Erin Example (@erin)" in anonymous
     assert httpx.get(server + "/models?mine=1").status_code == 303  # to the log-in page, like /submissions
 
 

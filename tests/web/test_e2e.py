@@ -251,7 +251,7 @@ def test_a_model_without_a_layer_map_scores_and_its_rule_layers_are_marked(serve
     for benchmark in RULE_BENCHMARKS:
         cell = row.locator(f'td[data-node="{benchmark}"]')
         assert cell.get_attribute("data-score") != "" and cell.locator(".rule-mark").text_content() == "†"
-        assert "(layer committed by the rule)" in cell.get_attribute("title")
+        assert "layer committed by the rule" in cell.get_attribute("title")
     assert row.locator('td[data-node="IT"] .rule-mark').text_content() == "†2"
     legend = page.locator("#rule-legend")
     assert legend.is_visible() and "relative-depth rule" in legend.text_content()

@@ -65,5 +65,5 @@ def test_score_cells_name_the_colour_class_and_hide_folded_columns_by_attribute(
     cells = str(score_cells({"model": "net", "scores": {"V4": 0.426, "bench-a": None}, "missing": {}}, columns))
     assert 'class="score c43" data-node="V4"' in cells
     assert f'class="score {MISSING_COLOUR_CLASS} leaf" data-node="bench-a"' in cells
-    assert 'data-score="" hidden data-hidden-by="1" title="net · bench-a: —"' in cells
+    assert 'data-score="" data-state="none" hidden data-hidden-by="1" title="never run"' in cells
     assert "style=" not in cells

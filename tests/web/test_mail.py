@@ -166,7 +166,7 @@ def test_password_reset_by_mail_works_once_and_ends_the_other_sessions(app, inbo
     assert reset_mail["Subject"] == "brainscore: reset your password"
     link = link_in(reset_mail, "/reset")
     form = visitor.get(link)
-    assert form.status_code == 200 and "New password for alice" in form.text
+    assert form.status_code == 200 and "New password for @alice" in form.text
     token = link.split("token=")[1]
     short = visitor.post("/reset", data={"token": token, "password": "short", "csrf_token": csrf(visitor, link)})
     assert short.status_code == 400 and "at least 8 characters" in short.text

@@ -290,3 +290,25 @@ def test_the_load_fixture_fills_a_site_that_tells_the_truth(tmp_path, url, monke
         assert r.start is not None and r.end is not None and r.start < r.end
     client = TestClient(create_app(db_url=url, root=tmp_path / "submissions", start_worker=False))
     assert len(client.get("/api/leaderboard", params={"at": "2026-11-25"}).json()) == 4
+
+
+def test_a_benchmark_page_ranks_its_models_in_pages(app):
+    """Issue 36: a benchmark page listed all 705 models in one table; now PAGE_SIZE rows a page, as the
+    leaderboard, each model keeping its rank on the whole benchmark."""
+    store = app.state.store
+    n = PAGE_SIZE + 5
+    for k in range(n):
+        _record(store, f"net-{k:03d}", k / n)
+    client = TestClient(app)
+    first = client.get(f"/benchmarks/{BENCHMARK}").text
+    assert _models(first) == [f"net-{k:03d}" for k in range(n - 1, n - 1 - PAGE_SIZE, -1)]
+    assert f"{n} models scored" in first and f"1–{PAGE_SIZE} of {n} shown" in first
+    assert '<nav class="pages" aria-label="ranking pages">' in first
+    assert f'<a href="/benchmarks/{BENCHMARK}?page=2">2</a>' in first and '<b aria-current="page">1</b>' in first
+    second = client.get(f"/benchmarks/{BENCHMARK}", params={"page": 2}).text
+    assert _models(second) == [f"net-{k:03d}" for k in range(4, -1, -1)]
+    assert re.search(r'<tr data-model="net-004"><td>(\d+)</td>', second).group(1) == str(PAGE_SIZE + 1)
+    assert f"{PAGE_SIZE + 1}–{n} of {n} shown" in second
+    assert _models(client.get(f"/benchmarks/{BENCHMARK}", params={"page": 99}).text) == _models(second)
+    assert _models(client.get(f"/benchmarks/{BENCHMARK}", params={"page": -3}).text) == _models(first)
+    assert client.get(f"/benchmarks/{BENCHMARK}", params={"page": "x"}).status_code == 422

@@ -117,12 +117,15 @@ def names_token(site: Site) -> tuple:
 
 
 def display_name(site: Site, username: str | None, names: dict[str, str] | None = None) -> str | None:
-    """The name an account shows (its display name, else its user name); ``built-in`` and None as they are;
-    ``names``: :func:`display_names` when already read."""
+    """The name an account shows: ``"Display Name (@username)"``, or ``"@username"`` without a display name
+    (:func:`~brainscore.web.site.person`); ``built-in`` and None as they are; ``names``: :func:`display_names`
+    when already read."""
+    from brainscore.web.site import person
+
     if not username or username == "built-in":
         return username
     names = display_names(site) if names is None else names
-    return names.get(username) or username
+    return person(username, names.get(username))
 
 
 # ------------------------------------------------------------------------------------------------ agreement

@@ -167,28 +167,37 @@ def score_cells(record: dict, cols: list[dict]):
 
 
 def _score_cells(record: dict, cols: list[dict]):
-    """:func:`score_cells`, written."""
+    """:func:`score_cells`, written.
+
+    Each cell carries only what is its own (issue 36: 907 kB of HTML per 100 rows, most of it repeated in
+    every row): its node, score, state (``data-state`` done / failed / none on a benchmark) and a short
+    ``title``: the value to 4 decimals and its status (missing children, rule-committed layers, the reason a
+    run failed, never run). The model is the row's and the benchmark the column's header; a column's
+    ancestors are on its ``<th>`` only (the page's script folds a column's cells by its index).
+    """
     from markupsafe import Markup, escape
 
-    model = escape(record["model"])
     scores, missing, rule = record["scores"], record["missing"], record.get("rule") or {}
     failed = record.get("failed") or {}
     out = []
     for c in cols:
         node = c["node"]
         value, n_missing, n_rule = scores.get(node), missing.get(node, 0), rule.get(node, 0)
-        node_text = escape(node)
-        title = f"{model} · {node_text}: {fmt(value, 4)}" + (f" ({n_missing} missing)" if n_missing else "")
-        if n_rule:
-            title += " (layer committed by the rule)" if c["leaf"] else f" ({n_rule} with a rule-committed layer)"
         reason = failed.get(node) if c["leaf"] else None
+        parts = [] if value is None else [fmt(value, 4)]
+        if n_missing:
+            parts.append(f"{n_missing} missing")
+        if n_rule:
+            parts.append("layer committed by the rule" if c["leaf"] else f"{n_rule} with a rule-committed layer")
         state = ""
         if c["leaf"]:  # done, failed (its latest run; a done score stays shown) or never run
             state = f' data-state="{"done" if value is not None else "failed" if reason else "none"}"'
-            title += (f" (a later run failed: {escape(reason)})" if value is not None and reason
-                      else f" (failed: {escape(reason)})" if reason else " (never run)" if value is None else "")
-        hidden = c.get("hidden")
-        hidden_by = f' hidden data-hidden-by="{c.get("hidden_by")}"' if hidden else ""
+            if reason:
+                parts.append(f"{'a later run ' if value is not None else ''}failed: {escape(reason)}")
+            elif value is None:
+                parts.append("never run")
+        title = "; ".join(parts) or "—"
+        hidden_by = f' hidden data-hidden-by="{c.get("hidden_by")}"' if c.get("hidden") else ""
         shown = ('<span class="failed">failed</span>' if reason else '<span class="missing">—</span>') \
             if value is None else fmt(value, 3)
         mark = (f'<span class="rule-mark" data-rule="{n_rule}">†{"" if c["leaf"] else n_rule}</span>'
@@ -196,23 +205,23 @@ def _score_cells(record: dict, cols: list[dict]):
         if reason and value is not None:
             mark += '<span class="later-failed">!</span>'
         note = f'<span class="nmissing">{n_missing} missing</span>' if n_missing and not c["leaf"] else ""
-        out.append(f'<td class="score {colour_class(value)}{" leaf" if c["leaf"] else ""}" data-node="{node_text}" '
-                   f'data-ancestors="{escape(" ".join(c["ancestors"]))}" '
+        out.append(f'<td class="score {colour_class(value)}{" leaf" if c["leaf"] else ""}" data-node="{escape(node)}" '
                    f'data-score="{"" if value is None else "%.6f" % value}"{state}{hidden_by} '
                    f'title="{title}">{shown}{mark}{note}</td>')
     return Markup("\n  ".join(out))
 
 
-def ranking_rows(ranking: list[dict]):
+def ranking_rows(ranking: list[dict], start: int = 1):
     """The ``<tr>`` rows of a benchmark page's ranking (``{"model", "score", "ci95", "raw", "error"}`` each, best
-    first), as Markup: the template's loop written in Python, as :func:`score_cells`, because a Jinja loop
+    first; the first ranked ``start``: a later page of the ranking keeps each model's rank), as Markup: the
+    template's loop written in Python, as :func:`score_cells`, because a Jinja loop
     over 704 models took 12 ms of every rebuild of the page. The same markup the loop made, every model
     identifier escaped.
     """
     from markupsafe import Markup, escape
 
     out = []
-    for index, r in enumerate(ranking, start=1):
+    for index, r in enumerate(ranking, start=start):
         model = escape(r["model"])
         ci95 = r.get("ci95")
         interval = f"[{fmt(ci95[0], 3)}, {fmt(ci95[1], 3)}]" if ci95 else "—"
@@ -240,6 +249,17 @@ def breakable(identifier: str):
     return Markup(_BREAKS.sub(lambda m: (m.group(1) or "") + "<wbr>", str(escape(identifier))))
 
 
+def person(username: str | None, display_name: str | None = None) -> str | None:
+    """How the site names an account, the same on every page (issue 36: some pages showed the display name,
+    others the user name): ``"Ada Lovelace (@ada)"``, or ``"@ada"`` without a display name; None and
+    ``"built-in"`` (the built-in models' owner) as they are. Plain text: the template escapes it. The user name
+    is always shown, so a display name cannot pass for another account."""
+    if not username or username == "built-in":
+        return username
+    display_name = " ".join((display_name or "").split())
+    return f"{display_name} (@{username})" if display_name else f"@{username}"
+
+
 def templates() -> Jinja2Templates:
     """The Jinja2 templates of the site with its filters."""
     built = Jinja2Templates(directory=str(HERE / "templates"))
@@ -247,6 +267,7 @@ def templates() -> Jinja2Templates:
     built.env.filters["colour_class"] = colour_class
     built.env.filters["breakable"] = breakable
     built.env.filters["utc"] = utc
+    built.env.filters["person"] = person
     built.env.globals["score_cells"] = score_cells
     built.env.globals["ranking_rows"] = ranking_rows
     return built

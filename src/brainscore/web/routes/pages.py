@@ -209,9 +209,10 @@ def _stimuli_root():
 
 
 @router.get("/benchmarks/{identifier}", response_class=HTMLResponse)
-def benchmark_page(request: Request, identifier: str):
-    """A benchmark's description, sample stimuli, ranking of the visible models and their distribution; how it is
-    scored; its provenance (folded)."""
+def benchmark_page(request: Request, identifier: str, page: int = 1):
+    """A benchmark's description, sample stimuli, ranking of the visible models (:data:`PAGE_SIZE` rows per
+    ``page``, as the leaderboard; a rank stays the model's rank on the whole benchmark) and their distribution;
+    how it is scored; its provenance (folded)."""
     site = site_of(request)
     user = site.current_user(request)
     views.known_benchmark(identifier)  # 404 before anything is prepared for an unknown one
@@ -220,14 +221,19 @@ def benchmark_page(request: Request, identifier: str):
     if not shown:
         stimuli.request(root, identifier)
 
-    def page(view):
+    def render(view):
+        # one page of the ranking (issue 36: all 705 models in one table); past the end: the last page
+        pages = max(1, math.ceil(len(view["ranking"]) / PAGE_SIZE))
+        number = min(max(1, page), pages)
+        offset = (number - 1) * PAGE_SIZE
         return site.render(request, "benchmark.html", **view, stimuli=shown,
-                           stimuli_problem=stimuli.problem(root, identifier))
+                           stimuli_problem=stimuli.problem(root, identifier), page=number, pages=pages,
+                           offset=offset, ranking_page=view["ranking"][offset:offset + PAGE_SIZE])
 
     if user is None:
-        return site.shared(request, lambda version: page(views.benchmark_json(site, identifier, None)).body,
+        return site.shared(request, lambda version: render(views.benchmark_json(site, identifier, None)).body,
                            "text/html", depends=lambda version: (site.benchmark_token(identifier, version), tuple(shown)))
-    return page(views.benchmark_json(site, identifier, user))
+    return render(views.benchmark_json(site, identifier, user))
 
 
 @router.get("/benchmarks/{identifier}/stimuli/{number}.jpg")

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from brainscore import registry
 from brainscore.leaderboard import tree
-from brainscore.web import approval, checks, environments, storage
+from brainscore.web import approval, catalogue, checks, environments, storage
 from brainscore.web.queue import SubmissionTask, write_entry_point
 from brainscore.web.tasks import QuotaExceeded, check_quotas, now
 from brainscore.web.security import upload_limit
@@ -309,6 +309,7 @@ def submission_page(request: Request, key: str):
     task = site.task_for(key, user)
     admin = site.is_admin(user)
     return site.render(request, "submission.html", task=site.view(task), admin=admin,
+                       owner_name=catalogue.display_name(site, task.owner),  # an administrator sees whose it is
                        clashes=approval.approval_problems(site.root, task) if task.status == approval.AWAITING else [],
                        withdrawable=admin and approval.is_approved(site.root, task.key))
 

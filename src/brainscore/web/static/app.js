@@ -3,13 +3,20 @@ function toggle(button) {
     var node = button.dataset.node, folded = button.textContent === "−";
     button.textContent = folded ? "+" : "−";
     button.setAttribute("aria-expanded", folded ? "false" : "true");
-    document.querySelectorAll("[data-ancestors]").forEach(function (cell) {
-      var ancestors = cell.dataset.ancestors.split(" ");
-      if (ancestors.indexOf(node) >= 0) {
-        var hidden = Number(cell.dataset.hiddenBy || 0) + (folded ? 1 : -1);
-        cell.dataset.hiddenBy = hidden;
-        cell.hidden = hidden > 0;  // the hidden attribute: the Content-Security-Policy allows no inline style
-      }
+    // a column's ancestors are on its header only; its cells are found by the header's index in each row
+    var table = button.closest("table"), heads = table.tHead.rows[0].cells, under = [];
+    Array.prototype.forEach.call(heads, function (th, index) {
+      if (th.dataset.ancestors !== undefined && th.dataset.ancestors.split(" ").indexOf(node) >= 0) under.push(index);
+    });
+    function fold(cell) {
+      var hidden = Number(cell.dataset.hiddenBy || 0) + (folded ? 1 : -1);
+      cell.dataset.hiddenBy = hidden;
+      cell.hidden = hidden > 0;  // the hidden attribute: the Content-Security-Policy allows no inline style
+    }
+    under.forEach(function (index) { fold(heads[index]); });
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      if (row.cells.length !== heads.length) return;  // the one "no scores" row spans every column
+      under.forEach(function (index) { fold(row.cells[index]); });
     });
 }
 // the folded columns live in the address (?fold=a,b), so a view can be shared; the server renders them folded
