@@ -141,7 +141,8 @@ def submitted(tmp_path_factory, shared_data):
             f"{package}/model.py": hostile_model(kind, {**constants, "IDENTIFIER": identifier})})
     with LocalCluster(n_workers=1, threads_per_worker=3, processes=False, dashboard_address="127.0.0.1:0") as cluster, \
             Client(cluster) as dask:
-        app = create_app(db_url=url, root=folder / "submissions", dask_client=dask)
+        # mallory queues five attacks at once: past the default quota of 3 unfinished submissions per user
+        app = create_app(db_url=url, root=folder / "submissions", dask_client=dask, quotas={"submissions": len(zips)})
         app.state.worker.limits = LIMITS
         with TestClient(app):  # the lifespan starts the dispatcher
             mallory, bob = register(app, "mallory"), register(app, "bob")
