@@ -37,7 +37,7 @@ def test_a_missing_or_unreadable_stimulus_csv_is_one_line(tmp_path):
     missing = brainscore("data", "package", "--stimuli", "/nonexistent.csv", "--stimulus-set-identifier", "Lab2026",
                          "--out", str(tmp_path / "out"))
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
-    assert missing.stderr.strip() == ("error: --stimuli /nonexistent.csv: no such file; give the stimulus CSV "
+    assert missing.stderr.strip() == ("error: --stimuli /nonexistent.csv: does not exist; give the stimulus CSV "
                                       "(stimulus_id + stimulus_path, or filename)")
     garbled = tmp_path / "garbled.csv"
     garbled.write_bytes(b"\xff\xfe\x00not text")
@@ -48,5 +48,5 @@ def test_a_missing_or_unreadable_stimulus_csv_is_one_line(tmp_path):
     assembly = brainscore("data", "package", "--assembly", str(tmp_path / "none.nc"), "--identifier", "Lab2026",
                           "--out", str(tmp_path / "out"))
     assert assembly.returncode == 2 and "Traceback" not in assembly.stderr
-    assert assembly.stderr.strip() == f"error: --assembly {tmp_path / 'none.nc'}: no such file; give the assembly's " \
+    assert assembly.stderr.strip() == f"error: --assembly {tmp_path / 'none.nc'}: does not exist; give the assembly's " \
                                       f"NetCDF file (.nc)"

@@ -196,7 +196,7 @@ def _read_stimulus_set(args, workdir: Path):
 
     csv = Path(args.stimuli)
     if not csv.is_file():
-        raise ValidationError(f"--stimuli {csv}: no such file; give the stimulus CSV (stimulus_id + stimulus_path, or "
+        raise ValidationError(f"--stimuli {csv}: does not exist; give the stimulus CSV (stimulus_id + stimulus_path, or "
                               f"filename)")
     try:
         frame = pd.read_csv(csv, dtype={"stimulus_id": str, "image_id": str})
@@ -241,7 +241,7 @@ def _read_assembly(args):
 
     cls = ASSEMBLY_CLASSES[args.assembly_class] if args.assembly_class else None
     if not Path(args.assembly).is_file():
-        raise ValidationError(f"--assembly {args.assembly}: no such file; give the assembly's NetCDF file (.nc)")
+        raise ValidationError(f"--assembly {args.assembly}: does not exist; give the assembly's NetCDF file (.nc)")
     assembly = read_netcdf(args.assembly, cls=cls or ASSEMBLY_CLASSES["DataAssembly"])
     return assembly
 
