@@ -15,7 +15,8 @@ process that imports the registry, also give:
   (:mod:`brainscore_vision._result_caching`);
 - ``import torchvision`` anywhere: the operators its CUDA wheel lacks next to a CPU torch are defined first
   (:func:`brainscore.models._torchvision.prepare`);
-- torch hub, torchvision, timm and Hugging Face downloads from the weights mirror or failing fast
+- torch hub, torchvision, timm and Hugging Face downloads, and plugin code's own ``urllib.request.urlretrieve`` /
+  ``urlopen``, ``requests.get`` and ``gdown.download``, from the weights mirror or failing fast
   (:mod:`brainscore.models.downloads`), installed after those modules are imported.
 
 :func:`import_failure` reads a failed plugin import (exception and traceback, nothing re-run) and says whose fault
@@ -338,7 +339,8 @@ class _ThirdPartyImportHook:
 
     _AFTER = {name: _guard_downloads for name in (  # brainscore.models.downloads.MODULES (kept light: no import)
         "torch.hub", "torch.utils.model_zoo", "torchvision._internally_replaced_utils", "torchvision.models._api",
-        "huggingface_hub", "huggingface_hub.file_download", "timm.models._hub")}
+        "huggingface_hub", "huggingface_hub.file_download", "timm.models._hub", "huggingface_hub._snapshot_download",
+        "transformers.utils.hub", "urllib.request", "requests", "requests.api", "gdown")}
     _busy = threading.local()
 
     def find_spec(self, fullname, path=None, target=None):
