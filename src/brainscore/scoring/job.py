@@ -230,6 +230,9 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     # weights, eagerly): all are named in the provenance
     with store.recording_files() as data_files, recording_weights() as weights_files:
         benchmark = registry.load_benchmark(benchmark_identifier)
+        check_data = getattr(benchmark, "check_data", None)
+        if callable(check_data):  # the metric's needs on the data, before layer selection and activations
+            check_data()
         if model is None:
             model = load_model(model_identifier, device=device, **model_kwargs)
         with stage(f"scoring {model_identifier} on {benchmark_identifier}"):
