@@ -69,11 +69,35 @@ def weights_summary(files: dict[str, dict]) -> dict | None:
                                         for name, entry in sorted(files.items())}}
 
 
+def weights_status(provenance: dict | None) -> str | None:
+    """The ``weights`` status of a record's provenance (``"verified"``, ``"unverified"``, ``"stand-in"``), or None
+    where it records no weights file (older records, untrained networks)."""
+    weights = (provenance or {}).get("weights") if isinstance(provenance, dict) else None
+    status = weights.get("status") if isinstance(weights, dict) else None
+    return status if status in WEIGHTS_STATUSES else None
+
+
 def weights_label(provenance: dict | None) -> str | None:
-    """What a page or a command shows of a record's weights: ``"unverified weights"``, ``"stand-in weights"``, or
-    None for verified weights and records without the entry."""
-    status = ((provenance or {}).get("weights") or {}).get("status")
+    """What a table shows beside a record's score: ``"unverified weights"``, ``"stand-in weights"``, or None for
+    verified weights and records without the entry."""
+    status = weights_status(provenance)
     return f"{status} weights" if status in ("unverified", "stand-in") else None
+
+
+def weights_note(provenance: dict | None) -> str | None:
+    """One sentence on a record's weights where they are not verified (None otherwise): which files, and that the
+    score is not one of the published pretrained network."""
+    status = weights_status(provenance)
+    if status not in ("unverified", "stand-in"):
+        return None
+    files = (provenance.get("weights") or {}).get("files") or {}
+    named = [f"{name} (sha256 {str(entry.get('sha256', ''))[:12]})" for name, entry in sorted(files.items())
+             if entry.get("status") == status][:3]
+    if status == "stand-in":
+        return (f"weights: STAND-IN: {', '.join(named)} declared to stand in for the published file(s); this is not a "
+                f"score of the pretrained network")
+    return (f"weights: UNVERIFIED: {', '.join(named)} not checked against a published hash; not known to be the "
+            f"pretrained network")
 
 
 def hub_hash_prefix(filename: str) -> str | None:
