@@ -124,3 +124,18 @@ def test_brainscore_score_prints_the_weights_line(mirror, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert f"weights: UNVERIFIED: {REPO}/model.safetensors (sha256 " in out
     assert "not known to be the pretrained network" in out
+
+
+def test_a_sandboxed_model_s_report_is_read_by_its_files_not_its_claimed_status(monkeypatch):
+    from brainscore.boundary.remote import RemoteModel
+    from brainscore.scoring.job import _remote_weights
+
+    remote = object.__new__(RemoteModel)  # no server: its facts are what the test says it reported
+    claimed = {"status": "verified", "files": {f"{REPO}/model.safetensors": {"sha256": "ab" * 32, "status": "stand-in"},
+                                               "config.json": {"sha256": "cd" * 32, "status": "bogus"}}}
+    monkeypatch.setattr(RemoteModel, "facts", lambda self: {"weights": claimed})
+    assert _remote_weights(remote) == {"status": "stand-in", "files": {
+        "config.json": {"sha256": "cd" * 32, "status": "unverified"},
+        f"{REPO}/model.safetensors": {"sha256": "ab" * 32, "status": "stand-in"}}}
+    monkeypatch.setattr(RemoteModel, "facts", lambda self: {"weights": "verified"})
+    assert _remote_weights(remote) is None

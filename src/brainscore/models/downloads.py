@@ -86,9 +86,9 @@ def mirror_file(relative_names: list[str]) -> Path | None:
     return None
 
 
-def _unreachable(filename: str, url: str, hub: bool = False) -> NetworkError:
-    why = "the offline setting forbids downloads" if config.offline() else \
-        f"{urlparse(url).hostname} cannot be reached from here"
+def _unreachable(filename: str, url: str, hub: bool = False, why: str | None = None) -> NetworkError:
+    why = why or ("the offline setting forbids downloads" if config.offline() else
+                  f"{urlparse(url).hostname} cannot be reached from here")
     what = filename if hub else f"weights file {filename}"
     extra = ""
     if hub:
@@ -208,7 +208,7 @@ def guard_huggingface(hf_hub_download):
             try:  # a copy in Hugging Face's own cache serves without the network
                 path = hf_hub_download(repo_id, filename, *args, **{**kwargs, "local_files_only": True})
             except Exception:  # noqa: BLE001 - not cached: our one-line error instead of the client's retries
-                raise _unreachable(f"{repo_id}/{name}", url) from None
+                raise _unreachable(f"{repo_id}/{name}", url, why=_hf_why(local_only)) from None
         else:
             path = hf_hub_download(repo_id, filename, *args, **kwargs)
         _note_hub_file(f"{repo_id}/{name}", path)
@@ -484,10 +484,10 @@ def guard_requests_get(get):
 
     @functools.wraps(get)
     def guarded(url, params=None, **kwargs):
-        target = _guarded_url(url) if not params else None
+        target = _guarded_url(url)
         if target is None or not _plugin_caller():
             return get(url, params=params, **kwargs)
-        found = _url_mirror_file(target)
+        found = _url_mirror_file(target) if not params else None  # a query is no file path: never mirrored
         if found is not None:
             import requests
 
@@ -562,11 +562,19 @@ def guard_snapshot_download(snapshot_download):
             try:
                 return snapshot_download(repo_id, *args, **{**kwargs, "local_files_only": True})
             except Exception:  # noqa: BLE001 - not cached: our one-line error instead of the client's
-                raise _unreachable(f"{repo_id} (all files)", url) from None
+                raise _unreachable(f"{repo_id} (all files)", url, why=_hf_why(local_only)) from None
         return snapshot_download(repo_id, *args, **kwargs)
 
     guarded._brainscore_guard = True
     return guarded
+
+
+def _hf_why(local_only: bool) -> str | None:
+    """Why a Hugging Face file is not downloaded when only its cache may be used and brainscore's offline setting
+    is not the reason (None: :func:`_unreachable` says)."""
+    if local_only and not config.offline():
+        return "Hugging Face's cache does not have it and only the cache may be read (local_files_only or HF_HUB_OFFLINE)"
+    return None
 
 
 def _hf_endpoint(kwargs: dict) -> tuple[str, bool]:

@@ -283,11 +283,20 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
         layer_selection=selection_curves or None, model_facts=_model_facts(model),
         plugin_sources=_plugin_sources(model_identifier, benchmark_identifier),
-        weights=weights_summary(weights_files))
+        weights=weights_summary(weights_files) or _remote_weights(model))
     unbounded = result.attrs.get("unbounded")
     if unbounded is not None and getattr(unbounded, "ndim", 0) == 0:  # a clipped score: what it was before
         result.attrs["provenance"]["unclipped_score"] = float(unbounded)
     return result
+
+
+def _remote_weights(model: Any) -> dict | None:
+    """The weights record a sandboxed model's server reports (its build ran there, not here), else None."""
+    try:
+        value = getattr(model, "weights_record", None)
+    except Exception:  # noqa: BLE001 - a fact that cannot be read: unknown, not fatal
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _plugin_sources(model: str, benchmark: str) -> dict | None:
