@@ -212,3 +212,18 @@ def test_gdown_download_offline_is_one_line_and_the_mirror_serves_it_by_file_id(
     assert run_as_plugin("import gdown\nresult = gdown.download(url, output)", url=url, output=str(output)) \
         == str(output)
     assert output.read_bytes() == b"drive weights"
+
+
+def test_a_mirrored_archive_that_climbs_out_of_torch_hub_s_cache_is_refused(mirror, hub_dir, tmp_path):
+    import torch
+
+    from brainscore.errors import ValidationError
+
+    archive = mirror / "github.com" / "evil" / "repo" / "zipball" / "main"
+    archive.parent.mkdir(parents=True)
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("evil-repo-1/hubconf.py", "def net():\n    return 1\n")
+        zipped.writestr("../../escaped.py", "print('written outside')\n")
+    with pytest.raises(ValidationError, match="outside the target folder"):
+        torch.hub.load("evil/repo:main", "net")
+    assert not list(tmp_path.rglob("escaped.py")) and not (hub_dir / "evil_repo_main").exists()
