@@ -15,7 +15,8 @@ process that imports the registry, also give:
   (:mod:`brainscore_vision._result_caching`);
 - ``import torchvision`` anywhere: the operators its CUDA wheel lacks next to a CPU torch are defined first
   (:func:`brainscore.models._torchvision.prepare`);
-- torch hub, torchvision, timm and Hugging Face downloads from the weights mirror or failing fast
+- torch hub, torchvision, timm and Hugging Face downloads, and plugin code's own ``urllib.request.urlretrieve`` /
+  ``urlopen``, ``requests.get`` and ``gdown.download``, from the weights mirror or failing fast
   (:mod:`brainscore.models.downloads`), installed after those modules are imported.
 
 :func:`import_failure` reads a failed plugin import (exception and traceback, nothing re-run) and says whose fault
@@ -36,7 +37,7 @@ from pathlib import Path
 from brainscore.plugin_sources import (PLUGIN_DIR_PACKAGE_PREFIX, REFERENCE_FOLDERS, package_name,
                                        plugin_dirs)
 
-__all__ = ["ImportFailure", "import_failure", "plugin_dir_package", "reference_folder_module", "OWN_PACKAGES"]
+__all__ = ["ImportFailure", "import_failure", "install_hint", "PYPI_NAMES", "plugin_dir_package", "reference_folder_module", "OWN_PACKAGES"]
 
 
 #: top-level packages whose missing names are gaps of this installation (its reference API), not a plugin's fault
@@ -58,17 +59,66 @@ class ImportFailure:
     environment: bool
     missing_package: str | None = None
     where: str | None = None
+    folder: Path | None = None
 
     def message(self, plugin: str) -> str:
         """One line: ``plugin`` (e.g. ``the plugin folder /x/models/y``), the cause, and what to do."""
         if self.missing_package:
-            return (f"{plugin} needs the package {self.missing_package!r}, which is not installed here: install it "
-                    f"(pip install {self.missing_package}) or list it in the folder's requirements.txt ({self.summary})")
+            hint = install_hint(self.missing_package, self.folder)
+            how = (f"install it ({hint})" if hint else
+                   "install the distribution that provides it (its name on PyPI may differ from the import name)")
+            return (f"{plugin} needs the package {self.missing_package!r}, which is not installed here: {how} or "
+                    f"list it in the folder's requirements.txt ({self.summary})")
         if self.environment:
             return (f"{plugin} failed to import because of this installation, not the plugin's code: {self.summary}"
                     + (f" (raised in {self.where})" if self.where else ""))
         return (f"{plugin} failed to import: {self.summary}" + (f" (at {self.where})" if self.where else "")
                 + ". Fix that plugin, or remove it from the plugin path")
+
+
+#: import name -> the PyPI distribution that provides it, where the two differ or the name is common in plugin
+#: folders; an import name not here gets an install hint only from the folder's requirements.txt (PyPI's ``clip`` or
+#: ``vonenet`` are not the packages plugins mean)
+PYPI_NAMES = {
+    "cv2": "opencv-python", "PIL": "Pillow", "sklearn": "scikit-learn", "skimage": "scikit-image", "yaml": "PyYAML",
+    "efficientnet_pytorch": "efficientnet-pytorch", "huggingface_hub": "huggingface-hub",
+    "open_clip": "open-clip-torch", "pretrainedmodels": "pretrainedmodels", "timm": "timm", "torch": "torch",
+    "torchvision": "torchvision", "transformers": "transformers", "gdown": "gdown", "wget": "wget", "einops": "einops",
+    "h5py": "h5py", "kornia": "kornia", "fvcore": "fvcore", "tensorflow": "tensorflow", "keras": "keras",
+    "pandas": "pandas", "scipy": "scipy", "numpy": "numpy", "xarray": "xarray", "tqdm": "tqdm",
+    "requests": "requests", "safetensors": "safetensors", "diffusers": "diffusers", "accelerate": "accelerate",
+    "matplotlib": "matplotlib", "decord": "decord", "av": "av", "numba": "numba", "netCDF4": "netCDF4",
+}
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def install_hint(module: str, folder: Path | None = None) -> str | None:
+    """The ``pip install ...`` command for the missing top-level module ``module``, or None when none is known.
+
+    The plugin folder's ``requirements.txt`` line that provides it comes first (e.g. ``CORnet @ git+https://...``
+    for ``cornet``: the requirement's name, or its known PyPI name, matches the module), then :data:`PYPI_NAMES`.
+    A name in neither gets no command: PyPI may have no package of that name, or another package under it.
+    """
+    wanted = {_normalized(module), _normalized(PYPI_NAMES.get(module, module))}
+    requirements = Path(folder) / "requirements.txt" if folder is not None else None
+    try:
+        lines = requirements.read_text(encoding="utf-8", errors="replace").splitlines() if requirements else []
+    except OSError:
+        lines = []
+    for line in lines:
+        line = line.split(" #", 1)[0].strip()
+        found = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)", line)
+        if found and _normalized(found.group(1)) in wanted and not line.startswith("-"):
+            return "pip install " + (f"'{line}'" if re.search(r"[\s@<>=!;~\[]", line) else line)
+        egg = re.search(r"#egg=([A-Za-z0-9._-]+)", line)
+        if egg and _normalized(egg.group(1)) in wanted:
+            return f"pip install '{line}'"
+    if module in PYPI_NAMES:
+        return f"pip install {PYPI_NAMES[module]}"
+    return None
 
 
 def import_failure(error: BaseException, folder: Path | None = None) -> ImportFailure:
@@ -98,7 +148,8 @@ def import_failure(error: BaseException, folder: Path | None = None) -> ImportFa
         if isinstance(error, ModuleNotFoundError) and error.name and not found:
             top = error.name.split(".")[0]
             if not top.startswith(PLUGIN_DIR_PACKAGE_PREFIX) and not _in_folder(_innermost(error), folder, top):
-                return ImportFailure(summary, environment=False, missing_package=top)
+                return ImportFailure(summary, environment=False, missing_package=top,
+                                     folder=Path(folder) if folder is not None else None)
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<frozen")]
     if isinstance(error, SyntaxError) and error.filename and _inside(error.filename, folder):
         return ImportFailure(summary, environment=False, where=f"{_relative(error.filename, folder)}:{error.lineno}")
@@ -338,7 +389,8 @@ class _ThirdPartyImportHook:
 
     _AFTER = {name: _guard_downloads for name in (  # brainscore.models.downloads.MODULES (kept light: no import)
         "torch.hub", "torch.utils.model_zoo", "torchvision._internally_replaced_utils", "torchvision.models._api",
-        "huggingface_hub", "huggingface_hub.file_download", "timm.models._hub")}
+        "huggingface_hub", "huggingface_hub.file_download", "timm.models._hub", "huggingface_hub._snapshot_download",
+        "transformers.utils.hub", "urllib.request", "requests", "requests.api", "gdown")}
     _busy = threading.local()
 
     def find_spec(self, fullname, path=None, target=None):

@@ -184,13 +184,16 @@ class Registry:
         raises BrainScoreError naming its plugin (not an error where the missing object is first used).
         """
         factory = self.factory(identifier)
-        if self.kind in _REPORTED:  # data and networks can take long to load: reported (brainscore.progress)
-            from brainscore.progress import stage
+        try:
+            if self.kind in _REPORTED:  # data and networks can take long to load: reported (brainscore.progress)
+                from brainscore.progress import stage
 
-            with stage(f"loading the {_REPORTED[self.kind]} {identifier}"):
+                with stage(f"loading the {_REPORTED[self.kind]} {identifier}"):
+                    built = factory(*args, **kwargs)
+            else:
                 built = factory(*args, **kwargs)
-        else:
-            built = factory(*args, **kwargs)
+        except ModuleNotFoundError as error:  # a package the plugin imports while building: one line, as at import
+            raise self._missing_package(identifier, error) or error
         if built is None:
             plugin = _discovery.describe(_discovery.index().modules[self.kind].get(identifier) or "registered here")
             raise BrainScoreError(f"the {self.kind} factory of {identifier!r} ({plugin}) returned None instead of "
@@ -201,6 +204,20 @@ class Registry:
             if isinstance(parent, str) and parent:
                 self._metadata.setdefault(identifier, {})["parent"] = parent
         return built
+
+    def _missing_package(self, identifier: str, error: ModuleNotFoundError) -> PluginImportError | None:
+        """The one-line error of a third-party package missing while ``identifier`` is built (the same as when its
+        plugin's import lacks it: :func:`brainscore.plugin_imports.import_failure`), or None for another cause."""
+        module = _discovery.index().modules[self.kind].get(identifier)
+        if module is None:
+            return None
+        failure = _discovery._failure(module, error)
+        if failure.failure is None or not failure.failure.missing_package:
+            return None
+        raised = PluginImportError(f"{self.kind} {identifier!r} cannot be built: {failure}")
+        raised.failure, raised.folder, raised.plugin = failure.failure, failure.folder, module
+        raised.__cause__, raised.__suppress_context__ = error, True
+        return raised
 
     def list(self, pattern: str | None = None) -> list[str]:
         """Sorted identifiers, optionally filtered by a shell-style ``pattern`` (e.g. ``"Cowley*"``)."""

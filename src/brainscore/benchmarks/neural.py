@@ -70,6 +70,50 @@ def record(candidate: BrainModel, benchmark) -> DataAssembly:
     return recording(candidate, benchmark).show(candidate)
 
 
+def metric_required_coords(metric: Any) -> dict[str, str]:
+    """The coordinates of the data that ``metric`` needs, -> what for: its cross-validation's ``split_coord`` and
+    ``stratification_coord`` (``split_config`` of the regression metrics; ``stratification_coord`` of the
+    cross-validated RDM metrics, where ``"auto"`` needs nothing), or what its own ``required_coords()`` declares.
+    Wrappers that keep the metric as ``_metric`` or ``metric`` (the reference's temporal helpers) are looked through.
+    """
+    needed: dict[str, str] = {}
+    seen: set[int] = set()
+    while metric is not None and id(metric) not in seen:
+        seen.add(id(metric))
+        declared = getattr(metric, "required_coords", None)
+        if callable(declared):
+            needed.update({str(coord): str(why) for coord, why in dict(declared()).items()})
+        config = getattr(metric, "split_config", None)
+        split_coord = getattr(config, "split_coord", None)
+        if isinstance(split_coord, str):
+            needed.setdefault(split_coord, "to split the stimuli into train and test sets")
+        stratification = getattr(config, "stratification_coord", getattr(metric, "stratification_coord", None))
+        if isinstance(stratification, str) and stratification != "auto":
+            needed.setdefault(stratification, "to stratify its cross-validation splits by (the default of the "
+                                              "regression metrics); pass crossvalidation_kwargs="
+                                              "dict(stratification_coord=None) to load_metric for plain shuffle splits")
+        metric = getattr(metric, "_metric", None) or getattr(metric, "metric", None)
+    return needed
+
+
+def check_metric_data(identifier: str, metric: Any, assembly: DataAssembly) -> None:
+    """Check that ``assembly`` (the benchmark's target) has every coordinate ``metric`` needs
+    (:func:`metric_required_coords`), so a misconfigured benchmark fails before any model activation is computed.
+
+    Raises
+    ------
+    ValidationError
+        Naming the benchmark, each missing coordinate and what the metric needs it for, and the data's coordinates.
+    """
+    missing = {coord: why for coord, why in metric_required_coords(metric).items() if coord not in assembly.coords}
+    if missing:
+        needs = "; ".join(f"{coord!r} {why}" for coord, why in missing.items())
+        coords = sorted(str(c) for c in assembly.coords)
+        raise ValidationError(f"benchmark {identifier!r} cannot score: its metric ({type(metric).__name__}) needs the "
+                              f"data coordinate {needs}, and its assembly has none (its coordinates: "
+                              f"{', '.join(coords)}); configure the metric for this data or add the coordinate")
+
+
 class NeuralBenchmark(BenchmarkBase):
     """Neural predictivity of one region's recordings, normalised by their internal consistency.
 
@@ -121,6 +165,20 @@ class NeuralBenchmark(BenchmarkBase):
         self.region = region
         self._time_bins = time_bins
         self.normalisation = normalisation
+        if isinstance(assembly, DataAssembly):  # the data is here already: a misconfigured metric fails when built
+            check_metric_data(identifier, similarity_metric, assembly)
+
+    def check_data(self) -> None:
+        """Check the metric's requirements on the data (:func:`check_metric_data`); loads the data when lazy.
+        Called when the benchmark is built with its data, before a model is recorded, and by
+        :func:`brainscore.scoring.score` before layer selection.
+
+        Raises
+        ------
+        ValidationError
+            If the data lacks a coordinate the metric needs.
+        """
+        check_metric_data(self.identifier, self.metric, self.assembly)
 
     # ---- data, loaded lazily ------------------------------------------------------------------
     @property
@@ -181,6 +239,7 @@ class NeuralBenchmark(BenchmarkBase):
         Score
             Ceiled score with attrs ``raw``, ``ceiling``, ``error``.
         """
+        self.check_data()  # before any activation is computed
         return self.score_features(record(candidate, self))
 
     def score_features(self, features: DataAssembly) -> Score:

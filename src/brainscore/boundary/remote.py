@@ -230,6 +230,21 @@ class RemoteModel(BrainModel):
         return None if value is None else value[:128]
 
     @property
+    def weights_record(self) -> dict | None:
+        """The weights files the model server's build read, with their statuses (``weights`` of the provenance,
+        :func:`brainscore.models.weights.weights_summary`), as that server reports them; None when it read none."""
+        from brainscore.models.weights import WEIGHTS_STATUSES, weights_summary
+
+        value = self._fact("weights", dict)
+        if not value or value.get("status") not in WEIGHTS_STATUSES or not isinstance(value.get("files"), dict):
+            return None
+        files = {str(name)[:500]: {"sha256": str(entry.get("sha256", ""))[:64],
+                                   "status": entry.get("status") if entry.get("status") in WEIGHTS_STATUSES
+                                   else "unverified"}
+                 for name, entry in list(value["files"].items())[:100] if isinstance(entry, dict)}
+        return weights_summary(files)  # the status is the files' worst, not what the server says it is
+
+    @property
     def architecture_fingerprint(self) -> str | None:
         value = self._fact("architecture_fingerprint", str)
         return None if value is None else value[:128]

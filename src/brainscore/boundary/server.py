@@ -112,7 +112,8 @@ def _facts(model) -> dict[str, Any]:
                       "layer_commitments": table() if callable(table) else None,
                       "layers": list(getattr(model, "layers", None) or []) or None,
                       "weights_sha256": weights, "architecture_fingerprint": fingerprint,
-                      "parameter_count": (_model_facts(model) or {}).get("parameter_count"), "device": _device(model)})
+                      "parameter_count": (_model_facts(model) or {}).get("parameter_count"), "device": _device(model),
+                      "weights": _state.get("weights")})
 
 
 def _serve_one(message: dict) -> bool:
@@ -201,8 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     _state.update(channel=channel, folder=Path(args.stimuli))
     try:
         from brainscore import registry
+        from brainscore.models.weights import recording_weights, weights_summary
 
-        model = registry.models.load(args.model, **json.loads(args.kwargs))
+        with recording_weights() as weights_files:  # the weights files the build read, told with the facts
+            model = registry.models.load(args.model, **json.loads(args.kwargs))
+        _state["weights"] = weights_summary(weights_files)
         if getattr(model, "layer_scorer", False) is None:
             remote_layer_scorer.identifier = _selection_identity()  # type: ignore[attr-defined]
             model.layer_scorer = remote_layer_scorer

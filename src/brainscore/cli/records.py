@@ -18,6 +18,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    from brainscore.models.weights import weights_label, weights_status
     from brainscore.results import Database
 
     with Database(args.db) as db:
@@ -27,9 +28,12 @@ def run(args) -> int:
         if args.json:
             print(json.dumps({"id": r.id, "model": r.model, "benchmark": r.benchmark,
                               "benchmark_version": r.benchmark_version, "status": r.status, "score": r.score,
-                              "end": r.end.isoformat() if r.end is not None else None}))
+                              "end": r.end.isoformat() if r.end is not None else None,
+                              **({"weights": weights_status(r.provenance)} if weights_status(r.provenance) else {})}))
             continue
         value = f"{r.score:.4f}" if r.status == "done" and r.score is not None else r.status
+        label = weights_label(r.provenance)
+        value += f" [{label}]" if label else ""
         print(f"#{r.id}\t{r.model}\t{r.benchmark} v{r.benchmark_version}\t{value}\t{when}")
     if not records and not args.json:
         print("no records: `brainscore score --model M --benchmark B` records one")

@@ -267,8 +267,10 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded, reuse
     summary = outcome.summary()
     if args.json:
         kept = getattr(not_recorded, "kept", None)
+        from brainscore.models.weights import weights_status
+
         print(json.dumps({**summary, "record": row, "database": where, "reused": reused is not None,
-                          "provenance": outcome.provenance,
+                          "weights": weights_status(outcome.provenance), "provenance": outcome.provenance,
                           **({"journal": str(kept) if kept else None} if not_recorded is not None else {})}))
         return
     lines = [formula_text(summary)]
@@ -288,6 +290,11 @@ def _show(args, outcome, row: int | None, where: str | None, not_recorded, reuse
         region = outcome.region
         how = describe(outcome.commitment)
         lines.append(f"layer {region + ' -> ' if region else ''}{summary['layer']}" + (f"   ({how})" if how else ""))
+    from brainscore.models.weights import weights_note
+
+    note = weights_note(outcome.provenance)
+    if note:
+        lines.append(note)
     took = f" in {summary['duration_s']:.1f} s" if summary["duration_s"] is not None else ""
     if reused is not None:
         when = f" on {reused.end:%Y-%m-%d %H:%M} UTC" if reused.end is not None else ""

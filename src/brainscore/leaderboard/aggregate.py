@@ -174,6 +174,16 @@ def layer_method(record: StoredScore | None) -> str | None:
     return commitment.get("method")
 
 
+def weights_flag(records) -> str | None:
+    """The worst weights status of ``records`` (their provenance's ``weights``, :mod:`brainscore.models.weights`)
+    where it is not verified: ``"stand-in"`` or ``"unverified"``; None when every record's weights are verified or
+    unrecorded. A leaderboard row with a flag is never presented as the pretrained network's."""
+    from brainscore.models.weights import weights_status
+
+    found = {weights_status(record.provenance) for record in records if record is not None}
+    return "stand-in" if "stand-in" in found else "unverified" if "unverified" in found else None
+
+
 def children_map(tree: Tree) -> dict[str, list[str]]:
     """Every inner node of ``tree`` -> :meth:`Tree.children` (computed once for many records)."""
     kids: dict[str, list[str]] = {}
@@ -537,9 +547,10 @@ class Standings:
         failed = {leaf: self._describe(self._failed[model, leaf]) for leaf in order
                   if leaf in tree.leaves and (model, leaf) in self._failed}
         done = sum(values[leaf] is not None for leaf in tree.leaves)
+        flag = weights_flag(chosen.get((model, leaf)) for leaf in tree.leaves)
         return {"model": model, "scores": {n: scores[n] for n in order},
                 "missing": {n: missing[n] for n in order}, "rule": {n: rule[n] for n in order},
-                "failed": failed, "complete": [done, len(tree.leaves)]}
+                "failed": failed, "complete": [done, len(tree.leaves)], **({"weights": flag} if flag else {})}
 
     def _sort(self) -> None:
         top = self.tree.roots()[0] if self.tree.roots() else None

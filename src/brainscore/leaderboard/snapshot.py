@@ -119,11 +119,15 @@ _DROPPED = {f.name: None for f in dataclasses.fields(StoredScore)
 
 
 def _slim(record: StoredScore) -> StoredScore:
-    """``record`` with only what the standings read: status, values, version, a failure's message and the layer's
-    commitment method."""
+    """``record`` with only what the standings read: status, values, version, a failure's message, the layer's
+    commitment method and a weights status that is not verified."""
+    from brainscore.models.weights import weights_status
+
     method = (((record.provenance or {}).get("model") or {}).get("commitment") or {}).get("method")
-    return dataclasses.replace(record, provenance={"model": {"commitment": {"method": method}}} if method else {},
-                               **_DROPPED)
+    status = weights_status(record.provenance)
+    kept = {**({"model": {"commitment": {"method": method}}} if method else {}),
+            **({"weights": {"status": status}} if status in ("unverified", "stand-in") else {})}
+    return dataclasses.replace(record, provenance=kept, **_DROPPED)
 
 
 def standings(db: Database, benchmarks: str | Iterable[str] | None = None, tree: Tree | None = None) -> Standings:

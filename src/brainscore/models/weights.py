@@ -9,6 +9,8 @@ derived from them, are the same on every run.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
 from pathlib import Path
 from typing import Callable, Sequence
@@ -18,6 +20,84 @@ from brainscore.data.store import verify
 from brainscore.errors import DataNotFoundError, HashMismatchError, ValidationError
 
 _HUB_HASH = re.compile(r"-([a-f0-9]{8,})\.")
+
+
+#: the weights statuses, from best to worst: checked against a published hash; read without one; a declared stand-in
+WEIGHTS_STATUSES = ("verified", "unverified", "stand-in")
+_WEIGHTS_RECORDERS: contextvars.ContextVar[tuple[dict[str, dict], ...]] = contextvars.ContextVar(
+    "brainscore_weights_files", default=())
+
+
+@contextlib.contextmanager
+def recording_weights():
+    """Collect ``{name: {"sha256", "status", "path"}}`` of every weights file read inside the ``with`` block
+    (:func:`note_weights_file`); :func:`weights_summary` makes the provenance's ``weights`` entry of them."""
+    files: dict[str, dict] = {}
+    token = _WEIGHTS_RECORDERS.set(_WEIGHTS_RECORDERS.get() + (files,))
+    try:
+        yield files
+    finally:
+        _WEIGHTS_RECORDERS.reset(token)
+
+
+def note_weights_file(name: str, sha256: str, status: str, path: str | None = None) -> None:
+    """Note that the computation under way read the weights file ``name`` (a URL, a hub file name or
+    ``repo/file``) with content ``sha256``; ``status`` is ``"verified"`` (its content matched a published hash),
+    ``"unverified"`` (no published hash was checked) or ``"stand-in"`` (a declared stand-in, not the original).
+
+    Raises
+    ------
+    ValueError
+        If ``status`` is not one of :data:`WEIGHTS_STATUSES`.
+    """
+    if status not in WEIGHTS_STATUSES:
+        raise ValueError(f"weights status is one of {', '.join(WEIGHTS_STATUSES)}, got {status!r}")
+    for files in _WEIGHTS_RECORDERS.get():
+        previous = files.get(name)
+        if previous is None or WEIGHTS_STATUSES.index(status) > WEIGHTS_STATUSES.index(previous["status"]):
+            files[name] = {"sha256": sha256, "status": status, **({"path": str(path)} if path else {})}
+
+
+def weights_summary(files: dict[str, dict]) -> dict | None:
+    """The provenance's ``weights`` entry: ``{"status", "files": {name: {"sha256", "status"}}}``, the status the
+    worst of the files' (a stand-in anywhere makes the network a stand-in), or None when no weights file was read
+    (an untrained network, a model that is not a PyTorch network of this installation)."""
+    if not files:
+        return None
+    status = max((entry["status"] for entry in files.values()), key=WEIGHTS_STATUSES.index)
+    return {"status": status, "files": {name: {"sha256": entry["sha256"], "status": entry["status"]}
+                                        for name, entry in sorted(files.items())}}
+
+
+def weights_status(provenance: dict | None) -> str | None:
+    """The ``weights`` status of a record's provenance (``"verified"``, ``"unverified"``, ``"stand-in"``), or None
+    where it records no weights file (older records, untrained networks)."""
+    weights = (provenance or {}).get("weights") if isinstance(provenance, dict) else None
+    status = weights.get("status") if isinstance(weights, dict) else None
+    return status if status in WEIGHTS_STATUSES else None
+
+
+def weights_label(provenance: dict | None) -> str | None:
+    """What a table shows beside a record's score: ``"unverified weights"``, ``"stand-in weights"``, or None for
+    verified weights and records without the entry."""
+    status = weights_status(provenance)
+    return f"{status} weights" if status in ("unverified", "stand-in") else None
+
+
+def weights_note(provenance: dict | None) -> str | None:
+    """One sentence on a record's weights where they are not verified (None otherwise): which files, and that the
+    score is not one of the published pretrained network."""
+    status = weights_status(provenance)
+    if status not in ("unverified", "stand-in"):
+        return None
+    files = (provenance.get("weights") or {}).get("files") or {}
+    named = [f"{name} (sha256 {str(entry.get('sha256', ''))[:12]})" for name, entry in sorted(files.items())
+             if entry.get("status") == status][:3]
+    if status == "stand-in":
+        return (f"weights: STAND-IN: {', '.join(named)} declared to stand in for the published file(s); this is not a "
+                f"score of the pretrained network")
+    return (f"weights: UNVERIFIED: {', '.join(named)} not checked against a published hash; not known to be the "
+            f"pretrained network")
 
 
 def hub_hash_prefix(filename: str) -> str | None:
@@ -52,6 +132,7 @@ def check_weights_file(path: str | Path, sha256: str | None = None, official_nam
         raise DataNotFoundError(f"weights file {path} does not exist")
     if sha256:
         verify(path, sha256, what="weights file")
+        note_weights_file(official_name or path.name, sha256, "verified", str(path))
         return sha256
     prefix = hub_hash_prefix(official_name or path.name)
     if prefix is None:
@@ -61,6 +142,7 @@ def check_weights_file(path: str | Path, sha256: str | None = None, official_nam
     if not actual.startswith(prefix):
         raise HashMismatchError(f"weights file {path} has sha256 {actual}, which does not start with {prefix} as "
                                 f"the official {official_name or path.name} does: corrupt or another file")
+    note_weights_file(official_name or path.name, actual, "verified", str(path))
     return actual
 
 

@@ -9,6 +9,7 @@ from brainscore import registry
 from brainscore.caching import check_home
 from brainscore.data import store
 from brainscore.metrics.score import Score
+from brainscore.models.weights import recording_weights, weights_summary
 from brainscore.progress import stage
 from brainscore.scoring import bootstrap as _bootstrap
 from brainscore.scoring import provenance as _provenance
@@ -227,8 +228,11 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     metric_device = device if metric_device is SAME_DEVICE else _device_names.resolve(metric_device)
     # the files read while the benchmark and the model are built count too (a plugin may load its data, or its
     # weights, eagerly): all are named in the provenance
-    with store.recording_files() as data_files:
+    with store.recording_files() as data_files, recording_weights() as weights_files:
         benchmark = registry.load_benchmark(benchmark_identifier)
+        check_data = getattr(benchmark, "check_data", None)
+        if callable(check_data):  # the metric's needs on the data, before layer selection and activations
+            check_data()
         if model is None:
             model = load_model(model_identifier, device=device, **model_kwargs)
         with stage(f"scoring {model_identifier} on {benchmark_identifier}"):
@@ -278,11 +282,21 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
                    "method": interval.method if interval is not None else None},
         device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
         layer_selection=selection_curves or None, model_facts=_model_facts(model),
-        plugin_sources=_plugin_sources(model_identifier, benchmark_identifier))
+        plugin_sources=_plugin_sources(model_identifier, benchmark_identifier),
+        weights=weights_summary(weights_files) or _remote_weights(model))
     unbounded = result.attrs.get("unbounded")
     if unbounded is not None and getattr(unbounded, "ndim", 0) == 0:  # a clipped score: what it was before
         result.attrs["provenance"]["unclipped_score"] = float(unbounded)
     return result
+
+
+def _remote_weights(model: Any) -> dict | None:
+    """The weights record a sandboxed model's server reports (its build ran there, not here), else None."""
+    try:
+        value = getattr(model, "weights_record", None)
+    except Exception:  # noqa: BLE001 - a fact that cannot be read: unknown, not fatal
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _plugin_sources(model: str, benchmark: str) -> dict | None:

@@ -26,6 +26,10 @@ compared for "same computation"). Its sections:
 ``plugin_sources``
     Where the plugin folders (``--plugin-dir``) that declare the model or the benchmark were found (not part of
     the key), so a record can be re-run without naming them again.
+``weights``
+    The weights files the model read, each ``verified`` (checked against a published hash), ``unverified`` (none
+    checked: e.g. a Hugging Face file with no hash beside it) or ``stand-in`` (a declared stand-in, not the
+    original), and the worst of them as the network's ``status`` (not part of the key).
 ``layer_selection``
     For each region whose layer was chosen automatically, every candidate layer's selection score
     and the committed layer (what the model page plots). Not part of the key: it is an outcome of
@@ -50,7 +54,7 @@ __all__ = ["provenance_key", "collect", "jsonable", "code_info", "environment_in
            "EXCLUDED_FROM_KEY"]
 
 EXCLUDED_FROM_KEY = ("start", "end", "duration_s", "host", "layer_selection", "reproduction_of", "model_facts",
-                     "plugin_sources", "run_key", "unclipped_score")
+                     "plugin_sources", "run_key", "unclipped_score", "weights")
 """Top-level provenance entries that do not name the computation (timestamps, durations, host, the layer
 selection's per-layer scores, an outcome whose committed layers the key holds, the record a recorded
 rerun reproduces, ``brainscore reproduce --record``, where on this machine plugin folders were found (their
@@ -157,7 +161,7 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
             formula: str | None = None, bootstrap: dict | None = None, device: str | None = None,
             start: str | None = None, end: str | None = None, duration_s: float | None = None,
             layer_selection: dict | None = None, model_facts: dict | None = None,
-            plugin_sources: dict | None = None) -> dict:
+            plugin_sources: dict | None = None, weights: dict | None = None) -> dict:
     """Assemble a provenance dict (see the module docstring for the sections).
 
     Parameters
@@ -187,6 +191,11 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         ``"model"`` / ``"benchmark"`` -> ``{"folder", "plugin_dir"}`` for a model or benchmark declared by a plugin
         folder of ``--plugin-dir`` (:func:`brainscore.registry.plugin_source`), so ``brainscore reproduce`` finds it
         again (recorded only when given; not part of the key).
+    weights : dict, optional
+        ``{"status": "verified" | "unverified" | "stand-in", "files": {name: {"sha256", "status"}}}``: the weights files
+        the model read and whether each was checked against a published hash
+        (:func:`brainscore.models.weights.weights_summary`; recorded only when a file was read; not part of the key,
+        since the weights' hash names the network).
 
     Returns
     -------
@@ -200,4 +209,5 @@ def collect(*, model: dict, benchmark: dict, metric: str | None = None, ceiling:
         **({"layer_selection": layer_selection} if layer_selection else {}),
         **({"model_facts": model_facts} if model_facts else {}),
         **({"plugin_sources": plugin_sources} if plugin_sources else {}),
+        **({"weights": weights} if weights else {}),
     })

@@ -443,6 +443,7 @@ def score_json(site: Site, score_id: int, user, server: str | None = None) -> di
         404 if no score is recorded as ``score_id`` or its model is private to another user.
     """
     from brainscore.models.layer_rule import describe
+    from brainscore.models.weights import weights_note, weights_status
 
     stored = site.store.score_by_id(score_id) if 0 < score_id < 2**63 else None  # (a row number fits 64 bits)
     if stored is None or not site.visible(stored.model, user):
@@ -463,6 +464,8 @@ def score_json(site: Site, score_id: int, user, server: str | None = None) -> di
             "bootstrap": bootstrap or None, "device": (provenance.get("environment") or {}).get("device"),
             "code": provenance.get("code") or {}, "environment": provenance.get("environment") or {},
             "data_files": dict(sorted(data_files.items())), "weights_sha256": model.get("weights_sha256"),
+            "weights_status": weights_status(provenance), "weights_note": weights_note(provenance),
+            "weights_files": ((provenance.get("weights") or {}).get("files") or {}),
             "provenance_key": stored.provenance_key, "provenance": provenance, "layers": stored.layers,
             "end": stored.end.isoformat() if stored.end else None,
             "reproducible": bool(model) and "resamples" in bootstrap,
