@@ -97,3 +97,18 @@ def test_fit_still_recovers_a_generating_curve():
     (alpha, beta, lapse), r2 = fit_psychometric(LEVELS, y)
     assert (alpha, beta, lapse) == pytest.approx((0.8, 4.0, 0.05), rel=0.02)
     assert r2 > 0.999
+
+
+def test_fit_calls_scipy_minimize_once_not_once_per_start(monkeypatch):
+    """The speed-up, counted rather than timed: one ``minimize`` (the winner's check) instead of one per start."""
+    calls = []
+    real = module.minimize
+
+    def counting(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "minimize", counting)
+    y = np.array(REFERENCE_OPTIMA["step-noisy"][0])
+    fit_psychometric(LEVELS, y, FEW_ALPHAS)
+    assert len(calls) == 1  # the reference loop: len(FEW_ALPHAS) * len(LEVELS) = 40
