@@ -18,8 +18,8 @@ overhead); the fit with the lowest likelihood wins (the first on ties) and is re
 when its R^2 on the proportions is below 0.4. The runs of all starts advance in lockstep through SciPy's own
 L-BFGS-B routine, their likelihoods and gradients computed together (:func:`fit_psychometric`): the same bits as
 the reference's loop of ``minimize`` calls (:func:`reference_fit_psychometric`), also where the likelihood has no
-finite optimum (step-like responses, where the answer is wherever the best run stopped), 15-35x faster
-(``perf/threshold.py --compare``). The threshold is the value at which the fitted curve
+finite optimum (step-like responses, where the answer is wherever the best run stopped), 14-41x faster than
+that loop with one BLAS thread and 119-190x than with a threaded BLAS (``perf/threshold.py --compare``). The threshold is the value at which the fitted curve
 reaches ``threshold_accuracy``, by default its inflection (halfway between the fitted values at the
 smallest and largest measured values); it is rejected above the largest kept value.
 
