@@ -746,6 +746,13 @@ def plugin_source(kind: str, identifier: str) -> dict[str, str] | None:
     return source
 
 
+def twins() -> dict[tuple[str, str], tuple[Path, str]]:
+    """(kind, identifier) -> (the user's plugin folder declaring it, the built-in plugin module it replaces there);
+    the built-in is reachable as ``builtin:IDENTIFIER`` (:data:`BUILTIN_PREFIX`)."""
+    index = _discovery.index()
+    return {key: (index.folders[index.modules[key[0]][key[1]]], builtin) for key, builtin in sorted(index.twins.items())}
+
+
 def plugin_conflicts() -> dict[tuple[str, str], tuple[str, str]]:
     """(kind, identifier) -> descriptions of the two plugins that declare it (an error when it is loaded)."""
     return _discovery.conflicts()
