@@ -225,3 +225,34 @@ def test_a_test_file_of_a_reference_clone_runs_under_pytest(reference_tree, tmp_
                           text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(SRC)})
     assert bare.returncode != 0 and "a clone of the reference Brain-Score's repository" in bare.stderr
     assert "--plugin-dir" in bare.stderr and "_shadow" not in bare.stderr
+
+
+def test_compare_twin_scores_both_and_names_the_first_difference(tmp_path, use_dirs, capsys, monkeypatch):
+    """The folder's edited benchmark against the built-in on a model: both outcomes, then the first attribute that
+    differs (the built-in's data are not in this mirror: its failure is its outcome, named)."""
+    edited = EDITED_BENCHMARK.replace("Geirhos2021edge-top1", "Kriegeskorte2008.IT-rdm").replace(
+        "Geirhos2021-top1", "IT")
+    write(tmp_path / "plugins" / "benchmarks" / "kriegeskorte2008" / "__init__.py", edited)
+    monkeypatch.setenv("BRAINSCORE_DATA_MIRROR", str(tmp_path / "empty_mirror"))
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    use_dirs()
+    assert main(["compare-twin", "Kriegeskorte2008.IT-rdm", "--model", "pixels", "--json", "--quiet",
+                 "--plugin-dir", str(tmp_path / "plugins")]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    folder, builtin = report["sides"]["folder"], report["sides"]["builtin"]
+    assert (folder["score"], folder["raw"], folder["ceiling"]) == (pytest.approx(0.4242), pytest.approx(0.2121), 0.5)
+    assert builtin["identifier"] == "builtin:Kriegeskorte2008.IT-rdm" and "92_brainRDMs.mat" in builtin["error"]
+    assert report["builtin"] == "brainscore.plugins.benchmarks.kriegeskorte2008"
+    assert report["first_difference"] == {"attribute": "region", "folder": None, "builtin": "IT"}  # a definition first
+    assert [d["attribute"] for d in report["differences"]][-1] == "outcome"
+    assert main(["compare-twin", "Mur2013-rdm", "--model", "pixels"]) != 0  # no folder replaces it: one clear line
+    assert "no plugin folder on the plugin path replaces a built-in benchmark 'Mur2013-rdm'" in capsys.readouterr().err
+
+
+def test_differences_are_facts_first_then_the_numbers():
+    from brainscore.cli.compare_twin import differences
+
+    same = {"version": 1, "parent": "IT", "visual_degrees": 8, "ceiling": 0.8, "raw": 0.4, "score": 0.5}
+    assert differences(same, dict(same)) == []
+    assert differences({**same, "raw": 0.3, "score": 0.375}, same) == [("raw", 0.3, 0.4), ("score", 0.375, 0.5)]
+    assert differences({**same, "visual_degrees": 4, "ceiling": 0.7}, same)[0] == ("visual_degrees", 4, 8)
