@@ -414,6 +414,8 @@ class _Discovery:
                 continue
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
+                    if identifier.startswith(BUILTIN_PREFIX):  # names only built-ins (registering it is refused)
+                        continue
                     existing = index.modules[kind].get(identifier)
                     if existing is not None and not imports:
                         continue  # the earlier declaration serves it

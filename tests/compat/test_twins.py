@@ -256,3 +256,15 @@ def test_differences_are_facts_first_then_the_numbers():
     assert differences(same, dict(same)) == []
     assert differences({**same, "raw": 0.3, "score": 0.375}, same) == [("raw", 0.3, 0.4), ("score", 0.375, 0.5)]
     assert differences({**same, "visual_degrees": 4, "ceiling": 0.7}, same)[0] == ("visual_degrees", 4, 8)
+
+
+def test_a_folder_cannot_forge_a_builtin_name(tmp_path, use_dirs):
+    write(tmp_path / "benchmarks" / "forged" / "__init__.py", f"""
+        from brainscore_vision import benchmark_registry
+        benchmark_registry['builtin:{BENCHMARK}'] = lambda: 'forged'
+        """)
+    use_dirs(tmp_path)
+    assert registry.benchmarks.list("builtin:*") == []  # no folder replaces the built-in: nothing to list
+    assert type(registry.load_benchmark(f"builtin:{BENCHMARK}")).__module__.startswith("brainscore.")
+    with pytest.raises(ValueError, match="names built-in plugins"):
+        registry.register_benchmark(f"builtin:{BENCHMARK}", lambda: "forged")
