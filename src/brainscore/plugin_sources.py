@@ -29,7 +29,7 @@ from typing import Any, Callable
 from brainscore import config
 
 __all__ = ["LazyFactory", "lazy", "KINDS", "REFERENCE_REGISTRIES", "Index", "parse_source", "scan_plugin",
-           "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name",
+           "REFERENCE_FOLDERS", "PLUGIN_DIR_PACKAGE_PREFIX", "BUILTIN_PREFIX", "plugin_dirs", "reference_plugins", "check_folder_name",
            "check_reference_api", "package_name", "private_bytecode"]
 
 KINDS = ("dataset", "stimulus_set", "metric", "ceiling", "benchmark", "model")
@@ -77,9 +77,14 @@ class Index:
     # (kind, identifier) -> (the module that keeps it, the module that declares it too)
     conflicts: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     folders: dict[str, Path] = field(default_factory=dict)  # plugin-folder module -> its folder
-    # (kind, identifier) -> the plugin-folder module that declares it too, served by the built-in plugin of the same
-    # kind folder and name (the reference's own copy of that plugin, e.g. its metrics/rdm beside brainscore's)
-    shadowed: dict[tuple[str, str], str] = field(default_factory=dict)
+    # (kind, identifier) -> the built-in plugin module that declares it too, replaced by the user's plugin folder that
+    # declares it (its twin): ``modules`` names the folder, ``modules[kind][BUILTIN_PREFIX + identifier]`` the built-in
+    twins: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+#: The prefix naming a built-in plugin's identifier where a user's plugin folder declares the same one (its twin):
+#: ``builtin:Geirhos2021edge-top1`` is brainscore's own benchmark, ``Geirhos2021edge-top1`` the folder's.
+BUILTIN_PREFIX = "builtin:"
 
 
 def reference_parents(folder: Path) -> dict[str, str]:

@@ -25,9 +25,18 @@ plugin folder itself. Their ``__init__.py`` files are parsed, not executed, for 
 exactly like the built-ins' ``register_<kind>(...)`` calls; a folder is imported, as the package
 ``brainscore_plugindir_<hash>.<kind folder>.<NAME>`` (so its relative imports work), only when one
 of its identifiers is loaded. A folder that fails to import breaks only its own identifiers, and an
-identifier declared by a plugin folder and by a built-in plugin (or by two folders) is a
-:class:`~brainscore.errors.PluginConflictError` naming both. This module never imports
-``brainscore_vision``: the folder's own code does, when it runs.
+identifier declared by two plugin folders is a :class:`~brainscore.errors.PluginConflictError` naming both.
+This module never imports ``brainscore_vision``: the folder's own code does, when it runs.
+
+A user's folder replaces a built-in (twins)
+-------------------------------------------
+An identifier that a plugin folder of the ``plugin_dirs`` setting declares literally and a built-in plugin declares
+too is the folder's (the user's choice wins, as on ``PATH``): its code and data are what ``load_*``, ``score`` and
+``run`` use, the first load in a process says so in one line on stderr (the folder and the built-in it replaces),
+and the score's provenance names the folder (:func:`plugin_source`). The built-in stays reachable as
+``builtin:IDENTIFIER`` (:data:`BUILTIN_PREFIX`; e.g. ``load_benchmark("builtin:Geirhos2021edge-top1")``), listed by
+``list("builtin:*")``. Code of the folder that loads data or metrics by the identifiers it declares gets its own
+registrations; the built-in's code gets the built-in's.
 
 Example
 -------
@@ -54,7 +63,8 @@ from brainscore import config
 from brainscore.errors import (BrainScoreError, PluginConflictError, PluginImportError, UnknownIdentifierError,
                                ValidationError)
 from brainscore.plugin_imports import import_failure, plugin_dir_package
-from brainscore.plugin_sources import (KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index, LazyFactory,  # noqa: F401 (re-exported)
+from brainscore.plugin_sources import (BUILTIN_PREFIX, KINDS, PLUGIN_DIR_PACKAGE_PREFIX, Index,  # noqa: F401 (re-exported)
+                                       LazyFactory,
                                        check_folder_name, check_reference_api, lazy, plugin_dirs, reference_parents,
                                        reference_plugins, scan_plugin)
 
@@ -88,6 +98,28 @@ class Registry:
         self.kind = kind
         self._factories: dict[str, Callable[..., Any]] = {}
         self._metadata: dict[str, dict[str, Any]] = {}
+        # (identifier, the plugin-folder module declaring it) -> the factory (metadata) of a folder that replaces a
+        # built-in's identifier: kept apart, so the built-in's registration stays under its own name
+        self._overrides: dict[tuple[str, str], Callable[..., Any]] = {}
+        self._override_metadata: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def _override_key(self, identifier: str, module: str | None) -> tuple[str, str] | None:
+        """(identifier, declaring folder module) when ``identifier`` is a built-in's replaced by a plugin folder (a
+        twin) and ``module`` is that folder's code (under its plugin-folder name or another, e.g. pytest's); else
+        None."""
+        if module is None or not isinstance(identifier, str):
+            return None
+        index = _discovery.index()
+        if (self.kind, identifier) not in index.twins or not _discovery.owns(self.kind, identifier, module):
+            return None
+        return identifier, index.modules[self.kind][identifier]
+
+    def _twin_key(self, identifier: str) -> tuple[str, str] | None:
+        """(identifier, declaring folder module) when a plugin folder replaces the built-in ``identifier``."""
+        index = _discovery.index()
+        if (self.kind, identifier) not in index.twins:
+            return None
+        return identifier, index.modules[self.kind][identifier]
 
     def register(self, identifier: str, factory: Callable[..., Any] | None = None, **metadata: Any):
         """Register ``factory`` under ``identifier``; usable as a decorator when ``factory`` is None.
@@ -101,14 +133,30 @@ class Registry:
         Raises
         ------
         ValueError
-            If the identifier is empty or already registered by a different factory.
+            If the identifier is empty, starts with ``builtin:`` or is already registered by a different factory.
         """
+        return self._register(identifier, factory, metadata, sys._getframe(1).f_globals.get("__name__"))
+
+    def _register(self, identifier: str, factory: Callable[..., Any] | None, metadata: dict[str, Any],
+                  module: str | None):
+        """:meth:`register` on behalf of the module ``module`` (the code registering): the registration of the
+        plugin folder that replaces a built-in's identifier (its twin) is kept apart from the built-in's."""
         if not isinstance(identifier, str) or not identifier:
             raise ValueError(f"a {self.kind} identifier must be a non-empty string, got {identifier!r}")
+        if identifier.startswith(BUILTIN_PREFIX):
+            raise ValueError(f"{identifier!r}: the prefix {BUILTIN_PREFIX!r} names built-in plugins replaced by a plugin "
+                             f"folder; register {identifier[len(BUILTIN_PREFIX):]!r} instead")
+        override = self._override_key(identifier, module)
         if metadata:
-            self._metadata[identifier] = dict(metadata)
+            if override is not None:
+                self._override_metadata[override] = dict(metadata)
+            else:
+                self._metadata[identifier] = dict(metadata)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            if override is not None:  # the user's folder replacing a built-in: kept apart from the built-in's
+                self._overrides[override] = fn
+                return fn
             existing = self._factories.get(identifier)
             if existing is not None and existing is not fn and _qualname(existing) != _qualname(fn):
                 raise ValueError(f"{self.kind} {identifier!r} is already registered by {_qualname(existing)}; "
@@ -129,7 +177,19 @@ class Registry:
         if not isinstance(identifier, str) or not identifier:
             raise UnknownIdentifierError(f"a {self.kind} identifier must be a non-empty string, got {identifier!r}; "
                                          f"see brainscore.list_{self.kind}s() for the known ones")
+        if identifier.startswith(BUILTIN_PREFIX):
+            return self._builtin_factory(identifier)
         _discovery.check_conflict(self.kind, identifier)
+        key = self._twin_key(identifier)
+        if key is not None:  # a plugin folder replaces the built-in: the folder's own registration
+            if key not in self._overrides:
+                _discovery._import(key[1])
+            if key not in self._overrides:
+                raise BrainScoreError(f"{_discovery.describe(key[1])} declares the {self.kind} {identifier!r} but did "
+                                      f"not register it when imported; register it there, or use brainscore's built-in "
+                                      f"as {BUILTIN_PREFIX}{identifier}")
+            _discovery.notice(self.kind, identifier)
+            return self._overrides[key]
         if identifier not in self._factories:
             _discovery.import_for(self.kind, identifier)
         if identifier not in self._factories:
@@ -152,6 +212,29 @@ class Registry:
                 f"See brainscore.list_{self.kind}s() (or `brainscore list {self.kind}s`) for all {len(known)}.{note}")
         return self._factories[identifier]
 
+    def _builtin_factory(self, name: str) -> Callable[..., Any]:
+        """The factory of the built-in plugin's ``builtin:IDENTIFIER`` (:data:`BUILTIN_PREFIX`), also where a plugin
+        folder replaces ``IDENTIFIER``.
+
+        Raises
+        ------
+        UnknownIdentifierError
+            If no built-in plugin declares ``IDENTIFIER`` literally.
+        """
+        base = name[len(BUILTIN_PREFIX):]
+        module = _discovery.builtin_of(self.kind, base)
+        if module is not None and base not in self._factories:
+            _discovery._import(module)
+        if module is None or base not in self._factories:
+            replaced = sorted(i for k, i in _discovery.index().twins if k == self.kind)
+            close = difflib.get_close_matches(base, self.list(), n=3, cutoff=0.6)
+            raise UnknownIdentifierError(
+                f"no built-in plugin declares the {self.kind} {base!r}: {BUILTIN_PREFIX}NAME names brainscore's own "
+                f"{self.kind}s" + (f" (closest known: {', '.join(close)})" if close else "")
+                + (f"; built-ins replaced by a plugin folder here: "
+                   f"{', '.join(BUILTIN_PREFIX + i for i in replaced[:10])}" if replaced else ""))
+        return self._factories[base]
+
     def register_from(self, module: str | None, identifier: str, factory: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``factory`` as ``identifier`` on behalf of the plugin module ``module`` (the reference's
         ``model_registry['x'] = factory`` in a plugin folder's code).
@@ -159,22 +242,23 @@ class Registry:
         Raises
         ------
         PluginConflictError
-            If another plugin (a built-in one, or another plugin folder) declares ``identifier``; the
-            message names both.
+            If another plugin (another plugin folder, or a built-in one the plugin path does not replace) declares
+            ``identifier``; the message names both.
         ValueError
             If the identifier is empty or already registered by a different factory.
         """
         if isinstance(identifier, str) and identifier:
-            shadowing = _discovery.shadowed_by(self.kind, identifier, module)
-            if shadowing is not None:  # the reference's copy of a built-in plugin: the built-in keeps it
-                return factory
-            if _discovery.same_plugin(self.kind, identifier, module):
-                # the declaring folder imported under another name (e.g. by pytest running its test.py): the same
-                # code registering again, not a second plugin
+            if self._override_key(identifier, module) is not None:  # the user's folder replacing a built-in
+                return self._register(identifier, factory, {}, module)
+            if _discovery.same_plugin(self.kind, identifier, module) or (
+                    _discovery.owns(self.kind, identifier, module) and identifier in self._factories
+                    and _discovery.same_plugin_code(self._factories[identifier], module)):
+                # the declaring folder imported under another name (e.g. by pytest running its test.py, then under
+                # its plugin-folder name by the reference's absolute imports): the same code registering again
                 self._factories[identifier] = factory
                 return factory
             _discovery.check_conflict(self.kind, identifier, module)
-        return self.register(identifier, factory)
+        return self._register(identifier, factory, {}, module)
 
     def load(self, identifier: str, *args, **kwargs) -> Any:
         """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds.
@@ -198,11 +282,10 @@ class Registry:
             plugin = _discovery.describe(_discovery.index().modules[self.kind].get(identifier) or "registered here")
             raise BrainScoreError(f"the {self.kind} factory of {identifier!r} ({plugin}) returned None instead of "
                                   f"the {self.kind} it builds; make it return it")
-        if self.kind == "benchmark" and "parent" not in self._metadata.get(identifier, {}) \
-                and "parent" not in _discovery.index().metadata[self.kind].get(identifier, {}):
+        if self.kind == "benchmark" and "parent" not in self.metadata(identifier):
             parent = getattr(built, "parent", None)
             if isinstance(parent, str) and parent:
-                self._metadata.setdefault(identifier, {})["parent"] = parent
+                self._learnt(identifier)["parent"] = parent
         return built
 
     def _missing_package(self, identifier: str, error: ModuleNotFoundError) -> PluginImportError | None:
@@ -219,15 +302,32 @@ class Registry:
         raised.__cause__, raised.__suppress_context__ = error, True
         return raised
 
+    def _learnt(self, identifier: str) -> dict[str, Any]:
+        """Where what is learnt of ``identifier`` when it is built is kept (its folder's, where it replaces a
+        built-in; the built-in's for ``builtin:IDENTIFIER``)."""
+        if identifier.startswith(BUILTIN_PREFIX):
+            return self._metadata.setdefault(identifier[len(BUILTIN_PREFIX):], {})
+        key = self._twin_key(identifier)
+        if key is not None:
+            return self._override_metadata.setdefault(key, {})
+        return self._metadata.setdefault(identifier, {})
+
     def list(self, pattern: str | None = None) -> list[str]:
-        """Sorted identifiers, optionally filtered by a shell-style ``pattern`` (e.g. ``"Cowley*"``)."""
+        """Sorted identifiers, optionally filtered by a shell-style ``pattern`` (e.g. ``"Cowley*"``).
+
+        The built-ins that plugin folders replace are listed under their own names (``builtin:IDENTIFIER``) only for a
+        pattern that starts with ``builtin:`` (e.g. ``"builtin:*"``)."""
         _discovery.import_dynamic()
         names = set(self._factories) | set(_discovery.index().modules[self.kind])
+        if not (pattern or "").startswith(BUILTIN_PREFIX):
+            names = {n for n in names if not n.startswith(BUILTIN_PREFIX)}
         if pattern:
             names = {n for n in names if fnmatch.fnmatchcase(n, pattern)}
         return sorted(names)
 
     def __contains__(self, identifier: str) -> bool:
+        if isinstance(identifier, str) and identifier.startswith(BUILTIN_PREFIX):
+            return _discovery.builtin_of(self.kind, identifier[len(BUILTIN_PREFIX):]) is not None
         return identifier in self.list()
 
     def metadata(self, identifier: str) -> dict[str, Any]:
@@ -238,9 +338,18 @@ class Registry:
         UnknownIdentifierError
             If no plugin registers ``identifier``.
         """
+        index = _discovery.index()
+        if isinstance(identifier, str) and identifier.startswith(BUILTIN_PREFIX):
+            base = identifier[len(BUILTIN_PREFIX):]
+            if _discovery.builtin_of(self.kind, base) is None:
+                self._builtin_factory(identifier)  # raises, naming the built-ins
+            static = index.metadata[self.kind].get(identifier if (self.kind, base) in index.twins else base, {})
+            return {**static, **self._metadata.get(base, {})}
+        key = self._twin_key(identifier)
+        if key is not None:
+            return {**index.metadata[self.kind].get(identifier, {}), **self._override_metadata.get(key, {})}
         if identifier in self._metadata:
             return dict(self._metadata[identifier])
-        index = _discovery.index()
         if identifier in index.metadata[self.kind]:
             return dict(index.metadata[self.kind][identifier])
         if identifier in index.modules[self.kind]:  # declared by a literal call: its metadata are literal too (none)
@@ -259,13 +368,6 @@ class Registry:
             if declared is not None and (value is None or declared == value):
                 found.append(identifier)
         return found
-
-
-def _same_plugin_name(builtin: str, folder_module: str) -> bool:
-    """Whether ``folder_module`` (``brainscore_plugindir_<hash>.metrics.rdm``) is a plugin folder of the same kind
-    folder and name as the built-in plugin module ``builtin`` (``brainscore.plugins.metrics.rdm``)."""
-    return builtin.startswith("brainscore.plugins.") and folder_module.startswith(PLUGIN_DIR_PACKAGE_PREFIX) \
-        and builtin.split(".")[2:4] == folder_module.split(".")[1:3]
 
 
 def _qualname(fn: Callable[..., Any]) -> str:
@@ -287,6 +389,7 @@ class _Discovery:
         self._broken_ids: dict[tuple[str, str], str] = {}  # (kind, identifier) -> broken module
         self._warned: set[str] = set()
         self._listed_only: set[str] = set()  # plugin modules of list_only_dirs(): listed, never imported here
+        self._noticed: set[tuple[str, str]] = set()  # (kind, identifier) of twins whose notice was printed
 
     def index(self) -> Index:
         with self._lock:
@@ -328,12 +431,19 @@ class _Discovery:
                 continue
             for kind, identifiers in own.modules.items():
                 for identifier, declared in identifiers.items():
+                    if identifier.startswith(BUILTIN_PREFIX):  # names only built-ins (registering it is refused)
+                        continue
                     existing = index.modules[kind].get(identifier)
                     if existing is not None and not imports:
                         continue  # the earlier declaration serves it
-                    if existing is not None and _same_plugin_name(existing, declared):
-                        index.shadowed[(kind, identifier)] = declared  # the built-in serves it
-                        continue
+                    if existing is not None and existing.startswith("brainscore.plugins."):
+                        # the user's folder replaces the built-in (its twin); the built-in keeps a name of its own
+                        index.twins[(kind, identifier)] = existing
+                        index.modules[kind][BUILTIN_PREFIX + identifier] = existing
+                        builtin_metadata = index.metadata[kind].pop(identifier, None)
+                        if builtin_metadata is not None:
+                            index.metadata[kind][BUILTIN_PREFIX + identifier] = builtin_metadata
+                        existing = None
                     if existing is not None and existing != declared:
                         index.conflicts.setdefault((kind, identifier), (existing, declared))
                         continue
@@ -391,19 +501,51 @@ class _Discovery:
         except OSError:
             return False
 
-    def shadowed_by(self, kind: str, identifier: str, module: str | None) -> str | None:
-        """The built-in plugin that serves ``identifier`` when ``module`` (a plugin folder of the same kind and name,
-        or one of its submodules) registers it too, else None; warned about once per folder."""
+    def owns(self, kind: str, identifier: str, module: str | None) -> bool:
+        """Whether ``module`` is the code of the plugin folder that declares ``identifier`` (its module, a submodule,
+        or the folder imported under another name, e.g. by pytest running its test.py)."""
+        declared = self.index().modules[kind].get(identifier)
+        if declared is None or module is None:
+            return False
+        if module == declared or module.startswith(declared + "."):
+            return True
+        folder = self.index().folders.get(declared)
+        file = getattr(sys.modules.get(module), "__file__", None)
+        try:
+            return folder is not None and file is not None and Path(file).resolve().is_relative_to(folder.resolve())
+        except OSError:
+            return False
+
+    def same_plugin_code(self, factory: Callable[..., Any], module: str) -> bool:
+        """Whether ``factory`` was defined in the same plugin folder as the module ``module`` (one folder imported
+        under two names)."""
+        defined = getattr(sys.modules.get(getattr(factory, "__module__", None) or ""), "__file__", None)
+        own = getattr(sys.modules.get(module), "__file__", None)
+        if defined is None or own is None:
+            return False
+        try:
+            folder = Path(own).resolve().parent
+            return Path(defined).resolve().is_relative_to(folder) and folder != _PLUGIN_ROOT.resolve()
+        except OSError:
+            return False
+
+    def builtin_of(self, kind: str, identifier: str) -> str | None:
+        """The built-in plugin module declaring ``identifier`` of ``kind`` literally (also where a plugin folder
+        replaces it), or None."""
         index = self.index()
-        folder_module = index.shadowed.get((kind, identifier))
-        if folder_module is None or module is None or not (module == folder_module
-                                                           or module.startswith(folder_module + ".")):
-            return None
-        builtin = index.modules[kind][identifier]
-        self._warn_once(f"shadow:{folder_module}", f"{self.describe(folder_module)} has the name of brainscore's "
-                        f"built-in plugin {builtin} (it is the reference's copy of it): the identifiers both declare "
-                        f"are served by the built-in; rename the folder to use its own code")
-        return builtin
+        module = index.twins.get((kind, identifier)) or index.modules[kind].get(identifier)
+        return module if module is not None and module.startswith("brainscore.plugins.") else None
+
+    def notice(self, kind: str, identifier: str) -> None:
+        """Say once per process, on stderr, that the plugin folder declaring ``identifier`` replaces the built-in."""
+        index = self.index()
+        builtin = index.twins.get((kind, identifier))
+        if builtin is None or (kind, identifier) in self._noticed:
+            return
+        self._noticed.add((kind, identifier))
+        print(f"brainscore: the {kind} {identifier!r} is your plugin folder's "
+              f"{self.name_of(index.modules[kind][identifier])}, in place of brainscore's built-in {builtin} "
+              f"(the built-in is {BUILTIN_PREFIX}{identifier})", file=sys.stderr, flush=True)
 
     def check_conflict(self, kind: str, identifier: str, module: str | None = None) -> None:
         """Raise :class:`PluginConflictError` if two plugins declare ``identifier`` (or, with ``module``, if a
@@ -536,6 +678,7 @@ class _Discovery:
             self._broken.clear()
             self._broken_ids.clear()
             self._warned.clear()
+            self._noticed.clear()
 
 
 def add_plugin_dirs(folders) -> list[Path]:
@@ -607,14 +750,26 @@ def plugin_source(kind: str, identifier: str) -> dict[str, str] | None:
     """Where the plugin folder declaring ``identifier`` of ``kind`` was found: ``{"folder": its folder, "plugin_dir":
     the scanned folder (``--plugin-dir``, ``plugin_dirs``) holding it}``; None for built-in plugins, entry points
     and identifiers registered at run time. Recorded in a score's provenance (``plugin_sources``), so
-    ``brainscore reproduce`` can scan it again."""
+    ``brainscore reproduce`` can scan it again. Where the folder replaces a built-in plugin declaring the same
+    identifier, ``"replaces"`` names that built-in's module."""
     module = _discovery.index().modules[kind].get(identifier) if kind in KINDS else None
     folder = _discovery.index().folders.get(module) if module is not None else None
     if folder is None:
         return None
     folder = Path(folder).resolve()
     root = next((r for r in plugin_dirs() if folder == r or folder.is_relative_to(r)), folder)
-    return {"folder": str(folder), "plugin_dir": str(root)}
+    source = {"folder": str(folder), "plugin_dir": str(root)}
+    replaced = _discovery.index().twins.get((kind, identifier))
+    if replaced is not None:  # the folder replaces a built-in of the same identifier (reachable as builtin:ID)
+        source["replaces"] = replaced
+    return source
+
+
+def twins() -> dict[tuple[str, str], tuple[Path, str]]:
+    """(kind, identifier) -> (the user's plugin folder declaring it, the built-in plugin module it replaces there);
+    the built-in is reachable as ``builtin:IDENTIFIER`` (:data:`BUILTIN_PREFIX`)."""
+    index = _discovery.index()
+    return {key: (index.folders[index.modules[key[0]][key[1]]], builtin) for key, builtin in sorted(index.twins.items())}
 
 
 def plugin_conflicts() -> dict[tuple[str, str], tuple[str, str]]:
@@ -678,6 +833,8 @@ def declaring_plugin(kind: str, identifier: str) -> str | None:
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+    if identifier.startswith(BUILTIN_PREFIX):
+        return _discovery.builtin_of(kind, identifier[len(BUILTIN_PREFIX):])
     return _discovery.index().modules[kind].get(identifier)
 
 

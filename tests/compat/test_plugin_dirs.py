@@ -159,18 +159,25 @@ def test_an_unreadable_folder_is_skipped_with_a_warning_naming_it(tmp_path, use_
     assert "models/syntax (SyntaxError" in str(error.value)
 
 
-def test_a_clash_with_a_builtin_is_an_error_naming_both(tmp_path, use_dirs):
+def test_a_plugin_folder_replaces_a_builtin_which_stays_reachable_under_its_own_name(tmp_path, use_dirs, capsys):
     write(tmp_path / "models" / "mine" / "__init__.py", """
         from brainscore_vision import model_registry
-        model_registry['pixels'] = lambda: None
-        """)
+        model_registry['pixels'] = lambda: 'the folder's pixels'
+        """.replace("folder's", "folder"))
     use_dirs(tmp_path)
-    with pytest.raises(PluginConflictError) as error:
-        registry.models.load("pixels")
-    message = str(error.value)
-    assert "brainscore.plugins.models.pixels" in message
-    assert str((tmp_path / "models" / "mine").resolve()) in message
-    assert registry.plugin_conflicts()[("model", "pixels")][1].endswith(str((tmp_path / "models" / "mine").resolve()))
+    assert not registry.plugin_conflicts()
+    assert registry.models.load("pixels") == "the folder pixels"  # the user's choice wins, as on PATH
+    notice = capsys.readouterr().err
+    assert str((tmp_path / "models" / "mine").resolve()) in notice and "brainscore.plugins.models.pixels" in notice
+    assert "builtin:pixels" in notice
+    builtin = registry.models.load("builtin:pixels")
+    assert type(builtin).__module__.startswith("brainscore.") and builtin != "the folder pixels"
+    assert registry.models.load("pixels") == "the folder pixels"  # still the folder's after the built-in was imported
+    assert registry.models.list("builtin:*") == ["builtin:pixels"] and "builtin:pixels" not in registry.models.list()
+    source = registry.plugin_source("model", "pixels")
+    assert source["folder"] == str((tmp_path / "models" / "mine").resolve())
+    assert source["replaces"] == "brainscore.plugins.models.pixels"
+    assert registry.plugin_source("model", "builtin:pixels") is None
 
 
 def test_a_clash_between_two_plugin_folders_is_an_error_naming_both(tmp_path, use_dirs):

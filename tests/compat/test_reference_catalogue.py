@@ -1,7 +1,9 @@
 """The reference's catalogue, for users who have its data (issue 31): with the files its data plugins name placed in a
 data mirror, its benchmark plugin folders score here unchanged.
 
-The whole ``brainscore_vision/`` tree of the ``brainscore-vision==2.4.2`` wheel is the plugin folder, unchanged. Its
+The ``brainscore_vision/`` tree of the ``brainscore-vision==2.4.2`` wheel, unchanged but for its ``metrics/`` (left
+out so that brainscore's metrics score it: a folder on the plugin path replaces a built-in's identifier), is the
+plugin folder. Its
 S3 data are not here, so stand-ins in its formats are written (:mod:`reference_stand_ins`: BrainIO stimulus CSV +
 zip and netCDF assemblies, under the reference's file names and bucket prefix) for a neural benchmark
 (``MajajHong2015public.IT-pls``) and a behavioural one (``Rajalingham2018public-i2n``). They cannot have the
@@ -29,8 +31,14 @@ NEURAL, BEHAVIOURAL = "MajajHong2015public.IT-pls", "Rajalingham2018public-i2n"
 
 @pytest.fixture(scope="module")
 def reference(reference_tree, tmp_path_factory):
-    """The wheel's brainscore_vision/ (extracted), the stand-ins written into a mirror, and their declarations."""
-    base = reference_tree
+    """The wheel's brainscore_vision/ (extracted) without its metrics/ (brainscore's metrics score its benchmark
+    folders: a folder on the plugin path replaces the built-in of the same identifier, so the wheel's own metrics
+    folders would replace brainscore's ``pls``, ``i2n``, ...), the stand-ins written into a mirror, and their
+    declarations."""
+    base = tmp_path_factory.mktemp("reference_without_metrics") / "brainscore_vision"
+    base.mkdir()
+    for folder in ("data", "benchmarks", "models"):
+        (base / folder).symlink_to(reference_tree / folder, target_is_directory=True)
     sys.path.insert(0, str(HERE))
     try:
         import reference_stand_ins

@@ -84,7 +84,7 @@ def test_absolute_reference_names_are_the_plugin_folders_and_the_kind_inits_neve
     assert result.stdout.split()[-2:] == ["1", "True"]  # one module object under both names
 
 
-def test_a_folder_named_like_a_builtin_plugin_is_served_by_the_builtin(tmp_path, monkeypatch):
+def test_a_folder_named_like_a_builtin_plugin_runs_its_own_code(tmp_path, monkeypatch):
     write(tmp_path / "metrics" / "rdm" / "__init__.py", """
         from brainscore_vision import metric_registry
         metric_registry['rdm'] = lambda: 'the reference copy'
@@ -94,10 +94,9 @@ def test_a_folder_named_like_a_builtin_plugin_is_served_by_the_builtin(tmp_path,
     registry._discovery.reset()
     try:
         assert not registry.plugin_conflicts()
-        assert type(registry.load_metric("rdm")).__module__.startswith("brainscore.")
-        with pytest.warns(registry.PluginWarning, match="the reference's copy of it"):
-            assert registry.load_metric("rdm_only_here") == "its own"
-        assert type(registry.load_metric("rdm")).__module__.startswith("brainscore.")
+        assert registry.load_metric("rdm") == "the reference copy"  # the user's folder, as on PATH
+        assert registry.load_metric("rdm_only_here") == "its own"
+        assert type(registry.load_metric("builtin:rdm")).__module__.startswith("brainscore.")
     finally:
         monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS")
         registry._discovery.reset()

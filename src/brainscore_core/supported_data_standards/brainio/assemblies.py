@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from brainscore.data import assemblies as _native
 from brainscore.data.assemblies import average_repetition
 
@@ -60,6 +62,38 @@ class _ReferenceMean:
                                  f"other arguments); {dim!r} lies along {self[dim].dims}")
             return average_repetition(self, repetition_coord=dim)
         return super().mean(dim, *args, **kwargs)
+
+    def sel(self, indexers: Any = None, method: Any = None, tolerance: Any = None, drop: bool = False,
+            **indexers_kwargs: Any):
+        """xarray's ``sel``; several scalar labels of coordinates along one dim select where all of them hold.
+
+        The reference kept the coordinates along a dim as levels of one MultiIndex, so its metrics select on two
+        at once (``target.sel(subject='A', condition=1)``); here each is a coordinate of its own, where xarray
+        refuses a label-based selection over more than one index of a dim. Those labels select the positions
+        where every one of them holds (the dim and every coordinate kept); the other labels go to xarray.
+
+        Raises
+        ------
+        KeyError
+            If no position holds all the labels given for one dim (as xarray's ``sel`` for a missing label).
+        """
+        selection = dict(indexers or {}, **indexers_kwargs)
+        along: dict[str, list[str]] = {}
+        for name, value in selection.items():
+            if isinstance(name, str) and name not in self.dims and name in self.coords \
+                    and len(self[name].dims) == 1 and np.ndim(value) == 0:
+                along.setdefault(self[name].dims[0], []).append(name)
+        several = {dim: names for dim, names in along.items() if len(names) > 1}
+        if not several or method is not None or tolerance is not None:
+            return super().sel(indexers, method=method, tolerance=tolerance, drop=drop, **indexers_kwargs)
+        result = self
+        for dim, names in several.items():
+            mask = np.logical_and.reduce([result[name].values == selection[name] for name in names])
+            if not mask.any():
+                raise KeyError(f"no {dim} holds {', '.join(f'{n}={selection[n]!r}' for n in names)}")
+            result = result.isel({dim: np.flatnonzero(mask)})
+        rest = {k: v for k, v in selection.items() if not any(k in names for names in several.values())}
+        return result.sel(rest, drop=drop) if rest else result
 
 
 class DataAssembly(_ReferenceMean, _native.DataAssembly):
