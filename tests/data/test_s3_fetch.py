@@ -22,7 +22,7 @@ from brainscore import registry
 from brainscore.data import remote
 from brainscore.errors import DataNotFoundError, HashMismatchError, PermissionDeniedError
 
-from authoring_helpers import moto_s3
+from authoring_helpers import isolated_registrations, moto_s3
 from model_fixtures import make_stimuli
 
 BUCKET = "brainscore-storage"
@@ -194,24 +194,19 @@ def write_plugins(root: Path, fields: dict) -> Path:
 
 @pytest.fixture
 def plugin_dir(monkeypatch):
-    """Point BRAINSCORE_PLUGIN_DIRS at a folder; forget its registrations afterwards."""
-    before = {kind: set(known._factories) for kind, known in registry.REGISTRIES.items()}
-
+    """Point BRAINSCORE_PLUGIN_DIRS at a folder; forget its registrations and imports afterwards."""
     def use(folder: Path):
         monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", str(folder))
         registry._discovery.reset()
-    yield use
-    monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS", raising=False)
-    registry._discovery.reset()
-    for kind, known in registry.REGISTRIES.items():
-        for identifier in set(known._factories) - before[kind]:
-            del known._factories[identifier]
+    with isolated_registrations():
+        yield use
+        monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS", raising=False)
+        registry._discovery.reset()
 
 
-def test_a_reference_data_plugin_loads_from_s3_scores_and_a_second_process_reuses_the_store_offline(
-        server, packaged, plugin_dir, tmp_path):
-    import brainscore
-
+@pytest.fixture(scope="module")
+def published(server, packaged, tmp_path_factory):
+    """The files uploaded to the bucket only (then a newer content under one key), and the plugin folder."""
     name = IDENTIFIER  # no '.': the reference's key is the identifier as given
     versions = {kind: put(server, f"{PREFIX}/{'stimulus_' if kind != 'nc' else 'assy_'}{name}.{kind}", data)
                 for kind, data in packaged.items()}
@@ -220,7 +215,18 @@ def test_a_reference_data_plugin_loads_from_s3_scores_and_a_second_process_reuse
                   zip_version=versions["zip"], nc_version=versions["nc"])
     # a later upload of another content under the same key: version_id must select the registered one
     put(server, f"{PREFIX}/assy_{name}.nc", b"a newer, different file")
-    root = write_plugins(tmp_path / "plugins", fields)
+    return write_plugins(tmp_path_factory.mktemp("s3fetch") / "plugins", fields)
+
+
+MIRRORED = [f"{BUCKET}/{PREFIX}/assy_{IDENTIFIER}.nc", f"{BUCKET}/{PREFIX}/stimulus_{IDENTIFIER}.csv",
+            f"{BUCKET}/{PREFIX}/stimulus_{IDENTIFIER}.zip"]
+
+
+def test_a_reference_data_plugin_loads_from_s3_scores_and_a_second_process_reuses_the_store_offline(
+        server, packaged, published, plugin_dir):
+    import brainscore
+
+    name, root = IDENTIFIER, published
     plugin_dir(root)
     sys.path.insert(0, str(root))
     try:
@@ -232,8 +238,7 @@ def test_a_reference_data_plugin_loads_from_s3_scores_and_a_second_process_reuse
         sys.modules.pop("s3fetch_model", None)
     assert 0.3 < score <= 1.5, score
     store = Path(os.environ["BRAINSCORE_HOME"]) / "sources"
-    assert _files_under(store) == [f"{BUCKET}/{PREFIX}/assy_{name}.nc", f"{BUCKET}/{PREFIX}/stimulus_{name}.csv",
-                                   f"{BUCKET}/{PREFIX}/stimulus_{name}.zip"]
+    assert _files_under(store) == MIRRORED
     assert (store / BUCKET / PREFIX / f"assy_{name}.nc").read_bytes() == packaged["nc"]
 
     server_url = server["url"]
@@ -322,3 +327,29 @@ def test_a_private_object_is_read_with_the_credential_chain(server, monkeypatch,
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     load_file_from_s3(PRIVATE, "private/shared.pth", tmp_path / "shared.pth", sha1=sha1(b"shared with us"))
     assert (tmp_path / "shared.pth").read_bytes() == b"shared with us"
+
+
+def test_brainscore_fetch_fills_a_mirror_that_serves_offline(server, packaged, published, plugin_dir, tmp_path,
+                                                             monkeypatch, capsys):
+    from brainscore.cli import main
+
+    mirror = tmp_path / "mirror"
+    code = main(["fetch", "--benchmark", f"{IDENTIFIER}.V4-*", "--plugin-dir", str(published), "--to", str(mirror),
+                 "-q"])
+    captured = capsys.readouterr()
+    out = captured.out
+    assert code == 0, captured.err
+    assert f"benchmark {IDENTIFIER}.V4-pls: 3 file(s)" in out and f"BRAINSCORE_DATA_MIRROR={mirror}" in out
+    assert _files_under(mirror) == MIRRORED
+    assert (mirror / MIRRORED[0]).read_bytes() == packaged["nc"]
+    # on the 'cluster': a fresh home, no S3, offline, the mirror as data mirror
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "cluster_home"))
+    monkeypatch.setenv("BRAINSCORE_OFFLINE", "1")
+    monkeypatch.setenv("BRAINSCORE_DATA_MIRROR", str(mirror))
+    import brainscore
+    plugin_dir(published)
+    assembly = brainscore.load_dataset(IDENTIFIER)
+    assert assembly.sizes["presentation"] == 2 * N_STIMULI and len(assembly.stimulus_set) == N_STIMULI
+    assert _files_under(tmp_path / "cluster_home" / "sources") == []  # served from the mirror, nothing fetched
+    assert main(["fetch", "--dataset", "NoSuchData*", "--to", str(mirror), "-q"]) == 2
+    assert "no dataset matches 'NoSuchData*'" in capsys.readouterr().err

@@ -30,16 +30,18 @@ mirror setting.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from brainscore import config
 from brainscore.caching import file_hashes
 from brainscore.errors import DataNotFoundError
 
 __all__ = ["Folder", "Locator", "S3Remote", "S3Object", "save_path", "home", "weights_mirrors", "data_mirrors",
-           "store", "local_packages", "hub_cache", "sources_locator", "brainio_locator", "split_bucket"]
+           "store", "local_packages", "hub_cache", "sources_locator", "brainio_locator", "split_bucket", "recording", "note"]
 
 SETTINGS = {"save path": "the call's save_path", "home": "home (BRAINSCORE_HOME)",
             "weights mirror": "weights_mirror (BRAINSCORE_WEIGHTS_MIRROR)",
@@ -233,3 +235,29 @@ def brainio_locator(weights: bool = False, first: Sequence[Folder] = (), online:
     the store and the local packages; with ``online``, fetched from S3 when none holds them."""
     return Locator([*first, *(weights_mirrors() if weights else []), *data_mirrors(), *store(), *local_packages()],
                    S3Remote() if online else None)
+
+
+_RESOLVED: contextvars.ContextVar[tuple[dict[str, Path], ...]] = contextvars.ContextVar("brainscore_located",
+                                                                                       default=())
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[str, Path]]:
+    """Collect ``{mirror-relative path: local file}`` of every file resolved inside the ``with`` block.
+
+    The relative path is where a data or weights mirror holds the file (``Source.path``, or
+    ``<bucket>/<key>`` of an S3 object): ``brainscore fetch`` copies each file there.
+    """
+    files: dict[str, Path] = {}
+    token = _RESOLVED.set(_RESOLVED.get() + (files,))
+    try:
+        yield files
+    finally:
+        _RESOLVED.reset(token)
+
+
+def note(relative: str, path: Path) -> Path:
+    """Tell the open :func:`recording` blocks that ``relative`` resolved to ``path``; returns ``path``."""
+    for files in _RESOLVED.get():
+        files[relative] = Path(path)
+    return Path(path)

@@ -210,7 +210,7 @@ def fetch(source: Source) -> Path:
     found = locate(source)
     if found is not None:
         kind = "stored copy" if found == store_path(source) else "mirror file"
-        return verify(found, source.sha256, what=f"{kind} of {source.path}")
+        return locator.note(source.path, verify(found, source.sha256, what=f"{kind} of {source.path}"))
     stored = store_path(source)
     mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
     how = (f"Put the file at <mirror>/{source.path} and run `brainscore config set data_mirror <mirror>` "
@@ -220,7 +220,7 @@ def fetch(source: Source) -> Path:
         reason = "no URL is declared" if source.url is None else "BRAINSCORE_OFFLINE=1 forbids downloads"
         raise DataNotFoundError(f"data file {source.path} (sha256 {source.sha256}) was not found and {reason}. "
                                 f"{how}.")
-    return _download(source, stored, how)
+    return locator.note(source.path, _download(source, stored, how))
 
 
 def _download(source: Source, target: Path, how: str) -> Path:

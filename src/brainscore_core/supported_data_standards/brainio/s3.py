@@ -143,7 +143,15 @@ def locate_by_sha1(names: list[str], sha1: str | None, bucket: str | None = None
     PermissionDeniedError, NetworkError
         From the download (:func:`brainscore.data.remote.download_s3_object`).
     """
-    found = _locator(weights, list(first))
+    obj = _s3_object(bucket, key or names[0], version_id)
+    path, sha256 = _locate(names, sha1, bucket, weights, obj, list(first))
+    return locator.note(obj.store_relative if obj is not None else names[0], path), sha256
+
+
+def _locate(names: list[str], sha1: str | None, bucket: str | None, weights: bool, obj: locator.S3Object | None,
+            first: list[Path]) -> tuple[Path, str]:
+    """:func:`locate_by_sha1` without the note to :func:`brainscore.data.locator.recording`."""
+    found = _locator(weights, first)
     relative = _relative_paths(names, bucket)
     what = f"{'weights' if weights else 'data'} file {names[0]}"
     if sha1 is None:
@@ -159,7 +167,6 @@ def locate_by_sha1(names: list[str], sha1: str | None, bucket: str | None = None
         for candidate, _, sha256 in seen:  # none is the registered file: a declared stand-in (brainscore.data.stand_ins)?
             if stand_ins.accepts(sha1, sha256, candidate):
                 return candidate, sha256
-    obj = _s3_object(bucket, key or names[0], version_id)
     stored = obj is not None and (locator.store()[0].root / obj.store_relative).is_file()
     if seen and (obj is None or stored or config.offline()):
         wrong = "; ".join(f"{p} (sha1 {s})" for p, s, _ in seen)
