@@ -353,3 +353,15 @@ def test_brainscore_fetch_fills_a_mirror_that_serves_offline(server, packaged, p
     assert _files_under(tmp_path / "cluster_home" / "sources") == []  # served from the mirror, nothing fetched
     assert main(["fetch", "--dataset", "NoSuchData*", "--to", str(mirror), "-q"]) == 2
     assert "no dataset matches 'NoSuchData*'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bucket, folder, relative_path", [(BUCKET, "models", "../../../escape.pth"),
+                                                           (f"{BUCKET}/../..", "models", "escape.pth")])
+def test_a_key_that_would_leave_the_store_is_refused_before_any_request(bucket, folder, relative_path):
+    from brainscore_core.supported_data_standards.brainio.s3 import load_weight_file
+    from brainscore.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="not a bucket name and a relative key"):
+        load_weight_file(bucket=bucket, folder_name=folder, relative_path=relative_path, sha1="1" * 40)
+    home = Path(os.environ["BRAINSCORE_HOME"])
+    assert not [p for p in home.parent.rglob("escape.pth*")]

@@ -130,6 +130,15 @@ class S3Object:
     key: str
     version_id: str | None = None
 
+    def __post_init__(self):
+        from brainscore.errors import ValidationError
+
+        parts = Path(self.key).parts
+        if (not self.bucket or "/" in self.bucket or self.bucket in (".", "..") or not parts
+                or self.key.startswith("/") or ".." in parts or "\\" in self.key):
+            raise ValidationError(f"s3://{self.bucket}/{self.key} is not a bucket name and a relative key inside it "
+                                  f"(no '..', no leading '/'): the plugin's bucket, identifier or path is malformed")
+
     @property
     def url(self) -> str:
         return f"s3://{self.bucket}/{self.key}"
