@@ -315,7 +315,7 @@ def _client_error_code(error: BaseException) -> str:
         response.get("ResponseMetadata", {}).get("HTTPStatusCode", ""))
 
 
-def _s3_call(call, *, where: str, hint: str, signed: bool):
+def _s3_call(call, *, where: str, hint: str):
     """``call()`` with S3 failures turned into this module's errors (AccessDenied raised as PermissionError)."""
     try:
         return call()
@@ -346,8 +346,7 @@ def _open_s3(bucket: str, key: str, version_id: str | None, *, where: str, hint:
                 f"{where} is not public and no AWS credentials were found to read it: {CREDENTIALS_HINT}.{hint}")
         client = s3_client(signed)
         try:
-            head = _s3_call(lambda: client.head_object(Bucket=bucket, Key=key, **extra), where=where, hint=hint,
-                            signed=signed)
+            head = _s3_call(lambda: client.head_object(Bucket=bucket, Key=key, **extra), where=where, hint=hint)
             return client, int(head["ContentLength"])
         except PermissionError as error:
             if signed:
@@ -410,12 +409,17 @@ def download_s3_object(bucket: str, key: str, target: str | Path, *, version_id:
                 with stage(f"downloading {what}", total=size, unit="B") as step, open(partial, "ab") as out:
                     step.update(done)
                     answer = _s3_call(lambda: client.get_object(Bucket=bucket, Key=key, Range=f"bytes={done}-",
-                                                                **extra), where=where, hint=hint, signed=True)
+                                                                **extra), where=where, hint=hint)
                     for chunk in answer["Body"].iter_chunks(1 << 20):
+                        if out.tell() + len(chunk) > size:  # more than HEAD announced: never fill the disk
+                            raise _Truncated(f"the server sent more than the {size} bytes it announced")
                         out.write(chunk)
                         step.update(len(chunk))
             except PermissionError as error:
                 raise PermissionDeniedError(f"{where} refused access while downloading ({error}).{hint}") from None
+            except _Truncated as error:
+                partial.unlink(missing_ok=True)
+                raise NetworkError(f"the download of {where} failed: {error}; nothing was kept.{hint}") from None
             except (NetworkError, DataNotFoundError):
                 raise
             except Exception as error:  # noqa: BLE001 - a broken stream: continue from where it stopped
