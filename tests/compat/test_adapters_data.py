@@ -109,7 +109,7 @@ def test_load_weight_file(tmp_path, monkeypatch):
     with pytest.raises(HashMismatchError, match="not the registered one"):
         load_weight_file(bucket="brainscore-storage", folder_name="brainscore-vision/models",
                          relative_path="mymodel/weights.pth", version_id="v", sha1="2" * 40, save_path=tmp_path)
-    with pytest.raises(DataNotFoundError, match=r"weights\.pth .*never downloads"):
+    with pytest.raises(DataNotFoundError, match=r"weights\.pth .*offline setting"):
         load_weight_file(bucket="brainscore-storage", relative_path="absent/weights.pth", version_id="v", sha1="2" * 40)
     # where the reference's own download puts it: $BRAINSCORE_HOME/<folder_name>/<relative_path> (default 'models')
     import brainscore.config

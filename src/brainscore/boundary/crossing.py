@@ -96,8 +96,9 @@ class StimulusFolder:
         self._names: dict[tuple, str] = {}
 
     def _place(self, source: Path) -> str:
-        info = source.stat()
-        key = (str(source.resolve()), info.st_ino, info.st_size, info.st_mtime_ns)
+        from brainscore.caching import file_state
+
+        key = file_state(source)
         if key in self._names:
             return self._names[key]
         suffix = source.suffix.lower() if re.fullmatch(r"\.[a-z0-9]{1,8}", source.suffix.lower()) else ""

@@ -7,7 +7,8 @@ from brainscore.caching.cache import (Cache, CacheWarning, check_home, commit_fi
                                       file_sha256, jsonable, locked_entry, remove_stale_parts, verified, verify_file,
                                       verify_manifest, write_manifest)
 from brainscore.caching.code import callable_identity, code_hash
+from brainscore.caching.files import file_hashes, file_state, file_state_text
 
 __all__ = ["Cache", "CacheWarning", "callable_identity", "check_home", "content_key", "enabled", "code_hash",
-           "commit_file", "entry_lock", "file_sha256", "jsonable", "locked_entry", "remove_stale_parts", "verified",
+           "commit_file", "entry_lock", "file_hashes", "file_sha256", "file_state", "file_state_text", "jsonable", "locked_entry", "remove_stale_parts", "verified",
            "verify_file", "verify_manifest", "write_manifest"]

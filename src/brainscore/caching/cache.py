@@ -44,6 +44,7 @@ import numpy as np
 
 from brainscore import config
 from brainscore.caching.code import code_hash
+from brainscore.caching.files import file_state
 
 #: Seconds a process waits for another one computing the same entry before giving up with an error.
 LOCK_TIMEOUT_S = 6 * 3600
@@ -141,11 +142,6 @@ def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20,
     return digest.hexdigest()
 
 
-def _stat_key(path: Path) -> tuple[str, int, int, int, int]:
-    stat = path.stat()
-    return str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
-
-
 def checksum_path(path: Path) -> Path:
     """The file holding ``path``'s sha256 and size."""
     return path.with_name(path.name + CHECKSUM_SUFFIX)
@@ -177,7 +173,7 @@ def commit_file(tmp: Path, path: Path, sha256: str | None = None) -> Path:
     os.replace(tmp, path)
     with contextlib.suppress(OSError):
         sidecar = checksum_path(path).stat()
-        _VERIFIED[(*_stat_key(path), sidecar.st_ino, sidecar.st_mtime_ns, sidecar.st_ctime_ns)] = digest
+        _VERIFIED[(*file_state(path), sidecar.st_ino, sidecar.st_mtime_ns, sidecar.st_ctime_ns)] = digest
     return path
 
 
@@ -189,7 +185,7 @@ def verify_file(path: Path) -> str | None:
     """
     path = Path(path)
     try:
-        key = _stat_key(path)
+        key = file_state(path)
     except OSError as error:
         return f"it cannot be read ({error})"
     try:
@@ -206,8 +202,8 @@ def verify_file(path: Path) -> str | None:
         return "it has no checksum file (written by an older version or by a process that was killed)"
     except (OSError, ValueError, KeyError, TypeError) as error:
         return f"its checksum file is unreadable ({error})"
-    if key[2] != size:
-        return f"it has {key[2]} bytes, its checksum file says {size} (truncated or overwritten)"
+    if key.size != size:
+        return f"it has {key.size} bytes, its checksum file says {size} (truncated or overwritten)"
     actual = file_sha256(path)
     if actual != expected:
         return f"its sha256 is {actual}, its checksum file says {expected} (the bytes were changed)"
@@ -245,13 +241,13 @@ def verify_manifest(folder: Path, names: Sequence[str] | None = None) -> str | N
         if name not in manifest:
             return f"{path} is not in the manifest"
         try:
-            key = _stat_key(path)
+            key = file_state(path)
         except OSError:
             return f"{path} is missing"
         if key in _VERIFIED:
             continue
-        if key[2] != manifest[name]["size"]:
-            return f"{path} has {key[2]} bytes, the manifest says {manifest[name]['size']} (truncated or overwritten)"
+        if key.size != manifest[name]["size"]:
+            return f"{path} has {key.size} bytes, the manifest says {manifest[name]['size']} (truncated or overwritten)"
         if file_sha256(path) != manifest[name]["sha256"]:
             return f"{path} does not match its sha256 in the manifest (the bytes were changed)"
         _VERIFIED[key] = manifest[name]["sha256"]

@@ -274,3 +274,169 @@ def _is_connection_error(error: BaseException) -> bool:
 
 def _is_credentials_error(error: BaseException) -> bool:
     return any(cls.__name__ in ("NoCredentialsError", "PartialCredentialsError") for cls in type(error).__mro__)
+
+
+# ------------------------------------------------------------------------------------- S3 objects by bucket/key
+CREDENTIALS_HINT = ("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (a profile of ~/.aws/credentials "
+                    "or ~/.aws/config)")
+"""How to give the standard AWS credential chain credentials (in error messages)."""
+
+
+def s3_client(signed: bool):
+    """A boto3 S3 client: unsigned (anonymous, public objects) or signed with the standard AWS credential chain.
+
+    The endpoint is :func:`s3_endpoint_url` when set; otherwise botocore's own resolution, which reads
+    ``AWS_ENDPOINT_URL_S3``, ``AWS_ENDPOINT_URL`` and the profile's ``endpoint_url`` (so a MinIO or Ceph
+    mirror serves). The profile is ``AWS_PROFILE``'s.
+    """
+    import boto3
+    from botocore import UNSIGNED
+    from botocore.config import Config
+
+    options = dict(connect_timeout=10, read_timeout=TIMEOUT_S, retries={"max_attempts": 2, "mode": "standard"})
+    if not signed:
+        options["signature_version"] = UNSIGNED
+    session = boto3.session.Session()
+    return session.client("s3", endpoint_url=s3_endpoint_url(), config=Config(**options))
+
+
+def s3_credentials_source() -> str | None:
+    """Where the standard AWS credential chain finds credentials (``'env'``, ``'shared-credentials-file'``, ...),
+    or None when it finds none."""
+    import boto3
+
+    credentials = boto3.session.Session().get_credentials()
+    return None if credentials is None else getattr(credentials, "method", "configured")
+
+
+def _client_error_code(error: BaseException) -> str:
+    response = getattr(error, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", "")) or str(
+        response.get("ResponseMetadata", {}).get("HTTPStatusCode", ""))
+
+
+def _s3_call(call, *, where: str, hint: str):
+    """``call()`` with S3 failures turned into this module's errors (AccessDenied raised as PermissionError)."""
+    try:
+        return call()
+    except Exception as error:  # noqa: BLE001 - classify botocore's errors by name and code
+        code = _client_error_code(error)
+        if code in ("NoSuchKey", "NoSuchVersion", "NoSuchBucket", "404", "NotFound", "InvalidArgument"):
+            raise DataNotFoundError(f"{where} does not exist on the S3 server ({code}). The bucket/key or version id "
+                                    f"in the plugin is wrong, or the file was not published there.{hint}") from None
+        if code in ("AccessDenied", "403", "Forbidden", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AllAccessDisabled"):
+            raise PermissionError(code) from None
+        if _is_credentials_error(error):
+            raise PermissionError("NoCredentials") from None
+        if _is_connection_error(error):
+            raise NetworkError(f"could not reach the S3 server {s3_endpoint_url() or 'Amazon S3'} to download {where} "
+                               f"({type(error).__name__}). Check your network connection and AWS_ENDPOINT_URL_S3."
+                               f"{hint}") from None
+        raise
+
+
+def _open_s3(bucket: str, key: str, version_id: str | None, *, where: str, hint: str):
+    """``(client, size)``: anonymous first, then the AWS credential chain when anonymous access is refused."""
+    extra = {"VersionId": version_id} if version_id else {}
+    tried_signed = not s3_anonymous()
+    for signed in ((True,) if tried_signed else (False, True)):
+        credentials = s3_credentials_source() if signed else "anonymous"
+        if signed and credentials is None:
+            raise PermissionDeniedError(
+                f"{where} is not public and no AWS credentials were found to read it: {CREDENTIALS_HINT}.{hint}")
+        client = s3_client(signed)
+        try:
+            head = _s3_call(lambda: client.head_object(Bucket=bucket, Key=key, **extra), where=where, hint=hint)
+            return client, int(head["ContentLength"])
+        except PermissionError as error:
+            if signed:
+                raise PermissionDeniedError(
+                    f"{where} refused the AWS credentials found ({credentials}; {error}): they give no read access to "
+                    f"this object. Use credentials that may read bucket {bucket}: {CREDENTIALS_HINT}.{hint}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def download_s3_object(bucket: str, key: str, target: str | Path, *, version_id: str | None = None,
+                       sha1: str | None = None, what: str | None = None, hint: str = "",
+                       retries: int | None = None) -> tuple[Path, dict[str, str]]:
+    """Download ``s3://<bucket>/<key>`` (at ``version_id``) to ``target``: resumable, verified, atomic.
+
+    The bytes go to ``.<target name>.partial`` beside ``target`` (under an inter-process lock): a
+    partial file left by an interrupted download is continued with a ``Range`` request, and a broken
+    transfer is continued up to ``retries`` times. Once complete, its sha1 is checked against ``sha1``
+    (when given): a file whose sha1 differs is deleted and never renamed into place; else it is renamed
+    to ``target``. Anonymous requests are tried first; when refused, the standard AWS credential chain.
+
+    Returns
+    -------
+    (Path, dict)
+        ``target`` and its ``{'sha1': ..., 'sha256': ...}``.
+
+    Raises
+    ------
+    DataNotFoundError
+        No such bucket, key or version.
+    PermissionDeniedError
+        The object is not public and no credentials were found, or the credentials found were refused;
+        the message names the object and the variables to set.
+    NetworkError
+        The S3 server could not be reached.
+    HashMismatchError
+        The downloaded file's sha1 is not ``sha1`` (both named); nothing is kept.
+    """
+    from brainscore.caching import entry_lock, file_hashes
+    from brainscore.progress import stage
+
+    target = Path(target)
+    where = f"s3://{bucket}/{key}" + (f" (version {version_id})" if version_id else "")
+    what = what or where
+    hint = f" {hint.strip()}" if hint.strip() else ""
+    retries = RETRIES if retries is None else retries
+    partial = target.with_name(f".{target.name}.partial")
+    extra = {"VersionId": version_id} if version_id else {}
+    with entry_lock(target.with_name(f".{target.name}")):  # a hidden .<name>.lock beside it
+        if target.is_file():  # another process fetched it meanwhile
+            return target, file_hashes(target, ("sha1", "sha256"))
+        client, size = _open_s3(bucket, key, version_id, where=where, hint=hint)
+        for attempt in range(retries + 1):
+            done = partial.stat().st_size if partial.is_file() else 0
+            if done > size:
+                partial.unlink()
+                done = 0
+            if done == size:
+                break
+            try:
+                with stage(f"downloading {what}", total=size, unit="B") as step, open(partial, "ab") as out:
+                    step.update(done)
+                    answer = _s3_call(lambda: client.get_object(Bucket=bucket, Key=key, Range=f"bytes={done}-",
+                                                                **extra), where=where, hint=hint)
+                    for chunk in answer["Body"].iter_chunks(1 << 20):
+                        if out.tell() + len(chunk) > size:  # more than HEAD announced: never fill the disk
+                            raise _Truncated(f"the server sent more than the {size} bytes it announced")
+                        out.write(chunk)
+                        step.update(len(chunk))
+            except PermissionError as error:
+                raise PermissionDeniedError(f"{where} refused access while downloading ({error}).{hint}") from None
+            except _Truncated as error:
+                partial.unlink(missing_ok=True)
+                raise NetworkError(f"the download of {where} failed: {error}; nothing was kept.{hint}") from None
+            except (NetworkError, DataNotFoundError):
+                raise
+            except Exception as error:  # noqa: BLE001 - a broken stream: continue from where it stopped
+                if attempt == retries:
+                    raise NetworkError(f"the download of {where} broke off {retries + 1} times ({type(error).__name__}); "
+                                       f"{partial} keeps what arrived and the next try continues it.{hint}") from None
+                time.sleep(RETRY_WAIT_S * (attempt + 1))
+        if partial.stat().st_size != size:
+            raise NetworkError(f"the download of {where} ended at {partial.stat().st_size} of {size} bytes; the next "
+                               f"try continues it.{hint}")
+        hashes = file_hashes(partial, ("sha1", "sha256"))
+        if sha1 and hashes["sha1"] != sha1:
+            partial.unlink(missing_ok=True)
+            raise HashMismatchError(
+                f"{what}: the file at {where} has sha1 {hashes['sha1']}, but the plugin registers sha1 {sha1}; it was "
+                f"not used and not kept. The object on the server was changed or the registered hash is wrong: ask "
+                f"the plugin's maintainers, or give the version id of the registered file.{hint}")
+        os.chmod(partial, 0o644)
+        os.replace(partial, target)
+    return target, file_hashes(target, ("sha1", "sha256"))

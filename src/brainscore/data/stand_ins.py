@@ -23,6 +23,7 @@ import warnings
 from pathlib import Path
 
 from brainscore import config
+from brainscore.caching import file_state
 from brainscore.errors import ValidationError
 
 __all__ = ["declared", "accepts", "StandInWarning"]
@@ -49,8 +50,7 @@ def declared() -> dict[str, dict]:
         return {}
     path = Path(path).expanduser()
     try:
-        stat = path.stat()
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        key = file_state(path)
         if key in _cache:
             return _cache[key]
         content = json.loads(path.read_text(encoding="utf-8"))

@@ -121,19 +121,11 @@ class StimulusSet(pd.DataFrame):
         return digest.hexdigest()
 
 
-_FILE_HASHES: dict[tuple[str, int, int, int, int], str] = {}
-
-
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20, progress=None) -> str:
-    """sha256 hex digest of a file, memoised within the process per (path, inode, size, mtime, ctime).
+    """sha256 hex digest of a file, memoised within the process per file state.
 
-    :func:`brainscore.caching.file_sha256` (which reads the bytes every time) behind a memo: a file
-    rewritten in place gets a new stat key, so it is read again. ``progress``: called with each chunk's
-    byte count when the file is read.
+    :func:`brainscore.caching.file_hashes` (the one hash memo, keyed by
+    :func:`brainscore.caching.file_state`): a file rewritten in place gets a new state, so it is read
+    again. ``progress``: called with each chunk's byte count when the file is read.
     """
-    path = Path(path)
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    if key not in _FILE_HASHES:
-        _FILE_HASHES[key] = caching.file_sha256(path, chunk_size, progress=progress)
-    return _FILE_HASHES[key]
+    return caching.file_hashes(path, ("sha256",), chunk_size=chunk_size, progress=progress)["sha256"]

@@ -29,7 +29,7 @@ from pathlib import Path
 from brainscore import caching, config
 from brainscore.caching.atomic import atomic_write_bytes, atomic_write_text  # noqa: F401 (re-exported)
 from brainscore.caching.atomic import atomic_directory
-from brainscore.data import remote
+from brainscore.data import locator, remote
 from brainscore.data.stimuli import file_sha256
 from brainscore.errors import DataNotFoundError, HashMismatchError
 
@@ -90,15 +90,8 @@ def _load_verified() -> dict[str, str]:
 
 
 def _stat_key(path: Path) -> str:
-    """Identifies a file's state: path, device, inode, size, mtime and ctime (ns).
-
-    A rewrite that keeps the size and restores the modification time (``os.utime``) still changes
-    the ctime, which no unprivileged call can set back, so it is re-hashed. Hashing on every load
-    instead would cost ~0.04 s for the Cowley 2026 files (17 MB) and ~0.5 s for the Geirhos 2019
-    files (1,641 files, 140 MB) on the 2-core machine; ``stat`` costs microseconds.
-    """
-    stat = path.stat()
-    return f"{path.resolve()}|{stat.st_dev}|{stat.st_ino}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ctime_ns}"
+    """The key of ``verified.json``: :func:`brainscore.caching.file_state_text` (see there why ``stat`` suffices)."""
+    return caching.file_state_text(path)
 
 
 def verify(path: Path, sha256: str, *, what: str = "file", force: bool = False) -> Path:
@@ -160,12 +153,7 @@ def locate(source: Source) -> Path | None:
 
     Returns ``None`` if there is none (it would have to be downloaded).
     """
-    for mirror in config.data_mirrors():
-        candidate = mirror / source.path
-        if candidate.is_file():
-            return candidate
-    stored = store_path(source)
-    return stored if stored.is_file() else None
+    return locator.sources_locator().first([source.path])
 
 
 _RECORDERS: contextvars.ContextVar[tuple[dict[str, str], ...]] = contextvars.ContextVar("brainscore_resolved_files",
@@ -219,13 +207,11 @@ def fetch(source: Source) -> Path:
         If the download fails for that reason.
     """
     used(source)  # provenance: the data a computation used (see recording_files)
-    for mirror in config.data_mirrors():
-        candidate = mirror / source.path
-        if candidate.is_file():
-            return verify(candidate, source.sha256, what=f"mirror file of {source.path}")
-    stored = config.home() / "sources" / source.path
-    if stored.is_file():
-        return verify(stored, source.sha256, what=f"stored copy of {source.path}")
+    found = locate(source)
+    if found is not None:
+        kind = "stored copy" if found == store_path(source) else "mirror file"
+        return locator.note(source.path, verify(found, source.sha256, what=f"{kind} of {source.path}"))
+    stored = store_path(source)
     mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
     how = (f"Put the file at <mirror>/{source.path} and run `brainscore config set data_mirror <mirror>` "
            f"(or set BRAINSCORE_DATA_MIRROR=<mirror>) "
@@ -234,7 +220,7 @@ def fetch(source: Source) -> Path:
         reason = "no URL is declared" if source.url is None else "BRAINSCORE_OFFLINE=1 forbids downloads"
         raise DataNotFoundError(f"data file {source.path} (sha256 {source.sha256}) was not found and {reason}. "
                                 f"{how}.")
-    return _download(source, stored, how)
+    return locator.note(source.path, _download(source, stored, how))
 
 
 def _download(source: Source, target: Path, how: str) -> Path:

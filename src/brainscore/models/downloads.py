@@ -77,13 +77,10 @@ def _mirror_setting_note() -> str:
 
 
 def mirror_file(relative_names: list[str]) -> Path | None:
-    """The first file of the weights mirrors at one of ``relative_names``, or None."""
-    for folder in config.weights_mirrors():
-        for name in relative_names:
-            candidate = folder / name
-            if candidate.is_file():
-                return candidate
-    return None
+    """The first file of the weights mirrors at one of ``relative_names``, or None (:mod:`brainscore.data.locator`)."""
+    from brainscore.data import locator
+
+    return locator.Locator(locator.weights_mirrors()).first(relative_names)
 
 
 def _unreachable(filename: str, url: str, hub: bool = False, why: str | None = None) -> NetworkError:

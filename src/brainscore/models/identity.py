@@ -155,9 +155,10 @@ def package_sources_hash(package: str) -> str:
 
 def _stamp(path: Path) -> list:
     """(resolved path, inode, size, mtime_ns, ctime_ns): changes with any write to the file."""
-    path = Path(path).expanduser().resolve()
-    stat = path.stat()
-    return [str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+    from brainscore.caching import file_state
+
+    path, _device, inode, size, mtime, ctime = file_state(path)
+    return [path, inode, size, mtime, ctime]
 
 
 _TORCH_BUILD = re.compile(r"^(cuda|hip|rocm)\s*(?::[^=\n]*)?=\s*(.+)$", re.MULTILINE)

@@ -151,16 +151,13 @@ def find_weights(filename: str, setting: str, weights_path: str | Path | None = 
     :mod:`brainscore.config` ``setting`` (its environment variable or the config file), else the
     torch-hub cache, or None."""
     from brainscore import config
+    from brainscore.data import locator
 
     if weights_path is not None:
         return Path(weights_path).expanduser()
     folder = config.path_setting(setting)
-    if folder and (Path(folder).expanduser() / filename).is_file():
-        return Path(folder).expanduser() / filename
-    import torch
-
-    hub = Path(torch.hub.get_dir()) / "checkpoints" / filename
-    return hub if hub.is_file() else None
+    folders = [locator.Folder(setting, Path(folder).expanduser())] if folder else []
+    return locator.Locator([*folders, *locator.hub_cache()]).first([filename])
 
 
 def seeded(factory: Callable, seed: int = 0):

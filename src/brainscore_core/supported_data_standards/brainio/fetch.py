@@ -2,7 +2,7 @@
 
 ``get_stimulus_set(identifier)`` and ``get_assembly(identifier)`` load a registered stimulus set or assembly
 (brainscore's registry, plugin folders included); ``fetch_file(location_type, location, version_id, sha1)``
-returns the local file of an S3 URL found by name and sha1 (:mod:`.s3`, never downloaded); ``unzip(path)``
+returns the local file of an S3 URL found by name and sha1, downloaded when no folder holds it (:mod:`.s3`); ``unzip(path)``
 extracts a zip once, safely, under ``$BRAINSCORE_HOME``; ``verify_sha1(path, sha1)`` checks a file.
 """
 from __future__ import annotations
@@ -47,7 +47,8 @@ def get_assembly(identifier: str):
 
 
 def fetch_file(location_type: str, location: str, version_id: str | None = None, sha1: str | None = None) -> Path:
-    """The local file of ``location`` (``https://<bucket>.s3.amazonaws.com/<key>``), found by name and ``sha1``.
+    """The local file of ``location`` (``https://<bucket>.s3.amazonaws.com/<key>``), found by name and ``sha1``
+    (or downloaded, see :func:`.s3.locate_by_sha1`).
 
     Raises
     ------
@@ -62,7 +63,7 @@ def fetch_file(location_type: str, location: str, version_id: str | None = None,
     bucket = (parsed.hostname or "").split(".s3")[0]
     key = parsed.path.lstrip("/")
     folder, _, name = key.rpartition("/")
-    return locate_by_sha1([name], sha1, f"{bucket}/{folder}" if folder else bucket)[0]
+    return locate_by_sha1([name], sha1, f"{bucket}/{folder}" if folder else bucket, key=name, version_id=version_id)[0]
 
 
 def verify_sha1(filepath: str | Path, sha1: str) -> None:

@@ -1,4 +1,4 @@
-"""The reference's S3 loaders, resolved from local folders by file name and sha1 (never from S3).
+"""The reference's S3 loaders: files found in local folders by name and sha1, else fetched from S3 once.
 
 Data plugins written for the reference register their data with::
 
@@ -13,73 +13,68 @@ Here the files are looked up, under their BrainIO names (``stimulus_<id>.csv``/`
 
 1. every data mirror (setting ``data_mirror`` / ``$BRAINSCORE_DATA_MIRROR``);
 2. the store of fetched files, ``$BRAINSCORE_HOME/sources``;
-3. the folder of locally packaged files (:func:`.packaging.local_packages_dir`, where
+3. the folder of locally packaged files (``$BRAINSCORE_HOME/packages``, where
    ``package_*_locally`` write);
 
-in each folder at ``<bucket key prefix>/<name>``, ``<bucket>/<name>`` and ``<name>``. A file is used
-only if its sha1 is the one registered (the bucket and version ids only help to find it). Loading
-then goes through ``brainscore``'s own loaders (:func:`brainscore.data.io.load_packaged_stimulus_set`,
+in each folder at ``<bucket key prefix>/<name>``, ``<bucket>/<name>`` and ``<name>`` (the folders are
+the sources of :mod:`brainscore.data.locator`). A file is used only if its sha1 is the one
+registered. When no folder holds it, it is downloaded from ``s3://<bucket name>/<key prefix>/<name>``
+at the registered ``version_id`` (the reference's name, ``.`` written ``_``) into the store
+(``$BRAINSCORE_HOME/sources/<bucket name>/<key>``): anonymously, or with the standard AWS credential
+chain when the object is not public; resumable; the endpoint from ``AWS_ENDPOINT_URL_S3`` /
+``AWS_ENDPOINT_URL`` / the profile (a MinIO or Ceph mirror); kept only if its sha1 is the registered
+one (:func:`brainscore.data.remote.download_s3_object`). The ``offline`` setting forbids the download:
+a missing file is then one :class:`~brainscore.errors.DataNotFoundError` line naming the file, its
+sha1, the object and the mirror setting. Loading goes through ``brainscore``'s own loaders
+(:func:`brainscore.data.io.load_packaged_stimulus_set`,
 :func:`brainscore.data.packaging.load_packaged_assembly`), and the files are recorded in the score's
-provenance by their sha256. No network is used: a missing file is a
-:class:`~brainscore.errors.DataNotFoundError` naming the file, its sha1 and the folders searched.
+provenance by their sha256.
 
 Weights files (``load_weight_file``, ``load_file``, ``load_folder_from_s3`` = the reference's
 ``download_weights``, ``load_file_from_s3``) are found the same way, the weights mirrors (setting
 ``weights_mirror`` / ``$BRAINSCORE_WEIGHTS_MIRROR``) searched first, under the reference's S3 key
 (``<folder_name>/<relative_path>``, e.g. ``brainscore-vision/models/user_1/w.pth``), its relative
-path or its bare name; ``sha1_hash`` is the reference's.
+path or its bare name, and downloaded from ``s3://<bucket>/<folder_name>/<relative_path>`` the same way;
+``sha1_hash`` is the reference's.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import warnings
 from pathlib import Path
 from typing import Callable
 
 from brainscore import config
+from brainscore.caching import file_hashes
 from brainscore.caching.atomic import atomic_copy
-from brainscore.data import stand_ins, store
+from brainscore.data import locator, stand_ins, store
 from brainscore.data.io import load_packaged_stimulus_set
 from brainscore.data.packaging import ASSEMBLY_CLASSES, load_packaged_assembly
 from brainscore.errors import DataNotFoundError, HashMismatchError
 
 from .assemblies import NeuroidAssembly, as_reference_class
-from .packaging import local_packages_dir
 
 __all__ = ["load_stimulus_set_from_s3", "load_assembly_from_s3", "locate_by_sha1", "candidate_paths", "get_path",
            "load_weight_file", "load_file", "load_file_from_s3", "load_folder_from_s3", "download_file_if_not_exists",
            "sha1_hash"]
 
-_HASHES: dict[tuple, tuple[str, str]] = {}  # file state -> (sha1, sha256), computed once per process
-
-
 def _hashes(path: Path) -> tuple[str, str]:
-    """``(sha1, sha256)`` of ``path``, remembered per file state (path, inode, size, mtime, ctime)."""
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    if key not in _HASHES:
-        sha1, sha256 = hashlib.sha1(), hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                sha1.update(chunk)
-                sha256.update(chunk)
-        _HASHES[key] = (sha1.hexdigest(), sha256.hexdigest())
-    return _HASHES[key]
+    """``(sha1, sha256)`` of ``path`` from the one hash memo (:func:`brainscore.caching.file_hashes`)."""
+    hashes = file_hashes(path, ("sha1", "sha256"))
+    return hashes["sha1"], hashes["sha256"]
 
 
-def _folders(weights: bool = False) -> list[Path]:
-    """The folders searched, in order: (for weights: the weights mirrors, then) the data mirrors, the store of fetched
-    files and the folder of locally packaged files."""
-    return [*(config.weights_mirrors() if weights else []), *config.data_mirrors(), config.home() / "sources",
-            local_packages_dir()]
+def _locator(weights: bool = False, first: list[Path] = ()) -> locator.Locator:
+    """The folders searched, in order: ``first``, (for weights: the weights mirrors, then) the data mirrors, the
+    store of fetched files and the folder of locally packaged files; then S3 (unless offline)."""
+    return locator.brainio_locator(weights, [f for folder in first for f in locator.save_path(folder)])
 
 
 def _relative_paths(names: list[str], bucket: str | None) -> list[str]:
     prefixes = [""]
     if bucket:
         bucket = bucket.strip("/")
-        key_prefix = bucket.split("/", 1)[1] if "/" in bucket else ""
+        key_prefix = locator.split_bucket(bucket)[1]
         prefixes = [p for p in dict.fromkeys([key_prefix, bucket, ""])]
     return [f"{prefix}/{name}" if prefix else name for prefix in prefixes for name in names]
 
@@ -88,62 +83,103 @@ def candidate_paths(names: list[str], bucket: str | None = None, weights: bool =
     """Existing local files named one of ``names``, in search order (see the module notes); not verified.
 
     With ``weights``, the weights mirrors (setting ``weights_mirror``) are searched first."""
-    relative = _relative_paths(names, bucket)
-    return [folder / rel for folder in _folders(weights) for rel in relative if (folder / rel).is_file()]
+    return _locator(weights).candidates(_relative_paths(names, bucket))
 
 
-def locate_by_sha1(names: list[str], sha1: str, bucket: str | None = None,
-                   weights: bool = False) -> tuple[Path, str]:
-    """The first local file named one of ``names`` whose sha1 is ``sha1``, and its sha256.
+def _s3_object(bucket: str | None, key: str | None, version_id: str | None) -> locator.S3Object | None:
+    """The S3 object of the reference's ``bucket`` (``name[/key prefix]``) and ``key``, or None without a bucket."""
+    if not bucket or not key:
+        return None
+    name, prefix = locator.split_bucket(bucket)
+    return locator.S3Object(name, f"{prefix}/{key.lstrip('/')}" if prefix else key.lstrip("/"), version_id)
+
+
+def _advice(names: list[str], relative: list[str], weights: bool, found: locator.Locator) -> str:
+    """Where to put a missing file and which setting names the mirror (one line)."""
+    if weights:
+        mirrors = ", ".join(str(m) for m in config.weights_mirrors()) or "none set"
+        return (f"put the file at <mirror>/{relative[0]} (or <mirror>/{names[0]}) and set the weights mirror with "
+                f"`brainscore config set weights_mirror <mirror>` or BRAINSCORE_WEIGHTS_MIRROR=<mirror> (weights "
+                f"mirrors: {mirrors}). Folders searched: {found.describe()}.")
+    mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
+    return (f"put the file at <mirror>/{relative[0]} (or <mirror>/{names[0]}) and set the data mirror with "
+            f"`brainscore config set data_mirror <mirror>` or BRAINSCORE_DATA_MIRROR=<mirror> (data mirrors: {mirrors}); "
+            f"or package it here with package_stimulus_set_locally / package_data_assembly_locally. Folders "
+            f"searched: {found.describe()}.")
+
+
+def locate_by_sha1(names: list[str], sha1: str | None, bucket: str | None = None, weights: bool = False, *,
+                   key: str | None = None, version_id: str | None = None, first: list[Path] = ()) -> tuple[Path, str]:
+    """The first local file named one of ``names`` whose sha1 is ``sha1``, and its sha256; else fetched from S3.
 
     Parameters
     ----------
     names : list of str
         File names to look for, e.g. ``['assy_X.nc']``.
-    sha1 : str
-        The registered sha1 of the file.
+    sha1 : str or None
+        The registered sha1 of the file. None (the reference's ``load_file``): the first file found is
+        used, with a warning naming its sha1.
     bucket : str, optional
         The reference's bucket (``'brainscore-storage/brainscore-vision/data/x'``): its key prefix
-        and the whole string are tried as sub-folders.
+        and the whole string are tried as sub-folders, and the object ``s3://<bucket name>/<key prefix>/<key>``
+        is downloaded when no folder holds the file (:class:`brainscore.data.locator.S3Remote`).
     weights : bool
         Search the weights mirrors first (a weights file), and name that setting in the error.
+    key : str, optional
+        The object's key under the bucket's key prefix (default ``names[0]``).
+    version_id : str, optional
+        The S3 object version to download.
+    first : list of Path
+        Folders searched before all others.
 
     Raises
     ------
     DataNotFoundError
-        If no folder holds such a file; names the file, its sha1, the folders and the fix.
+        If no folder holds such a file and it cannot be downloaded (offline: one line naming the object, its
+        sha1 and the mirror setting); no bucket: names the file, its sha1, the folders and the fix.
     HashMismatchError
-        If files of that name exist but none has the sha1 (each found file named with its sha1).
+        If files of that name exist but none has the sha1 and none can be downloaded, or the downloaded file's
+        sha1 differs (both named; nothing kept).
+    PermissionDeniedError, NetworkError
+        From the download (:func:`brainscore.data.remote.download_s3_object`).
     """
-    wrong = []
+    obj = _s3_object(bucket, key or names[0], version_id)
+    path, sha256 = _locate(names, sha1, bucket, weights, obj, list(first))
+    return locator.note(obj.store_relative if obj is not None else names[0], path), sha256
+
+
+def _locate(names: list[str], sha1: str | None, bucket: str | None, weights: bool, obj: locator.S3Object | None,
+            first: list[Path]) -> tuple[Path, str]:
+    """:func:`locate_by_sha1` without the note to :func:`brainscore.data.locator.recording`."""
+    found = _locator(weights, first)
     relative = _relative_paths(names, bucket)
-    found = candidate_paths(names, bucket, weights)
-    for candidate in found:
-        found_sha1, sha256 = _hashes(candidate)
-        if found_sha1 == sha1:
-            return candidate, sha256
-    for candidate in found:  # none is the registered file: a stand-in declared for it (brainscore.data.stand_ins)?
-        found_sha1, sha256 = _hashes(candidate)
-        if stand_ins.accepts(sha1, sha256, candidate):
-            return candidate, sha256
-        wrong.append(f"{candidate} (sha1 {found_sha1})")
-    if wrong:
-        raise HashMismatchError(f"{names[0]}: the files found are not the registered one (sha1 {sha1}): "
-                                f"{'; '.join(wrong)}. Replace them with the original file, or register its sha1.")
-    if weights:
-        mirrors = ", ".join(str(m) for m in config.weights_mirrors()) or "none set"
-        raise DataNotFoundError(
-            f"weights file {names[0]} (sha1 {sha1}) was not found: this installation never downloads from the "
-            f"reference's S3. Put the file at <mirror>/{relative[0]} (or <mirror>/{names[0]}) and set the weights "
-            f"mirror with `brainscore config set weights_mirror <mirror>` or BRAINSCORE_WEIGHTS_MIRROR=<mirror> "
-            f"(weights mirrors: {mirrors}). Folders searched: {', '.join(str(f) for f in _folders(True))}.")
-    mirrors = ", ".join(str(m) for m in config.data_mirrors()) or "none set"
-    raise DataNotFoundError(
-        f"data file {names[0]} (sha1 {sha1}) was not found: this installation never downloads from the reference's S3. "
-        f"Put the file at <mirror>/{relative[0]} (or <mirror>/{names[0]}) and set the data mirror with "
-        f"`brainscore config set data_mirror <mirror>` or BRAINSCORE_DATA_MIRROR=<mirror> (data mirrors: {mirrors}); "
-        f"or package it here with package_stimulus_set_locally / package_data_assembly_locally. Folders searched: "
-        f"{', '.join(str(f) for f in _folders())}.")
+    what = f"{'weights' if weights else 'data'} file {names[0]}"
+    if sha1 is None:
+        path = found.first(relative)
+        if path is not None:
+            _warn_unchecked(path)
+            return path, _hashes(path)[1]
+        seen = []
+    else:
+        path, seen = found.by_sha1(relative, sha1)
+        if path is not None:
+            return path, _hashes(path)[1]
+        for candidate, _, sha256 in seen:  # none is the registered file: a declared stand-in (brainscore.data.stand_ins)?
+            if stand_ins.accepts(sha1, sha256, candidate):
+                return candidate, sha256
+    stored = obj is not None and (locator.store()[0].root / obj.store_relative).is_file()
+    if seen and (obj is None or stored or config.offline()):
+        wrong = "; ".join(f"{p} (sha1 {s})" for p, s, _ in seen)
+        raise HashMismatchError(f"{names[0]}: the files found are not the registered one (sha1 {sha1}): {wrong}. "
+                                f"Replace them with the original file, or register its sha1.")
+    advice = _advice(names, relative, weights, found)
+    if obj is None:
+        raise DataNotFoundError(f"{what}{f' (sha1 {sha1})' if sha1 else ''} was not found and no S3 bucket is "
+                                f"registered for it: {advice}")
+    path, hashes = locator.S3Remote().fetch(obj, sha1, what=what, advice=advice)
+    if sha1 is None:
+        _warn_unchecked(path)
+    return path, hashes["sha256"]
 
 
 def get_path(identifier: str, file_type: str, bucket: str, version_id: str | None = None, sha1: str | None = None,
@@ -162,12 +198,14 @@ def get_path(identifier: str, file_type: str, bucket: str, version_id: str | Non
     prefix = filename_prefix if filename_prefix is not None else ("stimulus_" if file_type in ("csv", "zip")
                                                                   else "assy_")
     where = f"{bucket.strip('/')}/{folder_name.strip('/')}" if folder_name else bucket
-    path, sha256 = locate_by_sha1(_names(prefix, identifier, f".{file_type}"), sha1, where)
+    names = _names(prefix, identifier, f".{file_type}")
+    path, sha256 = locate_by_sha1(names, sha1, where, key=names[-1], version_id=version_id)
     _record(path, sha256)
     return path
 
 
 def _names(prefix: str, identifier: str, suffix: str) -> list[str]:
+    """The BrainIO file names of ``identifier``: as given, and (last) as the reference's S3 key, ``.`` written ``_``."""
     return list(dict.fromkeys([f"{prefix}{identifier}{suffix}", f"{prefix}{identifier.replace('.', '_')}{suffix}"]))
 
 
@@ -179,17 +217,18 @@ def _record(path: Path, sha256: str) -> None:
 def load_stimulus_set_from_s3(identifier: str, bucket: str | None = None, csv_sha1: str | None = None,
                               zip_sha1: str | None = None, csv_version_id: str | None = None,
                               zip_version_id: str | None = None, filename_prefix: str | None = None):
-    """The packaged stimulus set ``identifier``, from local files with these sha1s (see the module notes).
+    """The packaged stimulus set ``identifier``, from files with these sha1s, local or fetched (module notes).
 
     Parameters
     ----------
     identifier : str
     bucket : str, optional
-        The reference's S3 location (used as a sub-folder name only).
+        The reference's S3 location (``name[/key prefix]``): a sub-folder name locally, and where the files
+        are downloaded from when no folder holds them.
     csv_sha1, zip_sha1 : str
         Hashes printed by :func:`~.packaging.package_stimulus_set_locally`.
     csv_version_id, zip_version_id : str, optional
-        Accepted and ignored (S3 object versions).
+        The S3 object versions to download.
     filename_prefix : str, optional
         Default ``'stimulus_'``.
 
@@ -207,8 +246,9 @@ def load_stimulus_set_from_s3(identifier: str, bucket: str | None = None, csv_sh
         raise ValueError(f"load_stimulus_set_from_s3({identifier!r}) needs csv_sha1 and zip_sha1 (printed by "
                          f"package_stimulus_set_locally)")
     prefix = "stimulus_" if filename_prefix is None else filename_prefix
-    csv_path, csv_sha256 = locate_by_sha1(_names(prefix, identifier, ".csv"), csv_sha1, bucket)
-    zip_path, zip_sha256 = locate_by_sha1(_names(prefix, identifier, ".zip"), zip_sha1, bucket)
+    csv_names, zip_names = _names(prefix, identifier, ".csv"), _names(prefix, identifier, ".zip")
+    csv_path, csv_sha256 = locate_by_sha1(csv_names, csv_sha1, bucket, key=csv_names[-1], version_id=csv_version_id)
+    zip_path, zip_sha256 = locate_by_sha1(zip_names, zip_sha1, bucket, key=zip_names[-1], version_id=zip_version_id)
     _record(csv_path, csv_sha256)
     _record(zip_path, zip_sha256)
     return load_packaged_stimulus_set(csv_path, store.extract_zip(zip_path, zip_sha256), identifier=identifier)
@@ -224,11 +264,11 @@ def load_assembly_from_s3(identifier: str, version_id: str | None = None, sha1: 
     ----------
     identifier : str
     version_id : str, optional
-        Accepted and ignored (S3 object version).
+        The S3 object version to download.
     sha1 : str
         Printed by :func:`~.packaging.package_data_assembly_locally`.
     bucket : str, optional
-        The reference's S3 location (used as a sub-folder name only).
+        The reference's S3 location (a sub-folder name locally, and where the file is downloaded from).
     cls : type or str
         ``NeuroidAssembly`` (default), ``BehavioralAssembly``, ... (from here or from ``brainscore``).
     stimulus_set_loader : callable () -> StimulusSet, optional
@@ -253,7 +293,8 @@ def load_assembly_from_s3(identifier: str, version_id: str | None = None, sha1: 
     name = cls if isinstance(cls, str) else cls.__name__
     if name not in ASSEMBLY_CLASSES:
         raise ValueError(f"cls must be one of {sorted(ASSEMBLY_CLASSES)}, got {cls!r}")
-    path, sha256 = locate_by_sha1(_names(filename_prefix, identifier, ".nc"), sha1, bucket)
+    names = _names(filename_prefix, identifier, ".nc")
+    path, sha256 = locate_by_sha1(names, sha1, bucket, key=names[-1], version_id=version_id)
     _record(path, sha256)
     stimulus_set = stimulus_set_loader() if stimulus_set_loader is not None else None
     merge = stimulus_set is not None and merge_stimulus_set_meta
@@ -266,6 +307,14 @@ def load_assembly_from_s3(identifier: str, version_id: str | None = None, sha1: 
 
 # ------------------------------------------------------------------------------------------------ weights files
 _UNCHECKED: set[str] = set()  # files already warned about (used without a sha1), once per process
+
+
+def _warn_unchecked(path: Path) -> None:
+    """Warn once per process that ``path`` is used without a sha1 check, naming its sha1."""
+    if str(path) not in _UNCHECKED:
+        _UNCHECKED.add(str(path))
+        warnings.warn(f"weights file {path} is used without a sha1 check (the plugin gave no sha1, as the "
+                      f"reference's load_file never does); its sha1 is {_hashes(path)[0]}", UserWarning, stacklevel=4)
 
 
 def sha1_hash(file_path: str | Path) -> str:
@@ -287,41 +336,6 @@ def _weight_names(relative_path: str, folder_name: str | None) -> list[str]:
     return list(dict.fromkeys([first, relative_path, Path(relative_path).name]))
 
 
-def _locate_weights(names: list[str], sha1: str | None, bucket: str | None, first: list[Path]) -> Path:
-    """The weights file named one of ``names`` in ``first`` (folders searched before the mirrors) or the mirrors,
-    with ``sha1`` when given (else the first found, warned about once)."""
-    here = [root / name for root in first for name in names if (root / name).is_file()]
-    if sha1:
-        for candidate in here:
-            if _hashes(candidate)[0] == sha1:
-                return candidate
-        for candidate in here:
-            if stand_ins.accepts(sha1, _hashes(candidate)[1], candidate):
-                return candidate
-        try:
-            return locate_by_sha1(names, sha1, bucket, weights=True)[0]
-        except DataNotFoundError:
-            if here:  # files of that name here, none with the sha1
-                raise HashMismatchError(f"{names[0]}: the files found are not the registered one (sha1 {sha1}): "
-                                        f"{', '.join(f'{p} (sha1 {_hashes(p)[0]})' for p in here)}. Replace them "
-                                        f"with the original file") from None
-            raise
-    found = here + candidate_paths(names, bucket, weights=True)
-    if not found:
-        mirrors = ", ".join(str(m) for m in config.weights_mirrors()) or "none set"
-        raise DataNotFoundError(
-            f"weights file {names[0]} was not found: this installation never downloads from the reference's S3. Put "
-            f"it at <mirror>/{names[0]} and set the weights mirror with `brainscore config set weights_mirror "
-            f"<mirror>` or BRAINSCORE_WEIGHTS_MIRROR=<mirror> (weights mirrors: {mirrors}); or at "
-            f"{config.home() / names[0]}.")
-    if str(found[0]) not in _UNCHECKED:
-        _UNCHECKED.add(str(found[0]))
-        warnings.warn(f"weights file {found[0]} is used without a sha1 check (the plugin gave no sha1, as the "
-                      f"reference's load_file never does); its sha1 is {_hashes(found[0])[0]}", UserWarning,
-                      stacklevel=3)
-    return found[0]
-
-
 def load_weight_file(bucket: str, relative_path: str, version_id: str | None = None, sha1: str | None = None,
                      folder_name: str | None = None, save_path: str | Path | None = None) -> Path:
     """The local weights file ``<folder_name>/<relative_path>`` that the reference downloads from S3.
@@ -329,17 +343,18 @@ def load_weight_file(bucket: str, relative_path: str, version_id: str | None = N
     Looked up, in order, in ``save_path`` (when given), in ``$BRAINSCORE_HOME`` (where the reference's own
     download puts it), then in every weights mirror (setting ``weights_mirror``), data mirror,
     ``$BRAINSCORE_HOME/sources`` and ``$BRAINSCORE_HOME/packages`` (each also under the bucket and its key
-    prefix), as ``<folder_name>/<relative_path>``, ``<relative_path>`` and its bare file name. Nothing is
-    downloaded. The path is returned where it lies (the reference returns its download location).
+    prefix), as ``<folder_name>/<relative_path>``, ``<relative_path>`` and its bare file name; else downloaded
+    from ``s3://<bucket>/<folder_name>/<relative_path>`` into the store (see the module notes). The path is
+    returned where it lies (the reference returns its download location).
 
     Parameters
     ----------
     bucket : str
-        The reference's S3 bucket (``'brainscore-storage'``; used as a sub-folder name only).
+        The reference's S3 bucket (``'brainscore-storage'``; also a sub-folder name locally).
     relative_path : str
         Path under ``folder_name``, e.g. ``'mymodel/weights.pth'``.
     version_id : str, optional
-        Accepted and ignored (an S3 object version).
+        The S3 object version to download.
     sha1 : str, optional
         The file's sha1: only a file with it is used. Without one (the reference stopped checking it in
         2025) the first file found is used, with a warning giving its sha1.
@@ -355,18 +370,22 @@ def load_weight_file(bucket: str, relative_path: str, version_id: str | None = N
     Raises
     ------
     DataNotFoundError
-        If no folder holds the file: one message naming it, its sha1, the weights mirror setting and the folders.
+        If no folder holds the file and it cannot be downloaded: one line naming it, its sha1, the weights
+        mirror setting and the folders.
     HashMismatchError
-        If files of that name exist but none has the sha1.
+        If files of that name exist but none has the sha1, or the downloaded file's sha1 differs.
+    PermissionDeniedError, NetworkError
+        From the download (:func:`brainscore.data.remote.download_s3_object`).
     """
     names = _weight_names(relative_path, folder_name)
     first = [Path(save_path).expanduser()] if save_path is not None else []
-    return _locate_weights(names, sha1, bucket, first + [config.home()])
+    return locate_by_sha1(names, sha1, bucket, weights=True, version_id=version_id, first=first + [config.home()])[0]
 
 
 def load_file(bucket: str, relative_path: str, version_id: str | None = None, folder_name: str | None = None) -> Path:
     """The reference's ``load_file`` (a weights file without a sha1): :func:`load_weight_file` with ``sha1=None``."""
-    return _locate_weights(_weight_names(relative_path, folder_name), None, bucket, [config.home()])
+    return locate_by_sha1(_weight_names(relative_path, folder_name), None, bucket, weights=True, version_id=version_id,
+                          first=[config.home()])[0]
 
 
 def _place(source: Path, destination: Path, sha1: str | None) -> None:
@@ -381,7 +400,7 @@ def _place(source: Path, destination: Path, sha1: str | None) -> None:
 
 def load_file_from_s3(bucket: str, path: str, local_filepath: str | Path, sha1: str | None = None,
                       version_id: str | None = None) -> None:
-    """Put the file ``<bucket>/<path>`` at ``local_filepath``, copied from a local folder (see :func:`load_weight_file`).
+    """Put the file ``<bucket>/<path>`` at ``local_filepath``, found or fetched as :func:`load_weight_file`.
 
     Raises
     ------
@@ -392,19 +411,20 @@ def load_file_from_s3(bucket: str, path: str, local_filepath: str | Path, sha1: 
     """
     path = path.lstrip("/")
     names = list(dict.fromkeys([path, Path(path).name]))
-    found = _locate_weights(names, sha1, bucket, [config.home()])
+    found = locate_by_sha1(names, sha1, bucket, weights=True, version_id=version_id, first=[config.home()])[0]
     _place(found, Path(local_filepath), sha1)
 
 
 def load_folder_from_s3(bucket: str, folder_path: str, filename_version_sha, save_directory: str | Path) -> None:
     """Put each ``(filename, version_id, sha1)`` of ``<bucket>/<folder_path>`` in ``save_directory`` (the reference's
-    ``download_weights``), copied from local folders by name and sha1 (see :func:`load_file_from_s3`)."""
-    for filename, _version_id, sha1 in filename_version_sha:
-        load_file_from_s3(bucket, f"{folder_path.strip('/')}/{filename}", Path(save_directory) / filename, sha1=sha1)
+    ``download_weights``), found or fetched by name and sha1 (see :func:`load_file_from_s3`)."""
+    for filename, version_id, sha1 in filename_version_sha:
+        load_file_from_s3(bucket, f"{folder_path.strip('/')}/{filename}", Path(save_directory) / filename, sha1=sha1,
+                          version_id=version_id)
 
 
 def download_file_if_not_exists(local_path: str | Path, bucket: str, remote_filepath: str) -> None:
-    """Nothing if ``local_path`` exists; else the file ``<bucket>/<remote_filepath>`` copied there from a local folder."""
+    """Nothing if ``local_path`` exists; else the file ``<bucket>/<remote_filepath>`` found or fetched there (:func:`load_file_from_s3`)."""
     if Path(local_path).is_file():
         return
     load_file_from_s3(bucket, remote_filepath, local_path)

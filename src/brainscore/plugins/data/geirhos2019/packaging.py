@@ -11,9 +11,9 @@ import pandas as pd
 
 from brainscore import config
 from brainscore.data.io import cached_assembly
-from brainscore.caching import Cache, content_key
+from brainscore.caching import Cache, content_key, file_state
 from brainscore.data import BehavioralAssembly, StimulusSet, fetch
-from brainscore.data.store import Source, used
+from brainscore.data.store import Source, locate, used
 from brainscore.errors import AlignmentError, DataNotFoundError, ValidationError
 
 from . import COMMIT, EXPERIMENTS, INSTRUCTIONS, MIRROR_FOLDER, NETWORKS, SHARED_STIMULI, SOURCES
@@ -44,25 +44,18 @@ def fetch_all(sources: list[Source]) -> list[Path]:
     record = cache.load(key)
     if record is not None:
         try:
-            if all(_state(Path(p)) == tuple(state) for p, *state in record):
+            if all(file_state(p) == tuple(state) for p, *state in record):
                 return [Path(p) for p, *_ in record]
         except (OSError, ValueError):
             pass  # a file went away or changed: fetch (and verify) again
     paths = [fetch(source) for source in sources]
-    cache.save(key, [(str(p), *_state(p)) for p in paths])
+    cache.save(key, [(str(p), *file_state(p)) for p in paths])
     return paths
-
-
-def _state(path: Path) -> tuple[int, int, int, int]:
-    """(inode, size, mtime_ns, ctime_ns): a rewrite that restores size and mtime still changes the ctime."""
-    stat = path.stat()
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
 def missing_sources(sources: list[Source]) -> list[Source]:
     """The sources found in no mirror and not in the store (existence only, no hashing)."""
-    roots = [*config.data_mirrors(), config.home() / "sources"]
-    return [s for s in sources if not any((root / s.path).is_file() for root in roots)]
+    return [s for s in sources if locate(s) is None]
 
 
 @contextmanager
