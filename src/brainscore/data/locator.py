@@ -72,6 +72,15 @@ class Folder:
         candidate = self.root / relative
         return candidate if candidate.is_file() else None
 
+    def find_dir(self, relative: str) -> Path | None:
+        """``root / relative`` when that is a folder (``relative`` may not leave ``root``), else None: a checkout
+        a mirror holds (torch hub's ``<owner>_<repo>_<ref>``)."""
+        relative = str(relative).lstrip("/")
+        if not relative or ".." in Path(relative).parts:
+            return None
+        candidate = self.root / relative
+        return candidate if candidate.is_dir() else None
+
     def __str__(self) -> str:
         return f"{self.root} ({self.kind})"
 
@@ -214,6 +223,12 @@ class Locator:
                 if path is not None:
                     return path
         return None
+
+    def first_dir(self, relatives: Iterable[str]) -> Path | None:
+        """The first existing folder at any of ``relatives``, folder by folder in order, or None."""
+        relatives = list(dict.fromkeys(relatives))
+        return next((path for folder in self.folders for rel in relatives
+                     if (path := folder.find_dir(rel)) is not None), None)
 
     def by_sha1(self, relatives: Iterable[str], sha1: str) -> tuple[Path | None, list[tuple[Path, str, str]]]:
         """The first file at ``relatives`` whose sha1 is ``sha1``, and every candidate as ``(path, sha1, sha256)``.

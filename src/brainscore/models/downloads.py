@@ -238,13 +238,10 @@ def _github_repo(repo_or_dir: str) -> tuple[str, str, str | None] | None:
 
 
 def mirror_dir(relative_names: list[str]) -> Path | None:
-    """The first folder of the weights mirrors at one of ``relative_names``, or None."""
-    for folder in config.weights_mirrors():
-        for name in relative_names:
-            candidate = folder / name
-            if candidate.is_dir():
-                return candidate
-    return None
+    """The first folder of the weights mirrors at one of ``relative_names``, or None (:mod:`brainscore.data.locator`)."""
+    from brainscore.data import locator
+
+    return locator.Locator(locator.weights_mirrors()).first_dir(relative_names)
 
 
 def _hub_repo_from_mirror(owner: str, name: str, ref: str) -> Path | None:
