@@ -176,6 +176,20 @@ class Registry:
             _discovery.check_conflict(self.kind, identifier, module)
         return self.register(identifier, factory)
 
+    def unregister(self, identifier: str) -> None:
+        """Remove the factory registered under ``identifier`` in this process (a run-time registration).
+
+        Raises
+        ------
+        KeyError
+            If nothing was registered as ``identifier`` in this process; declared plugins are removed by removing
+            their folder.
+        """
+        if identifier not in self._factories:
+            raise KeyError(f"no {self.kind} {identifier!r} was registered in this process; declared plugins are "
+                           f"removed by removing their folder")
+        del self._factories[identifier]
+
     def load(self, identifier: str, *args, **kwargs) -> Any:
         """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds.
 

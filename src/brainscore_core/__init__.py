@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 
-from brainscore_vision._shadow import check as _check_shadow
+from brainscore.shadowing import check as _check_shadow
 
 _check_shadow("brainscore_core")  # a real brainscore_core installed too: say which one is in use
 
