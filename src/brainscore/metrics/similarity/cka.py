@@ -16,8 +16,8 @@ from brainscore.metrics.kernels import cka as kernels
 from brainscore.metrics.kernels.backend import device as array_device, namespace, on_device, take_block
 from brainscore.metrics.kernels.design import index_array
 from brainscore.metrics.score import Score
-from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
-                                                _responses, _test_only_splits)
+from brainscore.metrics.similarity.base import (AUTO, CrossValidatedSimilarity, _aggregate_splits, _check_same_stimuli,
+                                                _responses, held_out_masks)
 
 __all__ = ["CKAMetric", "CKACrossValidated"]
 
@@ -91,7 +91,7 @@ class CKAMetric(Metric):
         return Score.of(value, n_stimuli=len(ids1))
 
 
-class CKACrossValidated(_CrossValidated):
+class CKACrossValidated(CrossValidatedSimilarity):
     """:class:`CKAMetric` on the test portion of 10 shuffle splits (Brain-Score's ``cka_cv``).
 
     Parameters are those of :class:`CKAMetric` (``device`` included) and :class:`RDMCrossValidated`.
@@ -117,7 +117,7 @@ class CKACrossValidated(_CrossValidated):
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
         ids, K, L = self._cka._grams(assembly1, assembly2)
         config = self._config(self._cka.comparison_coord, assembly2)
-        masks = _test_only_splits(ids, assembly2, config, assembly1)
+        masks = held_out_masks(ids, assembly2, config, assembly1)
         xp = namespace(K)
         values = []
         for mask in masks:
