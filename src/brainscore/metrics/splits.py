@@ -291,8 +291,9 @@ def assembly_splits(assembly, config: SplitConfig, *, over: str = PRESENTATIONS,
 
 def presentation_folds(assembly, config: SplitConfig,
                        what: str = "the target") -> list[tuple[np.ndarray, np.ndarray]]:
-    """Train/test *presentation* indices of ``assembly``: :func:`assembly_splits` over presentations, where a split
-    value shared by several presentations takes all of them to the side its drawn presentation went.
+    """Train/test *presentation* indices of ``assembly``: :func:`assembly_splits` over presentations, where each side
+    takes every presentation whose split value was drawn for it (with unique values, the drawn indices themselves;
+    a value repeated over presentations drawn for both sides is on both, as the reference's regression has it).
 
     Returns
     -------
