@@ -14,7 +14,7 @@ import numpy as np
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import rdm as kernels
 from brainscore.metrics.kernels.backend import namespace, on_device
 from brainscore.metrics.score import Score
@@ -111,7 +111,7 @@ class RSANoiseCeiling(Ceiling):
     def __call__(self, data) -> Score:
         subjects, stack = self.subject_rdms(data)
         n = stack.shape[0]
-        stack = on_device(stack, resolve_device(self.device))
+        stack = on_device(stack, effective_device(self.device))
         xp = namespace(stack)
         triangles = xp.stack([kernels.upper_triangle(stack[i]) for i in range(n)])
         total = xp.sum(triangles, axis=0)

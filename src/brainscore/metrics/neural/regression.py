@@ -26,7 +26,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly, align_presentations
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import regression as kernels
 from brainscore.metrics.kernels.backend import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
@@ -267,7 +267,7 @@ class CrossRegressedCorrelation(Metric):
         target = _presentation_by_neuroid(target, "target")
         source, target = align_presentations(source, target)
         folds = presentation_folds(target, self.split_config)
-        device = resolve_device(self.device)
+        device = effective_device(self.device)
         X, Y = _values(source, "source", device), _values(target, "target", device)
         predicted, names = target, ("source", "target")
         if self.reverse:
@@ -359,7 +359,7 @@ class TrainTestSplitCorrelation(Metric):
                 raise AlignmentError(f"{s_name} vs {t_name}: {error}") from None
             pairs.append((source, target))
         (s_tr, t_tr), (s_te, t_te) = pairs
-        device = resolve_device(self.device)
+        device = effective_device(self.device)
         X_tr, Y_tr = _values(s_tr, "source_train", device), _values(t_tr, "target_train", device)
         X_te, Y_te = _values(s_te, "source_test", device), _values(t_te, "target_test", device)
         predicted, fitted = t_te, t_tr
@@ -434,7 +434,7 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         n, T = target.sizes["presentation"], target.sizes["time_bin"]
         X = _values(source, "source", None).reshape(n * T, -1)       # sample = (presentation, time bin)
         Y = _values(target, "target", None).reshape(n * T, -1)
-        device = resolve_device(self.device)
+        device = effective_device(self.device)
         X, Y = on_device(X, device), on_device(Y, device)
         stacked = [((train[:, None] * T + np.arange(T)).ravel(), (test[:, None] * T + np.arange(T)).ravel())
                    for train, test in folds]

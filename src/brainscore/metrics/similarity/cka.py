@@ -11,7 +11,7 @@ import numpy as np
 
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import cka as kernels
 from brainscore.metrics.kernels.backend import device as array_device, namespace, on_device, take_block
 from brainscore.metrics.kernels.design import index_array
@@ -76,7 +76,7 @@ class CKAMetric(Metric):
 
     def _grams(self, assembly1, assembly2):
         _, x, ids2, y = self._checked(assembly1, assembly2)
-        device = resolve_device(self._device)
+        device = effective_device(self._device)
         return ids2, kernels.gram(on_device(x, device), self.dtype), kernels.gram(on_device(y, device), self.dtype)
 
     def __call__(self, assembly1, assembly2) -> Score:
@@ -86,7 +86,7 @@ class CKAMetric(Metric):
         the shapes (:func:`~brainscore.metrics.kernels.cka.linear_cka`); the same number.
         """
         ids1, x, _, y = self._checked(assembly1, assembly2)
-        device = resolve_device(self._device)
+        device = effective_device(self._device)
         value = kernels.linear_cka(on_device(x, device), on_device(y, device), unbiased=self.unbiased, dtype=self.dtype)
         return Score.of(value, n_stimuli=len(ids1))
 

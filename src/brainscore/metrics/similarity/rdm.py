@@ -25,7 +25,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import rdm as kernels
 from brainscore.metrics.kernels.backend import on_device, to_numpy
 from brainscore.metrics.score import Score
@@ -169,7 +169,7 @@ def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulu
     (stimulus_dim,) = assembly[comparison_coord].dims
     ids = np.asarray(assembly[comparison_coord].values)
     order = sorted_unique_order(ids, comparison_coord)
-    _, matrix = rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=resolve_device(device))
+    _, matrix = rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=effective_device(device))
     matrix = to_numpy(matrix)
     coords = {}
     for name, coord in assembly.coords.items():
@@ -275,7 +275,7 @@ class RDMMetric(Metric):
     def __call__(self, assembly1, assembly2) -> Score:
         """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data); responses or RDM assemblies."""
         ids1, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype,
-                                     resolve_device(self.device))
+                                     effective_device(self.device))
         rho = kernels.rdm_spearman(rdm1, rdm2)
         return Score.of(rho, n_stimuli=len(ids1))
 
@@ -322,7 +322,7 @@ class RDMCrossValidated(CrossValidatedSimilarity):
     def __call__(self, assembly1, assembly2) -> Score:
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
         ids2, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype,
-                                     resolve_device(self.device))
+                                     effective_device(self.device))
         config = self._config(self.comparison_coord, assembly2)
         masks = held_out_masks(ids2, assembly2, config, assembly1)
         ranks1 = kernels.SubsetRanks(to_numpy(kernels.upper_triangle(rdm1)))  # one sort, then ranks per split
