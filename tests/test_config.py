@@ -209,3 +209,13 @@ def test_a_bad_torch_threads_stops_score_before_anything_is_recorded(xdg, tmp_pa
         "error: the settings cannot be used: BRAINSCORE_TORCH_THREADS: torch_threads must be a whole number >= 1, "
         "got 'abc'. Nothing was run; fix them (`brainscore config show` lists the settings)\n")
     assert not database.exists() and not (tmp_path / "home").exists()
+
+
+def test_the_website_home_is_the_configured_home(xdg, tmp_path):
+    """The website's home (its secret key, its stimuli, its submissions) is config.home(): the settings file's
+    ``home`` counts there as for the command line and the sandbox (web/site.py read only $BRAINSCORE_HOME)."""
+    from brainscore.web import site
+
+    config.set_value("home", str(tmp_path / "configured"))
+    assert site.home() == config.home() == tmp_path / "configured"
+    assert (tmp_path / "configured").is_dir()  # created, as before

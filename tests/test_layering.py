@@ -21,6 +21,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 RANKS = {
     "brainscore.errors": -1, "brainscore.config": 0, "brainscore.progress": 0,  # config raises errors
     "brainscore.device": 0,  # the device argument, checked once: imports errors only
+    "brainscore.shadowing": 0,  # which brainscore_vision/brainscore_core is in use: the standard library only
     "brainscore.caching": 1,
     "brainscore.data": 2,
     "brainscore.metrics": 3, "brainscore.models": 3,
@@ -164,3 +165,139 @@ def test_the_architecture_document_shows_these_layers():
         f"docs/architecture.md and RANKS disagree; update the table of ranks in docs/architecture.md (and its "
         f"picture) together with RANKS. Missing from the document: {missing}; documented but not a layer: {stale}; "
         f"documented rank != RANKS: {moved}")
+
+
+# ---- the outer ring: the reference-API adapters over brainscore's public names (issue 38) -------------------------
+#: The adapter packages: above ``brainscore.cli``, they may import any of ``brainscore``, but only its public names.
+ADAPTERS = ("brainscore_vision", "brainscore_core")
+#: Private attributes of objects that are not brainscore's, which adapter code may use (the standard library's).
+FOREIGN_PRIVATE = {"sys._getframe"}
+
+
+def _private(name: str) -> bool:
+    """``_x`` is private, ``__x__`` (a dunder) is not."""
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _folder(module: str, root: Path) -> str:
+    """The folder (package) ``module`` lives in: itself for a package, its parent for a plain module."""
+    return module if (root / Path(*module.split("."))).is_dir() else module.rsplit(".", 1)[0]
+
+
+def private_uses(source: str, module: str, *, is_package: bool = False, root: Path = ROOT / "src") -> list[str]:
+    """Where ``source`` (the code of ``module``) uses a private name of another folder of ``brainscore``.
+
+    For every module: ``from brainscore.x.y import _z``, ``import brainscore.x._y`` and ``from brainscore.x import
+    _y`` (a private module), and ``alias._z`` on a name bound to a brainscore module, when the private name lives in
+    another folder than ``module``. For an adapter module (:data:`ADAPTERS`) a private name of ``brainscore`` is
+    never allowed, whatever folder, and neither is a private attribute of any object but ``self``/``cls``
+    (``extractor._device``, ``getattr(extractor, "_device")``), except the standard library's
+    (:data:`FOREIGN_PRIVATE`).
+    """
+    package = module if is_package else module.rsplit(".", 1)[0]
+    adapter = module.split(".")[0] in ADAPTERS
+    here = module if is_package else _folder(module, root)
+    found: list[str] = []
+    aliases: dict[str, str] = {}  # local name -> brainscore module it is bound to
+
+    def crosses(target: str) -> bool:  # the private name lives in another folder than this module
+        return adapter or _folder(target, root) != here
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] != "brainscore":
+                    continue
+                aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else "brainscore"
+                parts = alias.name.split(".")
+                if any(_private(p) for p in parts) and crosses(alias.name):
+                    found.append(f"line {node.lineno}: import {alias.name} (a private module)")
+        elif isinstance(node, ast.ImportFrom):
+            target = _absolute(node, package)
+            if target.split(".")[0] != "brainscore":
+                continue
+            for alias in node.names:
+                full = f"{target}.{alias.name}"
+                if (root / Path(*full.split("."))).is_dir() or (root / Path(*full.split("."))).with_suffix(".py").exists():
+                    aliases[alias.asname or alias.name] = full
+                if any(_private(p) for p in full.split(".")) and crosses(target):
+                    found.append(f"line {node.lineno}: from {target} import {alias.name} (a private name)")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = ast.unparse(node.value)
+            if base in aliases:
+                if crosses(aliases[base]):
+                    found.append(f"line {node.lineno}: {base}.{node.attr} (a private name of {aliases[base]})")
+            elif adapter and base not in ("self", "cls") and f"{base}.{node.attr}" not in FOREIGN_PRIVATE:
+                found.append(f"line {node.lineno}: {base}.{node.attr} (a private attribute)")
+        elif (adapter and isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) >= 2
+              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+              and _private(node.args[1].value) and ast.unparse(node.args[0]) not in ("self", "cls")):
+            found.append(f"line {node.lineno}: {node.func.id}({ast.unparse(node.args[0])}, {node.args[1].value!r}) "
+                         f"(a private attribute)")
+    return found
+
+
+def _modules_under(top: str) -> dict[str, Path]:
+    base = ROOT / "src"
+    return {".".join(p.relative_to(base).with_suffix("").parts[:-1] if p.name == "__init__.py"
+                     else p.relative_to(base).with_suffix("").parts): p
+            for p in sorted((base / top).rglob("*.py"))}
+
+
+ALL_MODULES = {name: path for top in ("brainscore",) + ADAPTERS for name, path in _modules_under(top).items()}
+
+
+@pytest.mark.parametrize("module", sorted(ALL_MODULES))
+def test_private_names_stay_in_their_folder(module):
+    """No private name crosses folders inside ``brainscore``; the adapters use only ``brainscore``'s public names."""
+    path = ALL_MODULES[module]
+    found = private_uses(path.read_text(encoding="utf-8"), module, is_package=path.name == "__init__.py")
+    assert not found, (f"{path.relative_to(ROOT)} uses private names of other folders: " + "; ".join(found)
+                       + ". Make what is needed public (a name without the leading underscore, with a docstring) "
+                         "in the module that owns it, and import that")
+
+
+@pytest.mark.parametrize("module", sorted(_modules_under("brainscore_core")))
+def test_brainscore_core_never_imports_brainscore_vision(module):
+    """The reference's direction: vision builds on core, never the reverse."""
+    path = ALL_MODULES[module]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            targets.add(node.module or "")
+    assert not {t for t in targets if t.split(".")[0] == "brainscore_vision"}, f"{path} imports brainscore_vision"
+
+
+def test_the_private_name_checker_catches_an_adapter_reaching_in():
+    """The ring's rules are not vacuous: each kind of private use, in a synthetic adapter module, is caught."""
+    adapter = "brainscore_vision.metrics.synthetic"
+    cases = {
+        "from brainscore.scoring.job import _device": "private name",
+        "from brainscore.models import _torchvision": "private name",
+        "import brainscore.models._torchvision": "private module",
+        "from brainscore.scoring import job\njob._device(None)": "private name of brainscore.scoring.job",
+        "def f(extractor):\n    return extractor._device": "private attribute",
+        "def f(extractor):\n    return getattr(extractor, '_device_spec', None)": "private attribute",
+        "def f(registry):\n    return registry.native._factories": "private attribute",
+    }
+    for source, kind in cases.items():
+        found = private_uses(source, adapter)
+        assert len(found) == 1 and kind in found[0], (source, found)
+    # what stays allowed: public names, private names of the adapter's own objects, the standard library's
+    assert private_uses("from brainscore.scoring.job import score_model\nimport sys\nsys._getframe(1)\n"
+                        "class A:\n    def f(self):\n        return self._x", adapter) == []
+    # inside brainscore: a private name of the same folder is fine, of another folder is not
+    assert private_uses("from brainscore.scoring.job import _device", "brainscore.scoring.run") == []
+    assert len(private_uses("from brainscore.scoring.job import _device", "brainscore.boundary.server")) == 1
+    assert len(private_uses("from .job import _device", "brainscore.boundary.server")) == 0  # .job is boundary's own

@@ -103,7 +103,7 @@ def build(library: str, architecture: str):
     """The untrained network on the meta device (structure only)."""
     import torch
 
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     torchvision = import_torchvision()
     with torch.device("meta"):

@@ -77,7 +77,7 @@ def pytest_configure(config):
     a CUDA build next to the CPU torch; its ``nms`` operator must be defined first, pytorch/vision 9085). The
     reference's tests import torchvision in their own code (``from torchvision.models.alexnet import alexnet``)."""
     try:
-        from brainscore.models._torchvision import import_torchvision
+        from brainscore.models.torchvision_loading import import_torchvision
 
         import_torchvision()
     except Exception:  # noqa: BLE001 (no torchvision: the tests that need it fail and say so)

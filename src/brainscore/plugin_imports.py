@@ -14,7 +14,7 @@ process that imports the registry, also give:
 - ``result_caching``, where that package is not installed: decorators that cache nothing
   (:mod:`brainscore_vision._result_caching`);
 - ``import torchvision`` anywhere: the operators its CUDA wheel lacks next to a CPU torch are defined first
-  (:func:`brainscore.models._torchvision.prepare`);
+  (:func:`brainscore.models.torchvision_loading.prepare`);
 - torch hub, torchvision, timm and Hugging Face downloads, and plugin code's own ``urllib.request.urlretrieve`` /
   ``urlopen``, ``requests.get`` and ``gdown.download``, from the weights mirror or failing fast
   (:mod:`brainscore.models.downloads`), installed after those modules are imported.
@@ -369,7 +369,7 @@ class _AfterExecLoader:
 
 
 def _prepare_torchvision() -> None:
-    from brainscore.models._torchvision import prepare
+    from brainscore.models.torchvision_loading import prepare
 
     prepare()
 
@@ -383,7 +383,7 @@ def _guard_downloads() -> None:
 class _ThirdPartyImportHook:
     """Makes third-party code behave here as brainscore's own models need, in every process that imports the
     registry (so plugin code gets it too): before ``torchvision`` is imported, the operators its CUDA wheel lacks
-    next to a CPU torch are defined (:func:`brainscore.models._torchvision.prepare`); after ``torch.hub``,
+    next to a CPU torch are defined (:func:`brainscore.models.torchvision_loading.prepare`); after ``torch.hub``,
     ``huggingface_hub`` or timm's hub module is imported, their downloads are served from the weights mirror or
     fail fast (:mod:`brainscore.models.downloads`). It answers no name itself."""
 

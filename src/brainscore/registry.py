@@ -260,6 +260,20 @@ class Registry:
             _discovery.check_conflict(self.kind, identifier, module)
         return self._register(identifier, factory, {}, module)
 
+    def unregister(self, identifier: str) -> None:
+        """Remove the factory registered under ``identifier`` in this process (a run-time registration).
+
+        Raises
+        ------
+        KeyError
+            If nothing was registered as ``identifier`` in this process; declared plugins are removed by removing
+            their folder.
+        """
+        if identifier not in self._factories:
+            raise KeyError(f"no {self.kind} {identifier!r} was registered in this process; declared plugins are "
+                           f"removed by removing their folder")
+        del self._factories[identifier]
+
     def load(self, identifier: str, *args, **kwargs) -> Any:
         """Call the factory of ``identifier`` with ``args`` and ``kwargs`` and return what it builds.
 
@@ -679,6 +693,13 @@ class _Discovery:
             self._broken_ids.clear()
             self._warned.clear()
             self._noticed.clear()
+
+
+def reset_discovery() -> None:
+    """Forget what the plugin scan found (the plugin path changed: ``BRAINSCORE_PLUGIN_DIRS`` was set after the first
+    scan, by a clone of the reference's repository or by pytest naming a plugin tree's test file); the next
+    ``load_*``/``list_*`` scans again."""
+    _discovery.reset()
 
 
 def add_plugin_dirs(folders) -> list[Path]:

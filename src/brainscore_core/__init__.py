@@ -18,7 +18,7 @@ from brainscore_core._clone import adopt as _adopt_clone
 
 _adopt_clone()  # a clone of the reference's repository as the current folder: brainscore_vision is still brainscore's
 
-from brainscore_vision._shadow import check as _check_shadow  # noqa: E402 (after adopting a clone)
+from brainscore.shadowing import check as _check_shadow  # noqa: E402 (after adopting a clone)
 
 _check_shadow("brainscore_core")  # a real brainscore_core installed too: say which one is in use
 

@@ -57,7 +57,7 @@ def _add_plugin_dir(root: Path) -> None:
     os.environ["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join([str(root), *current])
     registry = sys.modules.get("brainscore.registry")
     if registry is not None:
-        registry._discovery.reset()
+        registry.reset_discovery()
 
 
 def adopt() -> Path | None:

@@ -48,4 +48,4 @@ def pytest_configure(config) -> None:
         os.environ["BRAINSCORE_PLUGIN_DIRS"] = os.pathsep.join([*map(str, added), *map(str, current)])
         registry = sys.modules.get("brainscore.registry")
         if registry is not None:
-            registry._discovery.reset()
+            registry.reset_discovery()

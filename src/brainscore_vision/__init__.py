@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from brainscore_vision._shadow import check as _check_shadow
+from brainscore.shadowing import check as _check_shadow
 
 _check_shadow("brainscore_vision")
 
@@ -110,17 +110,18 @@ def _seeded(factory: Callable[..., Any], *args, **kwargs) -> Any:
 def _move(model: Any, device: Any, identifier: str) -> None:
     """Run ``model``'s network on ``device`` (``--device``): set before the network is first built or used."""
     extractor = getattr(model, "activations_model", None)
-    if extractor is None or not hasattr(extractor, "_device_spec"):
+    if extractor is None or not hasattr(extractor, "device_spec"):
         from brainscore.errors import ValidationError
 
         raise ValidationError(f"model {identifier!r} ({type(model).__name__}) cannot be moved to device {device!r}: "
                               f"it has no brainscore activations model; leave --device out")
-    if getattr(extractor, "_device", None) is not None and str(extractor._device) != str(device):
+    placed = getattr(extractor, "placed_device", None)
+    if placed is not None and str(placed) != str(device):
         from brainscore.errors import ValidationError
 
-        raise ValidationError(f"model {identifier!r} already runs on {extractor._device}; it cannot be moved to "
+        raise ValidationError(f"model {identifier!r} already runs on {placed}; it cannot be moved to "
                               f"{device!r} (give the device when it is built)")
-    extractor._device_spec = device
+    extractor.device_spec = device
 
 
 class PluginRegistry(MutableMapping):
@@ -172,11 +173,7 @@ class PluginRegistry(MutableMapping):
         return self.native.factory(identifier)
 
     def __delitem__(self, identifier: str) -> None:
-        factories = self.native._factories
-        if identifier not in factories:
-            raise KeyError(f"no {self.kind} {identifier!r} was registered in this process; declared plugins are "
-                           f"removed by removing their folder")
-        del factories[identifier]
+        self.native.unregister(identifier)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.native.list())

@@ -370,8 +370,8 @@ def test_device_is_given_to_a_reference_models_extractor_before_it_runs(tmp_path
     model_plugin(tmp_path, "no_device", "compat-no-device")  # its stand-in extractor is no brainscore extractor
     folder = model_plugin(tmp_path, "with_device", "compat-with-device")
     (folder / "model.py").write_text(MODEL_CODE.replace("    identifier = 'stand-in'",
-                                                        "    identifier = 'stand-in'\n    _device_spec = _device = None"))
+                                                        "    identifier = 'stand-in'\n    device_spec = placed_device = None"))
     use_dirs(tmp_path)
-    assert registry.models.load("compat-with-device", device="cuda:1").activations_model._device_spec == "cuda:1"
+    assert registry.models.load("compat-with-device", device="cuda:1").activations_model.device_spec == "cuda:1"
     with pytest.raises(ValidationError, match="cannot be moved to device 'cuda'"):
         registry.models.load("compat-no-device", device="cuda")

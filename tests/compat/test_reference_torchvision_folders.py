@@ -45,7 +45,7 @@ def folders(reference_tree, tmp_path_factory):
     os.chmod(plugins, 0o755)
     import torch
 
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
     from brainscore.models.weights import seeded
 
     mirror = tmp_path_factory.mktemp("weights")

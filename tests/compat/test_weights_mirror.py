@@ -81,7 +81,7 @@ def test_weights_mirror_must_name_existing_folders(tmp_path, monkeypatch):
 
 
 def test_torchvision_pretrained_offline_is_one_line_naming_the_file_the_url_and_the_setting(mirror):
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     torchvision = import_torchvision()
     with pytest.raises(NetworkError) as offline:
@@ -97,7 +97,7 @@ def test_torchvision_pretrained_reads_a_declared_stand_in_from_the_mirror_and_no
     import torch
 
     from brainscore.data.stand_ins import StandInWarning
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
     from brainscore.models.weights import seeded
 
     torchvision = import_torchvision()

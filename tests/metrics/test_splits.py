@@ -82,3 +82,55 @@ def test_splits_do_not_import_scikit_learn():
             "split_indices(20, SplitConfig(), np.repeat([0, 1], 10));"
             "assert 'sklearn' not in sys.modules, 'sklearn imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---- the one split/aggregate pair over an assembly coordinate (issue 38) -------------------------------------------
+def _repeated_assembly():
+    import xarray as xr
+
+    ids = np.array(["c", "a", "c", "b", "a", "d", "b", "d"] * 3)
+    objects = np.array([{"a": "x", "b": "y", "c": "x", "d": "y"}[i] for i in ids])
+    return xr.DataArray(np.arange(len(ids), dtype=float), dims=("presentation",),
+                        coords={"stimulus_id": ("presentation", ids), "object_name": ("presentation", objects)})
+
+
+def test_assembly_splits_draws_presentations_or_first_seen_values():
+    from brainscore.metrics.splits import FIRST_SEEN_VALUES, assembly_splits, presentation_folds
+
+    assembly = _repeated_assembly()
+    config = SplitConfig(splits=3, train_size=0.5, test_size=None, stratification_coord=None)
+    values, folds = assembly_splits(assembly, config, over=FIRST_SEEN_VALUES)
+    assert values.tolist() == ["c", "a", "b", "d"]  # first-seen order, not sorted
+    assert [(t.tolist(), s.tolist()) for t, s in folds] == [(t.tolist(), s.tolist()) for t, s in shuffle_split(4, 3, 0.5)]
+    values, folds = assembly_splits(assembly, config)
+    assert len(values) == 24 and len(folds[0][0]) == 12  # every presentation drawn
+    for (train, test), (drawn_train, drawn_test) in zip(presentation_folds(assembly, config), folds):
+        # each side takes every presentation of a value drawn for it (as main's regression folds did)
+        assert train.tolist() == np.flatnonzero(np.isin(values, values[drawn_train])).tolist()
+        assert test.tolist() == np.flatnonzero(np.isin(values, values[drawn_test])).tolist()
+
+
+def test_assembly_splits_says_what_is_missing():
+    from brainscore.metrics.splits import FIRST_SEEN_VALUES, assembly_splits
+
+    assembly = _repeated_assembly().drop_vars("object_name")
+    with pytest.raises(ValidationError, match="cannot stratify the splits by 'object_name': the target has no such"):
+        assembly_splits(assembly, SplitConfig())
+    with pytest.raises(ValidationError, match="has no coordinate 'image_id' to split on"):
+        assembly_splits(assembly, SplitConfig(split_coord="image_id"))
+    values, folds = assembly_splits(assembly, SplitConfig(splits=2, train_size=0.5), over=FIRST_SEEN_VALUES,
+                                    stratify_if_present=True)  # the reference transformations' leniency
+    assert len(values) == 4 and len(folds) == 2
+
+
+def test_mean_over_splits_numpy_propagates_nan_and_xarray_skips_it():
+    import xarray as xr
+
+    from brainscore.metrics.splits import mean_over_splits
+
+    per_split = np.array([0.5, 0.7, 0.6, 0.8])
+    center, error = mean_over_splits(per_split)
+    assert center == per_split.mean() and error == per_split.std() / 2.0
+    assert np.isnan(mean_over_splits(np.array([0.5, np.nan]))[0])
+    center, error = mean_over_splits(xr.DataArray([0.5, np.nan, 0.7], dims=("split",)))
+    assert float(center) == pytest.approx(0.6) and float(error) == pytest.approx(0.1 / np.sqrt(3))

@@ -286,7 +286,7 @@ def test_a_torchvision_network_from_a_weights_file_is_not_built_when_its_activat
     import torch
 
     import brainscore
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     torchvision = import_torchvision()
     from brainscore.data import file_sha256

@@ -79,7 +79,7 @@ def test_candidates_are_the_outputs_of_top_level_blocks():
 def test_candidates_on_the_meta_device_match_and_real_architectures():
     with torch.device("meta"):
         assert structural_candidates(Net()) == EXPECTED
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     torchvision = import_torchvision()
     with torch.device("meta"):

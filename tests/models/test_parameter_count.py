@@ -9,7 +9,7 @@ from brainscore.models.commitment import ModelCommitment
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.identity import NetworkRecipe
 from brainscore.models.preprocessing import Preprocessing
-from brainscore.scoring.job import _model_facts
+from brainscore.scoring.job import model_facts
 from brainscore.scoring.provenance import provenance_key
 
 PRE = Preprocessing("imagenet", 20)
@@ -25,7 +25,7 @@ def test_parameters_are_counted_from_the_network():
     extractor = ActivationsExtractor(net(), "count-net", PRE, device="cpu", progress=False)
     assert extractor.parameter_count == 112 + 8 + 10  # buffers (running mean, variance) are not parameters
     commitment = ModelCommitment("count-net", extractor, ["0", "4"])
-    assert commitment.parameter_count == 130 and _model_facts(commitment) == {"parameter_count": 130}
+    assert commitment.parameter_count == 130 and model_facts(commitment) == {"parameter_count": 130}
 
 
 def test_shared_parameters_count_once():
@@ -38,7 +38,7 @@ def test_a_network_not_built_is_not_counted():
     recipe = NetworkRecipe(build=functools.partial(net), arguments={"name": "count-net"}, code=[__name__])
     extractor = ActivationsExtractor(recipe, "count-net", PRE, device="cpu", progress=False)
     assert extractor.parameter_count is None and extractor._model is None  # unknown, and the network not built
-    assert _model_facts(ModelCommitment("count-net", extractor, ["0"])) is None
+    assert model_facts(ModelCommitment("count-net", extractor, ["0"])) is None
     extractor.model  # built for extraction: now it is known
     assert extractor.parameter_count == 130
 

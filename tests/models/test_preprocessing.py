@@ -77,7 +77,7 @@ def test_torchvision_geometry_rules():
 
 
 def test_matches_torchvision_when_available(tmp_path, rng):
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     try:
         transforms = import_torchvision().transforms

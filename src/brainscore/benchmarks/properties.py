@@ -183,15 +183,15 @@ class PropertiesBenchmark(BenchmarkBase):
         same resample with :data:`CEILING_DRAWS` draws of its own (seeded), so the ceiling's uncertainty
         propagates into ``raw / ceiling``. Returns None for another metric or without the model's properties.
         """
-        from brainscore.metrics.neural.distribution_similarity import KSSimilarity, _property_values
+        from brainscore.metrics.neural.distribution_similarity import KSSimilarity, property_values
 
         model_properties = result.attrs.get("model_properties")
         if model_properties is None or not isinstance(self.metric, KSSimilarity):
             return None
         metric = self.metric
         bins = metric._bins(self.assembly)
-        model = _property_values(model_properties, metric.property_name)
-        data = _property_values(self.assembly, metric.property_name)
+        model = property_values(model_properties, metric.property_name)
+        data = property_values(self.assembly, metric.property_name)
         weights = resample_counts(len(data), resamples, seed)            # (resamples, neurons)
         raw = _ks_against_resamples(model, data, bins, weights, metric.n_samples, metric.random_state)
         ceiling = None

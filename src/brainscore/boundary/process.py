@@ -209,6 +209,76 @@ def server_environment(home: Path, python_path: tuple = (), plugin_dirs: tuple =
     return env
 
 
+def hidden_paths(*more: Path) -> list[Path]:
+    """The folders no sandboxed model server may see, whoever starts it: ``more`` (the caller's own: the website's
+    submissions and database) and this process's home (:func:`brainscore.config.home`: the store, caches, the
+    website's secret key), its configuration folder and the user's home folder."""
+    return [*map(Path, more), config.home(), config.config_file().parent, Path.home()]
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """What one sandboxed model server is started with (built by :func:`sandbox`).
+
+    Attributes
+    ----------
+    spec : launcher.Spec
+        The launcher's settings: what it sees (read-only), its limits, its user, its working directory.
+    env : dict of str to str
+        Its environment (:func:`server_environment`).
+    home : Path
+        Its own ``BRAINSCORE_HOME``, inside its working directory.
+    """
+
+    spec: launcher.Spec
+    env: dict
+    home: Path
+
+
+def sandbox(python: str, workdir: Path, limits: "Limits", *, uid: int, resources: Path, shown: tuple = (),
+            hidden: tuple = (), python_path: tuple = (), plugin_dirs: tuple = (), readable_plugin_dirs: tuple = (),
+            report_fd: int = -1, keep_fds: tuple = ()) -> Sandbox:
+    """The one way a model server's sandbox is put together, for :class:`ModelServer` (``brainscore score
+    --sandbox``, a run's workers) and the website's queue (:func:`brainscore.web.pairs.run_pair`) alike.
+
+    Parameters
+    ----------
+    python : str
+        The interpreter the server runs in (its environment is readable).
+    workdir : Path
+        The server's working directory (writable; its home is made inside it).
+    limits : Limits
+        Memory, CPU, processes, disk, isolation, and the extra readable folders (``limits.readable``).
+    uid : int
+        The user (and group) the server runs as when isolated as root.
+    resources : Path
+        :func:`prepare_resources`: the server's only data mirror.
+    shown : tuple of paths
+        Its own folders it sees even inside a hidden one (the stimulus folder, a submission's code).
+    hidden : tuple of paths
+        Folders hidden besides :func:`hidden_paths`' (the website's submissions folder and database file).
+    python_path, plugin_dirs : tuple
+        Added to its ``PYTHONPATH`` and its plugin folders (:func:`server_environment`).
+    readable_plugin_dirs : tuple
+        Plugin folders it may read besides the configured ones.
+    report_fd, keep_fds
+        The launcher's verdict descriptor and the descriptors handed to the server (the channel).
+
+    Returns
+    -------
+    Sandbox
+    """
+    isolate = limits.isolate and launcher.isolation() != "none"
+    home = workdir / (".home" if isolate else "home") / "brainscore"
+    env = server_environment(home, python_path=python_path, plugin_dirs=plugin_dirs, resources=resources)
+    readable = visible_paths(python, hidden_paths(*hidden), extra=(*limits.readable, *readable_plugin_dirs),
+                             shown=tuple(str(p) for p in shown))
+    spec = launcher.Spec(readable=readable, workdir=str(workdir), isolate=isolate, uid=uid, gid=uid,
+                         memory=limits.memory, cpu=limits.cpu, processes=limits.processes, disk=limits.disk,
+                         report_fd=report_fd, keep_fds=tuple(keep_fds), masked=masked_paths(readable))
+    return Sandbox(spec=spec, env=env, home=home)
+
+
 def _readable_by_others(folders) -> None:
     """Raise unless every folder lets another user in: as root, the model server runs as a user of its own (the folders
     above it do not matter: the sandbox binds the folder itself into a file system of its own).
@@ -267,8 +337,6 @@ class ModelServer:
     def __enter__(self):
         from brainscore.boundary.remote import RemoteModel
 
-        isolate = self.limits.isolate and launcher.isolation() != "none"
-        self.spec_isolated = isolate
         base = config.home() / "sandbox"
         base.mkdir(parents=True, exist_ok=True)
         self.folder = Path(tempfile.mkdtemp(prefix="server-", dir=base))
@@ -276,21 +344,17 @@ class ModelServer:
         run, stimuli = self.folder / "run", self.folder / "stimuli"
         run.mkdir()
         resources = prepare_resources(self.folder / "resources")
-        home = (run / ".home" / "brainscore") if isolate else (run / "home" / "brainscore")
-        readable = visible_paths(sys.executable, hidden=[config.home(), config.config_file().parent, Path.home()],
-                                 extra=(*self.limits.readable, *self.plugin_dirs), shown=(str(stimuli), str(resources)))
-        if isolate and launcher.isolation() == "root":
-            _readable_by_others([*self.plugin_dirs, *_configured("plugin_dirs")])
         ours, theirs = socket.socketpair()
         report_read, report_write = os.pipe()
-        uid = launcher.UID_BASE + os.getpid() % launcher.UID_RANGE
-        spec = launcher.Spec(readable=readable, workdir=str(run), isolate=isolate, uid=uid, gid=uid,
-                             memory=self.limits.memory, cpu=self.limits.cpu, processes=self.limits.processes,
-                             disk=self.limits.disk, report_fd=report_write, keep_fds=(theirs.fileno(),),
-                             masked=masked_paths(readable))
+        box = sandbox(sys.executable, run, self.limits, uid=launcher.UID_BASE + os.getpid() % launcher.UID_RANGE,
+                      resources=resources, shown=(stimuli, resources), plugin_dirs=self.plugin_dirs,
+                      readable_plugin_dirs=self.plugin_dirs, report_fd=report_write, keep_fds=(theirs.fileno(),))
+        spec, env = box.spec, box.env
+        self.spec_isolated = spec.isolate
+        if spec.isolate and launcher.isolation() == "root":
+            _readable_by_others([*self.plugin_dirs, *_configured("plugin_dirs")])
         argv = server_command(sys.executable, self.identifier, theirs.fileno(), stimuli, self.model_kwargs,
                               self.limits.memory)
-        env = server_environment(home, plugin_dirs=self.plugin_dirs, resources=resources)
         try:
             self.process = subprocess.Popen(launcher.launcher_command(spec, argv), cwd=run, env=env,
                                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,

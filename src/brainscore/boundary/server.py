@@ -100,11 +100,11 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
 
 
 def _facts(model) -> dict[str, Any]:
-    from brainscore.scoring.job import _device, _model_facts, _model_hashes
+    from brainscore.scoring.job import device_of, model_facts, model_hashes
 
     import resource
 
-    weights, fingerprint = _model_hashes(model)
+    weights, fingerprint = model_hashes(model)
     table = getattr(model, "layer_commitments", None)
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return _jsonable({"cpu_s": sum(u.ru_utime + u.ru_stime for u in usage),  # this server's so far (perf/boundary.py)
@@ -112,7 +112,7 @@ def _facts(model) -> dict[str, Any]:
                       "layer_commitments": table() if callable(table) else None,
                       "layers": list(getattr(model, "layers", None) or []) or None,
                       "weights_sha256": weights, "architecture_fingerprint": fingerprint,
-                      "parameter_count": (_model_facts(model) or {}).get("parameter_count"), "device": _device(model),
+                      "parameter_count": (model_facts(model) or {}).get("parameter_count"), "device": device_of(model),
                       "weights": _state.get("weights")})
 
 

@@ -290,16 +290,30 @@ def aggregate(tree: Tree, leaf_values: dict[str, float | None], weights: dict[st
         used = [c for c in children if counted[c] and weights.get(c, 1.0) > 0]
         counted[node] = bool(used)
         missing[node] = sum(missing[c] for c in used)
-        values = [scores[c] for c in used]
-        if not used or all(v is None for v in values):
+        if not used:
             scores[node] = None
-        else:
-            total = sum(weights.get(c, 1.0) for c in used)
-            scores[node] = sum(weights.get(c, 1.0) * (v or 0.0) for c, v in zip(used, values)) / total
+            return
+        mean = float(weighted_mean([[math.nan if scores[c] is None else scores[c]] for c in used],
+                                   [weights.get(c, 1.0) for c in used])[0])
+        scores[node] = None if math.isnan(mean) else mean
 
     for root in tree.roots():
         visit(root)
     return scores, missing
+
+
+def weighted_mean(columns: list, weights: list[float]):
+    """The weighted tree mean of one inner node, for every model at once: ``sum(w_c v_c) / sum(w_c)`` over its
+    children ``c`` (``columns[i]``: child i's values, shape (n_models,), NaN where missing, counting 0), NaN where
+    every child is missing. The one formula :func:`aggregate` and :func:`reweight` use, so they give the same floats.
+    """
+    import numpy as np  # imported on use: the leaderboard's module stays cheap to import
+
+    total, acc = sum(weights), np.zeros(len(columns[0]))
+    for weight, column in zip(weights, columns):
+        acc = acc + weight * np.nan_to_num(column, nan=0.0)
+    every_missing = np.logical_and.reduce([np.isnan(column) for column in columns])
+    return np.where(every_missing, np.nan, acc / total)
 
 
 def excluded_leaves(tree: Tree, weights: dict[str, float] | None) -> set[str]:
@@ -359,11 +373,7 @@ def reweight(records: list[dict], tree: Tree, weights: dict[str, float] | None) 
         if not used:
             value[node] = np.full(n, np.nan)
             return
-        total, acc = sum(weights.get(c, 1.0) for c in used), np.zeros(n)
-        for c in used:
-            acc = acc + weights.get(c, 1.0) * np.nan_to_num(value[c], nan=0.0)
-        every_missing = np.logical_and.reduce([np.isnan(value[c]) for c in used])
-        value[node] = np.where(every_missing, np.nan, acc / total)
+        value[node] = weighted_mean([value[c] for c in used], [weights.get(c, 1.0) for c in used])
 
     for root in tree.roots():
         visit(root)

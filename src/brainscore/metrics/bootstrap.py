@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels.backend import namespace_of_device, on_device, to_numpy
 
 __all__ = ["BootstrapSamples", "resample_counts", "unit_sums", "weighted_mean", "weighted_pearson", "weighted_spearman_pairs",
@@ -122,7 +122,7 @@ def weighted_mean(weights: np.ndarray, values: np.ndarray, device: str | None = 
     """
     values = np.asarray(values, dtype=np.float64)
     total = weights.sum(axis=1)
-    flat = _product(weights, values.reshape(values.shape[0], -1), resolve_device(device))
+    flat = _product(weights, values.reshape(values.shape[0], -1), effective_device(device))
     with np.errstate(invalid="ignore", divide="ignore"):
         return (flat / total[:, None]).reshape((weights.shape[0],) + values.shape[1:])
 
@@ -155,7 +155,7 @@ def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray, device: 
         y = y - (y.sum(axis=0) / np.maximum(mask.sum(axis=0), 1)) * mask
     k = x.shape[1]
     blocks = [x, y, x * x, y * y, x * y] + ([] if complete else [mask.astype(np.float64)])
-    sums = _product(weights, np.concatenate(blocks, axis=1), resolve_device(device))   # one product for all moments
+    sums = _product(weights, np.concatenate(blocks, axis=1), effective_device(device))   # one product for all moments
     sx, sy, sxx, syy, sxy = (sums[:, i * k:(i + 1) * k] for i in range(5))
     n = weights.sum(axis=1)[:, None] if complete else sums[:, 5 * k:]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -190,7 +190,7 @@ def weighted_spearman_pairs(unit_weights: np.ndarray, rows: np.ndarray, cols: np
     -------
     ndarray of shape (resamples,) or (resamples, n_rdms)
     """
-    device = resolve_device(device)
+    device = effective_device(device)
     if device is not None:
         return _weighted_spearman_pairs_on(device, unit_weights, rows, cols, a, b)
     pair_weights = unit_weights[:, rows] * unit_weights[:, cols]            # (B, P)

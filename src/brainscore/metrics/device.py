@@ -11,7 +11,7 @@ The device is an argument everywhere above the metrics (``score(..., device=)``,
 device=)``, checked once by :func:`brainscore.device.resolve`). A benchmark builds its metric and
 ceiling once, in its plugin, without knowing the device it will be called with; so a benchmark
 called with ``device=`` runs its experiment inside :func:`computing_on` that device, and a metric
-left at ``device=None`` takes the device of the innermost :func:`computing_on` (:func:`resolve`).
+left at ``device=None`` takes the device of the innermost :func:`computing_on` (:func:`effective_device`).
 This context is the metrics' internal default, not a second way to choose a device::
 
     score = benchmark(model, device="cuda")   # metric and ceiling on the GPU
@@ -25,7 +25,7 @@ import contextlib
 from contextvars import ContextVar
 from typing import Iterator
 
-__all__ = ["computing_on", "current", "resolve"]
+__all__ = ["computing_on", "current", "effective_device"]
 
 _DEVICE: ContextVar[str | None] = ContextVar("brainscore_metric_device", default=None)
 
@@ -35,8 +35,9 @@ def current() -> str | None:
     return _DEVICE.get()
 
 
-def resolve(device: str | None) -> str | None:
-    """The device a metric computes on: its own ``device`` if given, else :func:`current`."""
+def effective_device(device: str | None) -> str | None:
+    """The device a metric computes on: its own ``device`` if given, else :func:`current` (named apart from
+    :func:`brainscore.device.resolve`, which checks a device name where a job starts)."""
     return device if device is not None else _DEVICE.get()
 
 

@@ -15,7 +15,7 @@ scikit-learn itself. StratifiedKFold, rarely used, still calls scikit-learn.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -219,3 +219,118 @@ def stratified_shuffle_split(labels: np.ndarray, splits: int, train_size=0.9, te
             test.extend(members[n_i[i]: n_i[i] + t_i[i]])
         out.append((rng.permutation(train), rng.permutation(test)))
     return out
+
+
+# ---- splits of an assembly, and their aggregate: the one pair every metric and adapter uses (issue 38) ---------------
+#: What a split draws: every presentation of the assembly, in its order (brainscore's regression and similarity
+#: metrics, as the reference's ``CrossRegressedCorrelation`` and ``RDMCrossValidated``) ...
+PRESENTATIONS = "presentations"
+#: ... or every distinct value of the split coordinate, in first-seen order, each labelled by its first presentation
+#: (the reference's ``metric_helpers.transformations.CrossValidation``; ``brainscore_vision`` uses this).
+FIRST_SEEN_VALUES = "first_seen_values"
+
+
+def assembly_splits(assembly, config: SplitConfig, *, over: str = PRESENTATIONS, what: str = "the target",
+                    stratify_if_present: bool = False) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """The cross-validation splits of ``assembly`` along ``config.split_coord``, drawn by :func:`split_indices`.
+
+    Parameters
+    ----------
+    assembly : xarray.DataArray
+        With the coordinate ``config.split_coord`` (and ``config.stratification_coord`` when set) along one dim.
+    config : SplitConfig
+    over : {PRESENTATIONS, FIRST_SEEN_VALUES}
+        What is drawn: each presentation (``values`` are the coordinate's values, one per presentation, repeats
+        included), or each distinct value in first-seen order (stratified by the label of its first presentation).
+        The two give different memberships when a value repeats; each caller keeps the reference's own.
+    what : str
+        The assembly's name in error messages (``"the target"``).
+    stratify_if_present : bool
+        True: an assembly without the stratification coordinate is split without stratification (the reference's
+        transformations); False: that is an error.
+
+    Returns
+    -------
+    values : ndarray of shape (n,)
+        The drawn items' ``split_coord`` values.
+    folds : list of (train, test) integer arrays
+        Indices into ``values``, one pair per split.
+
+    Raises
+    ------
+    ValidationError
+        If the assembly lacks the split coordinate, or the stratification coordinate (unless
+        ``stratify_if_present``), or a stratified split cannot be drawn (:func:`stratified_shuffle_split`).
+    ValueError
+        For an unknown ``over``, or sizes :func:`split_indices` cannot draw.
+    """
+    if over not in (PRESENTATIONS, FIRST_SEEN_VALUES):
+        raise ValueError(f"over must be {PRESENTATIONS!r} or {FIRST_SEEN_VALUES!r}, got {over!r}")
+    if config.split_coord not in assembly.coords:
+        raise ValidationError(f"{what} has no coordinate {config.split_coord!r} to split on; its coordinates: "
+                              f"{sorted(map(str, assembly.coords))}")
+    values = np.asarray(assembly[config.split_coord].values)
+    rows = None
+    if over == FIRST_SEEN_VALUES:
+        values, rows = np.unique(values, return_index=True)
+        order = np.argsort(rows)
+        values, rows = values[order], rows[order]
+    stratify = config.stratification_coord
+    if stratify is not None and stratify not in assembly.coords:
+        if not stratify_if_present:
+            raise ValidationError(f"cannot stratify the splits by {stratify!r}: {what} has no such coordinate; pass "
+                                  f"stratification_coord=None (in crossvalidation_kwargs) for plain shuffle splits")
+        stratify = None
+        config = replace(config, stratification_coord=None)
+    labels = None
+    if stratify is not None:
+        labels = np.asarray(assembly[stratify].values)
+        labels = labels if rows is None else labels[rows]
+    return values, split_indices(len(values), config, labels)
+
+
+def presentation_folds(assembly, config: SplitConfig,
+                       what: str = "the target") -> list[tuple[np.ndarray, np.ndarray]]:
+    """Train/test *presentation* indices of ``assembly``: :func:`assembly_splits` over presentations, where each side
+    takes every presentation whose split value was drawn for it (with unique values, the drawn indices themselves;
+    a value repeated over presentations drawn for both sides is on both, as the reference's regression has it).
+
+    Returns
+    -------
+    list of (train, test) integer arrays into the assembly's presentations
+
+    Raises
+    ------
+    ValidationError
+        As :func:`assembly_splits`.
+    """
+    values, folds = assembly_splits(assembly, config, what=what)
+    if len(np.unique(values)) == len(values):
+        return folds
+    return [(np.flatnonzero(np.isin(values, values[train])), np.flatnonzero(np.isin(values, values[test])))
+            for train, test in folds]
+
+
+def mean_over_splits(per_split, dim: str = "split"):
+    """The aggregate of per-split values: (mean, standard error of the mean) over the splits.
+
+    The error is the standard deviation over splits with ``ddof=0`` divided by ``sqrt(n_splits)``, as Brain-Score
+    reports it (Schrimpf et al. 2018).
+
+    Parameters
+    ----------
+    per_split : ndarray of shape (n_splits, ...) or xarray.DataArray with dim ``dim``
+        A numpy array is reduced over its first axis, NaN propagating (a NaN split makes a NaN score, as in the
+        reference's regression metrics); a DataArray over ``dim`` with xarray's reductions, which skip NaN (as the
+        reference's transformations do). Other axes or dims are kept.
+    dim : str
+        The DataArray's split dim.
+
+    Returns
+    -------
+    (mean, error) : arrays (or DataArrays) of the remaining shape
+    """
+    if hasattr(per_split, "dims"):  # a DataArray: its own reductions (without importing xarray here)
+        return per_split.mean(dim), per_split.std(dim) / math.sqrt(per_split.sizes[dim])
+    per_split = np.asarray(per_split)
+    return per_split.mean(axis=0), per_split.std(axis=0) / np.sqrt(per_split.shape[0])

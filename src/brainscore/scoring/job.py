@@ -47,7 +47,7 @@ def load_model(identifier: str, *, device: str | None = None, **kwargs) -> Any:
     return model
 
 
-def _model_hashes(model: Any) -> tuple[str | None, str | None]:
+def model_hashes(model: Any) -> tuple[str | None, str | None]:
     """The model's weights sha256 and architecture fingerprint, where it exposes them (else None)."""
     found = {}
     for name in ("weights_hash", "architecture_fingerprint"):
@@ -65,7 +65,7 @@ def _model_hashes(model: Any) -> tuple[str | None, str | None]:
     return found["weights_hash"], found["architecture_fingerprint"]
 
 
-def _model_facts(model: Any) -> dict | None:
+def model_facts(model: Any) -> dict | None:
     """``{"parameter_count": n}`` of the model's network when it was loaded (counted once by its extractor), else
     None: a model answered from cached activations is not built just to count its parameters."""
     for holder in (model, getattr(model, "activations_model", None)):
@@ -109,7 +109,9 @@ def formula_of(result: Score) -> str:
     return "raw_over_ceiling_clipped" if "unbounded" in result.attrs else "raw_over_ceiling"
 
 
-def _device(model: Any) -> str:
+def device_of(model: Any) -> str:
+    """The device ``model`` runs on, as its record names it (``cpu``, ``cuda:0``): its ``device_label`` or ``device``,
+    or its activations model's, else ``cpu``. Known without importing torch where the model labels it."""
     for holder in (model, getattr(model, "activations_model", None)):
         label = getattr(holder, "device_label", None) if holder is not None else None
         if isinstance(label, str):  # known without importing torch
@@ -259,7 +261,7 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
     result.attrs["formula"] = formula
     _bootstrap.attach(result, interval)
     result.attrs["duration_s"] = time.perf_counter() - started
-    weights, fingerprint = _model_hashes(model)
+    weights, fingerprint = model_hashes(model)
     ceiling = result.attrs.get("ceiling")
     result.attrs["provenance"] = _provenance.collect(
         model={"identifier": model_identifier, "weights_sha256": weights, "architecture_fingerprint": fingerprint,
@@ -280,8 +282,8 @@ def score(model_identifier: str, benchmark_identifier: str, *, device: str | Non
         bootstrap={"resamples": int(bootstrap), "seed": int(bootstrap_seed),
                    "unit": interval.unit if interval is not None else None,
                    "method": interval.method if interval is not None else None},
-        device=_device(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
-        layer_selection=selection_curves or None, model_facts=_model_facts(model),
+        device=device_of(model), start=start, end=_provenance.utc_now(), duration_s=result.attrs["duration_s"],
+        layer_selection=selection_curves or None, model_facts=model_facts(model),
         plugin_sources=_plugin_sources(model_identifier, benchmark_identifier),
         weights=weights_summary(weights_files) or _remote_weights(model))
     unbounded = result.attrs.get("unbounded")

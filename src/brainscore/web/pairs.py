@@ -42,10 +42,8 @@ from pathlib import Path
 from sqlalchemy import make_url
 from sqlalchemy.orm import Session
 
-from brainscore import config
 from brainscore.boundary import cgroup, launcher
-from brainscore.boundary.process import (PACKAGE_ROOT, Limits, masked_paths, prepare_resources, server_command,
-                                         server_environment, visible_paths)
+from brainscore.boundary.process import PACKAGE_ROOT, Limits, prepare_resources, sandbox, server_command
 from brainscore.errors import BrainScoreError
 from brainscore.plugin_sources import private_bytecode
 from brainscore.results import Database, record
@@ -144,21 +142,16 @@ def run_pair(db_url: str, task_id: int, k: int, model: str, benchmark: str, limi
                                              log=lambda line: update_task(engine, task_id, log_append=line))
         except SubmissionRejected as missing:
             return record_pair_failure(store, task_id, submission_id, model, benchmark, "; ".join(missing.problems))
-    isolated = limits.isolate and launcher.isolation() != "none"
-    home = workdir / (".home" if isolated else "home") / "brainscore"
     reference = reference_plugin_dir(site)  # a plugin folder written for the reference Brain-Score
     resources = prepare_resources(folder / "resources")  # what a model may read itself (ImageNet class metadata)
-    env = server_environment(home, python_path=(site,), plugin_dirs=(reference,) if reference is not None else (),
-                             resources=resources)
-    hidden = [folder.parent, config.home(), config.config_file().parent, Path.home()]
+    hidden = [folder.parent]  # every submission; the home, configuration and user's home: hidden_paths() adds them
     database = make_url(db_url)
     if database.drivername.startswith("sqlite") and database.database not in (None, "", ":memory:"):
         hidden.append(Path(database.database))
-    readable = visible_paths(python, hidden, extra=limits.readable, shown=(site, stimuli, resources))
-    uid = launcher.UID_BASE + task_id % launcher.UID_RANGE
-    spec = launcher.Spec(readable=readable, workdir=str(workdir), isolate=isolated, uid=uid, gid=uid,
-                         memory=limits.memory, cpu=limits.cpu, processes=limits.processes, disk=limits.disk,
-                         masked=masked_paths(readable))
+    box = sandbox(python, workdir, limits, uid=launcher.UID_BASE + task_id % launcher.UID_RANGE, resources=resources,
+                  shown=(site, stimuli, resources), hidden=tuple(hidden), python_path=(site,),
+                  plugin_dirs=(reference,) if reference is not None else ())
+    spec, env = box.spec, box.env
     from brainscore.boundary.crossing import StimulusFolder
 
     StimulusFolder(stimuli)  # made (0755) before the sandbox binds it

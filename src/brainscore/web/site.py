@@ -23,6 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from brainscore import config
 from brainscore.leaderboard.aggregate import failure_line, leaderboard_records
 from brainscore.leaderboard.cache import ResultsCache
 from brainscore.results import Database
@@ -38,8 +39,9 @@ _USER = "brainscore.user"
 
 
 def home() -> Path:
-    """``$BRAINSCORE_HOME`` (default ``~/.brainscore``), created if missing."""
-    folder = Path(os.environ.get("BRAINSCORE_HOME", Path.home() / ".brainscore"))
+    """:func:`brainscore.config.home` (``$BRAINSCORE_HOME``, else the settings file's ``home``, else
+    ``~/.brainscore``: the one home the sandbox and the command line use too), created if missing."""
+    folder = config.home()
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

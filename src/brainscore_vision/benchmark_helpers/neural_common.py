@@ -33,7 +33,7 @@ from brainscore.benchmarks import rsa as _rsa
 from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
 
-from brainscore_vision.benchmarks import NoArgumentCeiling, _required_positional
+from brainscore_core.benchmarks import NoArgumentCeiling, required_positional
 from brainscore_vision.utils import LazyLoad, unwrap
 
 __all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "RSABenchmark", "average_repetition", "explained_variance",
@@ -48,7 +48,7 @@ def _ceiling(ceiling_func: Callable | None) -> Callable | None:
     """A ceiling function as ``brainscore`` calls it (``f(assembly)``): no-argument functions are wrapped."""
     if ceiling_func is None:
         return None
-    return ceiling_func if _required_positional(ceiling_func) else NoArgumentCeiling(ceiling_func)
+    return ceiling_func if required_positional(ceiling_func) else NoArgumentCeiling(ceiling_func)
 
 
 def _region(assembly: Any, parent: str | None, region: str | None) -> str:

@@ -1,12 +1,12 @@
 """``Benchmark``, ``BenchmarkBase`` and ``ceil_score``: the reference's benchmark base, on ``brainscore``'s.
 
 ``BenchmarkBase(identifier=..., version=..., ceiling_func=..., parent=..., bibtex=...)`` is
-:class:`brainscore.benchmarks.base.BenchmarkBase` taking the reference's keywords (``version`` 1,
-``parent`` and ``bibtex`` empty when left out); subclasses implement ``__call__(candidate) -> Score``.
-``ceiling_func`` takes no argument (the reference's convention) and may return a plain number
-(``lambda: 1``), which becomes a :class:`~brainscore.metrics.score.Score`. The ceiling is computed
-once and cached on disk by content (identifier, version, the ceiling function's code), as
-``brainscore``'s benchmarks are.
+:class:`brainscore_core.benchmarks.CeilingFunctionBenchmarkBase` under the reference's name (vision builds on core,
+as in the reference): :class:`brainscore.benchmarks.base.BenchmarkBase` taking the reference's keywords (``version``
+1, ``parent`` and ``bibtex`` empty when left out); subclasses implement ``__call__(candidate) -> Score``.
+``ceiling_func`` takes no argument (the reference's convention) and may return a plain number (``lambda: 1``), which
+becomes a :class:`~brainscore.metrics.score.Score`. The ceiling is computed once and cached on disk by content
+(identifier, version, the ceiling function's code), as ``brainscore``'s benchmarks are.
 
 ``ceil_score(score, ceiling)`` is :func:`brainscore.metrics.normalisation.ceil_score`
 (``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``);
@@ -15,120 +15,12 @@ unlike the reference, a new Score is returned and the input is left unchanged).
 """
 from __future__ import annotations
 
-import inspect
-from numbers import Number
-from typing import Any, Callable
-
-import numpy as np
-
-from brainscore.benchmarks import base as _base
-from brainscore.benchmarks.base import Benchmark
-from brainscore.caching import callable_identity
-from brainscore.metrics.normalisation import bound_score, ceil_score
-from brainscore.metrics.score import Score
+from brainscore_core.benchmarks import Benchmark, CeilingFunctionBenchmarkBase, as_score, bound_score, ceil_score
 
 __all__ = ["Benchmark", "BenchmarkBase", "ceil_score", "bound_score", "as_score"]
 
 
-def as_score(value: Any) -> Score:
-    """``value`` as a :class:`Score`: a Score unchanged, a number (or 0-d array) wrapped.
-
-    Raises
-    ------
-    TypeError
-        For anything else (a ceiling must be a number).
-    """
-    if isinstance(value, Score):
-        return value
-    if hasattr(value, "dims") and hasattr(value, "values"):  # another DataArray: keep dims, coords and attrs
-        score = Score(value)
-        return score
-    if isinstance(value, (Number, np.number, np.ndarray)) and not isinstance(value, bool):
-        return Score(np.asarray(value, dtype=float))
-    raise TypeError(f"a ceiling must be a number or a Score, got {type(value).__name__}: {value!r}")
-
-
-def _required_positional(func: Callable[..., Any]) -> int:
-    """How many positional parameters without a default ``func`` has (0 when its signature is unknown)."""
-    try:
-        parameters = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
-        return 0
-    return sum(1 for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
-
-
-class NoArgumentCeiling:
-    """A reference-style ceiling function ``func()`` as ``brainscore``'s ``ceiling(assembly)`` (the argument unused).
-
-    Its repr and ``func`` attribute name the wrapped function, so ``brainscore``'s ceiling cache keys
-    and code hashes follow the plugin's function, not this wrapper.
-    """
-
-    def __init__(self, func: Callable[[], Any]):
-        self.func = func
-        self._takes_arguments = _required_positional(func) > 0
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Score:
-        """``func()`` as a Score; a function that needs arguments (a plugin calling its own
-        ``self._ceiling_func(assembly)``) gets those given."""
-        return as_score(self.func(*args, **kwargs) if self._takes_arguments else self.func())
-
-    def __repr__(self) -> str:
-        return f"NoArgumentCeiling({callable_identity(self.func)})"
-
-
-class BenchmarkBase(_base.BenchmarkBase):
-    """The reference's ``BenchmarkBase``: identifier, version, ceiling function, parent and bibtex.
-
-    Parameters
-    ----------
-    identifier : str
-    ceiling_func : callable () -> Score or number, or None
-        Computes the ceiling (no argument); None: ceiling 1 (scores are not normalised).
-    version : int
-        Default 1.
-    parent : str
-        Leaderboard node (``V1``, ``V2``, ``V4``, ``IT``, ``behavior``, ...).
-    bibtex : str
-    ceiling_key : callable () -> dict, optional
-        ``brainscore``'s option: the content the ceiling depends on (e.g. the data's values). Given, the
-        ceiling is cached on disk by that content, as ``brainscore``'s benchmarks' are.
-
-    Notes
-    -----
-    **Ceiling caching.** Without ``ceiling_key``, the ceiling is computed once per benchmark object and
-    not cached on disk: ``brainscore`` cannot tell which data a plugin's own ceiling function reads, and
-    a cache keyed by the identifier (as the reference's) could serve the ceiling of other data after a
-    data plugin changes.
-    """
-
-    def __init__(self, identifier: str, ceiling_func: Callable[[], Any] | None = None, version: int = 1,
-                 parent: str = "", bibtex: str = "", **kwargs: Any):
-        wrapped = NoArgumentCeiling(ceiling_func) if ceiling_func is not None else None
-        super().__init__(identifier=identifier, version=version, ceiling_func=wrapped, parent=parent, bibtex=bibtex,
-                         ceiling_identity=callable_identity(ceiling_func) if ceiling_func is not None else None,
-                         **kwargs)
-        self._disk_cached_ceiling = kwargs.get("ceiling_key") is not None
-        self._reference_ceiling: Score | None = None
-        self._reference_ceiling_func = wrapped
-
-    @property
-    def ceiling(self) -> Score:
-        """The ceiling: ``ceiling_func()`` as a Score, computed once (see the class notes); 1 without one."""
-        if self._disk_cached_ceiling:
-            return super().ceiling
-        if self._reference_ceiling is None:
-            func = self._reference_ceiling_func
-            self._reference_ceiling = (Score.of(1.0, error=0.0, note="no ceiling: scores are not normalised")
-                                       if func is None else func())
-        return self._reference_ceiling
-
-    def __call__(self, candidate: Any) -> Score:
-        """Run the experiment on ``candidate``: subclasses implement it (as in the reference, not abstract).
-
-        Raises
-        ------
-        NotImplementedError
-            Always, here.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not implement __call__(candidate)")
+class BenchmarkBase(CeilingFunctionBenchmarkBase):
+    """The reference's ``BenchmarkBase`` (:class:`~brainscore_core.benchmarks.CeilingFunctionBenchmarkBase`):
+    identifier, version, ceiling function, parent and bibtex; see there for the parameters and the ceiling's
+    caching."""

@@ -18,14 +18,13 @@ splits (std ``ddof=0`` / sqrt(splits), as ``brainscore``'s metrics).
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any, Callable, Generator, Sequence
 
 import numpy as np
 import xarray as xr
 
 from brainscore.errors import ValidationError
-from brainscore.metrics.splits import SplitConfig, split_indices
+from brainscore.metrics.splits import FIRST_SEEN_VALUES, SplitConfig, assembly_splits, mean_over_splits
 from brainscore_core.metrics import Score
 from brainscore_vision.metric_helpers import Defaults
 from brainscore_vision.metric_helpers.xarray_utils import order_of
@@ -35,8 +34,8 @@ __all__ = ["Transformation", "CrossValidationSingle", "CrossValidation", "TestOn
 
 
 def standard_error_of_the_mean(values: xr.DataArray, dim: str) -> xr.DataArray:
-    """std over ``dim`` (``ddof=0``) / sqrt(its length)."""
-    return values.std(dim) / math.sqrt(values.sizes[dim])
+    """std over ``dim`` (``ddof=0``) / sqrt(its length): :func:`brainscore.metrics.splits.mean_over_splits`'s error."""
+    return mean_over_splits(values, dim)[1]
 
 
 def apply_aggregate(aggregate_fnc: Callable[[Any], Any], values: Any) -> Score:
@@ -52,8 +51,9 @@ def apply_aggregate(aggregate_fnc: Callable[[Any], Any], values: Any) -> Score:
 
 
 def _mean_over_splits(values: xr.DataArray) -> Score:
-    score = Score(values.mean("split"))
-    score.attrs["error"] = standard_error_of_the_mean(values, "split")
+    center, error = mean_over_splits(values, "split")
+    score = Score(center)
+    score.attrs["error"] = error
     return score
 
 
@@ -116,20 +116,12 @@ class _Split:
         self.preprocess_indices = preprocess_indices
 
     def indices(self, assembly: Any) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-        """(unique split values in ``assembly``'s order, list of (train, test) indices into them)."""
-        if self.split_coord not in assembly.coords:
-            raise ValidationError(f"cannot split by {self.split_coord!r}: the assembly has no such coordinate")
-        all_values = np.asarray(assembly[self.split_coord].values)
-        values, first = np.unique(all_values, return_index=True)
-        order = np.argsort(first)
-        values, first = values[order], first[order]
-        stratify = self.stratification_coord if (self.stratification_coord is not None
-                                                 and self.stratification_coord in assembly.coords) else None
-        labels = np.asarray(assembly[stratify].values)[first] if stratify else None
+        """(unique split values in ``assembly``'s order, list of (train, test) indices into them): brainscore's
+        :func:`~brainscore.metrics.splits.assembly_splits` over first-seen values, stratified where it can be."""
         config = SplitConfig(splits=self.splits, train_size=self.train_size, test_size=self.test_size,
-                             split_coord=self.split_coord, stratification_coord=stratify, kfold=self.kfold,
-                             random_state=self.random_state)
-        return values, split_indices(len(values), config, labels)
+                             split_coord=self.split_coord, stratification_coord=self.stratification_coord,
+                             kfold=self.kfold, random_state=self.random_state)
+        return assembly_splits(assembly, config, over=FIRST_SEEN_VALUES, what="the assembly", stratify_if_present=True)
 
     def subset(self, assembly: Any, wanted: np.ndarray) -> Any:
         """The presentations of ``assembly`` whose ``split_coord`` is among ``wanted``, along every dim it lies on."""

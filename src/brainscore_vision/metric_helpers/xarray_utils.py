@@ -171,6 +171,11 @@ class XarrayRegression:
         self._neuroid_dim, self._neuroid_coord, self._stimulus_coord = neuroid_dim, neuroid_coord, stimulus_coord
         self._target_neuroids: dict[str, tuple[str, np.ndarray]] | None = None
 
+    @property
+    def regression(self) -> Any:
+        """The wrapped regression (``fit``/``predict`` on arrays)."""
+        return self._regression
+
     def _matrix(self, assembly: Any) -> tuple[str, np.ndarray]:
         presentation = _presentation_dim(assembly, self._stimulus_coord)
         if set(assembly.dims) != {presentation, self._neuroid_dim}:
@@ -234,6 +239,11 @@ class XarrayCorrelation:
                  neuroid_coord: str = Defaults.neuroid_dim, stimulus_coord: str = Defaults.stimulus_coord):
         self._correlation = correlation
         self._correlation_coord, self._neuroid_dim, self._stimulus_coord = correlation_coord, neuroid_coord, stimulus_coord
+
+    @property
+    def correlation(self) -> Callable:
+        """The wrapped ``(vector, vector) -> (r, p)`` correlation."""
+        return self._correlation
 
     def __call__(self, prediction: Any, target: Any) -> DataAssembly:
         dim, neuroid = self._correlation_coord, self._neuroid_dim

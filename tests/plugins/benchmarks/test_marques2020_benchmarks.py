@@ -341,7 +341,7 @@ def test_marques_scores_have_a_bootstrap_error_and_interval():
     bootstrap resamples the recorded neurons; with every neuron drawn once it gives back the raw similarity and the
     ceiling exactly (the metric's own model draws and seed)."""
     from brainscore.benchmarks.properties import _ks_against_resamples
-    from brainscore.metrics.neural.distribution_similarity import _property_values
+    from brainscore.metrics.neural.distribution_similarity import property_values
     from brainscore.scoring.bootstrap import attach, confidence_interval
 
     benchmark = brainscore.load_benchmark("Marques2020_DeValois1982-pref_or")
@@ -350,8 +350,8 @@ def test_marques_scores_have_a_bootstrap_error_and_interval():
     model_properties = data.copy(data=np.where(np.isnan(data.values), np.nan, rng.uniform(0, 180, data.shape)))
     score = benchmark.score_properties(model_properties)
     metric = benchmark.metric
-    model = _property_values(model_properties, metric.property_name)
-    measured = _property_values(data, metric.property_name)
+    model = property_values(model_properties, metric.property_name)
+    measured = property_values(data, metric.property_name)
     bins = metric._bins(data)
     once = np.ones((1, len(measured)))
     assert _ks_against_resamples(model, measured, bins, once, metric.n_samples, metric.random_state)[0] == \

@@ -173,7 +173,7 @@ def test_pixels_baseline_features_are_the_preprocessed_images():
 
 def _tv():
     try:
-        from brainscore.models._torchvision import import_torchvision
+        from brainscore.models.torchvision_loading import import_torchvision
 
         return import_torchvision()
     except ImportError:

@@ -30,7 +30,7 @@ import pandas as pd
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Ceiling, Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels.backend import device as array_device
 from brainscore.metrics.kernels.backend import namespace, on_device, to_numpy
 from brainscore.metrics.score import Score
@@ -135,8 +135,8 @@ def _resampled_kappa(weights: np.ndarray, units: np.ndarray, correct1: np.ndarra
 
 
 def _weights_on(weights: np.ndarray) -> Any:
-    """``weights`` on the metrics' device (:func:`brainscore.metrics.device.resolve`), once per bootstrap; numpy without one."""
-    device = resolve_device(None)
+    """``weights`` on the metrics' device (:func:`brainscore.metrics.device.effective_device`), once per bootstrap; numpy without one."""
+    device = effective_device(None)
     return weights if device is None else on_device(np.asarray(weights, dtype=np.float64), device)
 
 

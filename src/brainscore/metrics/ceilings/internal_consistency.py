@@ -31,7 +31,7 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels.backend import namespace_of_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns, pearsonr_columns_nan, spearman_brown
 from brainscore.metrics.score import Score
@@ -193,7 +193,7 @@ class InternalConsistency(Ceiling):
         unique, halves = self.halves(repetitions)
         repetition_codes = np.searchsorted(unique, repetitions)
         consistency = split_half_consistency(values, stimulus_codes, repetition_codes, len(stimuli), halves,
-                                             xp_device=resolve_device(self.device))
+                                             xp_device=effective_device(self.device))
         return consistency, stimuli
 
     def __call__(self, assembly: DataAssembly) -> Score:

@@ -14,11 +14,11 @@ import numpy as np
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import rdm as kernels
 from brainscore.metrics.kernels.backend import namespace, on_device
 from brainscore.metrics.score import Score
-from brainscore.metrics.similarity.base import _sorted_unique_order
+from brainscore.metrics.similarity.base import sorted_unique_order
 from brainscore.metrics.similarity.rdm import RDM_DIMS, check_rdm_diagonal, rdm_array
 
 __all__ = ["RSANoiseCeiling"]
@@ -89,7 +89,7 @@ class RSANoiseCeiling(Ceiling):
             subjects = np.asarray(data[self.subject_coord].values)
             stack = np.asarray(data.values, dtype=float)
             if self.comparison_coord in data.coords:
-                order = _sorted_unique_order(np.asarray(data[self.comparison_coord].values), self.comparison_coord)
+                order = sorted_unique_order(np.asarray(data[self.comparison_coord].values), self.comparison_coord)
                 stack = stack[:, order][:, :, order]
         else:
             if self.subject_coord not in data.coords:
@@ -111,7 +111,7 @@ class RSANoiseCeiling(Ceiling):
     def __call__(self, data) -> Score:
         subjects, stack = self.subject_rdms(data)
         n = stack.shape[0]
-        stack = on_device(stack, resolve_device(self.device))
+        stack = on_device(stack, effective_device(self.device))
         xp = namespace(stack)
         triangles = xp.stack([kernels.upper_triangle(stack[i]) for i in range(n)])
         total = xp.sum(triangles, axis=0)

@@ -131,7 +131,16 @@ def bootstrap_ks_similarity(model_values, data_values, bins, n_samples: int = 10
     return float(np.nanmean(similarity)), float(np.nanstd(similarity)), similarity
 
 
-def _property_values(assembly, property_name: str) -> np.ndarray:
+def property_values(assembly, property_name: str) -> np.ndarray:
+    """The values of one neuronal property (e.g. ``surround_suppression_index``) as a flat float array.
+
+    ``assembly`` is a ``neuroid x neuronal_property`` assembly (model or data properties) or a plain array-like.
+
+    Raises
+    ------
+    ValidationError
+        If the assembly has no such property (naming the ones it has).
+    """
     if isinstance(assembly, xr.DataArray):
         if "neuronal_property" in assembly.dims:
             names = np.asarray(assembly["neuronal_property"].values)
@@ -185,7 +194,7 @@ class KSSimilarity(Metric):
 
     def __call__(self, model_property, data_property) -> Score:
         center, error, samples = bootstrap_ks_similarity(
-            _property_values(model_property, self.property_name), _property_values(data_property, self.property_name),
+            property_values(model_property, self.property_name), property_values(data_property, self.property_name),
             self._bins(data_property), n_samples=self.n_samples, random_state=self.random_state)
         return Score.of(center, error=error, raw=samples, property_name=self.property_name,
                         random_state=self.random_state)

@@ -26,12 +26,12 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly, align_presentations
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import regression as kernels
 from brainscore.metrics.kernels.backend import namespace, on_device, to_numpy
 from brainscore.metrics.kernels.correlation import pearsonr_columns
 from brainscore.metrics.score import Score
-from brainscore.metrics.splits import SplitConfig, split_indices
+from brainscore.metrics.splits import SplitConfig, mean_over_splits, presentation_folds
 from brainscore.progress import stage
 
 __all__ = ["CrossRegressedCorrelation", "TrainTestSplitCorrelation", "SpanTimeCrossRegressedCorrelation",
@@ -124,26 +124,6 @@ def _neuroid_ids(assembly: DataAssembly) -> np.ndarray:
 
 def _neuroid_coords(assembly: DataAssembly) -> dict[str, Any]:
     return {name: ("neuroid", coord.values) for name, coord in assembly.coords.items() if coord.dims == ("neuroid",)}
-
-
-def _folds(target: DataAssembly, config: SplitConfig) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Train/test presentation indices of ``target``, drawn as the reference draws them."""
-    if config.split_coord not in target.coords:
-        raise ValidationError(f"target has no coordinate {config.split_coord!r} to split on")
-    values = target[config.split_coord].values
-    labels = None
-    if config.stratification_coord is not None:
-        if config.stratification_coord not in target.coords:
-            raise ValidationError(
-                f"target has no coordinate {config.stratification_coord!r} to stratify the splits by; pass "
-                "crossvalidation_kwargs=dict(stratification_coord=None) for plain shuffle splits")
-        labels = target[config.stratification_coord].values
-    splits = split_indices(len(values), config, labels)
-    if len(np.unique(values)) == len(values):
-        return splits
-    # a split value shared by several presentations: all of them go where its drawn presentation went
-    return [(np.flatnonzero(np.isin(values, values[train])), np.flatnonzero(np.isin(values, values[test])))
-            for train, test in splits]
 
 
 class _Counted(list):
@@ -286,8 +266,8 @@ class CrossRegressedCorrelation(Metric):
         source = _presentation_by_neuroid(source, "source")
         target = _presentation_by_neuroid(target, "target")
         source, target = align_presentations(source, target)
-        folds = _folds(target, self.split_config)
-        device = resolve_device(self.device)
+        folds = presentation_folds(target, self.split_config)
+        device = effective_device(self.device)
         X, Y = _values(source, "source", device), _values(target, "target", device)
         predicted, names = target, ("source", "target")
         if self.reverse:
@@ -327,9 +307,7 @@ class CrossRegressedCorrelation(Metric):
 def _aggregate(raw: xr.DataArray, attrs: dict[str, Any]) -> Score:
     """Median over neuroids per split, mean over splits, SEM error (NaN propagates as in the reference)."""
     per_split = np.median(raw.values, axis=-1)               # NaN if any neuroid's r is NaN
-    n = per_split.shape[0]
-    center = per_split.mean(axis=0)
-    error = per_split.std(axis=0) / np.sqrt(n)
+    center, error = mean_over_splits(per_split)
     score = Score.of(float(center), error=float(error), **attrs)
     score.attrs["raw"] = raw
     score.attrs["split_scores"] = per_split
@@ -381,7 +359,7 @@ class TrainTestSplitCorrelation(Metric):
                 raise AlignmentError(f"{s_name} vs {t_name}: {error}") from None
             pairs.append((source, target))
         (s_tr, t_tr), (s_te, t_te) = pairs
-        device = resolve_device(self.device)
+        device = effective_device(self.device)
         X_tr, Y_tr = _values(s_tr, "source_train", device), _values(t_tr, "target_train", device)
         X_te, Y_te = _values(s_te, "source_test", device), _values(t_te, "target_test", device)
         predicted, fitted = t_te, t_tr
@@ -452,11 +430,11 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         if source.sizes["time_bin"] != target.sizes["time_bin"]:
             raise ValidationError(f"source has {source.sizes['time_bin']} time bins, target {target.sizes['time_bin']}")
         source, target = align_presentations(source, target)
-        folds = _folds(target, self.split_config)
+        folds = presentation_folds(target, self.split_config)
         n, T = target.sizes["presentation"], target.sizes["time_bin"]
         X = _values(source, "source", None).reshape(n * T, -1)       # sample = (presentation, time bin)
         Y = _values(target, "target", None).reshape(n * T, -1)
-        device = resolve_device(self.device)
+        device = effective_device(self.device)
         X, Y = on_device(X, device), on_device(Y, device)
         stacked = [((train[:, None] * T + np.arange(T)).ravel(), (test[:, None] * T + np.arange(T)).ravel())
                    for train, test in folds]
@@ -477,8 +455,7 @@ class SpanTimeCrossRegressedCorrelation(Metric):
         raw = xr.DataArray(r, dims=("split", "time_bin", "neuroid"),
                            coords={"split": np.arange(len(folds)), **time_coords, **_neuroid_coords(target)})
         per_split = np.median(r, axis=-1)                              # (split, time_bin)
-        center = per_split.mean(axis=0)
-        error = per_split.std(axis=0) / np.sqrt(len(folds))
+        center, error = mean_over_splits(per_split)
         score = Score(center, dims=("time_bin",), coords=time_coords)
         score.attrs.update({"metric": self.identifier, "regression": self.regression, "splits": len(folds),
                             "seed": self.split_config.random_state,

@@ -11,7 +11,6 @@ same numbers as recomputing per split, at a tenth of the cost.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -19,7 +18,7 @@ from brainscore.data.assemblies import DataAssembly, check_id_types
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Metric, MetricWarning
 from brainscore.metrics.score import Score
-from brainscore.metrics.splits import SplitConfig, split_indices
+from brainscore.metrics.splits import SplitConfig, assembly_splits, mean_over_splits
 
 AUTO = "auto"
 """Stratification default of the cross-validated metrics: ``object_name`` if the target has it, else none."""
@@ -91,7 +90,7 @@ def _responses(assembly, neuroid_dim: str, comparison_coord: str,
         assembly = assembly.isel({d: 0 for d in extra})
     assembly = assembly.transpose(stimulus_dim, neuroid_dim)
     ids = np.asarray(assembly[comparison_coord].values)
-    order = _sorted_unique_order(ids, comparison_coord)
+    order = sorted_unique_order(ids, comparison_coord)
     values = np.asarray(assembly.values)
     check_responses(values, ids, name)
     if np.array_equal(order, np.arange(len(order))):  # already sorted: no copy of a large layer
@@ -99,7 +98,14 @@ def _responses(assembly, neuroid_dim: str, comparison_coord: str,
     return ids[order], values[order]
 
 
-def _sorted_unique_order(ids: np.ndarray, coord: str) -> np.ndarray:
+def sorted_unique_order(ids: np.ndarray, coord: str) -> np.ndarray:
+    """The stable argsort of ``ids`` (shape (n,)), checking each id occurs once.
+
+    Raises
+    ------
+    AlignmentError
+        If an id of ``coord`` repeats (an RDM needs one response pattern per stimulus).
+    """
     order = np.argsort(ids, kind="stable")
     sorted_ids = ids[order]
     duplicated = sorted_ids[1:][sorted_ids[1:] == sorted_ids[:-1]]
@@ -120,27 +126,24 @@ def _check_same_stimuli(ids1: np.ndarray, ids2: np.ndarray, coord: str) -> None:
 
 
 # ---- cross-validation over stimuli (test portion only) ------------------------------------------
-def _test_only_splits(ids_sorted: np.ndarray, target, config: SplitConfig, source=None) -> list[np.ndarray]:
-    """Boolean masks over the sorted stimuli, one per split, for the *test* portion of each split.
+def held_out_masks(ids_sorted: np.ndarray, target, config: SplitConfig, source=None) -> list[np.ndarray]:
+    """Boolean masks over the sorted stimuli (shape (n,) each), one per split, for the *test* portion of each split.
+
+    Raises ``ValidationError``/``AlignmentError`` when the target (or source) cannot be stratified as asked.
 
     Splits are drawn on the target's presentation order (as the reference does); ``split_coord``
     values of the test portion select rows of the sorted RDM / Gram matrix.
     """
-    split_coord, stratification_coord = config.split_coord, config.stratification_coord
-    target_ids = np.asarray(target[split_coord].values)
-    labels = None
-    if stratification_coord is not None:
-        if stratification_coord not in target.coords:
-            raise ValidationError(f"cannot stratify splits by {stratification_coord!r}: the target has no such "
-                                  f"coordinate; pass stratification_coord=None for plain shuffle splits")
-        labels = np.asarray(target[stratification_coord].values)
-        if source is not None:
-            if stratification_coord not in source.coords:
-                raise ValidationError(f"the source has no {stratification_coord!r} coordinate to stratify by")
-            if not np.array_equal(np.sort(np.asarray(source[stratification_coord].values)), np.sort(labels)):
-                raise AlignmentError(f"source and target differ in their {stratification_coord!r} values")
+    stratification_coord = config.stratification_coord
+    target_ids, folds = assembly_splits(target, config)
+    if stratification_coord is not None and source is not None:
+        if stratification_coord not in source.coords:
+            raise ValidationError(f"the source has no {stratification_coord!r} coordinate to stratify by")
+        if not np.array_equal(np.sort(np.asarray(source[stratification_coord].values)),
+                              np.sort(np.asarray(target[stratification_coord].values))):
+            raise AlignmentError(f"source and target differ in their {stratification_coord!r} values")
     masks = []
-    for _, test in split_indices(len(target_ids), config, labels):
+    for _, test in folds:
         positions = np.searchsorted(ids_sorted, target_ids[test])
         mask = np.zeros(len(ids_sorted), dtype=bool)
         mask[positions] = True
@@ -158,14 +161,26 @@ def _aggregate_splits(values: list[float], **attrs) -> Score:
     """Mean over splits, error = std (ddof=0) / sqrt(n_splits), per-split values in ``raw``."""
     values = np.asarray(values, dtype=float)
     raw = DataAssembly(values, dims=("split",), coords={"split": np.arange(len(values))})
-    return Score.of(values.mean(), error=values.std() / math.sqrt(len(values)), raw=raw, **attrs)
+    center, error = mean_over_splits(values)
+    return Score.of(center, error=error, raw=raw, **attrs)
 
 
 #: the keys of the reference's ``crossvalidation_kwargs`` that the test-only cross-validated metrics take
 CROSSVALIDATION_KEYS = ("splits", "test_size", "stratification_coord", "random_state", "kfold")
 
 
-class _CrossValidated(Metric):
+class CrossValidatedSimilarity(Metric):
+    """Base of the cross-validated similarity metrics (``rdm_cv``, ``cka_cv``): the settings of the reference's
+    ``TestOnlyCrossValidation`` (``splits``, ``test_size``, ``stratification_coord``, ``random_state``, ``kfold``,
+    also given as ``crossvalidation_kwargs``); the metric is computed on each split's held-out portion
+    (:func:`held_out_masks`) and aggregated by :func:`_aggregate_splits`.
+
+    Raises
+    ------
+    TypeError
+        For an unknown key of ``crossvalidation_kwargs``.
+    """
+
     def __init__(self, splits: int, test_size: float, stratification_coord: str | None, random_state: int,
                  kfold: bool, crossvalidation_kwargs: dict | None = None):
         self.splits = splits

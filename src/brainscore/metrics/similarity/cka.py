@@ -11,13 +11,13 @@ import numpy as np
 
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import cka as kernels
 from brainscore.metrics.kernels.backend import device as array_device, namespace, on_device, take_block
 from brainscore.metrics.kernels.design import index_array
 from brainscore.metrics.score import Score
-from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
-                                                _responses, _test_only_splits)
+from brainscore.metrics.similarity.base import (AUTO, CrossValidatedSimilarity, _aggregate_splits, _check_same_stimuli,
+                                                _responses, held_out_masks)
 
 __all__ = ["CKAMetric", "CKACrossValidated"]
 
@@ -76,7 +76,7 @@ class CKAMetric(Metric):
 
     def _grams(self, assembly1, assembly2):
         _, x, ids2, y = self._checked(assembly1, assembly2)
-        device = resolve_device(self._device)
+        device = effective_device(self._device)
         return ids2, kernels.gram(on_device(x, device), self.dtype), kernels.gram(on_device(y, device), self.dtype)
 
     def __call__(self, assembly1, assembly2) -> Score:
@@ -86,12 +86,12 @@ class CKAMetric(Metric):
         the shapes (:func:`~brainscore.metrics.kernels.cka.linear_cka`); the same number.
         """
         ids1, x, _, y = self._checked(assembly1, assembly2)
-        device = resolve_device(self._device)
+        device = effective_device(self._device)
         value = kernels.linear_cka(on_device(x, device), on_device(y, device), unbiased=self.unbiased, dtype=self.dtype)
         return Score.of(value, n_stimuli=len(ids1))
 
 
-class CKACrossValidated(_CrossValidated):
+class CKACrossValidated(CrossValidatedSimilarity):
     """:class:`CKAMetric` on the test portion of 10 shuffle splits (Brain-Score's ``cka_cv``).
 
     Parameters are those of :class:`CKAMetric` (``device`` included) and :class:`RDMCrossValidated`.
@@ -117,7 +117,7 @@ class CKACrossValidated(_CrossValidated):
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
         ids, K, L = self._cka._grams(assembly1, assembly2)
         config = self._config(self._cka.comparison_coord, assembly2)
-        masks = _test_only_splits(ids, assembly2, config, assembly1)
+        masks = held_out_masks(ids, assembly2, config, assembly1)
         xp = namespace(K)
         values = []
         for mask in masks:

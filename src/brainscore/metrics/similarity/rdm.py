@@ -25,12 +25,12 @@ import xarray as xr
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
-from brainscore.metrics.device import resolve as resolve_device
+from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels import rdm as kernels
 from brainscore.metrics.kernels.backend import on_device, to_numpy
 from brainscore.metrics.score import Score
-from brainscore.metrics.similarity.base import (AUTO, _CrossValidated, _aggregate_splits, _check_same_stimuli,
-                                                _responses, _sorted_unique_order, _test_only_splits, warn_few_stimuli)
+from brainscore.metrics.similarity.base import (AUTO, CrossValidatedSimilarity, _aggregate_splits, _check_same_stimuli,
+                                                _responses, held_out_masks, sorted_unique_order, warn_few_stimuli)
 
 __all__ = ["RDM_DIMS", "as_rdm_dims", "rdm", "rdm_array", "check_rdm_diagonal", "stack_rdms", "RDMMetric", "RDMCrossValidated"]
 
@@ -103,7 +103,7 @@ def rdm_array(assembly, neuroid_dim: str, comparison_coord: str, dtype,
         ids_b = assembly.coords.get(comparison_coord + "_b")
         if ids_b is not None and not np.array_equal(np.asarray(ids_b.values), ids):
             raise ValidationError("an RDM's rows and columns must hold the stimuli in the same order")
-        order = _sorted_unique_order(ids, comparison_coord)
+        order = sorted_unique_order(ids, comparison_coord)
         matrix = np.asarray(assembly.values)[np.ix_(order, order)]
         off_diagonal = ~np.eye(len(matrix), dtype=bool)
         if not np.isfinite(matrix[off_diagonal]).all():
@@ -168,8 +168,8 @@ def rdm(assembly, neuroid_dim: str = "neuroid", comparison_coord: str = "stimulu
         raise ValidationError(f"the assembly has no {comparison_coord!r} coordinate")
     (stimulus_dim,) = assembly[comparison_coord].dims
     ids = np.asarray(assembly[comparison_coord].values)
-    order = _sorted_unique_order(ids, comparison_coord)
-    _, matrix = rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=resolve_device(device))
+    order = sorted_unique_order(ids, comparison_coord)
+    _, matrix = rdm_array(assembly, neuroid_dim, comparison_coord, dtype, device=effective_device(device))
     matrix = to_numpy(matrix)
     coords = {}
     for name, coord in assembly.coords.items():
@@ -275,12 +275,12 @@ class RDMMetric(Metric):
     def __call__(self, assembly1, assembly2) -> Score:
         """Compare ``assembly1`` (e.g. model) with ``assembly2`` (data); responses or RDM assemblies."""
         ids1, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype,
-                                     resolve_device(self.device))
+                                     effective_device(self.device))
         rho = kernels.rdm_spearman(rdm1, rdm2)
         return Score.of(rho, n_stimuli=len(ids1))
 
 
-class RDMCrossValidated(_CrossValidated):
+class RDMCrossValidated(CrossValidatedSimilarity):
     """:class:`RDMMetric` on the test portion of 10 shuffle splits (Brain-Score's ``rdm_cv``).
 
     Parameters
@@ -322,9 +322,9 @@ class RDMCrossValidated(_CrossValidated):
     def __call__(self, assembly1, assembly2) -> Score:
         """Splits are drawn on ``assembly2``'s (the target's) presentation order."""
         ids2, rdm1, rdm2 = _rdm_pair(assembly1, assembly2, self.neuroid_dim, self.comparison_coord, self.dtype,
-                                     resolve_device(self.device))
+                                     effective_device(self.device))
         config = self._config(self.comparison_coord, assembly2)
-        masks = _test_only_splits(ids2, assembly2, config, assembly1)
+        masks = held_out_masks(ids2, assembly2, config, assembly1)
         ranks1 = kernels.SubsetRanks(to_numpy(kernels.upper_triangle(rdm1)))  # one sort, then ranks per split
         ranks2 = kernels.SubsetRanks(to_numpy(kernels.upper_triangle(rdm2)))
         values = [kernels.subset_spearman(ranks1, ranks2, kernels.upper_triangle(np.outer(mask, mask)))

@@ -312,6 +312,21 @@ class ActivationsExtractor(ActivationsCore):
         return self._identity_state[1]
 
     @property
+    def device_spec(self) -> Any:
+        """The device asked for (``"cpu"``, ``"cuda:1"``; None: ``cuda`` when available), used when the network is
+        first placed; set it before then (``--device``, :func:`brainscore.scoring.load_model`)."""
+        return self._device_spec
+
+    @device_spec.setter
+    def device_spec(self, device: Any) -> None:
+        self._device_spec = device
+
+    @property
+    def placed_device(self):
+        """The ``torch.device`` the network was placed on, or None while it is not (no torch imported)."""
+        return self._device
+
+    @property
     def device_type(self) -> str:
         """``"cpu"`` or ``"cuda"``; known without importing torch for ``device="cpu"`` or a CPU-only torch."""
         if self._device is not None:

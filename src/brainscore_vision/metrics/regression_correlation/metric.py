@@ -82,7 +82,7 @@ def _method(regression: Any) -> tuple[str, dict]:
     """(kernel name, settings) of a regression built by the factories above (or a kernel name)."""
     if isinstance(regression, str):
         return regression, {}
-    inner = getattr(regression, "_regression", regression)
+    inner = regression.regression if isinstance(regression, XarrayRegression) else regression
     if isinstance(inner, KernelRegression):
         return inner.method, dict(inner.kwargs)
     raise NotImplementedError(f"{type(inner).__name__} is not one of brainscore's regressions; build the metric with "
@@ -92,7 +92,7 @@ def _method(regression: Any) -> tuple[str, dict]:
 
 def _check_correlation(correlation: Any) -> None:
     if correlation is None or (isinstance(correlation, XarrayCorrelation)
-                               and correlation._correlation is scipy.stats.pearsonr):
+                               and correlation.correlation is scipy.stats.pearsonr):
         return
     raise NotImplementedError("brainscore's regression metrics correlate with Pearson r: use pearsonr_correlation()")
 

@@ -12,7 +12,7 @@ Preprocessing: the reference's square squash at the architecture's input size, w
 mean and std of timm's pretrained configuration. Field of view: 8 degrees.
 
 timm is part of the model zoo: ``python -m pip install -e ".[zoo]"`` (it imports torchvision,
-loaded through :func:`brainscore.models._torchvision.import_torchvision`).
+loaded through :func:`brainscore.models.torchvision_loading.import_torchvision`).
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ ARCHITECTURES: dict[str, list[str]] = {
 
 
 def _timm():
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     import_torchvision()
     try:

@@ -106,7 +106,7 @@ def get_model(architecture: str, weights_path=None, weights_sha256: str | None =
     """
     import torch
 
-    from brainscore.models._torchvision import import_torchvision
+    from brainscore.models.torchvision_loading import import_torchvision
 
     filename = _entry(architecture)[0]
     if not pretrained:
