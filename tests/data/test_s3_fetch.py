@@ -197,6 +197,9 @@ def plugin_dir(monkeypatch):
     def use(folder: Path):
         monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", str(folder))
         registry._discovery.reset()
+    # recorded now, so the variable is restored after the test even where the test's code set it itself
+    # (`brainscore fetch --plugin-dir` puts the folder in front of it, as every --plugin-dir does)
+    monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", os.environ.get("BRAINSCORE_PLUGIN_DIRS", ""))
     with isolated_registrations():
         yield use
         monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS", raising=False)
