@@ -11,6 +11,14 @@ most Brain-Like?"; Schrimpf et al. 2020, Neuron). Each score runs from 0 (not al
 from __future__ import annotations
 
 import importlib
+import os
+
+# HDF5's own file locks (flock) are off in every brainscore process unless the user set them: every netCDF file
+# brainscore writes appears whole by a rename (brainscore.data.io.write_netcdf) and is never written in place, and
+# a lock another process took on a shared cache file made a reader fail with "unable to lock file, errno = 11"
+# (seen in CI); network file systems of clusters often refuse such locks too. Read by HDF5 once, when h5py first
+# loads it, so it is set before anything imports h5py.
+os.environ.setdefault("HDF5_USE_FILE_LOCKING", "FALSE")
 
 # name -> module that defines it; imported on first use (module __getattr__, PEP 562), so that
 # `import brainscore` and the command line start in milliseconds, not the seconds that xarray,
