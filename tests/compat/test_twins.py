@@ -268,3 +268,39 @@ def test_a_folder_cannot_forge_a_builtin_name(tmp_path, use_dirs):
     assert type(registry.load_benchmark(f"builtin:{BENCHMARK}")).__module__.startswith("brainscore.")
     with pytest.raises(ValueError, match="names built-in plugins"):
         registry.register_benchmark(f"builtin:{BENCHMARK}", lambda: "forged")
+
+
+def test_the_reference_pls_folder_replacing_ours_scores_as_the_reference_aggregates(reference_tree, tmp_path,
+                                                                                   use_dirs):
+    """The reference's regression_correlation folder on the plugin path replaces the built-in ``pls``; its
+    CrossRegressedCorrelation gives one number, as in the reference: the median over neuroids of each split (the
+    metric's own aggregate), then the mean over the 10 splits with their standard error (the cross-validation's).
+    Before, only the metric's aggregate ran, and ``float(score)`` of the 10 per-split values raised."""
+    import numpy as np
+
+    from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
+
+    shutil.copytree(reference_tree / "metrics" / "regression_correlation",
+                    tmp_path / "metrics" / "regression_correlation")
+    use_dirs(tmp_path)
+    rng = np.random.default_rng(0)
+    n = 40
+    coords = {"stimulus_id": ("presentation", [f"s{i}" for i in range(n)]),
+              "object_name": ("presentation", [f"o{i % 4}" for i in range(n)])}
+    features = rng.normal(size=(n, 30))
+    responses = features @ rng.normal(size=(30, 5)) + rng.normal(size=(n, 5))
+    source = NeuroidAssembly(features, dims=("presentation", "neuroid"),
+                             coords={**coords, "neuroid_id": ("neuroid", [f"m{j}" for j in range(30)])})
+    target = NeuroidAssembly(responses, dims=("presentation", "neuroid"),
+                             coords={**coords, "neuroid_id": ("neuroid", [f"n{j}" for j in range(5)])})
+    metric = registry.load_metric("pls")
+    assert type(metric).__module__.endswith("regression_correlation.metric")  # the folder's, not the built-in
+    score = metric(source, target)
+    per_split = score.attrs["raw"]
+    assert per_split.dims == ("split",) and per_split.sizes["split"] == 10
+    correlations = per_split.attrs["raw"]  # split x neuroid: each split's value is their median over neuroids
+    assert correlations.dims == ("split", "neuroid") and correlations.sizes["neuroid"] == 5
+    assert np.array_equal(np.asarray(per_split.values), np.median(np.asarray(correlations.values), axis=1))
+    values = np.asarray(per_split.values, dtype=float)
+    assert float(score) == pytest.approx(values.mean(), abs=1e-15) and 0.5 < float(score) < 1
+    assert float(score.attrs["error"]) == pytest.approx(values.std() / np.sqrt(10), abs=1e-15)

@@ -81,7 +81,12 @@ class Transformation:
             if done:
                 break
         result = next(generator)
-        return apply_aggregate(aggregate or self.aggregate, result) if self.aggregates else result
+        if not self.aggregates:
+            return result
+        # as the reference: the metric's own aggregate first (e.g. the median over neuroids of each split), then the
+        # transformation's (the mean over splits, with its standard error), each keeping what it reduced as raw
+        score = apply_aggregate(aggregate, result) if aggregate is not None else result
+        return apply_aggregate(self.aggregate, score)
 
     aggregates = True
 
