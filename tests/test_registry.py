@@ -97,3 +97,17 @@ def test_metric_plugins_declare_lazy_factories_with_literal_identifiers():
     assert not {m for m in index.dynamic if m.startswith("brainscore.plugins.metrics.")}
     metric = registry.load_metric("cka_biased")
     assert type(metric).__name__ == "CKAMetric" and metric.unbiased is False
+
+
+def test_a_built_in_whose_registration_was_undone_is_registered_again_when_loaded():
+    """A built-in plugin module imported once, whose registration was then undone in this process (a test restoring
+    the factories, ``Registry.unregister``), registers again on the next load instead of being 'unknown' while the
+    error lists it as the closest known name (seen in CI: "no model is registered as 'pixels'. Closest known:
+    pixels")."""
+    from brainscore import registry
+
+    models = registry.REGISTRIES["model"]
+    assert models.load("pixels") is not None
+    models._factories.pop("pixels", None)
+    assert models.load("pixels") is not None
+    assert "pixels" in models._factories

@@ -193,6 +193,8 @@ class Registry:
         if identifier not in self._factories:
             _discovery.import_for(self.kind, identifier)
         if identifier not in self._factories:
+            _discovery.reimport_for(self.kind, identifier)
+        if identifier not in self._factories:
             broken = _discovery.broken_for(self.kind, identifier)
             if broken is not None:
                 module, error = broken
@@ -673,6 +675,19 @@ class _Discovery:
             self._import(module)
         else:
             self.import_dynamic()
+
+    def reimport_for(self, kind: str, identifier: str) -> None:
+        """Run again the module that declares ``identifier`` when it was imported but its registration is gone (a
+        registration undone in this process, e.g. by ``Registry.unregister`` or a test restoring the factories): the
+        module registers it again; an identifier no module declares is left unknown."""
+        module = self.index().modules[kind].get(identifier)
+        if module is None or module not in self._imported or module in self._broken:
+            return
+        with self._lock:
+            self._imported.discard(module)
+            for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+                del sys.modules[name]
+        self._import(module)
 
     def import_dynamic(self) -> None:
         with self._lock:
