@@ -452,7 +452,7 @@ def how_checked(command: Command) -> tuple[str, str]:
         program = command.words[0]
         if program in ("python", "python3") and command.words[1:3] == ["-m", "pip"]:
             return "parse", "install"
-        if program == "bash" and command.words[1:2] == [".ci/run"]:
+        if program == "bash" and command.words[1:2] in ([".ci/run"], [".ci/nightly"]):
             return "parse", "test-suite"
         if program in ("python", "python3"):
             return "parse", "script"

@@ -203,6 +203,8 @@ def test_brainscore_run_with_plugin_dir_equals_the_native_twins(plugin_dirs, tmp
 
 
 @pytest.mark.slow
+@pytest.mark.nightly  # a real server and its sandbox on a real pair (5 min on 2 cores); the twins' equality
+# through `brainscore run --plugin-dir` runs in every CI run
 def test_a_website_submission_of_the_reference_model_folder_equals_the_native_twins(plugin_dirs, tmp_path):
     """``brainscore serve`` with the benchmark and data plugins on its plugin_dirs; the model folder is zipped and
     submitted with ``brainscore submit``; its scores equal the native twins' (scored here). The submitted copy also

@@ -10,6 +10,9 @@ group may pass fewer tests than it does today.
 The wheel is downloaded by ``.ci/run`` before pytest (``python tools/reference_suite.py --fetch-only``)
 into ``~/.cache/brainscore-reference`` (or ``$BRAINSCORE_REFERENCE_CACHE``); without it this module is
 skipped locally (and fails under CI), saying how to get it.
+
+The whole run takes 10-13 minutes on 2 cores: its four checks are ``nightly`` (``.ci/nightly``); the classification
+of failures by cause runs in every CI run.
 """
 from __future__ import annotations
 
@@ -67,12 +70,14 @@ def _failures(report: dict) -> list[dict]:
     return [failure for group in report["groups"].values() for failure in group["failures"]]
 
 
+@pytest.mark.nightly
 def test_no_failure_is_unexplained(report):
     unexplained = [f"{f['test']}: {f['reason']}" for f in _failures(report) if f["category"] == "unexplained"]
     assert not unexplained, "unexplained failures of the reference's tests:\n" + "\n".join(unexplained) + \
         "\n\n" + report["_text"][-6000:]
 
 
+@pytest.mark.nightly
 def test_no_group_passes_fewer_tests_than_today(report):
     passed = {name: group["passed"] for name, group in report["groups"].items()}
     for name, floor in PASSING_AT_LEAST.items():
@@ -80,6 +85,7 @@ def test_no_group_passes_fewer_tests_than_today(report):
                                              f"{floor} did before\n{report['_text'][-6000:]}"
 
 
+@pytest.mark.nightly
 def test_every_named_gap_still_fails(report):
     """A named gap that no longer fails is stale: remove it from KNOWN_GAPS (and the docs) so it counts."""
     failing = [f["test"] for f in _failures(report)]
@@ -88,6 +94,7 @@ def test_every_named_gap_still_fails(report):
     assert not stale, f"named gaps that pass now: {stale}"
 
 
+@pytest.mark.nightly
 def test_only_the_reference_markers_are_deselected(report):
     assert report["deselected_markers"] == "not private_access and not requires_gpu"
     assert report["reference"] == "brainscore-vision==2.4.2"
