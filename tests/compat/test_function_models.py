@@ -28,6 +28,19 @@ from .model import TinyModel
 
 model_registry['compat-tinyfn'] = lambda: ModelCommitment(identifier='compat-tinyfn', activations_model=TinyModel(),
                                                           layers=['means'], region_layer_map={'IT': 'means'})
+
+
+def with_weights():
+    import os
+    from pathlib import Path
+    from brainscore.data import locator
+
+    locator.note('tiny/weights.bin', Path(os.environ['COMPAT_TINY_WEIGHTS']))  # what load_weight_file does
+    return ModelCommitment(identifier='compat-tinyfn-w', activations_model=TinyModel('compat-tinyfn-w'),
+                           layers=['means'], region_layer_map={'IT': 'means'})
+
+
+model_registry['compat-tinyfn-w'] = with_weights
 """
 
 MODEL_CODE = """
@@ -232,3 +245,18 @@ def test_list_of_paths_as_the_reference_calls_it(plugin, images):
     np.testing.assert_allclose(features.values[0], [0, 128, 255], atol=1e-4)
     np.testing.assert_array_equal(features.values[0], features.values[2])
     assert os.fspath(paths[1]) in features["stimulus_id"].values
+
+
+def test_a_weights_file_the_factory_loads_is_in_the_key(plugin, images, tmp_path, monkeypatch):
+    """hmax loads its patch set with load_weight_file from outside its folder: another file (a stand-in) is another
+    key, so features of one file are never served for the other."""
+    weights = tmp_path / "weights.bin"
+    monkeypatch.setenv("COMPAT_TINY_WEIGHTS", str(weights))
+    weights.write_bytes(b"first")
+    first = registry.models.load("compat-tinyfn-w").activations_model.cache_paths(images, ["means"])["means"]
+    assert registry.models.load("compat-tinyfn-w").activations_model.cache_paths(images, ["means"])["means"] == first
+    weights.write_bytes(b"other")
+    other = registry.models.load("compat-tinyfn-w").activations_model.cache_paths(images, ["means"])["means"]
+    assert other != first
+    plain = plugin_model(plugin).TinyModel("compat-tinyfn-w")  # built outside the registry: no file recorded
+    assert plain.cache_paths(images, ["means"])["means"] not in (first, other)

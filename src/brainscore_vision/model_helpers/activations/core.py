@@ -103,6 +103,23 @@ class ActivationsExtractorHelper:
             if wrapper is not None:
                 self._share(wrapper)
 
+    def include_files(self, files: Any) -> None:
+        """Key the stored activations by ``files`` too (``{name: path}``, e.g. the weights the plugin's factory loaded
+        through the locator): the sha256 of each. Nothing changes for a model whose activations are not stored.
+
+        Raises
+        ------
+        OSError
+            If a file cannot be read.
+        """
+        from brainscore.caching import content_key, file_hashes
+
+        if self._source_key is None or not files:
+            return
+        digests = sorted([str(name), file_hashes(path)["sha256"]] for name, path in dict(files).items())
+        self._source_key = content_key(kind="function-source-and-files", source=str(self._source_key), files=digests)
+        self.identifier = self._identifier  # passes the new key on to the extractor and the wrappers
+
     @property
     def cacheable(self) -> bool:
         """Whether the activations are stored (the function's folder was found and ``identifier`` is not False)."""
