@@ -69,7 +69,11 @@ class _ModelFactory:
         self.__doc__ = getattr(factory, "__doc__", None)
 
     def __call__(self, *args, region_layer_map: dict | None = None, device: Any = None, **kwargs) -> Any:
-        model = _seeded(self.factory, *args, **kwargs)
+        from brainscore.data import locator
+
+        with locator.recording() as located:  # the files the factory loads (weights), for a function model's key
+            model = _seeded(self.factory, *args, **kwargs)
+        _key_function_model_files(model, located)
         committed = getattr(model, "region_layer_map", None)
         stored = {}
         if self.folder is not None:
@@ -92,6 +96,20 @@ class _ModelFactory:
 
     def __repr__(self) -> str:
         return f"<reference model factory {self.identifier!r}: {self.factory!r}>"
+
+
+def _key_function_model_files(model: Any, located: dict) -> None:
+    """Fold the files a factory loaded through the locator (``load_weight_file``: weights, stand-ins) into the stored
+    activations' key of a model behind a ``get_activations`` function (``activations_model._extractor``); its plugin
+    folder's content is keyed already, a file it loaded from elsewhere is not."""
+    helpers = sys.modules.get("brainscore_vision.model_helpers.activations.core")
+    if helpers is None or not located:
+        return
+    wrapper = getattr(model, "activations_model", None)
+    for candidate in (wrapper, getattr(wrapper, "_extractor", None)):
+        if isinstance(candidate, helpers.ActivationsExtractorHelper):
+            candidate.include_files(located)
+            return
 
 
 def _seeded(factory: Callable[..., Any], *args, **kwargs) -> Any:

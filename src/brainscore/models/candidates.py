@@ -207,7 +207,7 @@ class LayerCandidates:
         layer small enough to keep), keyed by the content key of the activations it comes from.
         """
         extractor = self._commitment.activations_model
-        if not hasattr(extractor, "stream"):
+        if not hasattr(extractor, "stream") or not getattr(extractor, "cacheable", True):
             features = extractor.extract(stimuli, self.layers, number_of_trials=number_of_trials)
             return {layer: self._reduced(features[layer], stimuli) for layer in self.layers}
         return self._streamed(extractor, stimuli)

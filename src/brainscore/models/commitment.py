@@ -498,9 +498,13 @@ class ModelCommitment(BrainModel):
 
     def selection_cached(self, region: str) -> bool:
         """Whether the layer choice for ``region`` is in the cache (so committing it runs no selection)."""
+        if not getattr(self.activations_model, "cacheable", True):
+            return False
         return self._selection_cache().load(self._selection_key(region)) is not None
 
     def _select(self, region: str) -> dict[str, Any]:
+        if not getattr(self.activations_model, "cacheable", True):  # nothing identifies its code: nothing stored
+            return self._score_layers(region)
         return self._selection_cache().get_or_compute(self._selection_key(region), lambda: self._score_layers(region))
 
     def _score_layers(self, region: str) -> dict[str, Any]:
@@ -525,7 +529,7 @@ class ModelCommitment(BrainModel):
         preprocessing, fitting images, layer), each image's label, the classifier's settings and scikit-learn's
         version. None when the activations model names no features cache (then nothing is cached)."""
         cache_paths = getattr(self.activations_model, "cache_paths", None)
-        if cache_paths is None:
+        if cache_paths is None or not getattr(self.activations_model, "cacheable", True):
             return None
         import sklearn
 

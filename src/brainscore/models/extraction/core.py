@@ -353,6 +353,10 @@ class ActivationsCore(ABC):
         If ``batch_size`` is below 1.
     """
 
+    #: False when nothing identifies this model's code well enough to store its activations: each call computes
+    #: them afresh and nothing derived from them is stored (:class:`~brainscore.models.extraction.function.FunctionExtractor`)
+    cacheable = True
+
     def __init__(self, identifier: str, preprocessing: Preprocessing | None, batch_size: int,
                  progress: bool = True, prefetch: bool = True, background_writes: bool = True):
         if batch_size < 1:
@@ -472,10 +476,12 @@ class ActivationsCore(ABC):
         else:
             shifts, plan = np.zeros((1, 2)), {}
         size = self.preprocessing.image_size
-        use_cache = caching.enabled()
+        use_cache = caching.enabled() and self.cacheable
         result: dict[str, LayerFeatures] = {}
         missing: dict[str, Path] = {}
-        for layer, path in self._cache_paths(stimuli.content_hash(), layers, plan).items():
+        entries = (self._cache_paths(stimuli.content_hash(), layers, plan) if self.cacheable
+                   else dict.fromkeys(layers))
+        for layer, path in entries.items():
             if use_cache and verified(path):
                 result[layer] = LayerFeatures(layer, path, ids, trials, shifts, degrees, size)
             else:

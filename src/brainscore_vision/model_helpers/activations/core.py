@@ -1,18 +1,24 @@
 """``ActivationsExtractorHelper`` and ``flatten``: the reference's activations core, on ``brainscore``'s extractor.
 
 ``ActivationsExtractorHelper(get_activations, preprocessing, identifier, batch_size)`` is the reference's
-framework-agnostic extractor (``get_activations(images, layer_names) -> {layer: array}``, used by its
-TensorFlow/Keras plugins). It is not available here: ``brainscore`` keys stored activations by the
-network's weights and architecture, which it reads from a ``torch.nn.Module``; a function of images
-hides both, and a cache keyed by its name alone could serve another network's features. Building one
-raises :class:`NotImplementedError` saying so (wrap a PyTorch network in ``PytorchWrapper``).
+framework-agnostic extractor: ``get_activations(inputs, layer_names) -> {layer: array}``, used by its
+Gabor-filter, HMAX and TensorFlow/Keras plugins. Here it is
+:class:`brainscore.models.extraction.function.FunctionExtractor`: ``get_activations`` receives each batch's
+file paths (``preprocessing=None``) or what ``preprocessing(paths)`` returns, and the activations are stored
+under a key of the plugin folder's content (every file of the folder that defines the function, and the
+function's qualified name) and the identifier, so editing the plugin makes new entries. A function whose
+folder cannot be found (defined in an interactive session) is computed on every call and nothing is stored;
+``identifier=False`` (the reference's "do not store") does the same. Microsaccades (several trials with
+``require_variance``) and the reference's batch and stimulus-set hooks are refused, saying so.
 
 ``flatten(layer_output, return_index=False)``: ``(N, ...)`` -> ``(N, prod(...))`` in C order, with the
 multi-index of each flattened unit when asked.
 """
 from __future__ import annotations
 
-from typing import Any
+import functools
+import weakref
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -33,20 +39,201 @@ def flatten(layer_output: np.ndarray, return_index: bool = False) -> Any:
     return flat, index
 
 
+
+
 class ActivationsExtractorHelper:
-    """The reference's framework-agnostic extractor; not available here (see the module notes).
+    """The reference's extractor of a ``get_activations`` function (see the module notes).
+
+    Parameters
+    ----------
+    get_activations : callable (inputs, layer_names) -> mapping of layer name to array (N, ...)
+    preprocessing : callable (list of str) -> array, optional
+        None: ``get_activations`` receives the files' paths. ``functools.partial(load_preprocess_images,
+        image_size=S)``: ImageNet preprocessing, arrays ``(N, 3, S, S)``.
+    identifier : str or False
+        The model's name (in the ``model`` coordinate and the cache key); False stores nothing.
+    batch_size : int
+        Inputs per call of ``get_activations`` (default 64, the reference's).
 
     Raises
     ------
-    NotImplementedError
-        When built.
+    TypeError
+        If ``get_activations`` is not callable or ``preprocessing`` is neither None nor callable.
     """
 
-    def __init__(self, get_activations: Any = None, preprocessing: Any = None, identifier: Any = False,
-                 batch_size: int = 64, **kwargs: Any):
-        raise NotImplementedError(
-            f"ActivationsExtractorHelper (model {identifier!r}): brainscore extracts activations from PyTorch "
-            f"networks only (PytorchWrapper), because it keys stored activations by the network's weights and "
-            f"architecture; a get_activations function hides both")
+    def __init__(self, get_activations: Callable[..., Any] = None, preprocessing: Any = None,
+                 identifier: Any = False, batch_size: int = 64, **kwargs: Any):
+        from brainscore.models.extraction.function import FunctionExtractor, function_source_key
+
+        if kwargs:
+            raise TypeError(f"ActivationsExtractorHelper: unknown keyword arguments {sorted(kwargs)}; it takes "
+                            f"get_activations, preprocessing, identifier and batch_size")
+        inputs, preprocessing_key = _inputs(preprocessing)
+        source_key, why = function_source_key(get_activations) if callable(get_activations) else (None, "")
+        if source_key is not None and preprocessing_key is None:
+            source_key, why = None, f"its preprocessing {preprocessing!r} cannot be located in a file"
+        self._wrappers: list = []
+        self._source_key = source_key
+        self._core = FunctionExtractor(get_activations, str(identifier) if identifier else "model", inputs,
+                                       batch_size=int(batch_size), source_key=source_key, cache=bool(identifier))
+        if source_key is None:
+            self._core.source_description = why
+        if source_key is None and identifier:
+            import warnings
+
+            warnings.warn(f"model {identifier!r}: its activations are computed on every call and not stored, because "
+                          f"{why}", stacklevel=2)
+        self.get_activations = get_activations
+        self.preprocess = preprocessing or (lambda paths: paths)
+        self._identifier = identifier
+
+    @property
+    def identifier(self) -> Any:
+        """The model's name (False: nothing is stored)."""
+        return self._identifier
+
+    @identifier.setter
+    def identifier(self, value: Any) -> None:
+        self._identifier = value
+        self._core.identifier = str(value) if value else "model"
+        self._core.source_key = self._source_key if value else None  # False: the reference's "store nothing"
+        self._core.cacheable = self._core.source_key is not None
+        for ref in self._wrappers:
+            wrapper = ref()
+            if wrapper is not None:
+                self._share(wrapper)
+
+    def include_files(self, files: Any) -> None:
+        """Key the stored activations by ``files`` too (``{name: path}``, e.g. the weights the plugin's factory loaded
+        through the locator): the sha256 of each. Nothing changes for a model whose activations are not stored.
+
+        Raises
+        ------
+        OSError
+            If a file cannot be read.
+        """
+        from brainscore.caching import content_key, file_hashes
+
+        if self._source_key is None or not files:
+            return
+        digests = sorted([str(name), file_hashes(path)["sha256"]] for name, path in dict(files).items())
+        self._source_key = content_key(kind="function-source-and-files", source=str(self._source_key), files=digests)
+        self.identifier = self._identifier  # passes the new key on to the extractor and the wrappers
+
+    @property
+    def cacheable(self) -> bool:
+        """Whether the activations are stored (the function's folder was found and ``identifier`` is not False)."""
+        return self._core.cacheable and bool(self._identifier)
+
+    def __getattr__(self, name: str) -> Any:
+        # what brainscore's commitment asks of an extractor: extract, numerics, preprocessing, cache_paths, ...
+        if name.startswith("__") or name == "_core":
+            raise AttributeError(name)
+        return getattr(self._core, name)
+
+    def __call__(self, stimuli: Any, layers: Sequence[str] | None, stimuli_identifier: Any = None,
+                 number_of_trials: int = 1, require_variance: bool = False, **kwargs: Any) -> Any:
+        """Activations of ``layers`` on ``stimuli`` (a StimulusSet or a list of image paths), ``presentation x
+        neuroid``; ``stimuli_identifier`` is unused (activations are keyed by the images' content)."""
+        del stimuli_identifier
+        from brainscore.data.stimuli import StimulusSet
+        from brainscore_vision.model_helpers.activations.pytorch import _with_shift_coords, paths_activations
+
+        layers = ["logits"] if layers is None else list(layers)
+        call = functools.partial(self._core, layers=layers, number_of_trials=number_of_trials,
+                                 require_variance=require_variance, **kwargs)
+        if isinstance(stimuli, StimulusSet):
+            return _with_shift_coords(call(stimuli), require_variance)
+        return paths_activations(lambda stimulus_set: _with_shift_coords(call(stimulus_set), require_variance),
+                                 stimuli)
+
+    def from_stimulus_set(self, stimulus_set: Any, layers: Sequence[str] | None, stimuli_identifier: Any = None,
+                          require_variance: bool = False, **kwargs: Any) -> Any:
+        """Activations on a StimulusSet, its columns as presentation coordinates; see :meth:`__call__`."""
+        return self(stimulus_set, layers, stimuli_identifier, require_variance=require_variance, **kwargs)
+
+    def from_paths(self, stimuli_paths: Sequence[str], layers: Sequence[str] | None, stimuli_identifier: Any = None,
+                   require_variance: bool = False, **kwargs: Any) -> Any:
+        """Activations on image files (one presentation per listed path); see :meth:`__call__`."""
+        return self(list(stimuli_paths), layers, stimuli_identifier, require_variance=require_variance, **kwargs)
+
+    def register_batch_activations_hook(self, hook: Any) -> Any:
+        """Refused: a hook changes the activations after the function, which the stored entries' key cannot see.
+
+        Raises
+        ------
+        NotImplementedError
+            Always; apply the change inside ``get_activations`` (its folder is in the key).
+        """
+        raise NotImplementedError("ActivationsExtractorHelper.register_batch_activations_hook: a hook would change "
+                                  "stored activations without changing their key; apply it inside get_activations")
+
+    def register_stimulus_set_hook(self, hook: Any) -> Any:
+        """Refused, as :meth:`register_batch_activations_hook`.
+
+        Raises
+        ------
+        NotImplementedError
+            Always.
+        """
+        raise NotImplementedError("ActivationsExtractorHelper.register_stimulus_set_hook: a hook would change the "
+                                  "images without changing the stored activations' key; change them inside "
+                                  "get_activations or the preprocessing")
+
+    def insert_attrs(self, wrapper: Any) -> None:
+        """Give ``wrapper`` (the plugin's model object) this extractor's methods, as the reference does, and what
+        ``brainscore``'s commitment reads of an extractor (``extract``, ``cache_paths``, ``numerics``, the key of
+        the code as ``architecture_fingerprint``, ...)."""
+        wrapper.from_stimulus_set = self.from_stimulus_set
+        wrapper.from_paths = self.from_paths
+        wrapper.register_batch_activations_hook = self.register_batch_activations_hook
+        wrapper.register_stimulus_set_hook = self.register_stimulus_set_hook
+        try:
+            self._wrappers.append(weakref.ref(wrapper))
+        except TypeError:  # an object without weak references: its identifier setter cannot refresh the key
+            pass
+        self._share(wrapper)
+
+    def _share(self, wrapper: Any) -> None:
+        core = self._core
+        wrapper.extract = core.extract
+        wrapper.set_visual_degrees = core.set_visual_degrees
+        wrapper.numerics = core.numerics
+        wrapper.preprocessing = core.preprocessing
+        wrapper.cacheable = self.cacheable
+        wrapper.weights_hash = None
+        wrapper.architecture_fingerprint = core.architecture_fingerprint if self.cacheable else None
+        if self.cacheable:
+            wrapper.cache_paths = core.cache_paths
+            wrapper.stream = core.stream
 
 
+def _inputs(preprocessing: Any) -> tuple[Any, dict | None]:
+    """``(PathInputs, its key)`` for the reference's ``preprocessing`` argument; key None when the function cannot
+    be located in a file (then nothing is stored).
+
+    Raises
+    ------
+    TypeError
+        If ``preprocessing`` is neither None nor callable.
+    """
+    from brainscore.models.extraction.function import PathInputs, function_source_key
+    from brainscore_vision.model_helpers.activations.pytorch import _as_preprocessing, load_preprocess_images
+
+    if preprocessing is None:
+        return PathInputs(), {}
+    if not callable(preprocessing):
+        raise TypeError(f"preprocessing must be None or a function of a list of image paths, got "
+                        f"{type(preprocessing).__name__}")
+    if isinstance(preprocessing, functools.partial) and preprocessing.func is load_preprocess_images:
+        standard = _as_preprocessing(preprocessing)
+        return PathInputs(lambda paths: standard(paths).numpy(), {"preprocessing": standard.key()},
+                          standard.image_size), {"preprocessing": standard.key()}
+    key, _why = function_source_key(preprocessing)
+    if key is None:
+        return PathInputs(preprocessing, {}), None
+    keywords = getattr(preprocessing, "keywords", None) or {}
+    fields = {"function": str(key), "args": repr(getattr(preprocessing, "args", ())),
+              "keywords": repr(sorted(keywords.items()))}
+    size = keywords.get("image_size")
+    return PathInputs(preprocessing, fields, int(size) if isinstance(size, int) else None), fields

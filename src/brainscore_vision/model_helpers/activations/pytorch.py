@@ -181,19 +181,10 @@ class PytorchWrapper(ActivationsExtractor):
         if isinstance(stimuli, StimulusSet):
             return _with_shift_coords(super().__call__(stimuli, layers, number_of_trials=number_of_trials,
                                                        require_variance=require_variance, **kwargs), require_variance)
-        paths = [str(path) for path in stimuli]
-        unique = list(dict.fromkeys(paths))
-        stimulus_set = StimulusSet({"stimulus_id": unique, "stimulus_path": unique},
-                                   stimulus_paths={path: path for path in unique})
-        activations = _with_shift_coords(super().__call__(stimulus_set, layers, number_of_trials=number_of_trials,
-                                                          require_variance=require_variance, **kwargs),
-                                         require_variance)
-        if len(unique) != len(paths):  # the same file listed twice: one presentation per listed path
-            import numpy as np
-
-            rows = {path: np.flatnonzero(activations["stimulus_id"].values == path) for path in unique}
-            activations = activations.isel(presentation=np.concatenate([rows[path] for path in paths]))
-        return activations
+        return paths_activations(lambda stimulus_set: _with_shift_coords(
+            super(PytorchWrapper, self).__call__(stimulus_set, layers, number_of_trials=number_of_trials,
+                                                 require_variance=require_variance, **kwargs), require_variance),
+            stimuli)
 
     def from_paths(self, stimuli_paths: Sequence[str], layers: Sequence[str] | None = None,
                    stimuli_identifier: Any = None, require_variance: bool = False, **kwargs: Any):
@@ -212,6 +203,23 @@ class PytorchWrapper(ActivationsExtractor):
     def _extractor(self) -> "PytorchWrapper":
         """Itself: reference plugins reach the extractor helper as ``wrapper._extractor`` (e.g. ``set_visual_degrees``)."""
         return self
+
+
+def paths_activations(call: Callable[[Any], Any], stimuli: Sequence[Any]) -> Any:
+    """``call(stimulus_set)`` on image files given as paths: one row per distinct file (``stimulus_id`` and
+    ``stimulus_path`` the path), then one presentation per listed path, in the listed order (a file listed twice
+    gives two presentations)."""
+    from brainscore.data.stimuli import StimulusSet
+
+    paths = [str(path) for path in stimuli]
+    unique = list(dict.fromkeys(paths))
+    stimulus_set = StimulusSet({"stimulus_id": unique, "stimulus_path": unique},
+                               stimulus_paths={path: path for path in unique})
+    activations = call(stimulus_set)
+    if len(unique) != len(paths):  # the same file listed twice: one presentation per listed path
+        rows = {path: np.flatnonzero(activations["stimulus_id"].values == path) for path in unique}
+        activations = activations.isel(presentation=np.concatenate([rows[path] for path in paths]))
+    return activations
 
 
 def torchvision_preprocess(normalize_mean: Sequence[float] = IMAGENET_MEAN, normalize_std: Sequence[float] = IMAGENET_STD):
