@@ -96,6 +96,7 @@ def test_multi_subject_score_is_the_mean_of_the_subjects(data):
     assert 0 < score.attrs["error"] < expected.std(ddof=0)
     assert built == ["sub-01"] + list(SUBJECTS)  # one child per subject, in order
     assert float(benchmark.ceiling) == pytest.approx(2.3 / 3, abs=1e-12)
+    assert benchmark.timebins == [(70, 170)] and built[-1] == "sub-01"  # asked of a fresh first child when read
 
 
 def test_single_subject_says_why_it_has_no_error(data):

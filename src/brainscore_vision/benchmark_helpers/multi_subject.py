@@ -20,7 +20,8 @@ computed **per subject** and averaged, and a cross-validated benchmark likewise 
 - :func:`block_diagonal_concat`: per-subject ``presentation x neuroid`` slices stacked so that each
   subject fills its own diagonal block and every other cell is NaN.
 
-Metadata (region, version, bibtex, time bins) are read from the first child, built once at construction.
+Metadata (region, version, bibtex) are read from the first child, built once at construction without loading its
+data; the time bins are read from it when first asked for (a child's ``time_bins`` may load its data).
 A child's score that is not finite stops the aggregate with an error listing every child's score, rather
 than averaging a NaN into a number (the reference averages it). ``preallocate_memory`` (the reference's
 memory probe) is not provided: ``brainscore``'s runner sizes its work itself.
@@ -28,6 +29,7 @@ memory probe) is not provided: ``brainscore``'s runner sizes its work itself.
 from __future__ import annotations
 
 import gc
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -77,7 +79,18 @@ def _sem(values: np.ndarray) -> float:
     return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
 
 
+def _stored_time_bins(child: Any) -> Any:
+    """The child's ``timebins`` where it is a stored value (not a property, which may load the child's data)."""
+    value = inspect.getattr_static(child, "timebins", None)
+    return None if isinstance(value, property) else value
+
+
 def _child_time_bins(child: Any) -> Any:
+    """The child's time bins: its stored ``timebins``, else its ``timebins`` / ``time_bins`` property (which may
+    load its data), else None."""
+    value = _stored_time_bins(child)
+    if value is not None:
+        return value
     for name in ("timebins", "time_bins"):
         value = getattr(child, name, None)
         if value is not None:
@@ -103,13 +116,30 @@ class _Aggregate(BenchmarkBase):
         region = getattr(sample, "region", None)
         version = getattr(sample, "version", 1)
         bibtex = getattr(sample, "bibtex", None) or ""
-        self.timebins = _child_time_bins(sample)
+        # read now only where the child stores them: a property may load the child's data, which construction must
+        # not (the data may be remote); else asked of the first child when first read (``timebins``)
+        self._timebins = _stored_time_bins(sample)
         _release(sample)
         del sample
         gc.collect()
         super().__init__(identifier=identifier, ceiling_func=lambda: self._compute_ceiling(), version=version,
                          parent=region or "", bibtex=bibtex)
         self.region = region
+
+    @property
+    def timebins(self) -> Any:
+        """The first child's time bins (``[(start, end)]`` ms), read from it when first needed."""
+        if self._timebins is None:
+            child = self._factory(self._units[0])
+            try:
+                self._timebins = _child_time_bins(child)
+            finally:
+                _release(child)
+        return self._timebins
+
+    @timebins.setter
+    def timebins(self, value: Any) -> None:
+        self._timebins = value
 
     def _children(self):
         """Each unit's child benchmark, built on demand and released once the caller is done with it."""

@@ -46,15 +46,19 @@ _ARGUMENTS = ("responses", "stimuli", "stimulus_set", "model_identifier")
 class _PropertyFunction:
     """A reference-style ``neuronal_property`` called as ``brainscore`` calls it: ``f(responses, stimuli)``."""
 
-    def __init__(self, func: Callable[..., Any], benchmark: "PropertiesBenchmark"):
+    def __init__(self, func: Callable[..., Any], benchmark: "PropertiesBenchmark", identifier: str = ""):
         parameters = inspect.signature(func).parameters
         required = [name for name, p in parameters.items() if p.default is p.empty
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         unknown = [name for name in required if name not in _ARGUMENTS]
         if unknown:
-            hint = (" (the reference's calibrated blank responses: use brainscore's Marques 2020 benchmarks, "
-                    "e.g. `brainscore list benchmarks 'Marques2020*'`, or compute the property from the responses)"
-                    if "baseline" in unknown else "")
+            hint = ""
+            if "baseline" in unknown and _replaced_builtin(identifier):
+                hint = (f" (the reference's calibrated blank responses: brainscore's own benchmark of this name "
+                        f"computes them; your plugin folder replaces it, so load 'builtin:{identifier}')")
+            elif "baseline" in unknown:
+                hint = (" (the reference's calibrated blank responses: use brainscore's Marques 2020 benchmarks, "
+                        "e.g. `brainscore list benchmarks 'Marques2020*'`, or compute the property from the responses)")
             raise TypeError(f"neuronal_property {getattr(func, '__qualname__', func)!r} needs arguments {unknown} "
                             f"that the benchmark cannot give; it gives {list(_ARGUMENTS)}{hint}")
         takes_all = any(p.kind == p.VAR_KEYWORD for p in parameters.values())
@@ -65,6 +69,15 @@ class _PropertyFunction:
         given = {"responses": responses, "stimuli": stimuli, "stimulus_set": stimuli,
                  "model_identifier": self.benchmark.model_identifier}
         return self.func(**{name: given[name] for name in self.names})
+
+
+def _replaced_builtin(identifier: str) -> bool:
+    """Whether a plugin folder here replaces brainscore's built-in benchmark ``identifier`` (``builtin:IDENTIFIER``)."""
+    if not identifier:
+        return False
+    from brainscore import registry
+
+    return f"builtin:{identifier}" in registry.benchmarks.list(f"builtin:{identifier}")
 
 
 class PropertiesBenchmark(_properties.PropertiesBenchmark):
@@ -109,7 +122,7 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
         self.model_identifier: str | None = None
         super().__init__(identifier=identifier, version=version, assembly=unwrap(assembly),
                          stimulus_set=unwrap(stimulus_set) if stimulus_set is not None else self._assembly_stimuli,
-                         property_func=_PropertyFunction(neuronal_property, self),
+                         property_func=_PropertyFunction(neuronal_property, self, identifier),
                          similarity_metric=similarity_metric, ceiling_func=_ceiling(ceiling_func),
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, region=region,
                          parent=parent or region, bibtex=bibtex, time_bins=timebins)
