@@ -148,6 +148,10 @@ def test_bad_arguments_say_what_is_wrong():
         MultiSubjectNeuralBenchmark("x", [], lambda s: _Fixed(1))
     with pytest.raises(ValueError, match="at least one fold"):
         KFoldNeuralBenchmark("x", 0, lambda k: _Fixed(1))
+    with pytest.raises(ValueError, match=r"subjects \['a'\] are listed more than once"):
+        MultiSubjectNeuralBenchmark("x", ["a", "b", "a"], lambda s: _Fixed(1))
+    with pytest.raises(ValueError, match=r"subject names \['raw'\] are names of the score's own attributes"):
+        MultiSubjectNeuralBenchmark("x", ["a", "raw"], lambda s: _Fixed(1))
     with pytest.raises(TypeError, match="factory must be callable"):
         MultiSubjectNeuralBenchmark("x", ["a"], None)
 

@@ -48,6 +48,9 @@ __all__ = ["MultiSubjectNeuralBenchmark", "KFoldNeuralBenchmark", "block_diagona
 #: Bootstrap resamples of the per-subject (per-fold) scores behind an aggregate's ``error``.
 WRAPPER_N_BOOTSTRAP = 200
 
+#: attributes of the aggregate Score that a subject's name (``attrs[<subject>]``) must not overwrite
+_RESERVED_ATTRIBUTES = frozenset({"raw", "ceiling", "error", "error_over", "n_bootstrap", "error_nan_reason",
+                                  "raw_subjects", "sem_subjects", "folds", "raw_folds", "sem_folds"})
 _HEAVY_ATTRIBUTES = ("_assembly", "_similarity_metric", "_ceiling_func", "_ceiling")
 
 
@@ -239,6 +242,15 @@ class MultiSubjectNeuralBenchmark(_Aggregate):
         if isinstance(subjects, str) or not len(subjects):
             raise ValueError(f"MultiSubjectNeuralBenchmark {identifier!r} needs a non-empty sequence of subjects; "
                              f"got {subjects!r}")
+        subjects = list(subjects)
+        repeated = sorted({str(s) for s in subjects if subjects.count(s) > 1})
+        if repeated:
+            raise ValueError(f"MultiSubjectNeuralBenchmark {identifier!r}: subjects {repeated} are listed more than "
+                             f"once (each would count twice in the mean); list each subject once")
+        reserved = sorted({str(s) for s in subjects if str(s) in _RESERVED_ATTRIBUTES})
+        if reserved:
+            raise ValueError(f"MultiSubjectNeuralBenchmark {identifier!r}: subject names {reserved} are names of the "
+                             f"score's own attributes (each subject's score is kept under its name); rename them")
         super().__init__(identifier, list(subjects), per_subject_factory, peak_aggregation)
         self._subjects = self._units
 
