@@ -46,15 +46,19 @@ _ARGUMENTS = ("responses", "stimuli", "stimulus_set", "model_identifier")
 class _PropertyFunction:
     """A reference-style ``neuronal_property`` called as ``brainscore`` calls it: ``f(responses, stimuli)``."""
 
-    def __init__(self, func: Callable[..., Any], benchmark: "PropertiesBenchmark"):
+    def __init__(self, func: Callable[..., Any], benchmark: "PropertiesBenchmark", identifier: str = ""):
         parameters = inspect.signature(func).parameters
         required = [name for name, p in parameters.items() if p.default is p.empty
                     and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
         unknown = [name for name in required if name not in _ARGUMENTS]
         if unknown:
-            hint = (" (the reference's calibrated blank responses: use brainscore's Marques 2020 benchmarks, "
-                    "e.g. `brainscore list benchmarks 'Marques2020*'`, or compute the property from the responses)"
-                    if "baseline" in unknown else "")
+            hint = ""
+            if "baseline" in unknown and _replaced_builtin(identifier):
+                hint = (f" (the reference's calibrated blank responses: brainscore's own benchmark of this name "
+                        f"computes them; your plugin folder replaces it, so load 'builtin:{identifier}')")
+            elif "baseline" in unknown:
+                hint = (" (the reference's calibrated blank responses: use brainscore's Marques 2020 benchmarks, "
+                        "e.g. `brainscore list benchmarks 'Marques2020*'`, or compute the property from the responses)")
             raise TypeError(f"neuronal_property {getattr(func, '__qualname__', func)!r} needs arguments {unknown} "
                             f"that the benchmark cannot give; it gives {list(_ARGUMENTS)}{hint}")
         takes_all = any(p.kind == p.VAR_KEYWORD for p in parameters.values())
@@ -65,6 +69,15 @@ class _PropertyFunction:
         given = {"responses": responses, "stimuli": stimuli, "stimulus_set": stimuli,
                  "model_identifier": self.benchmark.model_identifier}
         return self.func(**{name: given[name] for name in self.names})
+
+
+def _replaced_builtin(identifier: str) -> bool:
+    """Whether a plugin folder here replaces brainscore's built-in benchmark ``identifier`` (``builtin:IDENTIFIER``)."""
+    if not identifier:
+        return False
+    from brainscore import registry
+
+    return f"builtin:{identifier}" in registry.benchmarks.list(f"builtin:{identifier}")
 
 
 class PropertiesBenchmark(_properties.PropertiesBenchmark):
@@ -109,7 +122,7 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
         self.model_identifier: str | None = None
         super().__init__(identifier=identifier, version=version, assembly=unwrap(assembly),
                          stimulus_set=unwrap(stimulus_set) if stimulus_set is not None else self._assembly_stimuli,
-                         property_func=_PropertyFunction(neuronal_property, self),
+                         property_func=_PropertyFunction(neuronal_property, self, identifier),
                          similarity_metric=similarity_metric, ceiling_func=_ceiling(ceiling_func),
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, region=region,
                          parent=parent or region, bibtex=bibtex, time_bins=timebins)
@@ -150,3 +163,240 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
         """Record ``candidate``, compute its neuroids' property, and score the distribution (``raw / ceiling``)."""
         self.model_identifier = getattr(candidate, "identifier", None)
         return super().__call__(candidate)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# The reference's per-unit property functions (Marques, Schrimpf & DiCarlo 2021), which its ``marques2020`` benchmark
+# folder imports. Each works on one unit's tuning curve; brainscore's own Marques 2020 benchmarks compute the same
+# properties vectorised over units (:mod:`brainscore.plugins.benchmarks.marques2020.properties`).
+
+#: smoothing kernels of the reference's tuning fits, by ``filt_type`` (normalised to sum 1 where applied)
+_KERNELS = {"hanning": (0, 2 / 5, 1, 2 / 5, 0), "flat": (1, 1, 1, 1, 1), "smooth": (0, 1 / 5, 1, 1 / 5, 0),
+            "triangle": (0.5, 0.75, 1, 0.75, 0.5)}
+
+__all__ += ["calc_circular_variance", "calc_bandwidth", "calc_orthogonal_preferred_ratio",
+            "calc_spatial_frequency_tuning", "calc_size_tuning", "calc_texture_modulation", "calc_sparseness",
+            "calc_variance_ratio", "calc_variance"]
+
+
+def _kernel(filt_type: str | None) -> np.ndarray | None:
+    if filt_type is None:
+        return None
+    if filt_type not in _KERNELS:
+        raise ValueError(f"unknown filt_type {filt_type!r}; one of {sorted(_KERNELS)} or None")
+    weights = np.asarray(_KERNELS[filt_type], dtype=float)
+    return weights / weights.sum()
+
+
+def _spline(x: np.ndarray, y: np.ndarray):
+    """The interpolating cubic spline through (x, y): FITPACK's ``UnivariateSpline(s=0)`` is the not-a-knot spline."""
+    from scipy.interpolate import CubicSpline
+
+    return CubicSpline(np.asarray(x, dtype=float), np.asarray(y, dtype=float), bc_type="not-a-knot")
+
+
+def _nested_grid(activations: Any, names: Sequence[str], n_stimuli: int) -> bool:
+    """Whether the presentations' values of ``names`` run through their full grid (last name fastest), repeated."""
+    columns = [np.asarray(activations[name].values) for name in names]
+    levels = [np.unique(c) for c in columns]
+    size = int(np.prod([len(v) for v in levels]))
+    if size == 0 or n_stimuli % size:
+        return False
+    grid = np.meshgrid(*levels, indexing="ij")
+    return all(np.array_equal(np.tile(g.ravel(), n_stimuli // size), c) for g, c in zip(grid, columns))
+
+
+def _assert_grating_activations(activations: Any) -> None:
+    """Check that grating responses are ordered as the property code reshapes them.
+
+    ``activations`` (``neuroid x presentation``, with the gratings' ``position_y``, ``position_x``,
+    ``contrast``, ``radius``, ``spatial_frequency``, ``orientation``, ``phase`` on ``presentation``) must either
+    be the full grid over these seven, nested in this order (phase fastest), or repeated cycles of the grid over
+    (spatial_frequency, orientation, phase).
+
+    Raises
+    ------
+    ValidationError
+        If the presentations are in another order (the reshape would mix conditions).
+    """
+    n_stimuli = activations.sizes["presentation"]
+    full = ("position_y", "position_x", "contrast", "radius", "spatial_frequency", "orientation", "phase")
+    if _nested_grid(activations, full, n_stimuli) or \
+            _nested_grid(activations, ("spatial_frequency", "orientation", "phase"), n_stimuli):
+        return
+    raise ValidationError(f"the {n_stimuli} grating presentations are not a grid over {full} nested in that order "
+                          f"(phase fastest), nor repeated cycles over (spatial_frequency, orientation, phase); "
+                          f"record the stimulus set in its own order")
+
+
+def _assert_texture_activations(activations: Any) -> None:
+    """Check that texture responses, sorted by (type, family, sample), are the full grid over the three.
+
+    Raises
+    ------
+    ValidationError
+        If a (type, family, sample) combination is missing or repeated.
+    """
+    ordered = activations.sortby(["type", "family", "sample"])
+    if not _nested_grid(ordered, ("type", "family", "sample"), ordered.sizes["presentation"]) or \
+            ordered.sizes["presentation"] != int(np.prod([len(np.unique(ordered[n].values))
+                                                          for n in ("type", "family", "sample")])):
+        raise ValidationError("the texture presentations are not exactly one of each (type, family, sample)")
+
+
+def calc_circular_variance(orientation_curve: np.ndarray, orientation: np.ndarray) -> float:
+    """Circular variance ``1 - |sum r exp(2i theta)| / sum |r|`` of an orientation curve (Ringach et al. 2002).
+
+    ``orientation`` in degrees; 0 for a unit responding at one orientation only, 1 for a flat curve.
+    """
+    curve = np.asarray(orientation_curve, dtype=float)
+    resultant = np.abs(np.sum(curve * np.exp(2j * np.deg2rad(np.asarray(orientation, dtype=float)))))
+    return float(1 - resultant / np.sum(np.abs(curve)))
+
+
+def calc_bandwidth(orientation_curve: np.ndarray, orientation: np.ndarray, filt_type: str | None = "hanning",
+                   thrsh: float = 0.5, mode: str = "full"):
+    """Orientation bandwidth of a curve over [0, 180) degrees, from a smoothed spline fit.
+
+    The curve is tiled over -180 ... 360 degrees, smoothed with the ``filt_type`` kernel ("same" convolution),
+    interpolated by a cubic spline and evaluated at every degree from -180 to 359. The preferred orientation is
+    the fit's argmax over 0-179; the bandwidth is the distance between the nearest degrees on either side where
+    the fit falls to ``thrsh`` x its peak (NaN if either is missing or it exceeds 180); halved for
+    ``mode='half'``.
+
+    Returns
+    -------
+    (bandwidth, preferred orientation index 0-179, degrees 0-179, the fit over them)
+    """
+    orientation = np.asarray(orientation, dtype=float)
+    extended = np.concatenate([orientation - 180, orientation, orientation + 180])
+    tiled = np.tile(np.asarray(orientation_curve, dtype=float).ravel(), 3)
+    weights = _kernel(filt_type)
+    if weights is not None:
+        tiled = np.convolve(weights, tiled, mode="same")
+    degrees = np.linspace(-180, 359, 540)
+    fitted = _spline(extended, tiled)(degrees)
+    preferred = int(np.argmax(fitted[180:360]))
+    peak_index = preferred + 180
+    low = np.flatnonzero(fitted[:peak_index] <= fitted[peak_index] * thrsh)
+    high = np.flatnonzero(fitted[peak_index + 1:] <= fitted[peak_index] * thrsh)
+    bandwidth = np.nan
+    if len(low) and len(high):
+        bandwidth = degrees[peak_index + 1 + high[0]] - degrees[low[-1]]
+        bandwidth = np.nan if bandwidth > 180 else bandwidth
+    if mode == "half":
+        bandwidth = bandwidth / 2
+    return bandwidth, preferred, degrees[180:360], fitted[180:360]
+
+
+def calc_orthogonal_preferred_ratio(orientation_curve: np.ndarray, orientation: np.ndarray) -> float:
+    """Response at the orthogonal orientation (half the samples away) over the response at the preferred one."""
+    curve = np.asarray(orientation_curve, dtype=float)
+    preferred = int(np.argmax(curve))
+    orthogonal = (preferred + len(orientation) // 2) % len(orientation)
+    return float(curve[orthogonal] / curve[preferred])
+
+
+def calc_spatial_frequency_tuning(y: np.ndarray, sf: np.ndarray, filt_type: str | None = "triangle",
+                                  thrsh: float = 0.707, mode: str = "ratio"):
+    """Peak and bandwidth of a spatial-frequency tuning curve (``sf`` ascending, cycles/degree).
+
+    The curve, padded with two copies of each end value, is smoothed ("valid") with the ``filt_type`` kernel,
+    interpolated by a cubic spline over log2(sf) and evaluated at 100 points evenly spaced in log2. The cut-offs
+    are the nearest points below and above the peak where the fit is at most ``thrsh`` x the peak. Bandwidth:
+    ``100 f_low / f_high`` (``mode='ratio'``) or ``f_high / f_low - 1`` (``mode='oct'``); NaN without a cut-off.
+
+    Returns
+    -------
+    (bandwidth, peak frequency, r² of the fit at the measured frequencies, the 100 frequencies, the fit)
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    log_sf = np.log2(np.asarray(sf, dtype=float))
+    values = y
+    weights = _kernel(filt_type)
+    if weights is not None:
+        values = np.convolve(weights, np.concatenate([[y[0], y[0]], y, [y[-1], y[-1]]]), mode="valid")
+    spline = _spline(log_sf, values)
+    grid = np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
+    fitted = spline(grid)
+    best = int(np.argmax(fitted))
+    below = np.flatnonzero(fitted <= fitted[best] * thrsh)
+    low = grid[below[below < best][-1]] if np.any(below < best) else np.nan
+    high = grid[below[below > best][0]] if np.any(below > best) else np.nan
+    bandwidth = 2 ** high / 2 ** low - 1 if mode == "oct" else 2 ** low / 2 ** high * 100
+    residual = np.sum((y - spline(log_sf)) ** 2)
+    r2 = 1 - residual / np.sum((y - y.mean()) ** 2)
+    return bandwidth, 2 ** grid[best], r2, 2 ** grid, fitted
+
+
+def calc_size_tuning(size_curve: np.ndarray, radius: np.ndarray):
+    """Surround suppression of a size tuning curve (Cavanaugh, Bair & Movshon 2002).
+
+    SSI = (peak - plateau) / peak (plateau: the response at the largest radius). Where peak > 0 and SSI > 0.1:
+    grating summation field = 2 x the smallest radius reaching 0.95 peak; surround diameter = 2 x the first
+    radius beyond the preferred one at most plateau + 0.05 |plateau|; else both (and their ratio) are NaN.
+
+    Returns
+    -------
+    (grating summation field, surround diameter, their ratio, SSI)
+    """
+    curve = np.asarray(size_curve, dtype=float)
+    radius = np.asarray(radius, dtype=float)
+    peak, plateau = curve.max(), curve[-1]
+    ssi = (peak - plateau) / peak
+    if not (peak > 0 and ssi > 0.1):
+        return np.nan, np.nan, np.nan, ssi
+    gsf = 2 * radius[np.flatnonzero(curve >= 0.95 * peak)[0]]
+    beyond = np.flatnonzero((curve <= plateau + 0.05 * abs(plateau)) & (radius > radius[np.argmax(curve)]))
+    surround = 2 * radius[beyond[0]]
+    return gsf, surround, surround / gsf, ssi
+
+
+def calc_texture_modulation(response: np.ndarray):
+    """Texture modulation per family, ``(texture - noise) / (texture + noise)`` (rows 1 and 0), and its nan-mean."""
+    response = np.asarray(response, dtype=float)
+    per_family = (response[1] - response[0]) / (response[1] + response[0])
+    return np.nanmean(per_family), per_family
+
+
+def calc_sparseness(response: np.ndarray) -> float:
+    """Sparseness of responses over stimuli (Vinje & Gallant 2000): ``(1 - mean(r)² / mean(r²)) / (1 - 1/n)``."""
+    r = np.asarray(response, dtype=float).ravel()
+    n = r.size
+    return float((1 - r.mean() ** 2 / np.mean(r ** 2)) / (1 - 1 / n))
+
+
+def calc_variance(response: np.ndarray):
+    """Nested ANOVA mean squares of ``(family, sample[, repetition])`` responses: (residual, sample, family).
+
+    Without repetitions (2-d ``response``) the residual mean square is undefined: NaN."""
+    response = np.asarray(response, dtype=float)
+    if response.ndim == 3:
+        a, b, n = response.shape
+        sample_mean = response.mean(axis=2)
+        residual = np.sum((response - sample_mean[:, :, None]) ** 2) / (a * b * (n - 1))
+    else:
+        a, b = response.shape
+        n = 1
+        sample_mean = response
+        residual = float("nan")
+    family_mean = sample_mean.mean(axis=1)
+    sample = n * np.sum((sample_mean - family_mean[:, None]) ** 2) / (a * (b - 1))
+    family = b * n * np.sum((family_mean - family_mean.mean()) ** 2) / (a - 1)
+    return residual, sample, family
+
+
+def calc_variance_ratio(response: np.ndarray):
+    """Family over sample variance (each a share of the total, + 0.02) from the nested ANOVA of :func:`calc_variance`
+    (Freeman, Ziemba et al. 2013). Returns (ratio, sample share, family share)."""
+    response = np.asarray(response, dtype=float)
+    residual_ms, sample_ms, family_ms = calc_variance(response)
+    if response.ndim == 3:
+        residual = residual_ms
+        sample = (sample_ms - residual_ms) / response.shape[2]
+        family = (family_ms - sample_ms) / (response.shape[2] * response.shape[1])
+    else:
+        residual, sample = 0.0, sample_ms
+        family = (family_ms - sample_ms) / response.shape[1]
+    total = residual + sample + family
+    return (family / total + 0.02) / (sample / total + 0.02), sample / total, family / total
