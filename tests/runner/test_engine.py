@@ -45,6 +45,10 @@ def table(summaries):
     return [tuple(float.hex(v) if isinstance(v, float) else v for v in (s[k] for k in FIELDS)) for s in summaries]
 
 
+# nightly while a two-worker CI run can stall it: alone it passes in 72 s; beside another test file's real server
+# (pytest -n 2) the nanny's replacement of the killed worker registered only when the cluster closed, 15 minutes later
+# (2026-11-29); the cause is not yet found (docs/development.md)
+@pytest.mark.nightly
 def test_a_worker_killed_mid_task_is_retried_and_the_table_equals_a_sequential_run_bit_for_bit(
         worker_environment, monkeypatch):
     monkeypatch.setenv("BRAINSCORE_TEST_FORWARD_SLEEP", "0.1")  # seconds per batch: tasks last long enough to kill
