@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from authoring_helpers import isolated_registrations
 from brainscore import registry
 from brainscore.errors import ValidationError
 
@@ -91,15 +92,12 @@ def plugin(tmp_path, monkeypatch):
     folder = tmp_path / "plugins" / "models" / "tinyfn"
     write(folder / "__init__.py", MODEL_INIT)
     write(folder / "model.py", MODEL_CODE)
-    before = {kind: set(known._factories) for kind, known in registry.REGISTRIES.items()}
-    monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", str(tmp_path / "plugins"))
-    registry._discovery.reset()
-    yield folder
-    monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS", raising=False)
-    registry._discovery.reset()
-    for kind, known in registry.REGISTRIES.items():
-        for identifier in set(known._factories) - before[kind]:
-            del known._factories[identifier]
+    with isolated_registrations():
+        monkeypatch.setenv("BRAINSCORE_PLUGIN_DIRS", str(tmp_path / "plugins"))
+        registry.reset_discovery()
+        yield folder
+        monkeypatch.delenv("BRAINSCORE_PLUGIN_DIRS", raising=False)
+        registry.reset_discovery()
 
 
 @pytest.fixture
