@@ -55,6 +55,16 @@ def brainscore_environment(tmp_path_factory):
             os.environ[key] = value
 
 
+@pytest.fixture
+def weights_mirror(tmp_path, monkeypatch) -> Path:
+    """An empty weights mirror (setting ``weights_mirror``) for one test, with no stand-in weights allowed."""
+    folder = tmp_path / "weights"
+    folder.mkdir()
+    monkeypatch.setenv("BRAINSCORE_WEIGHTS_MIRROR", str(folder))
+    monkeypatch.delenv("BRAINSCORE_STAND_INS", raising=False)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The folder of real published data."""

@@ -20,12 +20,8 @@ def sha1(data: bytes) -> str:
 
 
 @pytest.fixture
-def mirror(tmp_path, monkeypatch):
-    folder = tmp_path / "weights"
-    folder.mkdir()
-    monkeypatch.setenv("BRAINSCORE_WEIGHTS_MIRROR", str(folder))
-    monkeypatch.delenv("BRAINSCORE_STAND_INS", raising=False)
-    return folder
+def mirror(weights_mirror):
+    return weights_mirror
 
 
 def stand_ins(tmp_path, monkeypatch, entries: dict) -> None:

@@ -30,12 +30,8 @@ def run_as_plugin(source: str, **names):
 
 
 @pytest.fixture
-def mirror(tmp_path, monkeypatch):
-    folder = tmp_path / "weights"
-    folder.mkdir()
-    monkeypatch.setenv("BRAINSCORE_WEIGHTS_MIRROR", str(folder))
-    monkeypatch.delenv("BRAINSCORE_STAND_INS", raising=False)
-    return folder
+def mirror(weights_mirror):
+    return weights_mirror
 
 
 def one_line(error) -> str:
