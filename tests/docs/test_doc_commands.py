@@ -130,8 +130,12 @@ def test_yaml_blocks_parse():
 
 
 def _slug(heading: str) -> str:
-    """GitHub's anchor of a heading: lower case, punctuation but hyphens and underscores dropped, spaces to -."""
-    text = re.sub(r"[`*_]{1,2}(?=\S)|(?<=\S)[`*]{1,2}", "", heading.strip().lower())
+    """GitHub's anchor of a heading: lower case, punctuation but hyphens and underscores dropped, spaces to -.
+
+    Code and emphasis marks go; an underscore inside a word (``get_activations``) stays, as on GitHub.
+    """
+    text = re.sub(r"`+|\*{1,2}", "", heading.strip().lower())
+    text = re.sub(r"(?<!\w)_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)", "", text)
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
