@@ -100,13 +100,15 @@ class _ModelFactory:
 
 def _key_function_model_files(model: Any, located: dict) -> None:
     """Fold the files a factory loaded through the locator (``load_weight_file``: weights, stand-ins) into the stored
-    activations' key of a model behind a ``get_activations`` function (``activations_model._extractor``); its plugin
+    activations' key of a model behind a ``get_activations`` function (``activations_model`` or one of its attributes); its plugin
     folder's content is keyed already, a file it loaded from elsewhere is not."""
     helpers = sys.modules.get("brainscore_vision.model_helpers.activations.core")
     if helpers is None or not located:
         return
     wrapper = getattr(model, "activations_model", None)
-    for candidate in (wrapper, getattr(wrapper, "_extractor", None)):
+    # the helper itself, or held by a plugin's own wrapper (the reference's Keras/TensorFlow wrappers keep it as an
+    # attribute of theirs): looked up among the wrapper's attributes, never by a private name of another object
+    for candidate in (wrapper, *getattr(wrapper, "__dict__", {}).values()):
         if isinstance(candidate, helpers.ActivationsExtractorHelper):
             candidate.include_files(located)
             return
