@@ -20,20 +20,6 @@ SHARED_DATA = Path(os.environ.get("BRAINSCORE_TEST_DATA", REPO.parent / "shared"
 pytest_plugins = ["database_fixtures"]  # ``db_url`` (SQLite and PostgreSQL) and ``postgres`` for any test
 
 
-def pytest_collection_modifyitems(config, items):
-    """Files holding ``slow`` tests first, the file with the most of them first; each file's tests keep their order.
-
-    CI runs the suite on two workers that take a whole file at a time (``-n 2 --dist loadfile``, in collection
-    order): started last, one file of real networks (minutes) would keep one worker busy after the other has
-    finished. Longest first, the fast files fill in around them at the end.
-    """
-    slow = {}
-    for item in items:
-        path = item.nodeid.split("::")[0]
-        slow[path] = slow.get(path, 0) + (item.get_closest_marker("slow") is not None)
-    items.sort(key=lambda item: -slow[item.nodeid.split("::")[0]])  # stable: the rest keeps pytest's order
-
-
 @pytest.fixture(scope="session", autouse=True)
 def brainscore_environment(tmp_path_factory):
     """Point the store at a session-scoped home and the mirror at the shared data."""
