@@ -116,6 +116,11 @@ def run_on_two_workers(pairs):
 
 
 @pytest.mark.slow  # every benchmark but the V1 gratings, twice from an empty cache (150,528 features per image)
+# nightly: 1,228 s in the two-worker CI run, where it also failed: the Dask workers' pixels score on
+# Cowley2026.190923.V4-pls was 0x1.a0754c0950e0ap-6, the in-process one 0x1.a07544337cd64p-6 (7th digit), the
+# "records equal on every cluster" item of issue 39, not yet fixed; test_every_cluster.py checks Dask against
+# brainscore score on one pair in every run
+@pytest.mark.nightly
 def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(worker_environment, monkeypatch):
     """pixels on the 17 benchmarks of the photographs and V4 images: a Dask run equals sequential scoring bit for bit.
 
