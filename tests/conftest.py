@@ -41,6 +41,31 @@ def brainscore_environment(tmp_path_factory):
             os.environ[key] = value
 
 
+#: What a Dask nanny writes into the environment of the process that starts its workers: distributed's
+#: ``WorkerProcess.start`` updates ``os.environ`` with ``distributed.nanny.pre-spawn-environ`` (OMP_NUM_THREADS=1,
+#: MALLOC_TRIM_THRESHOLD_=65536, ...) and PYTHONHASHSEED before it spawns, and our LocalCluster adds the lone
+#: process's variables (:func:`brainscore.runner.workers.lone_environment`).
+NANNY_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_",
+                   "PYTHONHASHSEED", "OMP_WAIT_POLICY", "BRAINSCORE_TORCH_THREADS")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_nanny_environment_between_files():
+    """Undo what a test file's in-process Dask nannies wrote into this process's environment, when the file ends.
+
+    Every later test starts its subprocesses (``brainscore run``, ``dask worker``) with this environment: a
+    cluster started by an earlier file (``test_watch.py``) once left OMP_NUM_THREADS=1 here, and the plain
+    ``dask worker`` test of ``test_every_cluster.py`` then saw its client ask the workers for 1 BLAS thread.
+    """
+    saved = {name: os.environ.get(name) for name in NANNY_VARIABLES}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture
 def weights_mirror(tmp_path, monkeypatch) -> Path:
     """An empty weights mirror (setting ``weights_mirror``) for one test, with no stand-in weights allowed."""
