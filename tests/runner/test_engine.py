@@ -116,10 +116,13 @@ def run_on_two_workers(pairs):
 
 
 @pytest.mark.slow  # every benchmark but the V1 gratings, twice from an empty cache (150,528 features per image)
-# nightly: 1,228 s in the two-worker CI run, where it also failed: the Dask workers' pixels score on
-# Cowley2026.190923.V4-pls was 0x1.a0754c0950e0ap-6, the in-process one 0x1.a07544337cd64p-6 (7th digit), the
-# "records equal on every cluster" item of issue 39, not yet fixed; test_every_cluster.py checks Dask against
-# brainscore score on one pair in every run
+# nightly: 1,228 s in the two-worker CI run. It failed there once: the Dask workers' pixels score on
+# Cowley2026.190923.V4-pls was 0x1.a0754c0950e0ap-6, the in-process one 0x1.a07544337cd64p-6 (7th digit). Cause:
+# test_watch.py's plain LocalCluster, on the same xdist worker before, left OMP_NUM_THREADS=1 in this process's
+# environment (a nanny writes Dask's pre-spawn-environ into its parent), which the workers then took as the lone
+# process's setting; with OMP_NUM_THREADS=1 set the pair gives exactly those two values, without it they are equal.
+# tests/conftest.py now undoes it after every file; test_every_cluster.py checks Dask against brainscore score on
+# one pair in every run
 @pytest.mark.nightly
 def test_run_on_every_benchmark_gives_the_scores_of_brainscore_score(worker_environment, monkeypatch):
     """pixels on the 17 benchmarks of the photographs and V4 images: a Dask run equals sequential scoring bit for bit.
