@@ -51,16 +51,66 @@ def test_plain_dask_workers_record_what_score_records(expected, tmp_path):
     with dask_cluster(env, workers=2) as address:
         result = run_command("--scheduler", address, "--models", MODEL, "--benchmarks", BENCHMARKS, env=env)
         with Client(address) as client:
-            applied = list(client.run(lambda dask_worker: dask_worker.brainscore_numerics).values())
+            applied = list(client.run(lambda dask_worker: {**dask_worker.brainscore_numerics, "environment": {
+                name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")}}).values())
     assert result.returncode == 0, result.stderr[-3000:]
     assert records(tmp_path) == expected
     cores = len(os.sched_getaffinity(0))
     assert len(applied) == 2
     for numerics in applied:  # every BLAS as in a lone process (Dask had set 1), malloc's thresholds adaptive again
         assert numerics["blas"] and set(numerics["blas"].values()) == {cores}
-        assert numerics["malloc"] == "adaptive"
+        # the nanny plugin restarted each worker process without Dask's variables: it loaded its libraries with
+        # the lone thread counts and glibc's adaptive malloc, so the worker plugin had nothing left to change
+        assert numerics["environment"] == {"OMP_NUM_THREADS": None, "MALLOC_TRIM_THRESHOLD_": None}
+        assert numerics["malloc"] is None
     # no worker holds MODEL on a cluster started without the preload: the run says how to get one
     assert "start the workers with --preload brainscore.runner.workers" in result.stderr
+
+
+#: The README's quick-start pair, whose records issue 39 found one last digit apart on plain ``dask worker``s.
+QUICK_START = ("efficientnet-lite0", "Cowley2026.210325.V4-pls")
+
+
+@pytest.mark.nightly  # two EfficientNet-Lite0 scorings of 1,200 images from empty caches (about 4 minutes)
+def test_plain_dask_workers_record_the_quick_start_pair_as_score_does(tmp_path):
+    """The real network on the quick-start pair, on workers started as docs/cluster.md says (no preload).
+
+    ``dask worker --nthreads 1 --resources MODEL=1`` sets one BLAS thread and Dask's malloc trim; the records
+    (score, raw, error, interval, ceiling, layer: every field as ``float.hex``) equal ``brainscore score``'s.
+    """
+    model, benchmark = QUICK_START
+    home = tmp_path / "score-home"
+    code = ("import sys; from brainscore.cli import main; "
+            f"sys.exit(main(['score', '--model', {model!r}, '--benchmark', {benchmark!r}]))")
+    alone = subprocess.run([sys.executable, "-c", code], env=environment(home), capture_output=True, text=True,
+                           timeout=1200)
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    expected = records(home)
+    assert [(r["model"], r["benchmark"], r["status"]) for r in expected] == [(model, benchmark, "done")]
+    env = environment(tmp_path / "run-home")
+    with dask_cluster(env, workers=2, worker_args=("--resources", "MODEL=1")) as address:
+        result = run_command("--scheduler", address, "--models", model, "--benchmarks", benchmark, env=env,
+                             timeout=1200)
+    assert result.returncode == 0, result.stderr[-3000:]
+    # before the nanny plugin (workers restarted with the lone thread counts) score, raw, error and interval
+    # differed in their last bits here; the tiny network of the test above did not show it
+    assert without_model_facts(records(tmp_path / "run-home")) == without_model_facts(expected)
+
+
+def without_model_facts(rows: list[dict]) -> list[dict]:
+    """``rows`` without ``provenance["model_facts"]`` (the parameter count, kept out of every key).
+
+    Not yet equal on a Dask run: the worker that scores a pair from the stored activations never loaded the
+    network, so its record names no parameter count where ``brainscore score``'s does (an open item).
+    """
+    import json
+
+    out = []
+    for row in rows:
+        provenance = json.loads(row["provenance"])
+        provenance.pop("model_facts", None)
+        out.append({**row, "provenance": json.dumps(provenance, sort_keys=True, default=str)})
+    return out
 
 
 JOBQUEUE_YAML = """

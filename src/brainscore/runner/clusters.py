@@ -26,7 +26,8 @@ from typing import Sequence
 from brainscore import config
 from brainscore.errors import ValidationError
 from brainscore.runner.workers import (BLAS_THREADS, CPU, GPU, METRIC_NICENESS, MODEL, TORCH_THREADS,  # noqa: F401
-                                       lone_environment, lone_process_plugin, remote_environment, yield_to_model)
+                                       lone_environment, lone_process_nanny_plugin, lone_process_plugin,
+                                       remote_environment, yield_to_model)
 
 JOBQUEUE = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster"}
 #: Memory a worker should have for one network and its activations (GiB), used to size a LocalCluster.
@@ -332,8 +333,9 @@ def connect(scheduler: str | None = None, cluster: str | None = None, workers: i
     try:
         client = Client(scheduler or made)
         try:
-            client.register_plugin(lone_process_plugin(remote_environment() if made is None or cluster
-                                                       else lone_environment()))
+            environment = remote_environment() if made is None or cluster else lone_environment()
+            client.register_plugin(lone_process_nanny_plugin(environment))  # restarts workers loaded otherwise
+            client.register_plugin(lone_process_plugin(environment))
             for module in preload:
                 client.register_plugin(_preload_plugin(module))
         except BaseException:

@@ -11,7 +11,12 @@ processes started by hand, a batch job of dask-jobqueue):
   process with every core: the raw score of a small network on Cowley 2026 V4 differed in its last
   bits on a ``dask worker`` (issue 30), and the fixed malloc threshold made every forward pass
   page-fault its tensors anew. The plugin gives each worker the thread counts a lone process on its
-  machine has (:func:`apply_lone_numerics`), before any task runs there.
+  machine has (:func:`apply_lone_numerics`), before any task runs there. Setting a library's threads
+  after it loaded is not always the same as loading it with them: EfficientNet-Lite0's quick-start
+  pair still differed in its last bits on plain ``dask worker``\ s (issue 39), and equalled ``brainscore
+  score`` when the workers were started with the lone thread counts. So a nanny plugin
+  (:func:`lone_process_nanny_plugin`) first gives each nanny the lone environment and restarts its
+  worker process where the thread variables differ, so that every library loads with them.
 - **One network at a time per machine** (:func:`dask_setup`, the preload
   ``--preload brainscore.runner.workers`` of batch jobs and of workers started by hand). Of the
   workers of one batch job (or, outside a batch job, of one machine) that the run's scheduler
@@ -37,7 +42,7 @@ from typing import Any
 from brainscore import config
 
 __all__ = ["MODEL", "GPU", "CPU", "BLAS_THREADS", "TORCH_THREADS", "METRIC_NICENESS", "lone_environment",
-           "remote_environment", "lone_process_plugin", "apply_lone_numerics", "dask_setup", "take_model_slot",
+           "remote_environment", "lone_process_plugin", "lone_process_nanny_plugin", "apply_lone_numerics", "dask_setup", "take_model_slot",
            "slot_lock_path", "yield_to_model", "describe", "device_problem"]
 
 #: The resource that the one worker of a machine that runs networks holds.
@@ -208,6 +213,47 @@ def _plugin_class():
             worker.brainscore_numerics = apply_lone_numerics(self.environment)
 
     return LoneProcess
+
+
+def lone_process_nanny_plugin(environment: dict[str, str | None]):
+    """A nanny plugin: every nanny starts its worker process with ``environment`` (:func:`lone_environment`).
+
+    A nanny writes Dask's ``distributed.nanny.pre-spawn-environ`` (``OMP_NUM_THREADS=1``, ...) into the
+    environment of the worker processes it starts, and BLAS and OpenMP read their thread counts when
+    they load. The plugin sets or removes each variable of ``environment`` in the nanny's environment,
+    its pre-spawn variables and its worker's variables, and where a thread variable
+    (:data:`BLAS_THREADS`) changed, restarts the worker process (Dask's ``NannyPlugin.restart``), so that
+    its libraries load with the lone process's counts; a nanny that joins later starts its worker so.
+    Registered by the client before :func:`lone_process_plugin` (:func:`brainscore.runner.clusters.connect`);
+    workers without a nanny (``--no-nanny``) get only the worker plugin.
+    """
+    return _nanny_plugin_class()(environment)
+
+
+@functools.lru_cache(maxsize=None)
+def _nanny_plugin_class():
+    from distributed.diagnostics.plugin import NannyPlugin
+
+    class LoneProcessNanny(NannyPlugin):
+        name = "brainscore-lone-process-nanny"
+
+        def __init__(self, environment: dict[str, str | None]):
+            self.environment = dict(environment)
+            self.restart = False
+
+        def setup(self, nanny) -> None:
+            changed = False
+            for name, value in self.environment.items():
+                before = nanny.env.get(name, os.environ.get(name))  # what its worker process started with
+                for place in (os.environ, nanny.pre_spawn_env, nanny.env):
+                    if value is None:
+                        place.pop(name, None)
+                    else:
+                        place[name] = str(value)
+                changed |= name in BLAS_THREADS and before != (None if value is None else str(value))
+            self.restart = changed and nanny.process is not None  # a nanny still starting has no worker yet
+
+    return LoneProcessNanny
 
 
 #: The batch systems' variables of the job a process runs in (SLURM, PBS/Torque, SGE, LSF).
