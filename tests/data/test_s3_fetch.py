@@ -367,3 +367,64 @@ def test_a_key_that_would_leave_the_store_is_refused_before_any_request(bucket, 
         load_weight_file(bucket=bucket, folder_name=folder, relative_path=relative_path, sha1="1" * 40)
     home = Path(os.environ["BRAINSCORE_HOME"])
     assert not [p for p in home.parent.rglob("escape.pth*")]
+
+
+PRIVATE_PLUGIN = '''
+from brainscore_vision import benchmark_registry, data_registry, load_dataset
+from brainscore_core.supported_data_standards.brainio.s3 import load_assembly_from_s3
+from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
+
+data_registry['S3FetchPrivate2026'] = lambda: load_assembly_from_s3(
+    identifier='S3FetchPrivate2026', version_id=None, sha1='{sha1}', bucket='{bucket}', cls=NeuroidAssembly)
+benchmark_registry['S3FetchPrivate2026.V4-pls'] = lambda: load_dataset('S3FetchPrivate2026')
+benchmark_registry['S3FetchBroken2026.V4-pls'] = lambda: load_dataset('NoSuchDataset2026')
+'''
+
+
+def test_list_check_marks_what_runs_here_needs_a_fetch_or_needs_credentials(server, packaged, published, plugin_dir,
+                                                                            tmp_path, monkeypatch, capsys):
+    """``brainscore list benchmarks --check``: the public bucket's benchmark needs a fetch, the private one
+    credentials, a broken one fails with its reason; after ``brainscore fetch`` into a mirror, the first runs here.
+    Nothing is downloaded by the check."""
+    from brainscore.cli import main
+
+    put(server, "private/assy_S3FetchPrivate2026.nc", packaged["nc"], bucket=PRIVATE, public=False)
+    import shutil
+
+    root = tmp_path / "plugins"  # the published folder, and a folder of the private data
+    shutil.copytree(published, root)
+    (root / "benchmarks" / "s3private").mkdir()
+    (root / "benchmarks" / "s3private" / "__init__.py").write_text(
+        PRIVATE_PLUGIN.format(sha1=sha1(packaged["nc"]), bucket=f"{PRIVATE}/private"))
+
+    def listed() -> dict[str, str]:
+        code = main(["list", "benchmarks", "S3Fetch*", "--check", "--plugin-dir", str(root)])
+        captured = capsys.readouterr()
+        assert code == 0, captured.err
+        return {line.split()[0]: line.split(None, 1)[1] for line in captured.out.splitlines()}
+
+    plugin_dir(root)
+    marks = listed()
+    versions = _client(server["url"]).list_object_versions(Bucket=BUCKET, Prefix=f"{PREFIX}/assy_{IDENTIFIER}.nc")
+    registered = [v["VersionId"] for v in versions["Versions"] if not v["IsLatest"]]  # not the newer upload
+    assert len(registered) == 1
+    # the benchmark loads its assembly first: the registered version of the file, which anyone may read
+    assert marks[f"{IDENTIFIER}.V4-pls"] == (f"needs fetch: s3://{BUCKET}/{PREFIX}/assy_{IDENTIFIER}.nc "
+                                             f"version {registered[0]}")
+    assert marks["S3FetchPrivate2026.V4-pls"] == f"needs credentials: s3://{PRIVATE}/private/assy_S3FetchPrivate2026.nc"
+    assert marks["S3FetchBroken2026.V4-pls"].startswith("fails: UnknownIdentifierError: ")
+    assert "NoSuchDataset2026" in marks["S3FetchBroken2026.V4-pls"]
+    assert _files_under(Path(os.environ["BRAINSCORE_HOME"]) / "sources") == []  # the check fetched nothing
+
+    mirror = tmp_path / "mirror"
+    assert main(["fetch", "--benchmark", f"{IDENTIFIER}.V4-pls", "--plugin-dir", str(root), "--to", str(mirror),
+                 "-q"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "cluster_home"))
+    monkeypatch.setenv("BRAINSCORE_DATA_MIRROR", str(mirror))
+    monkeypatch.setenv("BRAINSCORE_OFFLINE", "1")
+    marks = listed()
+    assert marks[f"{IDENTIFIER}.V4-pls"] == "runs here"
+    # offline, the private object cannot be asked: it needs a fetch whose access is not known
+    assert marks["S3FetchPrivate2026.V4-pls"] == ("needs fetch: s3://brainscore-private/private/"
+                                                  "assy_S3FetchPrivate2026.nc (access not checked)")

@@ -2,7 +2,18 @@
 
 An identifier a plugin folder of the plugin path declares where a built-in declares it too is the folder's (noted on
 stderr); the built-in is listed as ``builtin:IDENTIFIER`` by a pattern starting with ``builtin:``
-(``brainscore list benchmarks 'builtin:*'``)."""
+(``brainscore list benchmarks 'builtin:*'``).
+
+``--check`` (benchmarks, datasets, stimulus sets) says of each whether it runs here now, and if not, why: each is
+built and its data loaded with downloads turned into a probe (:func:`brainscore.data.locator.probing`), so nothing is
+fetched; this loads every listed benchmark's data and so takes a while on a large selection::
+
+    runs here          every file it needs is in a mirror, the store or a local package
+    needs fetch        a file is on a server that lets anyone read it (or, offline, could not be asked):
+                       `brainscore fetch` (or a first score online) gets it
+    needs credentials  a file is on S3 and not public: give the AWS credential chain credentials that may read it
+    fails              it cannot be built here (the reason follows)
+"""
 from __future__ import annotations
 
 import sys
@@ -18,6 +29,9 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("list", help="list registered identifiers")
     parser.add_argument("kind", choices=sorted(_PLURALS), help="what to list")
     parser.add_argument("pattern", nargs="?", default=None, help="shell-style pattern, e.g. 'Cowley*'")
+    parser.add_argument("--check", action="store_true",
+                        help="say of each benchmark, dataset or stimulus set whether it runs here now, needs a fetch "
+                             "or needs credentials (builds each and loads its data; downloads nothing)")
     add_plugin_dir_argument(parser)
     parser.set_defaults(func=run)
 
@@ -34,6 +48,46 @@ def run(args) -> int:
               f"{', ...' if len(replaced) > 3 else ''}) are your plugin folders', which replace brainscore's built-ins "
               f"of the same names; the built-ins are listed by `brainscore list {args.kind} 'builtin:*'`",
               file=sys.stderr)
-    for identifier in listed:
-        print(identifier)
+    if not args.check:
+        for identifier in listed:
+            print(identifier)
+        return 0
+    if kind not in ("benchmark", "dataset", "stimulus_set"):
+        from brainscore.errors import ValidationError
+
+        raise ValidationError(f"--check applies to benchmarks, datasets and stimulus_sets, not {args.kind}")
+    marks = {identifier: check(kind, identifier) for identifier in listed}
+    width = max((len(identifier) for identifier in listed), default=0)
+    for identifier, (mark, detail) in marks.items():
+        print(f"{identifier:<{width}}  {mark}{f': {detail}' if detail else ''}")
+    counts = {mark: sum(1 for m, _ in marks.values() if m == mark) for mark in MARKS}
+    print(", ".join(f"{count} {mark}" for mark, count in counts.items()), file=sys.stderr)
     return 0
+
+
+#: The marks of ``--check``, in the order of the summary line.
+MARKS = ("runs here", "needs fetch", "needs credentials", "fails")
+
+
+def check(kind: str, identifier: str) -> tuple[str, str]:
+    """``(mark, detail)`` of one registered benchmark, dataset or stimulus set (see the module notes).
+
+    The mark is one of :data:`MARKS`; ``detail`` is the file's URL for a fetch, the reason of a failure
+    (one line), empty where it runs here. Nothing is downloaded.
+    """
+    from brainscore.cli.fetch import _touch_data
+    from brainscore.data import locator
+
+    try:
+        with locator.probing():
+            built = registry.REGISTRIES[kind].load(identifier)
+            if kind == "benchmark":
+                _touch_data(built)
+    except locator.FetchNeeded as needed:
+        if needed.access == "credentials":
+            return "needs credentials", needed.url
+        return "needs fetch", needed.url if needed.access != "unchecked" else f"{needed.url} (access not checked)"
+    except Exception as error:  # noqa: BLE001 - a plugin's failure is this benchmark's mark, not the listing's end
+        reason = " ".join(str(error).split()) or type(error).__name__
+        return "fails", f"{type(error).__name__}: {reason[:300]}"
+    return "runs here", ""

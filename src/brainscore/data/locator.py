@@ -27,6 +27,9 @@ anonymous, then the AWS credential chain; ``version_id``; resumable; sha1-checke
 into the store at ``$BRAINSCORE_HOME/sources/<bucket>/<key>``, where later lookups (and other
 processes, offline) find it. The ``offline`` setting forbids it: one line names the object and the
 mirror setting.
+
+Inside :func:`probing` nothing is downloaded: where a file would be fetched, :class:`FetchNeeded`
+says from where and whether the object needs credentials (``brainscore list benchmarks --check``).
 """
 from __future__ import annotations
 
@@ -41,7 +44,8 @@ from brainscore.caching import file_hashes
 from brainscore.errors import DataNotFoundError
 
 __all__ = ["Folder", "Locator", "S3Remote", "S3Object", "save_path", "home", "weights_mirrors", "data_mirrors",
-           "store", "local_packages", "hub_cache", "sources_locator", "brainio_locator", "split_bucket", "recording", "note"]
+           "store", "local_packages", "hub_cache", "sources_locator", "brainio_locator", "split_bucket", "recording", "note",
+           "FetchNeeded", "probing", "probe_download"]
 
 SETTINGS = {"save path": "the call's save_path", "home": "home (BRAINSCORE_HOME)",
             "weights mirror": "weights_mirror (BRAINSCORE_WEIGHTS_MIRROR)",
@@ -183,6 +187,8 @@ class S3Remote:
         from brainscore.data import remote
 
         version = f" version {obj.version_id}" if obj.version_id else ""
+        if _PROBING.get():
+            probe_download(f"{obj.url}{version}", what=what, s3_object=obj)
         if config.offline():
             raise DataNotFoundError(
                 f"{what}{f' (sha1 {sha1})' if sha1 else ''} is not here, and the offline setting (BRAINSCORE_OFFLINE) "
@@ -285,3 +291,63 @@ def note(relative: str, path: Path) -> Path:
     for files in _RESOLVED.get():
         files[relative] = Path(path)
     return Path(path)
+
+
+class FetchNeeded(DataNotFoundError):
+    """Raised inside :func:`probing` where a file would be downloaded; nothing was downloaded.
+
+    Attributes
+    ----------
+    url : str
+        Where the file would come from (``s3://bucket/key version V`` or an HTTP(S) URL).
+    access : str
+        ``'public'`` (an anonymous request may read it), ``'credentials'`` (only the AWS credential
+        chain may; none found, or those found were refused), ``'granted'`` (the credentials found may
+        read it) or ``'unchecked'`` (offline, not an S3 object, or the server did not answer).
+    """
+
+    def __init__(self, message: str, url: str, access: str):
+        super().__init__(message)
+        self.url, self.access = url, access
+
+
+_PROBING: contextvars.ContextVar[bool] = contextvars.ContextVar("brainscore_probing", default=False)
+
+
+@contextlib.contextmanager
+def probing() -> Iterator[None]:
+    """Inside the ``with`` block, every download raises :class:`FetchNeeded` instead of fetching.
+
+    Files already in a mirror, the store or another local source are used as always; so a benchmark
+    built inside the block either builds from local files ("runs here") or stops at its first missing
+    file, which the exception names.
+    """
+    token = _PROBING.set(True)
+    try:
+        yield
+    finally:
+        _PROBING.reset(token)
+
+
+def probe_download(url: str, *, what: str, s3_object: S3Object | None = None) -> None:
+    """Inside :func:`probing`, raise :class:`FetchNeeded` for ``url``; outside, do nothing.
+
+    For an S3 object, and where the ``offline`` setting allows requests, a HEAD request (anonymous,
+    then with the AWS credential chain: :func:`brainscore.data.remote.s3_access`) tells whether it
+    needs credentials; nothing is read.
+
+    Raises
+    ------
+    FetchNeeded
+        Always, inside :func:`probing`.
+    DataNotFoundError
+        If the S3 server says the object does not exist (the plugin's bucket, key or version is wrong).
+    """
+    if not _PROBING.get():
+        return
+    access = "unchecked"
+    if s3_object is not None and not config.offline():
+        from brainscore.data import remote
+
+        access = remote.s3_access(s3_object.bucket, s3_object.key, s3_object.version_id, where=url)
+    raise FetchNeeded(f"{what} would be fetched from {url} ({access})", url, access)

@@ -356,6 +356,33 @@ def _open_s3(bucket: str, key: str, version_id: str | None, *, where: str, hint:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def s3_access(bucket: str, key: str, version_id: str | None, *, where: str) -> str:
+    """Who may read ``s3://bucket/key`` (at ``version_id``), asked with HEAD requests only (nothing is read).
+
+    Returns
+    -------
+    str
+        ``'public'`` (anonymous requests may read it), ``'granted'`` (the AWS credential chain's
+        credentials may), ``'credentials'`` (it is not public, and no credentials were found or those
+        found were refused) or ``'unchecked'`` (the server could not be reached).
+
+    Raises
+    ------
+    DataNotFoundError
+        If the object (or that version) does not exist.
+    """
+    try:
+        client, _ = _open_s3(bucket, key, version_id, where=where, hint="")
+    except PermissionDeniedError:
+        return "credentials"
+    except NetworkError:
+        return "unchecked"
+    signed = getattr(getattr(client, "meta", None), "config", None)
+    from botocore import UNSIGNED
+
+    return "public" if getattr(signed, "signature_version", None) is UNSIGNED else "granted"
+
+
 def download_s3_object(bucket: str, key: str, target: str | Path, *, version_id: str | None = None,
                        sha1: str | None = None, what: str | None = None, hint: str = "",
                        retries: int | None = None) -> tuple[Path, dict[str, str]]:

@@ -216,6 +216,8 @@ def fetch(source: Source) -> Path:
     how = (f"Put the file at <mirror>/{source.path} and run `brainscore config set data_mirror <mirror>` "
            f"(or set BRAINSCORE_DATA_MIRROR=<mirror>) "
            f"(mirrors searched: {mirrors}; settings read from the environment and {config.config_file()})")
+    if source.url is not None:
+        locator.probe_download(source.url, what=f"data file {source.path}")
     if source.url is None or config.offline():
         reason = "no URL is declared" if source.url is None else "BRAINSCORE_OFFLINE=1 forbids downloads"
         raise DataNotFoundError(f"data file {source.path} (sha256 {source.sha256}) was not found and {reason}. "
