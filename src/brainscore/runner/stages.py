@@ -152,7 +152,8 @@ def warm_activations(model: str, benchmark: str, model_kwargs: dict[str, Any], *
             presentation.prepare(instance)
     except Exception as error:  # noqa: BLE001
         return _failure(error)
-    return {"ok": True, "duration_s": time.perf_counter() - start, "presentations": len(shown)}
+    return {"ok": True, "duration_s": time.perf_counter() - start, "presentations": len(shown),
+            "model_facts": job.model_facts(instance)}
 
 
 def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]:
@@ -166,6 +167,19 @@ def compute_ceiling(benchmark: str, device: str | None = None) -> dict[str, Any]
         return {"ok": True, "ceiling": float(ceiling), "duration_s": time.perf_counter() - start}
     except Exception as error:  # noqa: BLE001
         return _failure(error)
+
+
+def _with_model_facts(outcome: Outcome, upstream: tuple) -> Outcome:
+    """``outcome`` with the parameter count that :func:`warm_activations` found where it loaded the network.
+
+    This worker scored from the stored activations and so never loaded the network to count its parameters;
+    ``brainscore score`` in one process does, and records ``provenance["model_facts"]`` (kept out of every key).
+    """
+    provenance = getattr(outcome, "provenance", None)
+    facts = next((u["model_facts"] for u in upstream if isinstance(u, dict) and u.get("model_facts")), None)
+    if isinstance(provenance, dict) and facts and not provenance.get("model_facts"):
+        provenance["model_facts"] = facts
+    return outcome
 
 
 def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstream: Any,
@@ -188,8 +202,9 @@ def score_pair(model: str, benchmark: str, model_kwargs: dict[str, Any], *upstre
     try:
         metric = metric_device if metric_device is job.SAME_DEVICE or metric_device is None else for_worker(metric_device)
         if sandbox is None:
-            return Outcome.from_score(job.score(model, benchmark, device=for_worker(device), metric_device=metric,
-                                                **model_kwargs), model, benchmark)
+            outcome = Outcome.from_score(job.score(model, benchmark, device=for_worker(device), metric_device=metric,
+                                                   **model_kwargs), model, benchmark)
+            return _with_model_facts(outcome, upstream)
         from brainscore.boundary import ModelServer
 
         on = for_worker(device)
