@@ -73,7 +73,8 @@ def test_the_model_is_judged_against_the_subjects_correct_answers_on_their_stimu
                                dims=["presentation"])
     assert float(AccuracyDistance()(model, data)) == pytest.approx(float(AccuracyDistance()(_subject(data, "C"), data)))
     with pytest.raises(AlignmentError,
-                       match=r"the source has no answer for 1 stimulus_id values of the trials of subject .*e\.g\. \['0'\]"):
+                       match=r"the source has no answer for 1 stimulus_id values of the trials of subject "
+                             r".*e\.g\. \['0'\]"):
         AccuracyDistance()(model.isel(presentation=slice(1, None)), data)
 
 
