@@ -128,3 +128,20 @@ def test_hermann2020_of_humans_is_the_published_96_percent():
 def test_hermann2020_shows_images_unplaced():
     benchmark = brainscore.load_benchmark("Hermann2020cueconflict-shape_bias")
     assert benchmark.visual_degrees is None and benchmark.parent == "behavior_vision"
+
+
+def test_answers_get_the_stimulus_sets_columns_by_stimulus_id():
+    """``with_stimulus_columns`` looks each answer's stimulus up (first row of a repeated id) and names a stranger."""
+    from brainscore.benchmarks.behavioral import with_stimulus_columns
+    from brainscore.data import StimulusSet
+    from brainscore.errors import AlignmentError
+
+    stimuli = StimulusSet(pd.DataFrame({"stimulus_id": ["a", "b", "a"], "truth": ["cat", "dog", "later row"]}),
+                          identifier="toy", stimulus_paths={})
+    answers = BehavioralAssembly(["x", "y", "z"], coords={"stimulus_id": ("presentation", ["b", "a", "b"])},
+                                 dims=["presentation"])
+    assert list(with_stimulus_columns(answers, stimuli, ["truth"])["truth"].values) == ["dog", "cat", "dog"]
+    stranger = answers.assign_coords(stimulus_id=("presentation", ["b", "q", "b"]))
+    with pytest.raises(AlignmentError, match=r"the stimulus set 'toy' has no row for 1 stimulus_id values of the "
+                                             r"answers, e.g. \['q'\]"):
+        with_stimulus_columns(stranger, stimuli, ["truth"])

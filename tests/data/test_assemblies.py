@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from brainscore.data import NeuroidAssembly, align_presentations, average_repetition, read_netcdf, write_netcdf
+from brainscore.data import (NeuroidAssembly, align_presentations, average_repetition, presentation_order, read_netcdf,
+                             write_netcdf)
 from brainscore.errors import AlignmentError, ValidationError
 
 
@@ -37,6 +38,51 @@ def test_align_presentations_reorders_and_complains():
     np.testing.assert_array_equal(aligned.values[:, 0], [1, 2, 3])
     with pytest.raises(AlignmentError, match="no presentation for 1 stimulus_id"):
         align_presentations(source.isel(presentation=[0, 1]), target)
+
+
+def test_presentation_order_puts_values_in_the_wanted_order():
+    values = np.array(["c", "a", "b", "d"])
+    order = presentation_order(values, ["a", "b", "c"])
+    assert order.tolist() == [1, 2, 0]  # values[order] == wanted; "d" (not wanted) is left out
+    assert presentation_order(values, ["b", "b", "a"]).tolist() == [2, 2, 1]  # a wanted id may repeat
+    assert presentation_order(np.arange(5)[::-1], [0, 4]).tolist() == [4, 0]
+
+
+def test_presentation_order_names_the_missing_ids():
+    with pytest.raises(AlignmentError) as error:
+        presentation_order(["a", "b"], ["a", "x", "y", "x"], sides=("model", "benchmark"))
+    assert str(error.value).startswith("the model has no presentation for 2 stimulus_id values of the benchmark, "
+                                       "e.g. ['x', 'y']; both must hold the same stimulus_id values")
+    with pytest.raises(AlignmentError, match=r"the target has no presentation for 1 stimulus_id values of the source, "
+                                             r"e.g. \['z'\]"):
+        presentation_order(["a", "b", "z"], ["b", "a"], complete=True)  # complete: the same set on both sides
+    with pytest.raises(AlignmentError, match="numbers .* strings"):
+        presentation_order([0, 1], ["0", "1"])  # 0 never equals "0": the type is named, not 2 "missing" ids
+
+
+def test_presentation_order_repeats_raise_or_take_the_first():
+    values = ["a", "b", "a", "c"]
+    with pytest.raises(AlignmentError, match=r"the source repeats stimulus_id values \['a'\]; average over "
+                                             r"repetitions first"):
+        presentation_order(values, ["c", "a"])
+    assert presentation_order(values, ["c", "a", "b"], repeats="first").tolist() == [3, 0, 1]
+    # "aligned": repetitions pass only when already in the wanted order, position by position
+    assert presentation_order(values, values, repeats="aligned").tolist() == [0, 1, 2, 3]
+    with pytest.raises(AlignmentError, match="repeats"):
+        presentation_order(values, ["b", "a", "a", "c"], repeats="aligned")
+    with pytest.raises(AlignmentError, match=r"the target repeats stimulus_id values \['b'\]"):
+        presentation_order(["a", "b"], ["b", "b"], wanted_unique=True)
+    with pytest.raises(ValueError, match="repeats must be one of"):
+        presentation_order(values, values, repeats="last")
+
+
+def test_align_presentations_rejects_repeats_on_either_side():
+    target = _assembly(["a", "b"], [0, 0], np.zeros((2, 2)))
+    source = _assembly(["a", "b", "a"], [0, 0, 1], np.zeros((3, 2)))
+    with pytest.raises(AlignmentError, match=r"source \(model\) repeats stimulus_id values \['a'\]"):
+        align_presentations(source, target)
+    with pytest.raises(AlignmentError, match=r"the target repeats stimulus_id values \['a'\]"):
+        align_presentations(target, source)
 
 
 def test_netcdf_round_trip(tmp_path):

@@ -40,6 +40,21 @@ def test_missing_stimuli_are_named(images92, pixels92):
         model.look_at(images92)
 
 
+def test_a_stimulus_listed_twice_gets_its_columns_from_its_first_row(images92, pixels92):
+    """The stimulus set's columns are looked up by stimulus_id (brainscore.data.presentation_order, first row of a
+    repeated id); a set listing an image twice failed with a pandas length mismatch before."""
+    import pandas as pd
+
+    model = PrecomputedFeatures(pixels92, visual_degrees=2.9)
+    model.start_recording("IT", time_bins=[(70, 170)])
+    twice = pd.concat([images92.iloc[[12]], images92.iloc[[5, 12]]], ignore_index=True)
+    twice.loc[2, "category"] = "a later row's label"
+    stimuli = type(images92)(twice, identifier="twice", stimulus_paths=images92.stimulus_paths)
+    features = model.look_at(stimuli)
+    assert list(features["stimulus_id"].values) == ["img13", "img06", "img13"]
+    assert list(features["category"].values) == ["human face", images92["category"].iloc[5], "human face"]
+
+
 def test_region_and_time_bin_selection(images92):
     values = np.arange(92 * 4 * 2, dtype=float).reshape(92, 4, 2)
     features = NeuroidAssembly(values, dims=("presentation", "neuroid", "time_bin"), coords={

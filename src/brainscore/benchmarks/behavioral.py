@@ -24,9 +24,9 @@ import pandas as pd
 
 from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
 from brainscore.benchmarks.screen import place_on_screen
-from brainscore.data.assemblies import DataAssembly
+from brainscore.data.assemblies import DataAssembly, presentation_order
 from brainscore.data.stimuli import StimulusSet
-from brainscore.errors import AlignmentError, ValidationError
+from brainscore.errors import ValidationError
 from brainscore.metrics.bootstrap import BootstrapSamples, resample_counts, unit_sums
 from brainscore.metrics.score import Score
 from brainscore.models.interface import BrainModel, Task
@@ -50,11 +50,10 @@ def with_stimulus_columns(choices: DataAssembly, stimulus_set: StimulusSet, colu
     if not missing:
         return choices
     frame = pd.DataFrame(stimulus_set).drop_duplicates("stimulus_id")
-    index = pd.Index(frame["stimulus_id"].astype(str))
-    position = index.get_indexer(np.asarray(choices["stimulus_id"].values).astype(str))
-    if (position < 0).any():
-        raise AlignmentError(f"{(position < 0).sum()} answers are to stimuli that are not in stimulus set "
-                             f"{stimulus_set.identifier!r}")
+    position = presentation_order(frame["stimulus_id"].astype(str).to_numpy(),
+                                  np.asarray(choices["stimulus_id"].values).astype(str), "stimulus_id",
+                                  repeats="first", entry="row",
+                                  sides=(f"stimulus set {stimulus_set.identifier!r}", "answers"))
     return choices.assign_coords({c: ("presentation", frame[c].to_numpy()[position]) for c in missing})
 
 

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, NeuroidAssembly
+from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, NeuroidAssembly, presentation_order
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import BrainScoreError
 
@@ -325,7 +325,8 @@ def answer_of(message: Any, shown: StimulusSet, what: str, task: str | None = No
     trusted: list[str] = []
     if not odd:
         frame = pd.DataFrame(shown).drop_duplicates("stimulus_id")
-        rows = pd.Index(frame["stimulus_id"].astype(str)).get_indexer(ids)
+        rows = presentation_order(frame["stimulus_id"].astype(str).to_numpy(), ids, "stimulus_id", repeats="first",
+                                  entry="row", sides=("stimuli shown", "answers"))  # ids were checked: never raises
         for column in frame.columns:
             if column != "stimulus_id":
                 built[str(column)] = ("presentation", frame[column].to_numpy()[rows])

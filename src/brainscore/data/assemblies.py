@@ -299,33 +299,113 @@ def check_id_types(ids1, ids2, coord: str = "stimulus_id",
                          f"assembly['{coord}'].astype(str)))")
 
 
-def align_presentations(source: DataAssembly, target: DataAssembly,
-                        coord: str = "stimulus_id") -> tuple[DataAssembly, DataAssembly]:
-    """Put ``source`` in the presentation order of ``target``, matching by ``coord``.
+#: how :func:`presentation_order` treats a value that ``values`` holds more than once
+REPEATS = ("error", "first", "aligned")
 
-    Both must hold each value of ``coord`` once (average repetitions first).
+
+def presentation_order(values, wanted, name: str = "stimulus_id", *, repeats: str = "error",
+                       complete: bool = False, sides: tuple[str, str] = ("source", "target"),
+                       wanted_unique: bool = False, entry: str = "presentation") -> np.ndarray:
+    """Positions in ``values`` of each of ``wanted``: the one implementation of alignment by id.
+
+    ``values[order]`` equals ``wanted`` element by element. Values are compared as they are (``"3"``
+    never equals ``3``: cast both first where the types may differ; one side all numbers and the other
+    all strings raises, see :func:`check_id_types`). ``wanted`` may name a value more than once (its
+    position repeats) unless ``wanted_unique``.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The ids of the side being reordered (e.g. the model's ``stimulus_id`` per presentation).
+    wanted : array-like of shape (m,)
+        The ids in the order wanted (e.g. the target's ``stimulus_id`` per presentation).
+    name : str
+        The coordinate's name, for the messages.
+    repeats : {"error", "first", "aligned"}
+        A value that ``values`` holds more than once: ``"error"`` raises (one presentation per stimulus,
+        e.g. a model against averaged data); ``"first"`` matches its first occurrence (a look-up in a
+        table such as a stimulus set that may list an image twice); ``"aligned"`` raises too, unless
+        ``values`` already equals ``wanted`` position by position, when the order is ``arange(n)``
+        (repetitions of the same trials in the same order, as ``XarrayCorrelation`` compares them).
+    complete : bool
+        Also raise when ``values`` holds a value ``wanted`` lacks (the two hold the same set of ids);
+        otherwise such values are left out of the order.
+    sides : (str, str)
+        What ``values`` and ``wanted`` belong to, for the messages (e.g. ``("source (model)", "target")``).
+    wanted_unique : bool
+        Also raise when ``wanted`` repeats a value.
+    entry : str
+        What one element of ``values`` is, for the messages (``"presentation"``, ``"row"``).
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+        ``order`` with ``values[order[k]] == wanted[k]``.
 
     Raises
     ------
     AlignmentError
-        If a value is missing on either side, or repeated (the message names examples), or one side's values
-        are numbers and the other's strings (:func:`check_id_types`).
+        If one side's ids are numbers and the other's strings; if ``values`` (or, with
+        ``wanted_unique``, ``wanted``) repeats an id (``repeats="error"``/``"aligned"``), naming up to
+        five and the fix (average over repetitions); if ``values`` lacks ids of ``wanted`` (or, with
+        ``complete``, holds ids ``wanted`` lacks), naming how many and up to five.
+    ValueError
+        If ``repeats`` is not one of :data:`REPEATS`.
     """
-    s_ids, t_ids = source[coord].values, target[coord].values
-    check_id_types(s_ids, t_ids, coord, ("source (model)", "target"))
-    for name, ids in (("source", s_ids), ("target", t_ids)):
-        if len(pd.unique(ids)) != len(ids):
-            dup = pd.Series(ids)[pd.Series(ids).duplicated()].unique()[:5]
-            raise AlignmentError(f"{name} repeats {coord} values {list(dup)}; average over repetitions first")
-    missing = np.setdiff1d(t_ids, s_ids)
-    if len(missing):
-        raise AlignmentError(f"source (model) has no presentation for {len(missing)} {coord} values of the "
-                             f"target, e.g. {list(missing[:5])}; was the model shown the benchmark's stimuli?")
-    extra = np.setdiff1d(s_ids, t_ids)
-    if len(extra):
-        source = source.isel(presentation=np.flatnonzero(np.isin(s_ids, t_ids)))
-        s_ids = source[coord].values
-    position = pd.Index(s_ids).get_indexer(t_ids)
+    if repeats not in REPEATS:
+        raise ValueError(f"repeats must be one of {REPEATS}, not {repeats!r}")
+    values, wanted = np.asarray(values), np.asarray(wanted)
+    if repeats == "aligned" and values.shape == wanted.shape and np.array_equal(values, wanted):
+        return np.arange(len(values))  # already aligned (repetitions included)
+    check_id_types(values, wanted, name, sides)
+    index = pd.Index(values)
+    checked = [(sides[0], index)] + ([(sides[1], pd.Index(wanted))] if wanted_unique else [])
+    for side, ids in checked:
+        if (repeats != "first" or ids is not index) and not ids.is_unique:
+            repeated = pd.unique(ids[ids.duplicated()])[:5].tolist()
+            raise AlignmentError(f"the {side} repeats {name} values {repeated}; average over repetitions first "
+                                 f"(one {entry} per {name})")
+    if not index.is_unique:  # repeats == "first": each value's first occurrence
+        index = index[~index.duplicated()]
+        first = np.flatnonzero(~pd.Index(values).duplicated())
+        order = index.get_indexer(wanted)
+        order = np.where(order < 0, -1, first[np.maximum(order, 0)])
+    else:
+        order = index.get_indexer(wanted)
+    if (order < 0).any():
+        missing = pd.unique(wanted[order < 0])
+        raise AlignmentError(f"the {sides[0]} has no {entry} for {len(missing)} {name} values of the {sides[1]}, "
+                             f"e.g. {missing[:5].tolist()}; both must hold the same {name} values"
+                             + ("; was the model shown the benchmark's stimuli?" if entry == "presentation" else ""))
+    if complete:
+        extra = pd.unique(values[~pd.Index(values).isin(wanted)])
+        if len(extra):
+            raise AlignmentError(f"the {sides[1]} has no {entry} for {len(extra)} {name} values of the "
+                                 f"{sides[0]}, e.g. {extra[:5].tolist()}; both must hold the same {name} values")
+    return order
+
+
+def align_presentations(source: DataAssembly, target: DataAssembly,
+                        coord: str = "stimulus_id") -> tuple[DataAssembly, DataAssembly]:
+    """Put ``source`` in the presentation order of ``target``, matching by ``coord``.
+
+    Both must hold each value of ``coord`` once (average repetitions first); source presentations
+    of stimuli the target lacks are left out (:func:`presentation_order`).
+
+    Returns
+    -------
+    (DataAssembly, DataAssembly)
+        ``source`` with one presentation per target presentation, in the target's order; ``target``
+        as given.
+
+    Raises
+    ------
+    AlignmentError
+        If a value is missing from the source, or repeated on either side (the message names examples),
+        or one side's values are numbers and the other's strings (:func:`check_id_types`).
+    """
+    position = presentation_order(source[coord].values, target[coord].values, coord,
+                                  sides=("source (model)", "target"), wanted_unique=True)
     return source.isel(presentation=position), target
 
 

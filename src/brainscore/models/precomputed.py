@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, NeuroidAssembly
+from brainscore.data.assemblies import BehavioralAssembly, DataAssembly, NeuroidAssembly, presentation_order
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.models.interface import BrainModel, Task
@@ -143,10 +143,11 @@ class PrecomputedFeatures(BrainModel):
         result = self.features.isel(presentation=positions)
         result = self._select_neuroids_and_time(result)
         # the stimulus set's columns, as the reference's activations carry them (stored coordinates win)
-        frame = pd.DataFrame(stimuli).drop_duplicates("stimulus_id").set_index(
-            pd.Index(np.asarray(stimuli["stimulus_id"]).astype(str)))
-        served_ids = np.asarray(result["stimulus_id"].values).astype(str)
-        extra = {column: ("presentation", frame[column].to_numpy()[frame.index.get_indexer(served_ids)])
+        frame = pd.DataFrame(stimuli)
+        rows = presentation_order(frame["stimulus_id"].astype(str).to_numpy(),
+                                  np.asarray(result["stimulus_id"].values).astype(str), "stimulus_id",
+                                  repeats="first", entry="row", sides=("stimulus set", "stored responses"))
+        extra = {column: ("presentation", frame[column].to_numpy()[rows])
                  for column in frame.columns if column not in result.coords and column != "stimulus_id"}
         result = result.assign_coords(extra)
         result.attrs = {**result.attrs, "model_identifier": self.identifier,

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from brainscore_core.supported_data_standards.brainio.assemblies import DataAssembly, NeuroidAssembly
+from brainscore.data import presentation_order
 from brainscore.errors import ValidationError
 from brainscore_vision.metric_helpers import Defaults
 
@@ -41,26 +42,29 @@ def coords_along(assembly: Any, dim: str) -> dict[str, tuple[str, np.ndarray]]:
 
 def order_of(values: np.ndarray, wanted: np.ndarray, name: str) -> np.ndarray:
     """Indices ``i`` with ``values[i] == wanted`` elementwise (each wanted value exactly once in ``values``, unless
-    the two already list the same values in the same order).
+    the two already list the same values in the same order): :func:`brainscore.data.presentation_order` with
+    ``repeats="aligned"``.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The other assembly's ids (e.g. the target's ``stimulus_id``).
+    wanted : array-like of shape (m,)
+        The ids in the order wanted (e.g. the source's).
+    name : str
+        The coordinate's name, for the messages.
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
 
     Raises
     ------
-    ValidationError
-        If ``values`` repeats a value, or lacks one of ``wanted``.
+    AlignmentError
+        If ``values`` repeats a value, or lacks one of ``wanted`` (a ``ValueError``, as before).
     """
-    values, wanted = np.asarray(values), np.asarray(wanted)
-    if values.shape == wanted.shape and np.array_equal(values, wanted):  # already aligned (repetitions included)
-        return np.arange(len(values))
-    index = pd.Index(values)
-    if not index.is_unique:
-        duplicated = pd.unique(index[index.duplicated()])[:5]
-        raise ValidationError(f"cannot align by {name!r}: it repeats values {list(duplicated)}; average repetitions "
-                              f"first")
-    order = index.get_indexer(np.asarray(wanted))
-    if (order < 0).any():
-        missing = np.asarray(wanted)[order < 0][:5]
-        raise ValidationError(f"cannot align by {name!r}: values {list(missing)} are missing from the other assembly")
-    return order
+    return presentation_order(values, wanted, name, repeats="aligned", entry="entry",
+                              sides=("assembly being aligned", "assembly it is aligned to"))
 
 
 def _presentation_dim(assembly: Any, stimulus_coord: str) -> str:

@@ -451,3 +451,26 @@ def test_registered_behavioral_metrics_and_ceilings():
     assert isinstance(load_ceiling("ks_similarity", "or_bandwidth"), KSSimilarityCeiling)
     source, target = synthetic_match_to_sample(seed=4)
     assert float(load_metric("i2n")(source, target)) == float(i1i2.I2n()(source, target))
+
+
+def _answers(values, ids):
+    return BehavioralAssembly(list(values), coords={"stimulus_id": ("presentation", list(ids))}, dims=["presentation"])
+
+
+def test_accuracy_aligns_labelled_answers_by_stimulus_id_and_names_the_odd_ones():
+    """``matches`` puts the target in the source's order (brainscore.data.presentation_order, complete=True)."""
+    from brainscore.metrics.behavior.accuracy import matches
+
+    source = _answers(["dog", "cat", "car"], ["s2", "s0", "s1"])
+    target = _answers(["cat", "car", "dog"], ["s0", "s1", "s2"])
+    assert matches(source, target).tolist() == [True, True, True]
+    assert float(Accuracy()(source, target)) == 1.0
+    with pytest.raises(AlignmentError, match=r"the source has no presentation for 1 stimulus_id values of the "
+                                             r"target, e.g. \['s3'\]"):
+        matches(source, _answers(["cat", "car", "dog", "cow"], ["s0", "s1", "s2", "s3"]))
+    with pytest.raises(AlignmentError, match=r"the target has no presentation for 1 stimulus_id values of the "
+                                             r"source, e.g. \['s2'\]"):
+        matches(source, target.isel(presentation=[0, 1]))
+    # repeated ids (several trials per stimulus): compared position by position, as before
+    repeated = _answers(["dog", "dog"], ["s0", "s0"])
+    assert matches(repeated, _answers(["dog", "cat"], ["s0", "s0"])).tolist() == [True, False]

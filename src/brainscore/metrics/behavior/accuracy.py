@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from brainscore.errors import AlignmentError, ValidationError
+from brainscore.data.assemblies import presentation_order
+from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.score import Score
 
@@ -45,10 +46,7 @@ def matches(source, target, stimulus_coord: str = "stimulus_id") -> np.ndarray:
             and target.ndim == 1 and stimulus_coord in source.coords and stimulus_coord in target.coords):
         s_ids, t_ids = np.asarray(source[stimulus_coord].values), np.asarray(target[stimulus_coord].values)
         if len(pd.unique(s_ids)) == len(s_ids) and len(pd.unique(t_ids)) == len(t_ids):
-            position = pd.Index(t_ids).get_indexer(s_ids)
-            if (position < 0).any() or len(s_ids) != len(t_ids):
-                raise AlignmentError(f"source and target hold different {stimulus_coord} values "
-                                     f"({len(s_ids)} vs {len(t_ids)}, {(position < 0).sum()} unmatched)")
+            position = presentation_order(t_ids, s_ids, stimulus_coord, complete=True, sides=("target", "source"))
             return np.asarray(source.values) == np.asarray(target.values)[position]
     source, target = np.asarray(source).reshape(-1), np.asarray(target).reshape(-1)
     if source.shape != target.shape:

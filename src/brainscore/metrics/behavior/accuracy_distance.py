@@ -25,8 +25,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.data.assemblies import DataAssembly
-from brainscore.errors import AlignmentError, ValidationError
+from brainscore.data.assemblies import DataAssembly, presentation_order
+from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling, Metric
 from brainscore.metrics.bootstrap import unit_sums
 from brainscore.metrics.score import Score
@@ -167,11 +167,8 @@ class AccuracyDistance(Metric):
 
     def _source_correct(self, answers: pd.Series, trials: pd.DataFrame, who: str) -> np.ndarray:
         """Whether the source's answer to each of ``trials``' stimuli is that trial's correct answer."""
-        position = answers.index.get_indexer(trials["stimulus"].to_numpy())
-        if (position < 0).any():
-            missing = trials["stimulus"].to_numpy()[position < 0]
-            raise AlignmentError(f"the source has no answer to {len(missing)} stimuli that {who} saw, e.g. "
-                                 f"{list(missing[:3])}")
+        position = presentation_order(answers.index.to_numpy(), trials["stimulus"].to_numpy(), "stimulus_id",
+                                      entry="answer", sides=("source", f"trials of {who}"))
         return answers.to_numpy()[position] == trials["truth"].to_numpy()
 
     def _distance(self, source_correct: np.ndarray, trials: pd.DataFrame) -> float:

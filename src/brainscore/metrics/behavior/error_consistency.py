@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from brainscore.data.assemblies import DataAssembly
+from brainscore.data.assemblies import DataAssembly, presentation_order
 from brainscore.errors import AlignmentError, ValidationError
 from brainscore.metrics.base import Ceiling, Metric
 from brainscore.metrics.device import effective_device
@@ -166,12 +166,16 @@ def _resampled_aggregate(kappas: np.ndarray) -> np.ndarray:
 
 
 def _unit_index(stimuli: np.ndarray, stimulus_ids: np.ndarray) -> np.ndarray:
-    ids = np.asarray(stimulus_ids).astype(str)
-    stimuli = np.asarray(stimuli).astype(str)
-    index = np.minimum(np.searchsorted(ids, stimuli), len(ids) - 1)
-    if not np.array_equal(ids[index], stimuli):
-        raise ValidationError("the bootstrap's stimulus ids (sorted) do not cover every trial's stimulus")
-    return index
+    """Position in ``stimulus_ids`` (the bootstrap's units, shape (n,)) of each trial's stimulus (shape (m,)), both
+    compared as text; a repeated id counts at its first position.
+
+    Raises
+    ------
+    AlignmentError
+        If a trial's stimulus is not among the bootstrap's (:func:`~brainscore.data.presentation_order`).
+    """
+    return presentation_order(np.asarray(stimulus_ids).astype(str), np.asarray(stimuli).astype(str), "stimulus_id",
+                              repeats="first", entry="bootstrap unit", sides=("bootstrap", "trials"))
 
 
 def _aggregate(kappas: np.ndarray, conditions, columns, column_dim: str, **coords) -> Score:

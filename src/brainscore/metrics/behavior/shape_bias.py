@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from brainscore.errors import AlignmentError, ValidationError
+from brainscore.data.assemblies import presentation_order
+from brainscore.errors import ValidationError
 from brainscore.metrics.base import Metric
 from brainscore.metrics.score import Score
 
@@ -87,9 +88,8 @@ class _CueConflict(Metric):
             ids = pd.Index(columns[self.stimulus_coord])
             if not ids.is_unique:
                 raise ValidationError(f"the target repeats {self.stimulus_coord} values")
-            position = ids.get_indexer(np.asarray(source[self.stimulus_coord].values))
-            if (position < 0).any():
-                raise AlignmentError(f"{(position < 0).sum()} source stimuli are not in the target's stimuli")
+            position = presentation_order(ids, np.asarray(source[self.stimulus_coord].values), self.stimulus_coord,
+                                          entry="row", sides=("target", "source"))
             shape, texture = columns[self.shape_coord][position], columns[self.texture_coord][position]
         else:
             shape, texture = columns[self.shape_coord], columns[self.texture_coord]

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from brainscore.data.assemblies import DataAssembly
+from brainscore.data.assemblies import DataAssembly, presentation_order
 from brainscore.errors import ValidationError
 from brainscore.metrics.base import Ceiling
 from brainscore.metrics.device import effective_device
@@ -253,6 +253,8 @@ class InternalConsistency(Ceiling):
         Raises
         ------
         ValidationError
+            If ``assembly`` is not single trials ``presentation x neuroid`` with the split coordinate.
+        AlignmentError
             If ``assembly`` holds a stimulus not in ``stimulus_ids``.
         """
         from brainscore.metrics.bootstrap import half_averages, weighted_pearson
@@ -262,12 +264,10 @@ class InternalConsistency(Ceiling):
         assembly = assembly.transpose("presentation", "neuroid")
         values = np.asarray(assembly.values, dtype=np.float64)
         stimuli, stimulus_codes = np.unique(assembly[self.stimulus_coord].values, return_inverse=True)
-        order = np.argsort(np.asarray(stimulus_ids).astype(str))
-        position = np.searchsorted(np.asarray(stimulus_ids).astype(str)[order], stimuli.astype(str))
-        position = np.minimum(position, len(order) - 1)
-        if not np.array_equal(np.asarray(stimulus_ids).astype(str)[order][position], stimuli.astype(str)):
-            raise ValidationError("the ceiling's bootstrap weights do not cover every stimulus of the assembly")
-        stimulus_weights = weights[:, order[position]]                        # (B, n_stimuli of the assembly)
+        position = presentation_order(np.asarray(stimulus_ids).astype(str), stimuli.astype(str), self.stimulus_coord,
+                                      repeats="first", entry="bootstrap weight", sides=("ceiling's bootstrap",
+                                                                                        "assembly"))
+        stimulus_weights = weights[:, position]                              # (B, n_stimuli of the assembly)
         repetitions = assembly[self.split_coord].values
         unique, halves = self.halves(repetitions)
         # a split and its complement give the same r (Pearson is symmetric): compute each halving once
