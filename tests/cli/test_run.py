@@ -76,3 +76,23 @@ def test_a_killed_run_resumes_with_only_the_missing_pairs(environment):
     assert "4 pairs: " in second.stderr and "1 failed" in second.stderr
     for line in lines:
         assert {"model", "benchmark", "score", "raw", "ceiling", "error", "status"} <= set(line)
+
+
+def test_the_cluster_names_are_the_runners_one_list(monkeypatch, capsys):
+    """``--cluster`` accepts, lists and refuses by :data:`brainscore.runner.clusters.JOBQUEUE`, the one list of
+    batch systems (issue 38): a system added there is one the command takes, with no second list to update."""
+    from brainscore.cli import build_parser
+    from brainscore.runner import clusters
+
+    monkeypatch.setitem(clusters.JOBQUEUE, "htcondor", "HTCondorCluster")
+    parser = build_parser()
+    run = ["run", "--models", "pixels", "--benchmarks", "*"]
+    assert parser.parse_args([*run, "--cluster", "htcondor"]).cluster == "htcondor"
+    with pytest.raises(SystemExit) as refused:
+        parser.parse_args([*run, "--cluster", "torque"])
+    assert refused.value.code == 2
+    assert ("argument --cluster: invalid choice: 'torque' (choose from 'slurm', 'pbs', 'sge', 'lsf', 'htcondor')"
+            in capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--help"])
+    assert "SYSTEM is one of slurm, pbs, sge, lsf, htcondor" in " ".join(capsys.readouterr().out.split())

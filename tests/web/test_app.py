@@ -969,6 +969,27 @@ def test_my_models_logged_out_goes_to_the_log_in_page_like_every_page_of_ones_ow
     assert client.get("/models").status_code == 200
 
 
+def test_the_pages_of_ones_own_ask_for_a_log_in_through_one_dependency(app):
+    """``/account``, ``/submit``, ``/submissions`` and a submission's page declare ``Depends(require_user)`` (issue 38)
+    where each checked the session by hand; logged out, a submission's page (JSON asked for or not) still goes to
+    the log-in page, with the site's security headers, and logged in it is the owner's check that answers."""
+    from brainscore.web.routes import accounts, submissions
+    from brainscore.web.site import require_user
+
+    pages = {route.path: route for router in (accounts.router, submissions.router) for route in router.routes
+             if "GET" in route.methods}
+    for path in ("/account", "/submit", "/submissions", "/submissions/{key}"):
+        assert any(d.call is require_user for d in pages[path].dependant.dependencies), path
+    client = TestClient(app)
+    for headers in ({}, {"accept": "application/json"}):
+        answer = client.get("/submissions/no-such-key", headers=headers, follow_redirects=False)
+        assert (answer.status_code, answer.headers.get("location")) == (303, "/login")
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+    alice = user(app, "alice")
+    assert alice.get("/submissions/no-such-key").status_code == 404
+    assert all(alice.get(path).status_code == 200 for path in ("/account", "/submit", "/submissions"))
+
+
 def test_an_api_call_without_any_credentials_is_told_to_log_in(app):
     """A POST to the API without a session or token answered 403 "CSRF token missing"."""
     anonymous = TestClient(app)

@@ -8,6 +8,25 @@ import logging
 import sys
 
 
+class _ClusterNames:
+    """The batch systems ``--cluster`` accepts: the keys of :data:`brainscore.runner.clusters.JOBQUEUE` (the one
+    list), read when argparse first checks or shows them. Importing the runner while the parser is built would
+    make every command (``brainscore --help`` too) pay for the scientific stack, so the parser's usage names
+    them ``SYSTEM`` and its help lists them."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
+
+    @staticmethod
+    def _names() -> tuple[str, ...]:
+        from brainscore.runner.clusters import JOBQUEUE
+
+        return tuple(JOBQUEUE)
+
+
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "run", help="score many models on many benchmarks on Dask",
@@ -23,9 +42,9 @@ def add_parser(subparsers) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--scheduler", default=None, metavar="ADDR", help="an existing Dask scheduler, e.g. "
                                                                          "tcp://host:8786")
-    where.add_argument("--cluster", choices=["slurm", "pbs", "sge", "lsf"], default=None,
+    where.add_argument("--cluster", choices=_ClusterNames(), default=None, metavar="SYSTEM",
                        help="submit workers as batch jobs with dask-jobqueue, configured by jobqueue.yaml "
-                            "(docs/cluster.md)")
+                            "(docs/cluster.md); SYSTEM is one of %(choices)s")
     parser.add_argument("--workers", type=_worker_count, default=None,
                         help="worker processes (local) or jobs (--cluster); default: sized to the machine")
     parser.add_argument("--memory-per-worker", type=_memory_size, default=None, metavar="SIZE",

@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlencode
 from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -47,7 +47,7 @@ from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher, Quotas
 from brainscore.web.routes import accounts, api, explore, models, pages, submissions
 from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
-from brainscore.web.site import HERE, Site, home, secret, templates
+from brainscore.web.site import HERE, LoginRequired, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
 
 logger = logging.getLogger(__name__)
@@ -165,6 +165,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         # upload routes' at upload_limit() (their own max_body_size)
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
     app.add_exception_handler(StarletteHTTPException, _http_error)  # FastAPI's HTTPException is one
+    app.add_exception_handler(LoginRequired, _to_login)  # a page of one's own, logged out (site.require_user)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(OSError, _storage_error)  # a full disk: 507 in words, never a bare 500
     app.add_exception_handler(DBAPIError, _storage_error)  # a read-only or locked database: 503, never its SQL
@@ -257,6 +258,11 @@ def _error_page_bytes(scope, status: int, detail: str) -> bytes | None:
     if _wants_json(request) or app is None or not hasattr(app.state, "site"):
         return None
     return app.state.site.render(request, "error.html", status_code=status, code=status, detail=detail).body
+
+
+async def _to_login(request: Request, error: LoginRequired):
+    """A page of one's own asked for while logged out (:func:`~brainscore.web.site.require_user`): to the log-in."""
+    return RedirectResponse("/login", status_code=303)
 
 
 async def _http_error(request: Request, error: StarletteHTTPException):

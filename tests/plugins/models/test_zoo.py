@@ -193,6 +193,33 @@ def test_torchvision_untrained_is_named_so_and_reproducible():
     assert {"torchvision:resnet18", "torchvision:resnet18-untrained"} <= set(brainscore.list_models("torchvision:*"))
 
 
+TORCHVISION_ARCHITECTURES = ("alexnet", "vgg16", "vgg19", "resnet18", "resnet34", "resnet50", "resnet101",
+                             "convnext_tiny", "densenet121", "mobilenet_v2", "efficientnet_b0", "vit_b_16")
+
+
+def test_each_torchvision_identifier_is_a_lazy_commitment_that_registers_without_importing_torch():
+    """Each ``torchvision:<arch>[-untrained]`` is one ``lazy(commitment, arch, pretrained=...)`` line (issue 38): the
+    factory says what it builds, and importing the plugin imports neither torch nor the plugin's model module."""
+    import subprocess
+    import sys
+
+    from brainscore.registry import LazyFactory, models
+
+    code = ("import sys; import brainscore.plugins.models.torchvision_models\n"
+            "print(sorted(m for m in ('torch', 'torchvision', 'brainscore.plugins.models.torchvision_models.model') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    expected = {f"torchvision:{arch}{suffix}": (arch, not suffix) for arch in TORCHVISION_ARCHITECTURES
+                for suffix in ("", "-untrained")}
+    assert set(brainscore.list_models("torchvision:*")) == set(expected)
+    for identifier, (arch, pretrained) in expected.items():
+        factory = models.factory(identifier)
+        assert isinstance(factory, LazyFactory), identifier
+        assert factory.target == "brainscore.plugins.models.torchvision_models.model:commitment"
+        assert (factory.args, factory.kwargs) == ((arch,), {"pretrained": pretrained}), identifier
+
+
 def test_trained_name_without_weights_is_refused(tmp_path, monkeypatch):
     """A trained model's name never stands for the untrained network (issue 15, item 1)."""
     _tv()

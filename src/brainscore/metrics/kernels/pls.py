@@ -199,6 +199,16 @@ def _pls_kernel(design: Design, folds, n_components: int) -> tuple[list[Array], 
     form), with ``Q`` the y-loadings ``Ycᵀt / tᵀt``. The products ``K t`` and ``K A`` of all folds
     come from one product with ``G`` each.
     """
+    states, GM = _kernel_fold_states(design, folds, n_components)
+    _kernel_components(design, states, n_components)
+    return _kernel_predictions(design, states, GM)
+
+
+def _kernel_fold_states(design: Design, folds, n_components: int) -> tuple[list[dict], Array]:
+    """The start of :func:`_pls_kernel`: per fold, its training rows' centring terms (``r`` the row means of
+    the training block of ``G``, ``s`` their mean), ``[Yc | Z₀ = K Yc]`` (``YZ``, (n_tr, 2q)), ``A₀ = YcᵀKYc``
+    (q x q) and empty stores for ``n_components`` components; and ``GM`` (n, F), the training row sums of
+    ``G`` per fold (the test rows' centring of the prediction uses it)."""
     xp, dev, G, Yg = design.xp, design.dev, design.G, design.Y
     n, q = Yg.shape
     F = len(folds)
@@ -227,6 +237,16 @@ def _pls_kernel(design: Design, folds, n_components: int) -> tuple[list[Array], 
                            scale=float(xp.sqrt(xp.sum(A * A))), T=float64_zeros(xp, dev, (n_tr, K_max)),
                            KT=float64_zeros(xp, dev, (n_tr, K_max)), Avec=float64_zeros(xp, dev, (n_tr, K_max)),
                            TY=float64_zeros(xp, dev, (K_max, q)), tt=np.zeros(K_max), k=0, done=False))
+    return states, GM
+
+
+def _kernel_components(design: Design, states: list[dict], n_components: int) -> None:
+    """Extract up to ``n_components`` components for every fold of ``states`` in lock-step (in place): per
+    component, each active fold's score ``t`` from the dominant eigenvector of its ``A``, then ``K t`` of
+    all folds from one product with ``G``, then the rank-two update of ``A``. A fold whose ``A`` has no
+    eigenvalue above ``1e-12`` of its start's norm (its training rank ran out) is done."""
+    xp, dev, G = design.xp, design.dev, design.G
+    n, q = design.Y.shape
     for _ in range(n_components):
         active = [st for st in states if not st["done"]]
         if not active:
@@ -272,6 +292,13 @@ def _pls_kernel(design: Design, folds, n_components: int) -> tuple[list[Array], 
             st["T"][:, k], st["KT"][:, k], st["Avec"][:, k] = t, Kt, st["a"]
             st["TY"][k], st["tt"][k] = u, tt
             st["k"] = k + 1
+
+
+def _kernel_predictions(design: Design, states: list[dict], GM: Array) -> tuple[list[Array], FitInfo]:
+    """Each fold's test predictions ``K_te A (TᵀK A / tᵀt)⁻¹ Qᵀ + ȳ`` from its extracted components (the mean
+    ``ȳ`` alone where none was), and the number of components per fold."""
+    xp, dev, G = design.xp, design.dev, design.G
+    n, q = design.Y.shape
     # predictions: K A and K_te A from one product of G with every fold's A
     counts = [st["k"] for st in states]
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)

@@ -8,11 +8,11 @@ client.
 """
 from __future__ import annotations
 
-from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from brainscore.web import accounts, notices, storage
-from brainscore.web.site import check_csrf, site_of
+from brainscore.web.site import check_csrf, require_user, site_of
 
 router = APIRouter()
 
@@ -164,13 +164,10 @@ def logout(request: Request, csrf_token: str | None = Form(None)):
     return RedirectResponse("/", status_code=303)
 
 
-@router.get("/account", response_class=HTMLResponse)
+@router.get("/account", response_class=HTMLResponse, dependencies=[Depends(require_user)])
 def account_page(request: Request):
     """The account page: its API tokens."""
-    site = site_of(request)
-    if site.current_user(request) is None:
-        return RedirectResponse("/login", status_code=303)
-    return _account(site, request)
+    return _account(site_of(request), request)
 
 
 def _account(site, request: Request, status_code: int = 200, **context):

@@ -9,7 +9,7 @@ import logging
 import threading
 from contextlib import contextmanager
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -20,7 +20,7 @@ from brainscore.web import approval, catalogue, checks, environments, storage
 from brainscore.web.queue import SubmissionTask, write_entry_point
 from brainscore.web.tasks import QuotaExceeded, check_quotas, now
 from brainscore.web.security import upload_limit
-from brainscore.web.site import Site, check_csrf, site_of
+from brainscore.web.site import Site, check_csrf, require_user, site_of
 
 router = APIRouter()
 logger = logging.getLogger(__name__)
@@ -256,13 +256,10 @@ def _form(site: Site, request: Request, status_code: int = 200, **context):
                        submit_problem=site.submit_problem(user) if user is not None else None, **context)
 
 
-@router.get("/submit", response_class=HTMLResponse)
+@router.get("/submit", response_class=HTMLResponse, dependencies=[Depends(require_user)])
 def submit_form(request: Request):
     """The upload form."""
-    site = site_of(request)
-    if site.current_user(request) is None:
-        return RedirectResponse("/login", status_code=303)
-    return _form(site, request)
+    return _form(site_of(request), request)
 
 
 @router.post("/submit", max_body_size=upload_limit())  # cut off while streaming: 413
@@ -286,12 +283,9 @@ def submit(request: Request, file: UploadFile = File(...), csrf_token: str | Non
 
 
 @router.get("/submissions", response_class=HTMLResponse)
-def my_submissions(request: Request):
+def my_submissions(request: Request, user=Depends(require_user)):
     """The logged-in user's submissions, newest first."""
     site = site_of(request)
-    user = site.current_user(request)
-    if user is None:
-        return RedirectResponse("/login", status_code=303)
     with Session(site.engine) as session:
         tasks = session.scalars(select(SubmissionTask).where(SubmissionTask.owner == user.username)
                                 .order_by(SubmissionTask.id.desc())).all()
@@ -300,12 +294,9 @@ def my_submissions(request: Request):
 
 
 @router.get("/submissions/{key}", response_class=HTMLResponse)
-def submission_page(request: Request, key: str):
+def submission_page(request: Request, key: str, user=Depends(require_user)):
     """A submission's status, results and live log (its owner only)."""
     site = site_of(request)
-    user = site.current_user(request)
-    if user is None:
-        return RedirectResponse("/login", status_code=303)
     task = site.task_for(key, user)
     admin = site.is_admin(user)
     return site.render(request, "submission.html", task=site.view(task), admin=admin,

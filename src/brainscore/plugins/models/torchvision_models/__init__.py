@@ -5,172 +5,32 @@ without one, loading it fails with an error that says where to put the file. The
 (seeded) network is a different model with its own name, ``torchvision:<arch>-untrained``.
 See :mod:`.model`.
 """
-from brainscore.registry import register_model
-
-
-@register_model("torchvision:alexnet")
-def _alexnet(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("alexnet", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:alexnet-untrained")
-def _alexnet_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("alexnet", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:vgg16")
-def _vgg16(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("vgg16", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:vgg16-untrained")
-def _vgg16_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("vgg16", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:vgg19")
-def _vgg19(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("vgg19", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:vgg19-untrained")
-def _vgg19_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("vgg19", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:resnet18")
-def _resnet18(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet18", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:resnet18-untrained")
-def _resnet18_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet18", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:resnet34")
-def _resnet34(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet34", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:resnet34-untrained")
-def _resnet34_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet34", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:resnet50")
-def _resnet50(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet50", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:resnet50-untrained")
-def _resnet50_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet50", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:resnet101")
-def _resnet101(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet101", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:resnet101-untrained")
-def _resnet101_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("resnet101", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:convnext_tiny")
-def _convnext_tiny(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("convnext_tiny", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:convnext_tiny-untrained")
-def _convnext_tiny_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("convnext_tiny", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:densenet121")
-def _densenet121(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("densenet121", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:densenet121-untrained")
-def _densenet121_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("densenet121", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:mobilenet_v2")
-def _mobilenet_v2(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("mobilenet_v2", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:mobilenet_v2-untrained")
-def _mobilenet_v2_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("mobilenet_v2", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:efficientnet_b0")
-def _efficientnet_b0(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("efficientnet_b0", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:efficientnet_b0-untrained")
-def _efficientnet_b0_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("efficientnet_b0", pretrained=False, **kwargs)
-
-
-@register_model("torchvision:vit_b_16")
-def _vit_b_16(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("vit_b_16", pretrained=True, **kwargs)
-
-
-@register_model("torchvision:vit_b_16-untrained")
-def _vit_b_16_untrained(**kwargs):
-    from brainscore.plugins.models.torchvision_models.model import commitment
-
-    return commitment("vit_b_16", pretrained=False, **kwargs)
+from brainscore.registry import lazy, register_model
+
+_COMMITMENT = "brainscore.plugins.models.torchvision_models.model:commitment"
+"""What each identifier builds (imported when it is loaded, never at registration): ``commitment(arch, pretrained=...)``."""
+
+register_model("torchvision:alexnet", lazy(_COMMITMENT, "alexnet", pretrained=True))
+register_model("torchvision:alexnet-untrained", lazy(_COMMITMENT, "alexnet", pretrained=False))
+register_model("torchvision:vgg16", lazy(_COMMITMENT, "vgg16", pretrained=True))
+register_model("torchvision:vgg16-untrained", lazy(_COMMITMENT, "vgg16", pretrained=False))
+register_model("torchvision:vgg19", lazy(_COMMITMENT, "vgg19", pretrained=True))
+register_model("torchvision:vgg19-untrained", lazy(_COMMITMENT, "vgg19", pretrained=False))
+register_model("torchvision:resnet18", lazy(_COMMITMENT, "resnet18", pretrained=True))
+register_model("torchvision:resnet18-untrained", lazy(_COMMITMENT, "resnet18", pretrained=False))
+register_model("torchvision:resnet34", lazy(_COMMITMENT, "resnet34", pretrained=True))
+register_model("torchvision:resnet34-untrained", lazy(_COMMITMENT, "resnet34", pretrained=False))
+register_model("torchvision:resnet50", lazy(_COMMITMENT, "resnet50", pretrained=True))
+register_model("torchvision:resnet50-untrained", lazy(_COMMITMENT, "resnet50", pretrained=False))
+register_model("torchvision:resnet101", lazy(_COMMITMENT, "resnet101", pretrained=True))
+register_model("torchvision:resnet101-untrained", lazy(_COMMITMENT, "resnet101", pretrained=False))
+register_model("torchvision:convnext_tiny", lazy(_COMMITMENT, "convnext_tiny", pretrained=True))
+register_model("torchvision:convnext_tiny-untrained", lazy(_COMMITMENT, "convnext_tiny", pretrained=False))
+register_model("torchvision:densenet121", lazy(_COMMITMENT, "densenet121", pretrained=True))
+register_model("torchvision:densenet121-untrained", lazy(_COMMITMENT, "densenet121", pretrained=False))
+register_model("torchvision:mobilenet_v2", lazy(_COMMITMENT, "mobilenet_v2", pretrained=True))
+register_model("torchvision:mobilenet_v2-untrained", lazy(_COMMITMENT, "mobilenet_v2", pretrained=False))
+register_model("torchvision:efficientnet_b0", lazy(_COMMITMENT, "efficientnet_b0", pretrained=True))
+register_model("torchvision:efficientnet_b0-untrained", lazy(_COMMITMENT, "efficientnet_b0", pretrained=False))
+register_model("torchvision:vit_b_16", lazy(_COMMITMENT, "vit_b_16", pretrained=True))
+register_model("torchvision:vit_b_16-untrained", lazy(_COMMITMENT, "vit_b_16", pretrained=False))
