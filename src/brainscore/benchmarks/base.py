@@ -132,6 +132,25 @@ class Benchmark(ABC):
     def ceiling(self) -> Score:
         """The ceiling of this benchmark's data."""
 
+    def load_data(self) -> None:
+        """Load what this benchmark scores against (its stimuli and its data, not its ceiling), now.
+
+        A file that is missing or would be downloaded then shows here, not in the middle of a score
+        (``brainscore fetch``, ``brainscore list benchmarks --check``). The default loads the
+        ``assembly`` and ``stimulus_set`` attributes where the benchmark has them; a benchmark that
+        loads its data some other way (lazily, inside ``__call__``) overrides it.
+
+        Raises
+        ------
+        BrainScoreError
+            Whatever loading the data raises (e.g. :class:`~brainscore.errors.DataNotFoundError`).
+        """
+        for name in ("assembly", "stimulus_set"):
+            try:
+                getattr(self, name)
+            except AttributeError:
+                continue
+
     @abstractmethod
     def __call__(self, candidate: BrainModel, device: str | None = None) -> Score:
         """Run the experiment on ``candidate`` and return its (ceiled) score.

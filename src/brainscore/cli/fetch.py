@@ -36,7 +36,15 @@ def add_parser(subparsers) -> None:
 
 
 def _touch_data(benchmark) -> None:
-    """Load what a benchmark scores against (its stimuli and data; not its ceiling). A failure to load raises."""
+    """Load what a benchmark scores against (its stimuli and data; not its ceiling). A failure to load raises.
+
+    :meth:`brainscore.benchmarks.base.Benchmark.load_data` where the benchmark has it (the reference's benchmarks
+    load theirs lazily, at the first score), else its ``assembly`` and ``stimulus_set`` attributes.
+    """
+    load = getattr(benchmark, "load_data", None)
+    if callable(load):
+        load()
+        return
     for name in ("assembly", "stimulus_set"):
         try:
             getattr(benchmark, name)
