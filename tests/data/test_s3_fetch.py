@@ -391,6 +391,18 @@ class Lazy(BenchmarkBase):  # the reference's benchmarks load their data at the 
 
 
 benchmark_registry['S3FetchPrivate2026.V4-pls'] = Lazy
+
+
+class Opaque(BenchmarkBase):  # loads its data only inside __call__: nothing to check before it scores
+    def __init__(self):
+        super().__init__(identifier='S3FetchOpaque2026.V4-pls', version=1, ceiling_func=lambda: 1, parent='V4',
+                         bibtex='')
+
+    def __call__(self, candidate):
+        return load_dataset('S3FetchPrivate2026')
+
+
+benchmark_registry['S3FetchOpaque2026.V4-pls'] = Opaque
 benchmark_registry['S3FetchBroken2026.V4-pls'] = lambda: load_dataset('NoSuchDataset2026')
 '''
 
@@ -426,6 +438,7 @@ def test_list_check_marks_what_runs_here_needs_a_fetch_or_needs_credentials(serv
     assert marks[f"{IDENTIFIER}.V4-pls"] == (f"needs fetch: s3://{BUCKET}/{PREFIX}/assy_{IDENTIFIER}.nc "
                                              f"version {registered[0]}")
     assert marks["S3FetchPrivate2026.V4-pls"] == f"needs credentials: s3://{PRIVATE}/private/assy_S3FetchPrivate2026.nc"
+    assert marks["S3FetchOpaque2026.V4-pls"].startswith("not checked: it reads its data only when it scores")
     assert marks["S3FetchBroken2026.V4-pls"].startswith("fails: UnknownIdentifierError: ")
     assert "NoSuchDataset2026" in marks["S3FetchBroken2026.V4-pls"]
     assert _files_under(Path(os.environ["BRAINSCORE_HOME"]) / "sources") == []  # the check fetched nothing

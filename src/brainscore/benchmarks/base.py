@@ -132,7 +132,7 @@ class Benchmark(ABC):
     def ceiling(self) -> Score:
         """The ceiling of this benchmark's data."""
 
-    def load_data(self) -> None:
+    def load_data(self) -> bool:
         """Load what this benchmark scores against (its stimuli and its data, not its ceiling), now.
 
         A file that is missing or would be downloaded then shows here, not in the middle of a score
@@ -140,16 +140,17 @@ class Benchmark(ABC):
         ``assembly`` and ``stimulus_set`` attributes where the benchmark has them; a benchmark that
         loads its data some other way (lazily, inside ``__call__``) overrides it.
 
+        Returns
+        -------
+        bool
+            Whether it found data to load (False: this benchmark reads its data only when it scores).
+
         Raises
         ------
         BrainScoreError
             Whatever loading the data raises (e.g. :class:`~brainscore.errors.DataNotFoundError`).
         """
-        for name in ("assembly", "stimulus_set"):
-            try:
-                getattr(self, name)
-            except AttributeError:
-                continue
+        return _load_attributes(self)
 
     @abstractmethod
     def __call__(self, candidate: BrainModel, device: str | None = None) -> Score:
@@ -183,6 +184,18 @@ class Benchmark(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.identifier} v{self.version}>"
+
+
+def _load_attributes(benchmark: Any) -> bool:
+    """Read ``benchmark.assembly`` and ``benchmark.stimulus_set`` (properties that load); whether one was data."""
+    loaded = False
+    for name in ("assembly", "stimulus_set"):
+        try:
+            value = getattr(benchmark, name)
+        except AttributeError:
+            continue
+        loaded |= not callable(value) or hasattr(value, "sizes") or hasattr(value, "columns")
+    return loaded
 
 
 def presentations_of(benchmark: Any, candidate: BrainModel) -> list[Presentation] | None:

@@ -194,6 +194,12 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
         keep = np.isin(assembly["neuroid_id"].values, self.reliable_neuroids)
         return assembly.isel(neuroid=np.flatnonzero(keep))
 
+    def load_data(self) -> bool:
+        """Load the train and test recordings now (:meth:`brainscore.benchmarks.base.Benchmark.load_data`)."""
+        for part in ("train", "test"):
+            self._raw(part)
+        return True
+
     @property
     def train_recordings(self) -> NeuroidAssembly:
         """Training recordings (reliable neuroids, with repetitions)."""

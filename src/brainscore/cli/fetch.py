@@ -35,21 +35,23 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _touch_data(benchmark) -> None:
+def _touch_data(benchmark) -> bool:
     """Load what a benchmark scores against (its stimuli and data; not its ceiling). A failure to load raises.
 
     :meth:`brainscore.benchmarks.base.Benchmark.load_data` where the benchmark has it (the reference's benchmarks
-    load theirs lazily, at the first score), else its ``assembly`` and ``stimulus_set`` attributes.
+    load theirs lazily, at the first score), else its ``assembly`` and ``stimulus_set`` attributes. Returns whether
+    it found data to load (False: the benchmark reads its data only when it scores).
     """
     load = getattr(benchmark, "load_data", None)
     if callable(load):
-        load()
-        return
+        return bool(load())
+    loaded = False  # a benchmark of none of brainscore's classes: what it shows as attributes
     for name in ("assembly", "stimulus_set"):
         try:
-            getattr(benchmark, name)
+            loaded |= getattr(benchmark, name) is not None
         except AttributeError:
             continue
+    return loaded
 
 
 def _targets(args) -> list[tuple[str, str, object]]:

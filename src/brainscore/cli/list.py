@@ -13,6 +13,7 @@ fetched; this loads every listed benchmark's data and so takes a while on a larg
                        `brainscore fetch` (or a first score online) gets it
     needs credentials  a file is on S3 and not public: give the AWS credential chain credentials that may read it
     fails              it cannot be built here (the reason follows)
+    not checked        it was built without reading any file: it reads its data only when it scores
 """
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def run(args) -> int:
 
 
 #: The marks of ``--check``, in the order of the summary line.
-MARKS = ("runs here", "needs fetch", "needs credentials", "fails")
+MARKS = ("runs here", "needs fetch", "needs credentials", "fails", "not checked")
 
 
 def check(kind: str, identifier: str) -> tuple[str, str]:
@@ -78,11 +79,12 @@ def check(kind: str, identifier: str) -> tuple[str, str]:
     from brainscore.cli.fetch import _touch_data
     from brainscore.data import locator
 
+    from brainscore.data import store
+
     try:
-        with locator.probing():
+        with locator.probing(), locator.recording() as located, store.recording_files() as declared:
             built = registry.REGISTRIES[kind].load(identifier)
-            if kind == "benchmark":
-                _touch_data(built)
+            loaded = _touch_data(built) if kind == "benchmark" else True
     except locator.FetchNeeded as needed:
         if needed.access == "credentials":
             return "needs credentials", needed.url
@@ -90,4 +92,6 @@ def check(kind: str, identifier: str) -> tuple[str, str]:
     except Exception as error:  # noqa: BLE001 - a plugin's failure is this benchmark's mark, not the listing's end
         reason = " ".join(str(error).split()) or type(error).__name__
         return "fails", f"{type(error).__name__}: {reason[:300]}"
+    if not loaded and not located and not declared:  # no data found to load, no file read: read when it scores
+        return "not checked", "it reads its data only when it scores (no file was read to build it)"
     return "runs here", ""

@@ -144,6 +144,15 @@ class _Aggregate(BenchmarkBase):
     def timebins(self, value: Any) -> None:
         self._timebins = value
 
+    def load_data(self) -> bool:
+        """Load every child's data now, one child at a time (:meth:`brainscore.benchmarks.base.Benchmark.load_data`);
+        whether every child found data to load."""
+        loaded = True
+        for _, child in self._children():
+            load = getattr(child, "load_data", None)
+            loaded &= bool(load()) if callable(load) else False
+        return loaded
+
     def _children(self):
         """Each unit's child benchmark, built on demand and released once the caller is done with it."""
         for unit in self._units:
