@@ -20,19 +20,23 @@ MODEL = "tiny-seeded"
 BENCHMARKS = "Cowley2026.210325.V4-pls,Kriegeskorte2008.IT-rdm"  # PLS (BLAS sums) and RSA
 
 
-@pytest.fixture(scope="module")
-def expected(tmp_path_factory):
-    """The records of ``brainscore score`` on the two pairs, in one process from an empty cache."""
-    home = tmp_path_factory.mktemp("score-home")
+def score_records(home, model: str, benchmarks: str) -> list[dict]:
+    """The records of ``brainscore score`` on ``model`` x ``benchmarks``, in one process from an empty cache."""
     code = ("import sys, runner_helpers; from brainscore.cli import main; "
-            f"sys.exit(main(['score', '--model', {MODEL!r}, '--benchmark', {BENCHMARKS!r}]))")
+            f"sys.exit(main(['score', '--model', {model!r}, '--benchmark', {benchmarks!r}]))")
     result = subprocess.run([sys.executable, "-c", code], env=environment(home), capture_output=True, text=True,
-                            timeout=900)
+                            timeout=1200)
     assert result.returncode == 0, result.stderr[-3000:]
     found = records(home)
     assert [(r["model"], r["benchmark"], r["status"]) for r in found] == [
-        (MODEL, "Cowley2026.210325.V4-pls", "done"), (MODEL, "Kriegeskorte2008.IT-rdm", "done")]
+        (model, benchmark, "done") for benchmark in benchmarks.split(",")]
     return found
+
+
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory):
+    """The records of ``brainscore score`` on the two pairs."""
+    return score_records(tmp_path_factory.mktemp("score-home"), MODEL, BENCHMARKS)
 
 
 def test_the_local_cluster_records_what_score_records(expected, tmp_path):
@@ -79,14 +83,7 @@ def test_plain_dask_workers_record_the_quick_start_pair_as_score_does(tmp_path):
     (score, raw, error, interval, ceiling, layer: every field as ``float.hex``) equal ``brainscore score``'s.
     """
     model, benchmark = QUICK_START
-    home = tmp_path / "score-home"
-    code = ("import sys; from brainscore.cli import main; "
-            f"sys.exit(main(['score', '--model', {model!r}, '--benchmark', {benchmark!r}]))")
-    alone = subprocess.run([sys.executable, "-c", code], env=environment(home), capture_output=True, text=True,
-                           timeout=1200)
-    assert alone.returncode == 0, alone.stderr[-3000:]
-    expected = records(home)
-    assert [(r["model"], r["benchmark"], r["status"]) for r in expected] == [(model, benchmark, "done")]
+    expected = score_records(tmp_path / "score-home", model, benchmark)
     env = environment(tmp_path / "run-home")
     with dask_cluster(env, workers=2, worker_args=("--resources", "MODEL=1")) as address:
         result = run_command("--scheduler", address, "--models", model, "--benchmarks", benchmark, env=env,
