@@ -974,7 +974,7 @@ def test_the_pages_of_ones_own_ask_for_a_log_in_through_one_dependency(app):
     where each checked the session by hand; logged out, a submission's page (JSON asked for or not) still goes to
     the log-in page, with the site's security headers, and logged in it is the owner's check that answers."""
     from brainscore.web.routes import accounts, submissions
-    from brainscore.web.site import require_user
+    from brainscore.web.security import require_user
 
     pages = {route.path: route for router in (accounts.router, submissions.router) for route in router.routes
              if "GET" in route.methods}

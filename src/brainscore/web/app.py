@@ -46,8 +46,8 @@ from brainscore.web import checks, plots, storage
 from brainscore.web.mail import Mailer
 from brainscore.web.queue import Dispatcher, Quotas
 from brainscore.web.routes import accounts, api, explore, models, pages, submissions
-from brainscore.web.security import FORM_BYTES, SecurityHeaders, require_csrf
-from brainscore.web.site import HERE, LoginRequired, Site, home, secret, templates
+from brainscore.web.security import FORM_BYTES, LoginRequired, SecurityHeaders, require_csrf
+from brainscore.web.site import HERE, Site, home, secret, templates
 from brainscore.web.views import columns  # noqa: F401  (kept importable from here)
 
 logger = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ def create_app(db_url: str | None = None, root: Path | None = None, weights_dirs
         # upload routes' at upload_limit() (their own max_body_size)
         app.include_router(area.router, dependencies=[Depends(require_csrf)], max_body_size=FORM_BYTES)
     app.add_exception_handler(StarletteHTTPException, _http_error)  # FastAPI's HTTPException is one
-    app.add_exception_handler(LoginRequired, _to_login)  # a page of one's own, logged out (site.require_user)
+    app.add_exception_handler(LoginRequired, _to_login)  # a page of one's own, logged out (security.require_user)
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.add_exception_handler(OSError, _storage_error)  # a full disk: 507 in words, never a bare 500
     app.add_exception_handler(DBAPIError, _storage_error)  # a read-only or locked database: 503, never its SQL
@@ -261,7 +261,7 @@ def _error_page_bytes(scope, status: int, detail: str) -> bytes | None:
 
 
 async def _to_login(request: Request, error: LoginRequired):
-    """A page of one's own asked for while logged out (:func:`~brainscore.web.site.require_user`): to the log-in."""
+    """A page of one's own asked for while logged out (:func:`~brainscore.web.security.require_user`): to the log-in."""
     return RedirectResponse("/login", status_code=303)
 
 

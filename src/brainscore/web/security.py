@@ -7,6 +7,8 @@
   cut off while it streams in, once it passes its limit (:func:`upload_limit` for the two upload routes,
   :data:`FORM_BYTES` for every other), and answered 413 without reading the rest into memory or onto
   disk; a declared ``Content-Length`` over the limit is answered before any of the body is read.
+- :func:`require_user`: the pages of one's own (``Depends(require_user)``) send a visitor who is not
+  logged in to ``/login``.
 - :func:`require_csrf`: every POST, PUT, PATCH and DELETE carries the session's CSRF token (form field
   ``csrf_token`` or header ``X-CSRF-Token``) unless it is authenticated by an API token, which a
   browser never sends on its own.
@@ -181,3 +183,25 @@ async def require_csrf(request: Request) -> None:
                                      "on /account)", headers={"WWW-Authenticate": "Bearer"})
         raise HTTPException(403, "CSRF token missing or wrong: reload the page and submit the form again "
                                  "(API calls: send the X-CSRF-Token header, or an API token)")
+
+
+class LoginRequired(Exception):
+    """A page of one's own asked for by a visitor who is not logged in: the app answers ``303 See Other`` to
+    ``/login`` (:func:`brainscore.web.app.create_app` registers the handler). Raised by :func:`require_user`."""
+
+
+def require_user(request: Request):
+    """FastAPI dependency of the pages of one's own (``user=Depends(require_user)``): the session's logged-in user.
+
+    Raises
+    ------
+    LoginRequired
+        When nobody is logged in (the visitor is sent to ``/login``, 303). An API route answers 401 instead:
+        :meth:`Site.api_user`; a form post after its CSRF check: :meth:`Site.logged_in`.
+    """
+    from brainscore.web.site import site_of
+
+    user = site_of(request).current_user(request)
+    if user is None:
+        raise LoginRequired()
+    return user

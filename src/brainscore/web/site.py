@@ -688,22 +688,3 @@ def check_csrf(request: Request, token: str | None) -> None:
     if not csrf_ok(request, token):
         raise HTTPException(403, "CSRF token missing or wrong: reload the page and submit the form again")
 
-
-class LoginRequired(Exception):
-    """A page of one's own asked for by a visitor who is not logged in: the app answers ``303 See Other`` to
-    ``/login`` (:func:`brainscore.web.app.create_app` registers the handler). Raised by :func:`require_user`."""
-
-
-def require_user(request: Request):
-    """FastAPI dependency of the pages of one's own (``user=Depends(require_user)``): the session's logged-in user.
-
-    Raises
-    ------
-    LoginRequired
-        When nobody is logged in (the visitor is sent to ``/login``, 303). An API route answers 401 instead:
-        :meth:`Site.api_user`; a form post after its CSRF check: :meth:`Site.logged_in`.
-    """
-    user = site_of(request).current_user(request)
-    if user is None:
-        raise LoginRequired()
-    return user

@@ -12,7 +12,8 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Form, HTTPException, Re
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from brainscore.web import accounts, notices, storage
-from brainscore.web.site import check_csrf, require_user, site_of
+from brainscore.web.security import require_user
+from brainscore.web.site import check_csrf, site_of
 
 router = APIRouter()
 

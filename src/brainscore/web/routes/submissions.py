@@ -20,7 +20,8 @@ from brainscore.web import approval, catalogue, checks, environments, storage
 from brainscore.web.queue import SubmissionTask, write_entry_point
 from brainscore.web.tasks import QuotaExceeded, check_quotas, now
 from brainscore.web.security import upload_limit
-from brainscore.web.site import Site, check_csrf, require_user, site_of
+from brainscore.web.security import require_user
+from brainscore.web.site import Site, check_csrf, site_of
 
 router = APIRouter()
 logger = logging.getLogger(__name__)
