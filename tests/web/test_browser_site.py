@@ -371,7 +371,10 @@ def test_every_benchmark_page_shows_sample_stimuli(server, page, shots):
         time.sleep(1)
     images = page.locator("#stimuli img")
     assert images.count() == 6
-    assert images.evaluate_all("is => is.every(i => i.complete && i.naturalWidth > 0)")
+    # loading="lazy" images do not hold back the page's load event that goto waits for: under load (CI's two
+    # workers) they were still loading when checked; wait for them (a broken image never gets a naturalWidth)
+    page.wait_for_function("() => [...document.querySelectorAll('#stimuli img')]"
+                           ".every(i => i.complete && i.naturalWidth > 0)", timeout=60_000)
     first = httpx.get(server + images.first.get_attribute("src"))
     assert first.headers["content-type"] == "image/jpeg" and first.content[:2] == b"\xff\xd8"
     page.screenshot(path=str(shots / "benchmark_stimuli.png"), full_page=False)

@@ -20,6 +20,7 @@ they run, so a restarted server reaps any of them still alive before it runs the
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import select
@@ -104,14 +105,30 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def remove_cgroups(folders) -> None:
-    """Remove the emptied memory cgroups ``folders`` (only brainscore's, under /sys/fs/cgroup)."""
+#: How long :func:`remove_cgroups` waits for a killed process to leave its cgroup (seconds).
+CGROUP_EMPTY_S = 15.0
+
+
+def remove_cgroups(folders, wait_s: float = CGROUP_EMPTY_S) -> None:
+    """Remove the emptied memory cgroups ``folders`` (only brainscore's, under /sys/fs/cgroup).
+
+    A process killed a moment ago may still be leaving its cgroup (a large address space takes a while to tear
+    down, longer on a loaded machine) and the kernel refuses to remove a cgroup with a task in it (``EBUSY``): each
+    folder is tried again for up to ``wait_s`` seconds. A folder that is gone already, or that cannot be removed
+    for another reason, is left as it is.
+    """
+    deadline = time.monotonic() + wait_s
     for folder in folders:
-        if os.path.basename(str(folder)).startswith("brainscore-") and str(folder).startswith("/sys/fs/cgroup/"):
+        if not (os.path.basename(str(folder)).startswith("brainscore-") and str(folder).startswith("/sys/fs/cgroup/")):
+            continue
+        while True:
             try:
                 os.rmdir(folder)
-            except OSError:
-                pass
+            except OSError as error:
+                if error.errno == errno.EBUSY and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
+            break
 
 
 def reap_recorded(folder) -> str | None:
