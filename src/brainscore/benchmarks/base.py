@@ -150,7 +150,7 @@ class Benchmark(ABC):
         BrainScoreError
             Whatever loading the data raises (e.g. :class:`~brainscore.errors.DataNotFoundError`).
         """
-        return _load_attributes(self)
+        return load_attributes(self)
 
     @abstractmethod
     def __call__(self, candidate: BrainModel, device: str | None = None) -> Score:
@@ -186,7 +186,16 @@ class Benchmark(ABC):
         return f"<{type(self).__name__} {self.identifier} v{self.version}>"
 
 
-def _load_attributes(benchmark: Any) -> bool:
+def load_data_of(benchmark: Any) -> bool:
+    """Load what ``benchmark`` scores against now: its :meth:`Benchmark.load_data`, or for a benchmark of none of
+    brainscore's classes its ``assembly`` and ``stimulus_set`` attributes. Returns whether it found data to load
+    (False: it reads its data only when it scores); raises what loading raises (``brainscore fetch``,
+    ``brainscore list --check``)."""
+    load = getattr(benchmark, "load_data", None)
+    return bool(load()) if callable(load) else load_attributes(benchmark)
+
+
+def load_attributes(benchmark: Any) -> bool:
     """Read ``benchmark.assembly`` and ``benchmark.stimulus_set`` (properties that load); whether one was data."""
     loaded = False
     for name in ("assembly", "stimulus_set"):

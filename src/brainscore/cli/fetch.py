@@ -35,25 +35,6 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _touch_data(benchmark) -> bool:
-    """Load what a benchmark scores against (its stimuli and data; not its ceiling). A failure to load raises.
-
-    :meth:`brainscore.benchmarks.base.Benchmark.load_data` where the benchmark has it (the reference's benchmarks
-    load theirs lazily, at the first score), else its ``assembly`` and ``stimulus_set`` attributes. Returns whether
-    it found data to load (False: the benchmark reads its data only when it scores).
-    """
-    load = getattr(benchmark, "load_data", None)
-    if callable(load):
-        return bool(load())
-    loaded = False  # a benchmark of none of brainscore's classes: what it shows as attributes
-    for name in ("assembly", "stimulus_set"):
-        try:
-            loaded |= getattr(benchmark, name) is not None
-        except AttributeError:
-            continue
-    return loaded
-
-
 def _targets(args) -> list[tuple[str, str, object]]:
     """``(kind, identifier, load)`` for every identifier the patterns match; a pattern matching none is an error."""
     from brainscore import registry
@@ -71,6 +52,7 @@ def _targets(args) -> list[tuple[str, str, object]]:
 
 
 def run(args) -> int:
+    from brainscore.benchmarks.base import load_data_of
     from brainscore.caching import file_hashes
     from brainscore.caching.atomic import atomic_copy
     from brainscore.data import locator, store
@@ -86,7 +68,7 @@ def run(args) -> int:
             with locator.recording() as located, store.recording_files() as declared:
                 built = load(identifier)
                 if kind == "benchmark":
-                    _touch_data(built)
+                    load_data_of(built)
             for path, sha256 in declared.items():  # sources of a dataset built from the cache (not re-read)
                 if path not in located and not path.startswith("brainio/"):
                     located[path] = store.fetch(store.Source(path, sha256))

@@ -76,15 +76,13 @@ def check(kind: str, identifier: str) -> tuple[str, str]:
     The mark is one of :data:`MARKS`; ``detail`` is the file's URL for a fetch, the reason of a failure
     (one line), empty where it runs here. Nothing is downloaded.
     """
-    from brainscore.cli.fetch import _touch_data
-    from brainscore.data import locator
-
-    from brainscore.data import store
+    from brainscore.benchmarks.base import load_data_of
+    from brainscore.data import locator, store
 
     try:
         with locator.probing(), locator.recording() as located, store.recording_files() as declared:
             built = registry.REGISTRIES[kind].load(identifier)
-            loaded = _touch_data(built) if kind == "benchmark" else True
+            loaded = load_data_of(built) if kind == "benchmark" else True
     except locator.FetchNeeded as needed:
         if needed.access == "credentials":
             return "needs credentials", needed.url

@@ -187,8 +187,7 @@ class S3Remote:
         from brainscore.data import remote
 
         version = f" version {obj.version_id}" if obj.version_id else ""
-        if _PROBING.get():
-            probe_download(f"{obj.url}{version}", what=what, s3_object=obj)
+        probe_download(f"{obj.url}{version}", what=what, s3_object=obj)  # inside probing(): says so, fetches nothing
         if config.offline():
             raise DataNotFoundError(
                 f"{what}{f' (sha1 {sha1})' if sha1 else ''} is not here, and the offline setting (BRAINSCORE_OFFLINE) "

@@ -377,10 +377,9 @@ def s3_access(bucket: str, key: str, version_id: str | None, *, where: str) -> s
         return "credentials"
     except NetworkError:
         return "unchecked"
-    signed = getattr(getattr(client, "meta", None), "config", None)
     from botocore import UNSIGNED
 
-    return "public" if getattr(signed, "signature_version", None) is UNSIGNED else "granted"
+    return "public" if client.meta.config.signature_version is UNSIGNED else "granted"
 
 
 def download_s3_object(bucket: str, key: str, target: str | Path, *, version_id: str | None = None,
