@@ -28,6 +28,7 @@ RANKS = {
     "brainscore.benchmarks": 4,
     "brainscore.plugin_sources": 4.5,  # what plugins declare (static scan), reference-layout plugin folders
     "brainscore.plugin_imports": 4.6,  # how plugin code is imported: synthetic packages, reference names, hooks
+    "brainscore.plugin_discovery": 4.8,  # which module declares each identifier: static scans, imports on demand
     "brainscore.registry": 5,
     "brainscore.plugins": 6,
     "brainscore.scoring": 7, "brainscore.boundary": 7.1,  # the model in a sandbox, the score trusted (issue 32)

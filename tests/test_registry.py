@@ -34,9 +34,8 @@ def test_discovery_parses_without_importing(tmp_path, monkeypatch):
         "@register_metric('toy_metric')\n"
         "def _toy():\n    return 42\n"
         "for name in ['toy_a', 'toy_b']:\n    register_metric(name, lambda: name)\n")
-    monkeypatch.setattr(registry, "_PLUGIN_ROOT", tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path.parent))
-    discovery = registry._Discovery()
+    discovery = registry.PluginDiscovery(root=tmp_path)
     monkeypatch.setattr(registry, "_discovery", discovery)
     index = discovery.index()
     assert index.modules["metric"]["toy_metric"] == "brainscore.plugins.metrics.toy"

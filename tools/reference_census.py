@@ -264,7 +264,7 @@ def _run_folder(kind: str, name: str, mode: str) -> dict:
     before = {k: set(r._factories) for k, r in registry.REGISTRIES.items()}
     row = {"kind": kind, "folder": name, "status": "registered", "identifiers": [], "detail": "", "missing": None}
     try:
-        registry._discovery._import(module)
+        registry._discovery.import_module(module)
     except BaseException as error:  # noqa: BLE001 - any failure of the folder's code is what we census
         row["status"], row["missing"] = classify(error)
         row["detail"] = _describe(error)
