@@ -67,3 +67,46 @@ def test_score_checks_before_layer_selection_and_activations(monkeypatch, with_s
     monkeypatch.setattr(job, "_commit_layer", lambda *args: pytest.fail("layer selection ran before the check"))
     with pytest.raises(brainscore.ValidationError, match="needs the data coordinate 'object_name'"):
         job.score("never-recorded", "Mine2026.V4-pls", model=NeverRecorded(), bootstrap=0)
+
+
+@pytest.mark.parametrize("kind, metric, called, hint", [
+    ("neural", "pls_split", "metric(features, assembly)", "load_metric('pls')"),
+    ("train_test", "pls", "metric(source_train=, source_test=, target_train=, target_test=)", "load_metric('pls_split')"),
+    ("rsa", "ridge_split", "metric(model_rdm, measured_rdm)", "load_metric('rdm')"),
+    ("properties", "pls_split", "metric(model_properties, assembly)", "load_metric('ks_similarity')"),
+    ("error_consistency", "pls_split", "metric(choices, assembly)", "load_metric('error_consistency')"),
+])
+def test_a_metric_of_another_kind_fails_when_the_benchmark_is_built(kind, metric, called, hint):
+    """Each kind of benchmark calls its metric one way; a metric that cannot be called so (a cross-validated 'pls' in
+    a train/test benchmark, a '*_split' one in a cross-validated benchmark) is refused when built, before any data is
+    read or any model recorded, naming how the benchmark calls it and what to use."""
+    from brainscore.benchmarks.behavioral import ErrorConsistencyBenchmark
+    from brainscore.benchmarks.fixed_split import TrainTestNeuralBenchmark
+    from brainscore.benchmarks.properties import PropertiesBenchmark
+    from brainscore.benchmarks.rsa import RSABenchmark
+
+    def unread():
+        pytest.fail("the data were read to check the metric's signature")
+
+    loaded = brainscore.load_metric(metric)
+    build = {
+        "neural": lambda: NeuralBenchmark("Mine2026.V4-pls", 1, unread, similarity_metric=loaded, visual_degrees=8,
+                                          number_of_trials=1, ceiling_func=None, region="V4"),
+        "train_test": lambda: TrainTestNeuralBenchmark("Mine2026.IT-pls", 1, unread, unread, loaded, 8, 1, "IT"),
+        "rsa": lambda: RSABenchmark("Mine2026.IT-rdm", 1, unread, "IT", 8, similarity_metric=loaded, noise_ceiling=None),
+        "properties": lambda: PropertiesBenchmark("Mine2026.V1-peak_sf", 1, unread, unread, property_func=print,
+                                                  similarity_metric=loaded, ceiling_func=None, visual_degrees=4,
+                                                  number_of_trials=1, region="V1"),
+        "error_consistency": lambda: ErrorConsistencyBenchmark("Mine2026-error_consistency", 1, unread, 8,
+                                                               metric=loaded, ceiling=print),
+    }[kind]
+    with pytest.raises(brainscore.ValidationError) as built:
+        build()
+    message = str(built.value)
+    assert f"calls its metric as {called}" in message and hint in message and "cannot be called so" in message
+
+
+def test_every_built_in_benchmark_passes_the_check_of_its_metric():
+    """The check refuses no metric that a built-in benchmark scores with (all 27 build)."""
+    built = [brainscore.load_benchmark(identifier) for identifier in brainscore.list_benchmarks()]
+    assert len(built) == 27 and all(callable(b.metric) for b in built if hasattr(b, "metric"))

@@ -207,6 +207,54 @@ def load_attributes(benchmark: Any) -> bool:
     return loaded
 
 
+def check_metric_call(identifier: str, metric: Any, call: str, positional: int = 0, keywords: Sequence[str] = (),
+                      hint: str = "") -> None:
+    """Check, when a benchmark is built, that its metric can be called as the benchmark will call it
+    (``positional`` arguments, then ``keywords``), so a metric of another kind (a cross-validated ``pls`` given to
+    a train/test benchmark, a ``*_split`` metric to a cross-validated one) fails before any model is recorded
+    rather than after its activations. A callable whose signature Python cannot read is not checked, nor is None
+    (a benchmark built for its data only, never scored).
+
+    Parameters
+    ----------
+    identifier : str
+        The benchmark's, for the message.
+    metric : callable
+        The benchmark's metric.
+    call : str
+        How the benchmark calls it, for the message (e.g. ``"metric(features, assembly)"``).
+    positional : int
+        The number of positional arguments it passes.
+    keywords : sequence of str
+        The keyword arguments it passes.
+    hint : str
+        What to use instead (e.g. ``"use load_metric('pls_split')"``).
+
+    Raises
+    ------
+    ValidationError
+        If ``metric`` is not callable or cannot bind those arguments; naming the benchmark, how it calls its metric,
+        Python's reason and the hint.
+    """
+    import inspect
+
+    if metric is None:
+        return
+    name = getattr(metric, "__qualname__", None) or type(metric).__name__
+    if not callable(metric):
+        raise ValidationError(f"benchmark {identifier!r}: its metric {metric!r} is not callable; it is called as "
+                              f"{call}. {hint}".rstrip())
+    try:
+        signature = inspect.signature(metric)
+    except (TypeError, ValueError):  # a builtin or an extension type: nothing to read
+        return
+    try:
+        signature.bind(*([None] * positional), **{key: None for key in keywords})
+    except TypeError as reason:
+        raise ValidationError(f"benchmark {identifier!r} calls its metric as {call}, and its metric ({name}{signature}) "
+                              f"cannot be called so ({reason}). {hint}".rstrip()) from None
+
+
 def presentations_of(benchmark: Any, candidate: BrainModel) -> list[Presentation] | None:
     """``benchmark.presentations(candidate)`` where they are what its ``__call__`` shows, else None.
 

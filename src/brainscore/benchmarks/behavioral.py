@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, check_metric_call, takes_device
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.data.assemblies import DataAssembly, presentation_order
 from brainscore.data.stimuli import StimulusSet
@@ -198,6 +198,8 @@ class ErrorConsistencyBenchmark(LabelTaskBenchmark):
                  labels: Sequence[str] | None = None):
         self._assembly_source = assembly
         self._assembly: DataAssembly | None = None
+        check_metric_call(identifier, metric, "metric(choices, assembly)", positional=2,
+                          hint="Use a metric of answers against the data's, e.g. load_metric('error_consistency').")
         self.metric = metric
         self._ceiling_computation = ceiling
         super().__init__(identifier=identifier, version=version, stimulus_set=lambda: self.assembly.attrs["stimulus_set"],
@@ -269,6 +271,8 @@ class AccuracyBenchmark(LabelTaskBenchmark):
         super().__init__(identifier=identifier, version=version, stimulus_set=stimulus_set,
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, ceiling_func=None,
                          parent=parent, bibtex=bibtex, labels=labels, label_coord=label_coord)
+        check_metric_call(identifier, metric, "metric(answers, true_labels)", positional=2,
+                          hint="Use a metric of answers against labels, e.g. load_metric('accuracy').")
         self.metric = metric
 
     def score_choices(self, choices: DataAssembly) -> Score:
@@ -308,6 +312,8 @@ class ShapeBiasBenchmark(LabelTaskBenchmark):
                  bibtex: str = "", labels: Sequence[str] | None = None):
         if not callable(metric):
             raise ValueError(f"metric must be a callable such as load_metric('shape_bias'), got {metric!r}")
+        check_metric_call(identifier, metric, "metric(choices)", positional=1,
+                          hint="Use a callable such as load_metric('shape_bias').")
         super().__init__(identifier=identifier, version=version, stimulus_set=stimulus_set,
                          visual_degrees=visual_degrees, number_of_trials=number_of_trials, ceiling_func=None,
                          parent=parent, bibtex=bibtex, labels=labels)

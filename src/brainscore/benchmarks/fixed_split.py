@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, check_metric_call, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
@@ -153,6 +153,11 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
         self._sources = {"train": train_assembly, "test": test_assembly}
         self._loaded: dict[str, NeuroidAssembly] = {}
         self._averaged: dict[str, NeuroidAssembly] = {}
+        check_metric_call(identifier, similarity_metric,
+                          "metric(source_train=, source_test=, target_train=, target_test=)",
+                          keywords=("source_train", "source_test", "target_train", "target_test"),
+                          hint="A train/test metric is needed here, e.g. load_metric('pls_split'); a cross-validated "
+                               "one such as 'pls' belongs in a NeuralBenchmark.")
         self.metric = similarity_metric
         self.visual_degrees = visual_degrees
         self.number_of_trials = number_of_trials

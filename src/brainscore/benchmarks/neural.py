@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, check_metric_call, takes_device
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
@@ -159,6 +159,9 @@ class NeuralBenchmark(BenchmarkBase):
         self._ceiling_callable = ceiling_func
         self._recordings: NeuroidAssembly | None = None
         self._target: NeuroidAssembly | None = None
+        check_metric_call(identifier, similarity_metric, "metric(features, assembly)", positional=2,
+                          hint="A cross-validated metric is needed here, e.g. load_metric('pls'); a train/test "
+                               "('*_split') metric belongs in a TrainTestNeuralBenchmark.")
         self.metric = similarity_metric
         self.visual_degrees = visual_degrees
         self.number_of_trials = number_of_trials

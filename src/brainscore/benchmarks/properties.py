@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, check_metric_call, takes_device
 from brainscore.benchmarks.neural import squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
@@ -115,6 +115,8 @@ class PropertiesBenchmark(BenchmarkBase):
         self._assembly: DataAssembly | None = None
         self._stimulus_set: StimulusSet | None = None
         self.property_func = property_func
+        check_metric_call(identifier, similarity_metric, "metric(model_properties, assembly)", positional=2,
+                          hint="Use a distribution similarity, e.g. load_metric('ks_similarity').")
         self.metric = similarity_metric
         self.visual_degrees = visual_degrees
         self.number_of_trials = number_of_trials

@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from brainscore.benchmarks.base import BenchmarkBase, Presentation, takes_device
+from brainscore.benchmarks.base import BenchmarkBase, Presentation, check_metric_call, takes_device
 from brainscore.benchmarks.neural import record, recording, squeeze_time_bin
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly
@@ -145,6 +145,8 @@ class RSABenchmark(BenchmarkBase):
         self.visual_degrees = visual_degrees
         self.number_of_trials = number_of_trials
         self.time_bins = [tuple(t) for t in time_bins]
+        check_metric_call(identifier, similarity_metric, "metric(model_rdm, measured_rdm)", positional=2,
+                          hint="Use an RDM similarity, e.g. load_metric('rdm').")
         self.metric = similarity_metric
         self.label_coords = tuple(label_coords)
 
