@@ -110,3 +110,24 @@ def test_every_built_in_benchmark_passes_the_check_of_its_metric():
     """The check refuses no metric that a built-in benchmark scores with (all 27 build)."""
     built = [brainscore.load_benchmark(identifier) for identifier in brainscore.list_benchmarks()]
     assert len(built) == 27 and all(callable(b.metric) for b in built if hasattr(b, "metric"))
+
+
+def test_a_train_test_benchmark_checks_the_coordinates_its_metric_declares_before_recording(with_stimuli):
+    """A metric declaring ``required_coords()`` (here a train/test metric needing ``object_name``) is checked on the
+    train and test recordings before the model is asked for anything."""
+    from brainscore.benchmarks.fixed_split import TrainTestNeuralBenchmark
+
+    class NeedsObjects:
+        def __call__(self, source_train, source_test, target_train, target_test):
+            pytest.fail("the metric ran")
+
+        def required_coords(self):
+            return {"object_name": "to fit one readout per object"}
+
+    benchmark = TrainTestNeuralBenchmark("Mine2026.IT-split", 1, lambda: with_stimuli, lambda: with_stimuli,
+                                         NeedsObjects(), 8, 1, "IT")
+    with pytest.raises(brainscore.ValidationError,
+                       match="'Mine2026.IT-split' cannot score.*'object_name' to fit one readout per object"):
+        benchmark(NeverRecorded())
+    named = with_stimuli.assign_coords(object_name=("presentation", ["car"] * 92))
+    TrainTestNeuralBenchmark("Mine2026.IT-split", 1, named, named, NeedsObjects(), 8, 1, "IT").check_data()

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from brainscore.benchmarks.base import BenchmarkBase, Presentation, check_metric_call, takes_device
-from brainscore.benchmarks.neural import squeeze_time_bin
+from brainscore.benchmarks.neural import check_metric_data, squeeze_time_bin
 from brainscore.benchmarks.screen import place_on_screen
 from brainscore.caching import callable_identity
 from brainscore.data.assemblies import DataAssembly, NeuroidAssembly, average_repetition
@@ -199,6 +199,20 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
         keep = np.isin(assembly["neuroid_id"].values, self.reliable_neuroids)
         return assembly.isel(neuroid=np.flatnonzero(keep))
 
+    def check_data(self) -> None:
+        """Check the metric's requirements on the train and test recordings
+        (:func:`brainscore.benchmarks.neural.check_metric_data`: the coordinates a metric declares with
+        ``required_coords()``); loads the data when lazy. Called by :func:`brainscore.scoring.score` before layer
+        selection, and by :meth:`__call__` before the model is recorded.
+
+        Raises
+        ------
+        ValidationError
+            If the train or the test recordings lack a coordinate the metric needs.
+        """
+        for part in ("train", "test"):
+            check_metric_data(self.identifier, self.metric, self._raw(part))
+
     def load_data(self) -> bool:
         """Load the train and test recordings now (:meth:`brainscore.benchmarks.base.Benchmark.load_data`)."""
         for part in ("train", "test"):
@@ -256,6 +270,7 @@ class TrainTestNeuralBenchmark(BenchmarkBase):
     @takes_device
     def __call__(self, candidate: BrainModel) -> Score:
         """Record ``candidate`` on the train and test stimuli and score its test-set predictivity."""
+        self.check_data()  # before any activation is computed
         train, test = (shown.show(candidate) for shown in self.presentations(candidate))
         return self.score_features(train, test)
 
