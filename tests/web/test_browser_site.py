@@ -10,6 +10,7 @@ refreshing the documentation), else to the test's folder.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
@@ -367,12 +368,21 @@ def test_every_benchmark_page_shows_sample_stimuli(server, page, shots):
     first visit, from the benchmark's own stimulus set)."""
     import time
 
+    import psutil
+
     benchmark = "Kiani2007.IT-rdm"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 180
     while True:
         page.goto(f"{server}/benchmarks/{benchmark}")
         if page.locator("#stimuli img").count() or time.monotonic() > deadline:
             break
+        # The server prepares them at the lowest CPU priority (nice 19), which two busy test workers starve for
+        # minutes (the preparation took over 120 s under a loaded run): the test raises it to the normal priority.
+        for process in psutil.process_iter(["cmdline"]):
+            command = process.info["cmdline"] or []
+            if "brainscore.web.stimuli" in command and benchmark in command:
+                with contextlib.suppress(psutil.Error):
+                    process.nice(0)
         time.sleep(1)
     images = page.locator("#stimuli img")
     assert images.count() == 6
