@@ -78,6 +78,53 @@ def test_rsa_benchmark_on_responses_equals_brainscores_on_the_subjects_rdms(imag
     assert 0 < float(ours.attrs["raw"]) < float(ours.attrs["ceiling"]) <= 1
 
 
+def test_rsa_benchmark_with_the_plugins_own_stages_runs_the_reference_procedure(images92):
+    """The reference's LAION fMRI CKA benchmarks pass ``rdm=`` (the identity) and ``similarity=load_metric('cka')``
+    (refused here before): the score is the mean over subjects of ``similarity(rdm(model), rdm(subject))`` over the
+    plugin's ceiling. Given brainscore's own RDM and Spearman as the stages, it equals the default fast path."""
+    from brainscore import registry
+    from brainscore.metrics.similarity.rdm import rdm
+    from brainscore.models.precomputed import PrecomputedFeatures
+    from brainscore_vision.benchmark_helpers.neural_common import RSABenchmark
+
+    rng = np.random.default_rng(1)
+    ids = list(images92["stimulus_id"].values[:30])
+    signal = rng.normal(size=(30, 5))
+    subjects = np.repeat(["s1", "s2", "s3"], 20)
+    responses = NeuroidAssembly(signal @ rng.normal(size=(5, 60)) + rng.normal(scale=2.0, size=(30, 60)),
+                                dims=("presentation", "neuroid"),
+                                coords={"stimulus_id": ("presentation", ids),
+                                        "neuroid_id": ("neuroid", [f"n{i}" for i in range(60)]),
+                                        "subject": ("neuroid", subjects)})
+    responses.attrs["stimulus_set"] = images92
+    s2 = responses.isel(neuroid=np.flatnonzero(subjects == "s2"))
+    model = NeuroidAssembly(s2.values[::-1].copy(), dims=("presentation", "neuroid"),  # s2's responses, rows reversed
+                            coords={"stimulus_id": ("presentation", ids[::-1]),
+                                    "neuroid_id": ("neuroid", [f"m{i}" for i in range(20)])})
+    candidate = PrecomputedFeatures(model, visual_degrees=8)
+    cka = registry.load_metric("cka")
+    benchmark = RSABenchmark(identifier="Test.IT-cka", version=1, assembly=responses, region="IT", visual_degrees=8,
+                             number_of_trials=1, bibtex="", ceiler=lambda assembly: Score(1.0),
+                             rdm=lambda assembly: assembly, similarity=cka)
+    score = benchmark(candidate)
+    per_subject = [float(cka(model, responses.isel(neuroid=np.flatnonzero(subjects == s)))) for s in ("s1", "s2", "s3")]
+    assert per_subject[1] == pytest.approx(1.0, abs=1e-12)  # CKA of a representation with itself (rows aligned by id)
+    assert list(score.attrs["raw"].attrs["raw"].values) == per_subject
+    assert float(score.attrs["raw"]) == pytest.approx(np.mean(per_subject), abs=1e-15) == float(score)
+    assert 0 < min(per_subject) < 1
+
+    staged = RSABenchmark(identifier="Test.IT-rdm", version=1, assembly=responses, region="IT", visual_degrees=8,
+                          number_of_trials=1, bibtex="", rdm=rdm, similarity=registry.load_metric("rdm"))
+    default = RSABenchmark(identifier="Test.IT-rdm", version=1, assembly=responses, region="IT", visual_degrees=8,
+                           number_of_trials=1, bibtex="")
+    ours, fast = staged(candidate), default(candidate)
+    assert float(ours.attrs["raw"]) == pytest.approx(float(fast.attrs["raw"]), abs=1e-12)
+    assert float(ours) == pytest.approx(float(fast), abs=1e-12)
+    with pytest.raises(ValueError, match="similarity= must be a callable"):
+        RSABenchmark(identifier="Test.IT-x", version=1, assembly=responses, region="IT", visual_degrees=8,
+                     number_of_trials=1, bibtex="", similarity="cka")
+
+
 def test_assembly_loaders_and_core_benchmark_base(tmp_path, images92):
     from brainscore_core.benchmarks import BenchmarkBase
     from brainscore_core.supported_data_standards.brainio.assemblies import (NeuronRecordingAssembly,

@@ -300,22 +300,23 @@ class RSABenchmark(_rsa.RSABenchmark):
         Default: brainscore's ``rsa_noise_ceiling`` over the subjects' RDMs (the reference's ``rsa_ceiling``).
     parent : str, optional
         Default ``region``.
-    rdm, similarity : optional
-        The reference's RDM and similarity objects; only the defaults (correlation distance, Spearman of the
-        upper triangles) are supported here.
-
-    Raises
-    ------
-    NotImplementedError
-        If ``rdm`` or ``similarity`` is given.
+    rdm, similarity : callable, optional
+        The reference's two stages: ``similarity(rdm(model features), rdm(one subject's responses))`` per subject.
+        Default: brainscore's RDM (1 - Pearson r) and Spearman of the upper triangles (the fast path, with the
+        stimulus bootstrap). Given either, the reference's procedure runs with them: e.g. ``rdm`` the identity
+        and ``similarity=load_metric('cka')`` compare the representations by CKA (the reference's LAION fMRI
+        benchmarks). The subjects' mean over the ceiling is clipped to [0, 1]; the unclipped value is kept.
     """
 
     def __init__(self, identifier: str, version: int, assembly: Any, region: str, visual_degrees: float,
                  number_of_trials: int, bibtex: str, ceiler: Callable | None = None, parent: str | None = None,
                  rdm: Any = None, similarity: Any = None):
-        if rdm is not None or similarity is not None:
-            raise NotImplementedError("RSABenchmark here uses brainscore's RDM (1 - Pearson r) and Spearman "
-                                      "similarity of the upper triangles; custom rdm= / similarity= are not supported")
+        for name, given in (("rdm", rdm), ("similarity", similarity)):
+            if given is not None and not callable(given):
+                raise ValueError(f"{identifier}: {name}= must be a callable (assembly -> RDM, or (RDM, RDM) -> "
+                                 f"Score), got {given!r}")
+        self._stages = (rdm, similarity) if rdm is not None or similarity is not None else None
+        self._responses = assembly
         from brainscore import registry
 
         super().__init__(identifier=identifier, version=version, rdms=lambda: _subject_rdms(assembly), region=region,
@@ -326,6 +327,43 @@ class RSABenchmark(_rsa.RSABenchmark):
                          else DEFAULT_TIME_BINS, label_coords=("subject",))
         if ceiler is not None:  # the plugin's own ceiling, computed once on the responses
             self._reference_ceiler = lambda: ceiler(unwrap(assembly))
+
+    @property
+    def stimulus_set(self):
+        """The stimuli of the responses (with custom stages, without computing the default RDMs)."""
+        if self._stages is None:
+            return super().stimulus_set
+        responses = unwrap(self._responses)
+        return responses.attrs["stimulus_set"].restricted_to(responses["stimulus_id"].values)
+
+    def score_features(self, features: DataAssembly):
+        """Brainscore's RSA score (default stages), else the reference's procedure with the plugin's ``rdm`` and
+        ``similarity``: their mean over subjects (``raw``, per subject in its ``raw``) over the ceiling, clipped to
+        [0, 1] (``unbounded`` keeps the ratio)."""
+        if self._stages is None:
+            return super().score_features(features)
+        from brainscore.metrics.normalisation import bound_score, ceil_score
+        from brainscore.metrics.score import Score
+        from brainscore.metrics.similarity.rdm import rdm as default_rdm
+
+        to_rdm = self._stages[0] or default_rdm
+        similarity = self._stages[1] or self.metric
+        features = _neural.squeeze_time_bin(features)
+        responses = unwrap(self._responses)
+        if "time_bin" in responses.dims and responses.sizes["time_bin"] == 1:
+            responses = responses.squeeze("time_bin")
+        if "subject" not in responses.coords:
+            raise ValueError(f"{self.identifier}: RSABenchmark needs a 'subject' coordinate on the neuroids")
+        model = to_rdm(features)
+        subjects = np.unique(np.asarray(responses["subject"].values))
+        values = np.array([float(similarity(model, to_rdm(responses.isel(
+            neuroid=np.flatnonzero(np.asarray(responses["subject"].values) == subject))))) for subject in subjects])
+        per_subject = DataAssembly(values, dims=("subject",), coords={"subject": subjects})
+        raw = Score.of(values.mean(), error=values.std() / np.sqrt(len(values)) if len(values) > 1 else 0.0,
+                       raw=per_subject)
+        score = bound_score(ceil_score(raw, self.ceiling))
+        score.attrs.update(benchmark_identifier=self.identifier, benchmark_version=self.version, region=self.region)
+        return score
 
     @property
     def ceiling(self):
