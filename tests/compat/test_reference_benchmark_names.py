@@ -43,14 +43,9 @@ def test_flatten_timebins_into_neuroids_makes_each_time_bin_a_neuroid():
     assert int(flat["time_bin_start"].values[0]) == 0 and int(flat["time_bin_end"].values[0]) == 40
 
 
-def test_rsa_benchmark_on_responses_equals_brainscores_on_the_subjects_rdms(images92):
-    from brainscore.benchmarks.rsa import RSABenchmark as NativeRSABenchmark
-    from brainscore.metrics.similarity.rdm import rdm
-    from brainscore.models.precomputed import PrecomputedFeatures
-    from brainscore import registry
-    from brainscore_vision.benchmark_helpers.neural_common import RSABenchmark, _subject_rdms
-
-    rng = np.random.default_rng(0)
+def three_subjects(images92, rng):
+    """Responses of 3 subjects x 20 neuroids to 30 of the 92 images (a shared 5-dimensional signal plus noise), with
+    ``subject`` on the neuroids and the stimulus set attached; -> (ids, signal, subjects, responses)."""
     ids = list(images92["stimulus_id"].values[:30])
     signal = rng.normal(size=(30, 5))
     subjects = np.repeat(["s1", "s2", "s3"], 20)
@@ -60,6 +55,18 @@ def test_rsa_benchmark_on_responses_equals_brainscores_on_the_subjects_rdms(imag
                                         "neuroid_id": ("neuroid", [f"n{i}" for i in range(60)]),
                                         "subject": ("neuroid", subjects)})
     responses.attrs["stimulus_set"] = images92
+    return ids, signal, subjects, responses
+
+
+def test_rsa_benchmark_on_responses_equals_brainscores_on_the_subjects_rdms(images92):
+    from brainscore.benchmarks.rsa import RSABenchmark as NativeRSABenchmark
+    from brainscore.metrics.similarity.rdm import rdm
+    from brainscore.models.precomputed import PrecomputedFeatures
+    from brainscore import registry
+    from brainscore_vision.benchmark_helpers.neural_common import RSABenchmark, _subject_rdms
+
+    rng = np.random.default_rng(0)
+    ids, signal, subjects, responses = three_subjects(images92, rng)
     model = NeuroidAssembly(signal @ rng.normal(size=(5, 40)) + rng.normal(size=(30, 40)),
                             dims=("presentation", "neuroid"),
                             coords={"stimulus_id": ("presentation", ids),
@@ -87,16 +94,7 @@ def test_rsa_benchmark_with_the_plugins_own_stages_runs_the_reference_procedure(
     from brainscore.models.precomputed import PrecomputedFeatures
     from brainscore_vision.benchmark_helpers.neural_common import RSABenchmark
 
-    rng = np.random.default_rng(1)
-    ids = list(images92["stimulus_id"].values[:30])
-    signal = rng.normal(size=(30, 5))
-    subjects = np.repeat(["s1", "s2", "s3"], 20)
-    responses = NeuroidAssembly(signal @ rng.normal(size=(5, 60)) + rng.normal(scale=2.0, size=(30, 60)),
-                                dims=("presentation", "neuroid"),
-                                coords={"stimulus_id": ("presentation", ids),
-                                        "neuroid_id": ("neuroid", [f"n{i}" for i in range(60)]),
-                                        "subject": ("neuroid", subjects)})
-    responses.attrs["stimulus_set"] = images92
+    ids, signal, subjects, responses = three_subjects(images92, np.random.default_rng(1))
     s2 = responses.isel(neuroid=np.flatnonzero(subjects == "s2"))
     model = NeuroidAssembly(s2.values[::-1].copy(), dims=("presentation", "neuroid"),  # s2's responses, rows reversed
                             coords={"stimulus_id": ("presentation", ids[::-1]),
