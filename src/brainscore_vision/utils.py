@@ -101,6 +101,12 @@ def unwrap(value: Any) -> Any:
     return value.load if isinstance(value, LazyLoad) else value
 
 
+def content(value: Any) -> Any:
+    """The content of a ``LazyLoad`` (built now if needed), else ``value`` itself (what a function of the data, e.g.
+    a plugin's ceiler, is given; :func:`unwrap` gives ``brainscore``'s lazy sources the loader instead)."""
+    return value.content if type(value) is LazyLoad else value
+
+
 def fullname(obj: Any) -> str:
     """``module.ClassName`` of ``obj``'s class (only ``ClassName`` for built-in types), e.g. as an identifier.
 

@@ -34,7 +34,7 @@ from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
 
 from brainscore_core.benchmarks import NoArgumentCeiling, required_positional
-from brainscore_vision.utils import LazyLoad, unwrap
+from brainscore_vision.utils import LazyLoad, content, unwrap
 
 __all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "RSABenchmark", "average_repetition", "explained_variance",
            "filter_reliable_neuroids", "timebins_from_assembly", "apply_keep_attrs", "flatten_timebins_into_neuroids",
@@ -258,26 +258,40 @@ def place_on_screen(*args: Any, **kwargs: Any):
     return _place(*args, **kwargs)
 
 
+def _by_subject(assembly: Any) -> list[tuple[Any, DataAssembly]]:
+    """(subject, that subject's neuroids) of ``assembly`` (``presentation x neuroid`` with ``subject`` on ``neuroid``,
+    a single time bin squeezed; a ``LazyLoad`` is loaded), subjects sorted.
+
+    Raises
+    ------
+    ValueError
+        If the neuroids carry no ``subject`` coordinate.
+    """
+    assembly = content(assembly)
+    if "time_bin" in assembly.dims and assembly.sizes["time_bin"] == 1:
+        assembly = assembly.squeeze("time_bin")
+    if "subject" not in assembly.coords:
+        raise ValueError("RSABenchmark needs a 'subject' coordinate on the neuroids (one RDM per subject)")
+    labels = np.asarray(assembly["subject"].values)
+    return [(subject, assembly.isel(neuroid=np.flatnonzero(labels == subject))) for subject in np.unique(labels)]
+
+
 def _subject_rdms(assembly: Any) -> DataAssembly:
     """Each subject's RDM of ``assembly`` (``presentation x neuroid`` with ``subject`` on ``neuroid``), as the stack
     :class:`brainscore.benchmarks.rsa.RSABenchmark` reads (dims ``rdm, presentation, presentation_b``)."""
     from brainscore.metrics.similarity.rdm import rdm
 
-    assembly = unwrap(assembly)
-    if "time_bin" in assembly.dims and assembly.sizes["time_bin"] == 1:
-        assembly = assembly.squeeze("time_bin")
-    if "subject" not in assembly.coords:
-        raise ValueError("RSABenchmark needs a 'subject' coordinate on the neuroids (one RDM per subject)")
-    subjects = np.unique(np.asarray(assembly["subject"].values))
+    parts = _by_subject(assembly)
+    subjects = np.array([subject for subject, _ in parts])
     matrices, ids = [], None
-    for subject in subjects:
-        subject_rdm = rdm(assembly.isel(neuroid=np.flatnonzero(np.asarray(assembly["subject"].values) == subject)))
+    for _, responses in parts:
+        subject_rdm = rdm(responses)
         matrices.append(np.asarray(subject_rdm.values))
         ids = np.asarray(subject_rdm["stimulus_id"].values)
     stack = DataAssembly(np.stack(matrices), dims=("rdm", "presentation", "presentation_b"),
                          coords={"subject": ("rdm", subjects), "stimulus_id": ("presentation", ids),
                                  "stimulus_id_b": ("presentation_b", ids)})
-    stack.attrs["stimulus_set"] = assembly.attrs.get("stimulus_set")
+    stack.attrs["stimulus_set"] = content(assembly).attrs.get("stimulus_set")
     return stack
 
 
@@ -323,17 +337,17 @@ class RSABenchmark(_rsa.RSABenchmark):
                          visual_degrees=visual_degrees, similarity_metric=registry.load_metric("rdm"),
                          noise_ceiling=registry.load_ceiling("rsa_noise_ceiling"),
                          number_of_trials=number_of_trials, parent=parent or region, bibtex=bibtex,
-                         time_bins=timebins_from_assembly(unwrap(assembly)) if not isinstance(assembly, LazyLoad)
+                         time_bins=timebins_from_assembly(assembly) if not isinstance(assembly, LazyLoad)
                          else DEFAULT_TIME_BINS, label_coords=("subject",))
         if ceiler is not None:  # the plugin's own ceiling, computed once on the responses
-            self._reference_ceiler = lambda: ceiler(unwrap(assembly))
+            self._reference_ceiler = lambda: ceiler(content(assembly))
 
     @property
     def stimulus_set(self):
         """The stimuli of the responses (with custom stages, without computing the default RDMs)."""
         if self._stages is None:
             return super().stimulus_set
-        responses = unwrap(self._responses)
+        responses = content(self._responses)
         return responses.attrs["stimulus_set"].restricted_to(responses["stimulus_id"].values)
 
     def score_features(self, features: DataAssembly):
@@ -349,15 +363,10 @@ class RSABenchmark(_rsa.RSABenchmark):
         to_rdm = self._stages[0] or default_rdm
         similarity = self._stages[1] or self.metric
         features = _neural.squeeze_time_bin(features)
-        responses = unwrap(self._responses)
-        if "time_bin" in responses.dims and responses.sizes["time_bin"] == 1:
-            responses = responses.squeeze("time_bin")
-        if "subject" not in responses.coords:
-            raise ValueError(f"{self.identifier}: RSABenchmark needs a 'subject' coordinate on the neuroids")
+        parts = _by_subject(self._responses)
         model = to_rdm(features)
-        subjects = np.unique(np.asarray(responses["subject"].values))
-        values = np.array([float(similarity(model, to_rdm(responses.isel(
-            neuroid=np.flatnonzero(np.asarray(responses["subject"].values) == subject))))) for subject in subjects])
+        subjects = np.array([subject for subject, _ in parts])
+        values = np.array([float(similarity(model, to_rdm(responses))) for _, responses in parts])
         per_subject = DataAssembly(values, dims=("subject",), coords={"subject": subjects})
         raw = Score.of(values.mean(), error=values.std() / np.sqrt(len(values)) if len(values) > 1 else 0.0,
                        raw=per_subject)
