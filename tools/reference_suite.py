@@ -245,6 +245,26 @@ def write_stand_in_images(tree: Path) -> list[str]:
     return written
 
 
+#: Where the runner writes a seeded stand-in of the reference's ``imagenet2012-val.hdf5`` (``LayerPCA`` fits its
+#: components on its images); the folder is given to the tests as a weights mirror. 251 images of 64 x 64 pixels:
+#: enough for the reference's choice of up to 5 components (images 0, 50, ..., 200).
+STAND_IN_MIRROR = "stand_in_mirror"
+
+
+def write_stand_in_imagenet(tree: Path) -> Path:
+    """A seeded stand-in ``imagenet2012-val.hdf5`` (dataset ``val/images``, uint8 ``(251, 64, 64, 3)``) in the tree's
+    stand-in mirror folder; the folder."""
+    import h5py
+    import numpy as np
+
+    folder = tree / STAND_IN_MIRROR
+    folder.mkdir(parents=True, exist_ok=True)
+    with h5py.File(folder / "imagenet2012-val.hdf5", "w") as handle:
+        handle.create_dataset("val/images", data=np.random.RandomState(0).randint(0, 256, (251, 64, 64, 3),
+                                                                                   dtype=np.uint8))
+    return folder
+
+
 def has_tests(path: Path) -> bool:
     """Whether a test file defines any test (a ``test*`` function or ``Test*`` class); the reference ships
     empty ones (``ost``, ``mask_regression``) and one holding only a comment (``baker_accuracy_delta``)."""
@@ -283,6 +303,7 @@ def build_tree(extracted: Path, tree: Path) -> Path:
             if resources.is_dir() and resources.name != "__pycache__":
                 shutil.copytree(resources, folder / resources.name, ignore=ignore)
     write_stand_in_images(tree)
+    write_stand_in_imagenet(tree)
     shutil.copy2(HERE / "reference_suite_conftest.py", tree / "conftest.py")
     (tree / "pytest.ini").write_text(
         "[pytest]\n"
@@ -306,6 +327,9 @@ def run_tests(tree: Path, home: Path, paths: list[str] | None = None, timeout: f
     environment["BRAINSCORE_DEV_SRC"] = str(SRC)
     environment["BRAINSCORE_REFERENCE_OUTCOMES"] = str(outcomes)
     environment.setdefault("BRAINSCORE_HOME", str(home))
+    environment["BRAINSCORE_WEIGHTS_MIRROR"] = os.pathsep.join(
+        [p for p in environment.get("BRAINSCORE_WEIGHTS_MIRROR", "").split(os.pathsep) if p]
+        + [str(tree / STAND_IN_MIRROR)])
     environment["PYTHONDONTWRITEBYTECODE"] = "1"
     command = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
                "-m", DESELECT, "-W", "ignore::pytest.PytestUnknownMarkWarning", "--no-header", "-rN",

@@ -37,6 +37,7 @@ from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.blocks import NeuroidBlocks
 from brainscore.data.stimuli import StimulusSet
 from brainscore.errors import ValidationError
+from brainscore.models.extraction.hooks import BatchHooks, HookHandle
 from brainscore.models.extraction.npy_files import (COPY_BLOCK_BYTES, NpyWriter, expand_rows, npy_layout,  # noqa: F401
                                                     read_npy_rows, read_rows)
 from brainscore.models.preprocessing import Preprocessing
@@ -369,6 +370,7 @@ class ActivationsCore(ABC):
         self.background_writes = background_writes
         self.forward_passes = 0  # batches run through the network (for tests and reports)
         self.visual_degrees: float | None = None  # set by a ModelCommitment for microsaccades
+        self.batch_hooks = BatchHooks()  # changes of each batch's outputs, keyed (brainscore.models.extraction.hooks)
 
     # ---- what the framework supplies ------------------------------------------------------------
     @property
@@ -404,6 +406,22 @@ class ActivationsCore(ABC):
         return True
 
     # ---- the public entry points ----------------------------------------------------------------
+    def register_batch_activations_hook(self, hook: Any) -> HookHandle:
+        """Apply ``hook`` to every batch's layer outputs before they are stored (the reference's hook of the same
+        name; see :mod:`brainscore.models.extraction.hooks`). Its keys enter every cache key while it is enabled.
+
+        Returns
+        -------
+        HookHandle
+            ``remove()``, ``disable()``, ``enable()``.
+
+        Raises
+        ------
+        TypeError
+            If ``hook`` is not callable or has no ``keys(layers)`` method.
+        """
+        return self.batch_hooks.register(hook)
+
     def set_visual_degrees(self, visual_degrees: float) -> None:
         """Field of view (degrees) used to size microsaccades."""
         self.visual_degrees = float(visual_degrees)
@@ -476,6 +494,7 @@ class ActivationsCore(ABC):
         else:
             shifts, plan = np.zeros((1, 2)), {}
         size = self.preprocessing.image_size
+        self.batch_hooks.keys(layers)  # a hook fits what it needs now, before any pass of this call
         use_cache = caching.enabled() and self.cacheable
         result: dict[str, LayerFeatures] = {}
         missing: dict[str, Path] = {}
@@ -537,8 +556,14 @@ class ActivationsCore(ABC):
         # keyed on the code of the framework's module too (it imports this one)
         cache = Cache(_CACHE_NAMESPACE, code=[type(self).__module__])
         architecture, numerics = self.architecture_fingerprint, self.numerics()
-        return {layer: cache.path(self._key(stimuli_hash, layer, plan, architecture, numerics), "npy")
-                for layer in layers}
+        hooked = self.batch_hooks.keys(layers)
+        paths = {}
+        for layer in layers:
+            key = self._key(stimuli_hash, layer, plan, architecture, numerics)
+            if hooked[layer]:  # features changed by hooks: their own entries (without hooks, keys as before)
+                key = content_key(kind="hooked-activations", activations=key, hooks=hooked[layer])
+            paths[layer] = cache.path(key, "npy")
+        return paths
 
     def stream(self, stimuli: StimulusSet, sinks: Mapping[str, Any]) -> None:
         """One forward pass over ``stimuli`` handing each layer's batches to a sink; nothing is cached.
@@ -565,6 +590,7 @@ class ActivationsCore(ABC):
         self._check_layers(list(sinks))
         stimuli.validate()
         ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
+        self.batch_hooks.keys(list(sinks))  # a hook fits what it needs before the pass
         self._run([stimuli.get_stimulus(i) for i in ids], dict(sinks), np.zeros((1, 2)), 1, checksum=False)
 
     # ---- the batches --------------------------------------------------------------------------
@@ -621,6 +647,8 @@ class ActivationsCore(ABC):
                     per_trial: dict[str, list[np.ndarray]] = {layer: [] for layer in targets}
                     for trial in range(trials):
                         arrays = run_batch(batch, float(shifts[trial, 0]), float(shifts[trial, 1]))
+                        if self.batch_hooks.hooks:
+                            arrays = self.batch_hooks.apply({layer: arrays[layer] for layer in targets})
                         for layer in targets:
                             per_trial[layer].append(arrays[layer])
                     if writer_pool:
