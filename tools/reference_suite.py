@@ -108,9 +108,11 @@ KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("tests/test_model_helpers/activations/test_preprocessing_resolution.py", "gap",
      "tests the reference's result_caching keys (store_xarray closures, identifier_ignore, the filename "
      "brainscore_vision.score_model's cleanup hint globs); brainscore's key includes the preprocessing itself"),
-    ("tests/test_model_helpers/temporal/[at]*", "gap",
-     "video models: the reference's temporal activations framework (Video/Image inputs decoded with decord, "
-     "Temporal/Causal/Block inferencers, dots*.mp4 test videos) is not implemented in brainscore"),
+    *[(f"tests/test_model_helpers/temporal/activations/{name}.py", "gap",
+       "video models: the reference's temporal activations extractor and its Temporal/Causal/Block inferencers "
+       "are not implemented in brainscore (its Video/Image inputs and batch_2d_resize are: test_inputs.py and "
+       "test_utils.py pass)")
+      for name in ("test_extractor", "test_inferencer", "test_temporal_cache_key")],
     ("tests/test_model_helpers/temporal/brain_transformation/test_temporal_ops.py::test_assembly_time_align", "gap",
      "compares time bins with == after reordering them, which aligns by value only because the reference's "
      "DataAssembly turns the time_bin_start/time_bin_end coordinates into a MultiIndex; brainscore keeps plain "
@@ -265,6 +267,46 @@ def write_stand_in_imagenet(tree: Path) -> Path:
     return folder
 
 
+#: test videos the reference's temporal tests open but the wheel does not ship: (path in the tree, frame count).
+#: Both are 60 fps (the tests' frame arithmetic assumes it: ``set_fps(30)`` frame 1 is frame 2), so 2000 and 6000 ms.
+STAND_IN_VIDEOS = [
+    ("tests/test_model_helpers/temporal/dots1.mp4", 120),
+    ("tests/test_model_helpers/temporal/dots2.mp4", 360),
+]
+STAND_IN_VIDEO_FPS = 60
+STAND_IN_VIDEO_SIZE = (128, 96)  # (width, height)
+
+
+def write_stand_in_videos(tree: Path) -> list[str]:
+    """Seeded stand-ins for :data:`STAND_IN_VIDEOS`: 12 white dots of radius 3 moving at constant seeded velocities
+    (wrapping at the edges) on black, 128 x 96 pixels, 60 fps, H.264 in mp4 (written with PyAV)."""
+    import av
+    import numpy as np
+
+    width, height = STAND_IN_VIDEO_SIZE
+    written = []
+    for index, (relative, n_frames) in enumerate(STAND_IN_VIDEOS):
+        target = tree / relative
+        if target.exists():
+            continue
+        rng = np.random.RandomState(100 + index)
+        positions = rng.uniform(0, 1, (12, 2)) * (width, height)
+        velocities = rng.uniform(-2, 2, (12, 2))
+        y, x = np.mgrid[0:height, 0:width]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with av.open(str(target), "w") as container:
+            stream = container.add_stream("libx264", rate=STAND_IN_VIDEO_FPS)
+            stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+            for step in range(n_frames):
+                centres = (positions + step * velocities) % (width, height)
+                distance = np.min((x[..., None] - centres[:, 0]) ** 2 + (y[..., None] - centres[:, 1]) ** 2, axis=-1)
+                frame = np.repeat(((distance <= 9) * 255).astype(np.uint8)[..., None], 3, axis=-1)
+                container.mux(stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
+            container.mux(stream.encode(None))
+        written.append(relative)
+    return written
+
+
 def has_tests(path: Path) -> bool:
     """Whether a test file defines any test (a ``test*`` function or ``Test*`` class); the reference ships
     empty ones (``ost``, ``mask_regression``) and one holding only a comment (``baker_accuracy_delta``)."""
@@ -304,6 +346,7 @@ def build_tree(extracted: Path, tree: Path) -> Path:
                 shutil.copytree(resources, folder / resources.name, ignore=ignore)
     write_stand_in_images(tree)
     write_stand_in_imagenet(tree)
+    write_stand_in_videos(tree)
     shutil.copy2(HERE / "reference_suite_conftest.py", tree / "conftest.py")
     (tree / "pytest.ini").write_text(
         "[pytest]\n"
@@ -524,6 +567,9 @@ def render(report: dict) -> str:
         lines.append("")
         lines.append(f"stand-in test images (the wheel ships none; seeded, same size and mode): "
                      f"{len(report['stand_in_images'])}")
+    if report.get("stand_in_videos"):
+        lines.append(f"stand-in test videos (the wheel ships none; seeded moving dots, 60 fps, same durations): "
+                     f"{len(report['stand_in_videos'])}")
     if report.get("empty_test_files"):
         lines.append("")
         lines.append(f"test files that define no test (not run): {', '.join(report['empty_test_files'])}")
@@ -569,6 +615,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {"reference": f"{REFERENCE}=={VERSION}", "deselected_markers": DESELECT,
               "test_seconds": round(test_seconds, 1), "groups": summarise(outcomes, tree)}
     report["stand_in_images"] = [relative for relative, _, _ in STAND_IN_IMAGES]
+    report["stand_in_videos"] = [relative for relative, _ in STAND_IN_VIDEOS]
     report["empty_test_files"] = [f"brainscore_vision/metrics/{name}/test.py" for name in empty_test_files(extracted)]
     report["census"] = run_census(extracted, args.census, args.jobs)
     report["total_seconds"] = round(time.perf_counter() - start, 1)

@@ -1,0 +1,216 @@
+"""Video files: their frame rate, frame count and size, their frames decoded by index, and the rule that picks
+which source frame is shown at each time of a window resampled to another frame rate.
+
+Decoding uses PyAV (``pip install "brainscore[video]"``, ``av==18.1.0``, which bundles FFmpeg), imported on first
+use. The same file decoded twice gives the same frames bit for bit.
+
+Time is in milliseconds from the start of the file; a file of ``n`` frames at ``fps`` frames per second lasts
+``1000 n / fps`` ms, and its frame ``i`` is shown during ``[1000 i / fps, 1000 (i + 1) / fps)``.
+
+The sampling rule (:func:`sample_frames`), as the reference's temporal ``Video`` samples: a window
+``[start, end)`` resampled to ``fps`` has ``ceil((end - start) fps / 1000)`` frames, shown at
+``t_k = start + 1000 k / fps``; frame ``k`` is the source frame shown at ``t_k``, ``floor(t_k source_fps / 1000)``.
+Times before the file's start or after its end repeat its first or last frame (padding ``"repeat"``).
+A tolerance of 1e-6 frame counts times on a frame boundary as that frame's (``1000 * 10 / 60`` ms is
+frame 10 of a 60 fps file, whatever the float rounding), and a window of exactly ``k`` frame intervals
+as ``k`` frames.
+
+**Deviation**: the reference never shows a file's last frame (its clip bound drops it); here the last frame
+is shown at its own times.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["FRAME_TOLERANCE", "VideoInfo", "probe_video", "read_frames", "sample_frames", "sample_times"]
+
+#: Tolerance of the sampling rule, in frames (see the module notes).
+FRAME_TOLERANCE = 1e-6
+
+
+def _av():
+    try:
+        import av
+    except ImportError:
+        raise ImportError("decoding videos needs PyAV: python -m pip install 'av==18.1.0' "
+                          "(or the 'video' extra: python -m pip install 'brainscore[video]')") from None
+    return av
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What a video file holds.
+
+    Attributes
+    ----------
+    fps : float
+        Frames per second (the stream's average rate).
+    n_frames : int
+        Number of frames.
+    size : tuple of 2 ints
+        ``(width, height)`` in pixels.
+    """
+
+    fps: float
+    n_frames: int
+    size: tuple[int, int]
+
+    @property
+    def duration(self) -> float:
+        """Length in ms: ``1000 n_frames / fps``."""
+        return 1000 * self.n_frames / self.fps
+
+
+def _checked_path(path) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"video file {str(path)!r} does not exist (or is not a file); give the path of an "
+                                f"existing video (mp4, avi, mov, webm, mkv, ...)")
+    return path
+
+
+def _open(path: Path):
+    av = _av()
+    try:
+        container = av.open(str(path))
+    except av.FFmpegError as error:
+        raise ValueError(f"{str(path)!r} is not a video FFmpeg can read ({error}); give a video file") from None
+    if not container.streams.video:
+        container.close()
+        raise ValueError(f"{str(path)!r} has no video stream; give a video file")
+    return container
+
+
+def probe_video(path) -> VideoInfo:
+    """Frame rate, frame count and size of a video file (from its header; frames are counted by demuxing only
+    when the header does not say).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    VideoInfo
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not an existing file.
+    ValueError
+        If it is not a video FFmpeg can read, or its stream has no frame rate or no frames.
+    ImportError
+        If PyAV is not installed.
+    """
+    path = _checked_path(path)
+    with _open(path) as container:
+        stream = container.streams.video[0]
+        rate = stream.average_rate or stream.guessed_rate or stream.base_rate
+        n_frames = stream.frames or sum(1 for packet in container.demux(stream) if packet.size)
+        size = (stream.codec_context.width, stream.codec_context.height)
+    if not rate or float(rate) <= 0 or n_frames <= 0:
+        raise ValueError(f"{str(path)!r}: its video stream has no frame rate or no frames (rate {rate}, "
+                         f"{n_frames} frames); re-encode it with a constant frame rate")
+    return VideoInfo(fps=float(rate), n_frames=int(n_frames), size=size)
+
+
+def read_frames(path, indices) -> np.ndarray:
+    """Frames of a video file, by index, as RGB.
+
+    Decodes from the start up to the highest index asked for, keeping only the frames asked for.
+
+    Parameters
+    ----------
+    path : str or Path
+    indices : sequence of int
+        Frame indices, in any order, repeats allowed; each in ``[0, n_frames)``.
+
+    Returns
+    -------
+    ndarray of shape (len(indices), height, width, 3), uint8
+        Frame ``indices[k]`` at position ``k``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not an existing file.
+    ValueError
+        If an index is negative or past the file's last decodable frame, or the file is not a readable video.
+    """
+    path = _checked_path(path)
+    indices = np.asarray(indices, dtype=int).reshape(-1)
+    if indices.size and indices.min() < 0:
+        raise ValueError(f"frame indices must be >= 0; got {indices.min()}")
+    wanted = set(indices.tolist())
+    decoded: dict[int, np.ndarray] = {}
+    if wanted:
+        last, count = max(wanted), 0
+        with _open(path) as container:
+            for index, frame in enumerate(container.decode(video=0)):
+                count = index + 1
+                if index in wanted:
+                    decoded[index] = frame.to_ndarray(format="rgb24")
+                if index >= last:
+                    break
+        missing = sorted(wanted - decoded.keys())
+        if missing:
+            raise ValueError(f"{str(path)!r} has {count} decodable frames; frames {missing[:5]} were asked for "
+                             f"(indices must be < {count})")
+    if not indices.size:
+        width, height = probe_video(path).size
+        return np.zeros((0, height, width, 3), dtype=np.uint8)
+    return np.stack([decoded[index] for index in indices.tolist()])
+
+
+def sample_times(start: float, end: float, fps: float) -> np.ndarray:
+    """Times (ms) of the frames of the window ``[start, end)`` at ``fps``: ``start + 1000 k / fps`` for
+    ``k < ceil((end - start) fps / 1000)`` (see the module notes).
+
+    Raises
+    ------
+    ValueError
+        If ``end <= start`` or ``fps <= 0``.
+    """
+    if not end > start:
+        raise ValueError(f"a window must end after it starts; got start {start} ms, end {end} ms")
+    if not fps > 0:
+        raise ValueError(f"fps must be > 0; got {fps}")
+    count = max(1, math.ceil((end - start) * fps / 1000 - FRAME_TOLERANCE))
+    return start + np.arange(count) * (1000 / fps)
+
+
+def sample_frames(start: float, end: float, fps: float, source_fps: float, n_source_frames: int) -> np.ndarray:
+    """Source frame shown at each frame of the window ``[start, end)`` (ms) resampled to ``fps``, first and last
+    frames repeated outside the file (see the module notes).
+
+    Parameters
+    ----------
+    start, end : float
+        The window in ms from the file's start; may extend before 0 or past the file's end.
+    fps : float
+        Frame rate of the result, > 0.
+    source_fps : float
+        The file's frame rate, > 0.
+    n_source_frames : int
+        The file's frame count, >= 1.
+
+    Returns
+    -------
+    ndarray of shape (ceil((end - start) fps / 1000),), int
+        Indices in ``[0, n_source_frames)``.
+
+    Raises
+    ------
+    ValueError
+        If ``end <= start``, a rate is <= 0 or the file has no frames.
+    """
+    if not source_fps > 0 or n_source_frames < 1:
+        raise ValueError(f"the source needs a frame rate > 0 and at least one frame; got {source_fps} fps, "
+                         f"{n_source_frames} frames")
+    times = sample_times(start, end, fps)
+    indices = np.floor(times * source_fps / 1000 + FRAME_TOLERANCE).astype(int)
+    return np.clip(indices, 0, n_source_frames - 1)
