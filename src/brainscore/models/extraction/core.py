@@ -494,7 +494,8 @@ class ActivationsCore(ABC):
         else:
             shifts, plan = np.zeros((1, 2)), {}
         size = self.preprocessing.image_size
-        self.batch_hooks.keys(layers)  # a hook fits what it needs now, before any pass of this call
+        if not self.cacheable:  # (else the cache paths below ask the hooks' keys) a hook fits what it needs now
+            self.batch_hooks.keys(layers)
         use_cache = caching.enabled() and self.cacheable
         result: dict[str, LayerFeatures] = {}
         missing: dict[str, Path] = {}

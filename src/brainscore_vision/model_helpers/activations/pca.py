@@ -19,6 +19,7 @@ refused offline with a line naming the file). The chosen images are written as P
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -175,6 +176,7 @@ def imagenet_validation_images(num_images: int) -> list[str]:
 
     from brainscore import config
     from brainscore.caching import file_hashes
+    from brainscore.caching.atomic import atomic_write_bytes
 
     source = _imagenet_file()
     indices = imagenet_indices(int(num_images))
@@ -190,8 +192,8 @@ def imagenet_validation_images(num_images: int) -> list[str]:
         for index in indices:
             path = folder / f"{index}.png"
             if not path.is_file():
-                partial = path.with_name(f".{index}.{os.getpid()}.png")
-                Image.fromarray(np.asarray(images[index])).save(partial, format="PNG")
-                os.replace(partial, path)
+                encoded = io.BytesIO()
+                Image.fromarray(np.asarray(images[index])).save(encoded, format="PNG")
+                atomic_write_bytes(path, encoded.getvalue())
             paths.append(str(path))
     return paths
