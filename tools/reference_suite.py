@@ -108,11 +108,10 @@ KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("tests/test_model_helpers/activations/test_preprocessing_resolution.py", "gap",
      "tests the reference's result_caching keys (store_xarray closures, identifier_ignore, the filename "
      "brainscore_vision.score_model's cleanup hint globs); brainscore's key includes the preprocessing itself"),
-    *[(f"tests/test_model_helpers/temporal/activations/{name}.py", "gap",
-       "video models: the reference's temporal activations extractor and its Temporal/Causal/Block inferencers "
-       "are not implemented in brainscore (its Video/Image inputs and batch_2d_resize are: test_inputs.py and "
-       "test_utils.py pass)")
-      for name in ("test_extractor", "test_inferencer", "test_temporal_cache_key")],
+    ("tests/test_model_helpers/temporal/activations/test_temporal_cache_key.py", "gap",
+     "tests the reference's temporal cache keys (its cache_key module's plugin revisions, the preprocessing probe "
+     "_PROBE_FPS/_PROBE_DURATION and store_xarray's key of _from_paths_stored); brainscore's temporal extractor "
+     "keeps no stored activations yet (it computes on every call), so no stale entry can be served"),
     ("tests/test_model_helpers/temporal/brain_transformation/test_temporal_ops.py::test_assembly_time_align", "gap",
      "compares time bins with == after reordering them, which aligns by value only because the reference's "
      "DataAssembly turns the time_bin_start/time_bin_end coordinates into a MultiIndex; brainscore keeps plain "
@@ -212,7 +211,7 @@ def extract(wheel: Path, destination: Path) -> Path:
 STAND_IN_IMAGES = [
     ("tests/test_benchmark_helpers/rgb1.jpg", 1855, "RGB"),  # test_screen asserts sizes derived from 1855
     *[(f"tests/test_model_helpers/brain_transformation/rgb{i}.jpg", 256, "RGB") for i in (1, 2, 3)],
-    ("tests/test_model_helpers/activations/rgb.jpg", 256, "RGB"),
+    ("tests/test_model_helpers/activations/rgb.jpg", 720, "RGB"),  # the temporal tests crop 200:680 of it
     ("tests/test_model_helpers/activations/grayscale.png", 256, "L"),
     ("tests/test_model_helpers/activations/grayscale2.jpg", 256, "L"),
     ("tests/test_model_helpers/activations/grayscale_alpha.png", 256, "LA"),
@@ -274,12 +273,13 @@ STAND_IN_VIDEOS = [
     ("tests/test_model_helpers/temporal/dots2.mp4", 360),
 ]
 STAND_IN_VIDEO_FPS = 60
-STAND_IN_VIDEO_SIZE = (128, 96)  # (width, height)
+#: (width, height): the temporal inferencer tests crop rows 200:680 and columns 200:440 of every frame
+STAND_IN_VIDEO_SIZE = (1280, 720)
 
 
 def write_stand_in_videos(tree: Path) -> list[str]:
-    """Seeded stand-ins for :data:`STAND_IN_VIDEOS`: 12 white dots of radius 3 moving at constant seeded velocities
-    (wrapping at the edges) on black, 128 x 96 pixels, 60 fps, H.264 in mp4 (written with PyAV)."""
+    """Seeded stand-ins for :data:`STAND_IN_VIDEOS`: 12 white dots of radius 12 moving at constant seeded velocities
+    (wrapping at the edges) on black, 1280 x 720 pixels, 60 fps, H.264 in mp4 (written with PyAV)."""
     import av
     import numpy as np
 
@@ -291,16 +291,20 @@ def write_stand_in_videos(tree: Path) -> list[str]:
             continue
         rng = np.random.RandomState(100 + index)
         positions = rng.uniform(0, 1, (12, 2)) * (width, height)
-        velocities = rng.uniform(-2, 2, (12, 2))
-        y, x = np.mgrid[0:height, 0:width]
+        velocities = rng.uniform(-8, 8, (12, 2))
+        radius = 12
+        dy, dx = np.mgrid[-radius:radius + 1, -radius:radius + 1]
+        disc = dx ** 2 + dy ** 2 <= radius ** 2
         target.parent.mkdir(parents=True, exist_ok=True)
         with av.open(str(target), "w") as container:
             stream = container.add_stream("libx264", rate=STAND_IN_VIDEO_FPS)
             stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
             for step in range(n_frames):
-                centres = (positions + step * velocities) % (width, height)
-                distance = np.min((x[..., None] - centres[:, 0]) ** 2 + (y[..., None] - centres[:, 1]) ** 2, axis=-1)
-                frame = np.repeat(((distance <= 9) * 255).astype(np.uint8)[..., None], 3, axis=-1)
+                centres = ((positions + step * velocities) % (width, height)).astype(int)
+                frame = np.zeros((height, width, 3), dtype=np.uint8)
+                for cx, cy in centres:
+                    rows, columns = (cy + dy[disc]) % height, (cx + dx[disc]) % width
+                    frame[rows, columns] = 255
                 container.mux(stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
             container.mux(stream.encode(None))
         written.append(relative)

@@ -207,6 +207,11 @@ class LayerCandidates:
         layer small enough to keep), keyed by the content key of the activations it comes from.
         """
         extractor = self._commitment.activations_model
+        if not hasattr(extractor, "stream") and not hasattr(extractor, "extract"):
+            raise BrainScoreError(f"model {self._commitment.identifier!r}: its activations model "
+                                  f"({type(extractor).__name__}, e.g. a video model) cannot choose its layers here "
+                                  f"yet (it keeps no per-layer features); commit one: `brainscore score --layer LAYER`, or a "
+                                  f"region_layer_map in the plugin folder")
         if not hasattr(extractor, "stream") or not getattr(extractor, "cacheable", True):
             features = extractor.extract(stimuli, self.layers, number_of_trials=number_of_trials)
             return {layer: self._reduced(features[layer], stimuli) for layer in self.layers}

@@ -487,7 +487,8 @@ class ModelCommitment(BrainModel):
         return content_key(kind="layer_selection", weights=getattr(model, "weights_hash", self.identifier),
                            architecture=getattr(model, "architecture_fingerprint", None),
                            numerics=model.numerics() if hasattr(model, "numerics") else None,
-                           preprocessing=preprocessing.key() if preprocessing is not None else None,
+                           preprocessing=(preprocessing.key() if hasattr(preprocessing, "key") else
+                                          callable_identity(preprocessing) if preprocessing is not None else None),
                            layers=self.layers, region=region, visual_degrees=self._visual_degrees,
                            scorer=_scorer_identity(self.layer_scorer),
                            pca=[SELECTION_PCA_COMPONENTS, SELECTION_PCA_METHOD])

@@ -1,11 +1,20 @@
-"""The reference's ``temporal.utils.batch_2d_resize``, on :func:`brainscore.data.resize.resize_batch`."""
+"""The reference's ``temporal.utils``: ``batch_2d_resize`` (on :func:`brainscore.data.resize.resize_batch`),
+``stack_with_nan_padding`` and ``assembly_align_to_fps`` (on :mod:`brainscore.models.extraction.temporal`), the
+model accessors ``get_inferencer``/``get_base_model``/``get_specified_layers``/``switch_inferencer``, and
+``download_weight_file`` (weights mirror first, see :func:`download_weight_file`)."""
 from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from brainscore.data.resize import resize_batch
+from brainscore.models.extraction.temporal import Inferencer, TemporalExtractor, fps_time_bins, stack_with_nan_padding
 
-__all__ = ["batch_2d_resize"]
+__all__ = ["batch_2d_resize", "stack_with_nan_padding", "assembly_align_to_fps", "get_inferencer", "get_base_model",
+           "get_specified_layers", "switch_inferencer", "download_weight_file"]
 
 #: The reference's mode names -> :func:`brainscore.data.resize.resize_batch`'s.
 _MODES = {"pool": "area", "bilinear": "bilinear"}
@@ -36,3 +45,94 @@ def batch_2d_resize(arr: np.ndarray, size, mode: str) -> np.ndarray:
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {sorted(_MODES)}; got {mode!r}")
     return resize_batch(arr, size, _MODES[mode])
+
+
+def assembly_align_to_fps(output_assembly: Any, fps: float, mode: str = "portion") -> Any:
+    """``output_assembly`` (with ``time_bin_start``/``time_bin_end``, ms) averaged onto bins of ``1000 / fps`` ms
+    from 0 to its last bin's end (:func:`brainscore.models.extraction.temporal.fps_time_bins`)."""
+    from brainscore_vision.model_helpers.brain_transformation.temporal import assembly_time_align
+
+    duration = float(np.atleast_1d(output_assembly["time_bin_end"].values)[-1])
+    return assembly_time_align(output_assembly, [tuple(b) for b in fps_time_bins(duration, fps)], mode=mode)
+
+
+def get_inferencer(any_model: Any) -> Inferencer:
+    """The inferencer of an inferencer, an extractor, an ``ActivationWrapper`` or a ``ModelCommitment`` of one.
+
+    Raises
+    ------
+    ValueError
+        For anything else.
+    """
+    if isinstance(any_model, Inferencer):
+        return any_model
+    if isinstance(any_model, TemporalExtractor):
+        return any_model.inferencer
+    base = _base_model_or_none(any_model)
+    if base is not None:
+        return base._extractor.inferencer
+    raise ValueError(f"no temporal inferencer found in {type(any_model).__name__} (expected an Inferencer, an "
+                     f"ActivationsExtractor, an ActivationWrapper or a ModelCommitment of one)")
+
+
+def _base_model_or_none(any_model: Any) -> Any:
+    from brainscore_vision.model_helpers.activations.temporal.model.base import ActivationWrapper
+
+    if isinstance(any_model, ActivationWrapper):
+        return any_model
+    wrapped = getattr(any_model, "activations_model", None)
+    return wrapped if isinstance(wrapped, ActivationWrapper) else None
+
+
+def get_base_model(any_model: Any) -> Any:
+    """The ``ActivationWrapper`` of a wrapper or of a ``ModelCommitment`` of one (ValueError otherwise)."""
+    base = _base_model_or_none(any_model)
+    if base is None:
+        raise ValueError(f"no temporal ActivationWrapper found in {type(any_model).__name__}")
+    return base
+
+
+def get_specified_layers(any_model: Any) -> list[str]:
+    """The layers named in the model's ``layer_activation_format``, in its order."""
+    return list(get_inferencer(any_model).layer_activation_format)
+
+
+def switch_inferencer(any_model: Any, new_inferencer_cls: type, **kwargs: Any) -> None:
+    """Rebuild the model's extractor with ``new_inferencer_cls(**kwargs)``; a value ``'same'`` takes the current
+    inferencer's attribute of that name."""
+    inferencer = get_inferencer(any_model)
+    kwargs = {key: getattr(inferencer, key) if value == "same" else value for key, value in kwargs.items()}
+    get_base_model(any_model).build_extractor(new_inferencer_cls, **kwargs)
+
+
+def download_weight_file(url: str, folder: str | None = None) -> str:
+    """A weights file a video-model folder names by URL: the path of a local copy.
+
+    Looked for, in order: the weights mirrors (setting ``weights_mirror``) as ``<name>``, ``<folder>/<name>`` or
+    ``models/<folder>/<name>``; ``<home>/models[/<folder>]/<name>`` (where the reference keeps it); else downloaded
+    there (atomically; the reference publishes no hash for these files, so the file is recorded as unverified).
+
+    Raises
+    ------
+    NetworkError
+        When offline or the host cannot be reached, naming the file and the mirror setting.
+    """
+    from urllib.parse import urlparse
+
+    from brainscore import config
+    from brainscore.data import locator
+    from brainscore.data.remote import download
+    from brainscore.data.stimuli import file_sha256
+    from brainscore.models.weights import note_weights_file
+
+    name = os.path.basename(urlparse(url).path)
+    parts = [part for part in (folder or "").split("/") if part not in ("", ".", "..")]
+    relative = "/".join([*parts, name])
+    found = locator.Locator(locator.weights_mirrors()).first([name, relative, f"models/{relative}"])
+    if found is None:
+        found = Path(config.home(), "models", *parts, name)
+        if not found.is_file():
+            download(url, found, None, what=f"weights file {name}",
+                     hint="or put it in the weights mirror (setting weights_mirror)")
+    note_weights_file(url, file_sha256(found), "unverified", str(found))
+    return str(found)
