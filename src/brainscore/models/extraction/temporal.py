@@ -37,6 +37,7 @@ import numpy as np
 
 from brainscore.config import usable_cores
 from brainscore.data.assemblies import NeuroidAssembly
+from brainscore.data.clips import Video
 from brainscore.data.resize import resize_batch
 from brainscore.data.video import FRAME_TOLERANCE
 from brainscore.models.commitment import time_bin_weights
@@ -249,7 +250,8 @@ class Inferencer:
     layer_activation_format : dict of str to str
         Each layer's axes, letters of :data:`CHANNEL_NAMES`, e.g. ``{"layer1": "CTHW", "fc": "C"}``.
     stimulus_type : type
-        Loads a stimulus: ``stimulus_type.from_path(path)``.
+        Loads a stimulus: ``stimulus_type.from_path(path)`` (the video inferencers default to
+        :class:`brainscore.data.clips.Video`).
     visual_degrees : float
         Of the stimuli (default 8).
     max_spatial_size : int or float, optional
@@ -266,7 +268,7 @@ class Inferencer:
         For a proportional ``max_spatial_size`` >= 1.
     """
 
-    #: The stimulus type when none is given (a subclass may name one; the reference's adapter names its ``Video``).
+    #: The stimulus type when none is given (the video inferencers: :class:`brainscore.data.clips.Video`).
     default_stimulus_type: Any = None
 
     def __init__(self, get_activations: Callable, preprocessing: Callable, layer_activation_format: Mapping[str, str],
@@ -400,6 +402,8 @@ class TemporalInferencer(Inferencer):
         For an unknown time alignment.
     """
 
+    default_stimulus_type = Video
+
     def __init__(self, *args: Any, fps: float, num_frames=None, duration=None, time_alignment: str = "evenly_spaced",
                  convert_img_to_video: bool = True, img_duration: float = 1000.0, batch_size: int = 32,
                  batch_grouper: Callable | None = None, **kwargs: Any):
@@ -427,8 +431,7 @@ class TemporalInferencer(Inferencer):
         return video
 
     def _load_video(self, path) -> Any:
-        is_image = getattr(self.stimulus_type, "is_image_path", _is_image_path)
-        if self.convert_to_video and is_image(path):
+        if self.convert_to_video and self.stimulus_type.is_image_path(path):
             video = self.stimulus_type.from_img_path(path, self.img_duration, self.fps)
         else:
             video = self.stimulus_type.from_path(path)
@@ -467,7 +470,11 @@ class TemporalInferencer(Inferencer):
         target = fps_time_bins(source[-1, 1], self.fps)
         weights = time_bin_weights(source, target, "portion").T  # (n_source, n_target)
         weights = weights / weights.sum(axis=0, keepdims=True)
-        aligned = np.tensordot(values.astype(np.float64), weights, axes=([2], [0])).astype(self.dtype)
+        values = values.astype(np.float64)
+        aligned = np.empty((*values.shape[:2], len(target)), dtype=self.dtype)
+        for bin_index in range(len(target)):  # only the steps a bin overlaps: a shorter stimulus' NaN padding stays out
+            overlapping = np.flatnonzero(weights[:, bin_index] > 0)
+            aligned[..., bin_index] = values[..., overlapping] @ weights[overlapping, bin_index]
         return {"values": aligned, "channels": channels, "time_bins": target}
 
 
@@ -643,13 +650,6 @@ def _downsampled_size(height: int, width: int, max_spatial_size: int | float) ->
     else:
         new_height, new_width = int(height * max_spatial_size), int(width * max_spatial_size)
     return max(1, new_height), max(1, new_width)
-
-
-_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
-
-
-def _is_image_path(path) -> bool:
-    return str(path).lower().endswith(_IMAGE_SUFFIXES)
 
 
 # ---- the extractor ----------------------------------------------------------------------------------------------

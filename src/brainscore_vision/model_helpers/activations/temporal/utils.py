@@ -70,7 +70,7 @@ def get_inferencer(any_model: Any) -> Inferencer:
         return any_model.inferencer
     base = _base_model_or_none(any_model)
     if base is not None:
-        return base._extractor.inferencer
+        return base.inferencer
     raise ValueError(f"no temporal inferencer found in {type(any_model).__name__} (expected an Inferencer, an "
                      f"ActivationsExtractor, an ActivationWrapper or a ModelCommitment of one)")
 

@@ -92,8 +92,8 @@ class PytorchWrapper(ActivationWrapper):
 
         if layer_name == "logits":
             module = self._model
-            while module._modules:
-                module = module._modules[next(reversed(module._modules))]
+            while list(module.children()):
+                module = list(module.children())[-1]
             return module
         return get_module(self._model, layer_name)
 
