@@ -111,7 +111,8 @@ KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("tests/test_model_helpers/temporal/activations/test_temporal_cache_key.py", "gap",
      "tests the reference's temporal cache keys (its cache_key module's plugin revisions, the preprocessing probe "
      "_PROBE_FPS/_PROBE_DURATION and store_xarray's key of _from_paths_stored); brainscore's temporal extractor "
-     "keeps no stored activations yet (it computes on every call), so no stale entry can be served"),
+     "stores activations by content (weights, the plugin folder's code, the inferencer's settings, the stimulus "
+     "files), so no stale entry can be served"),
     ("tests/test_model_helpers/temporal/brain_transformation/test_temporal_ops.py::test_assembly_time_align", "gap",
      "compares time bins with == after reordering them, which aligns by value only because the reference's "
      "DataAssembly turns the time_bin_start/time_bin_end coordinates into a MultiIndex; brainscore keeps plain "

@@ -5,7 +5,7 @@ reference's temporal framework (25 fps, ``layer4`` in ``CTHW``). The weights com
 test puts the untrained network (torch seed 0) under the official file name ``r3d_18-b3b3357e.pth``, declared a
 stand-in by its sha256. An image is shown as a 1000 ms video (25 identical frames); ``layer4`` has 4 time steps,
 put evenly on [0, 1000] ms (250 ms each), then averaged onto bins of 40 ms by overlap: bin 0 is step 0 alone, bin 6
-(240-280 ms) is 1/4 of step 0 and 3/4 of step 1.
+(240-280 ms) is 1/4 of step 0 and 3/4 of step 1. A second recording is read from the activations store.
 """
 from __future__ import annotations
 
@@ -94,3 +94,10 @@ def test_r3d_18_sees_an_image_as_a_one_second_video_on_time_bins_of_its_frame_ra
     assert np.all(np.abs(values[:, 6] - straddling.astype(float)) <= one_step)
     assert np.abs(values[:, 6] - values[:, 0]).max() > 100 * one_step.max()  # and it is not step 0
     np.testing.assert_array_equal(values[:, 24], step[3])
+
+    # stored by content (weights, the plugin folder's code, the inferencer, the image files): no second forward pass
+    def refuse(*args, **kwargs):
+        raise AssertionError("a forward pass for activations that are stored")
+
+    wrapper._model.forward = refuse
+    np.testing.assert_array_equal(wrapper(stimuli, layers=["layer4"]).values, recorded.values)

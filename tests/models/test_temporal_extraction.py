@@ -18,7 +18,8 @@ import pytest
 
 from brainscore.data import StimulusSet
 from brainscore.models.extraction import temporal
-from brainscore.models.extraction.temporal import (BlockInferencer, CausalInferencer, Inferencer, TemporalExtractor,
+from brainscore.models.extraction.temporal_store import TemporalExtractor
+from brainscore.models.extraction.temporal import (BlockInferencer, CausalInferencer, Inferencer,
                                                    TemporalInferencer, fps_time_bins, stack_with_nan_padding)
 from brainscore_vision.model_helpers.activations.temporal.core.inferencer import \
     TemporalInferencer as AdapterTemporalInferencer
@@ -312,3 +313,50 @@ def test_the_time_alignments_are_registered_by_the_references_names():
                                                 "per_frame_aligned"]
     with pytest.raises(ValueError, match="time_alignment"):
         _temporal(time_alignment="nearest")
+
+
+# ---- stored activations -----------------------------------------------------------------------------------------
+def test_stored_layers_are_read_back_and_keyed_by_model_stimuli_and_inferencer(videos, tmp_path, monkeypatch):
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    long_video, short_video = videos
+    model = Model()
+    extractor = TemporalExtractor(_temporal(model), identifier="fake", model_key=lambda: "model-v1")
+    first = extractor.from_paths([long_video, short_video], ["frames", "pooled"])
+    assert model.calls == 2
+    again = TemporalExtractor(_temporal(model), identifier="fake", model_key=lambda: "model-v1")
+    second = again.from_paths([long_video, short_video], ["frames", "pooled"])
+    assert model.calls == 2                                   # both layers read back, no forward pass
+    np.testing.assert_array_equal(second.values, first.values)
+    assert list(second["layer"].values) == list(first["layer"].values)
+    again.from_paths([long_video, short_video], ["pooled"])   # one stored layer alone
+    assert model.calls == 2
+    # another model, another stimulus order, another frame rate, a stimulus file changed: computed again
+    TemporalExtractor(_temporal(model), identifier="fake", model_key=lambda: "model-v2").from_paths(
+        [long_video, short_video], ["pooled"])
+    assert model.calls == 4
+    TemporalExtractor(_temporal(model), identifier="fake", model_key=lambda: "model-v1").from_paths(
+        [short_video, long_video], ["pooled"])
+    assert model.calls == 6
+    TemporalExtractor(_temporal(model, fps=5), identifier="fake", model_key=lambda: "model-v1").from_paths(
+        [long_video, short_video], ["pooled"])
+    assert model.calls == 8
+    changed = tmp_path / "changed.mp4"
+    _write_ramp(changed, 60)
+    before = extractor.from_paths([long_video, str(changed)], ["pooled"]).values[1, 0, 0]
+    calls = model.calls
+    _write_ramp(changed, 30)                                  # same path, other content (500 ms)
+    after = extractor.from_paths([long_video, str(changed)], ["pooled"]).values[1, 0, 0]
+    assert model.calls == calls + 2
+    assert (before, after) == (54, 24)  # mean grey of the frames shown at 10 fps: 12 k for k < 10, then k < 5
+
+
+def test_a_model_without_a_key_is_computed_every_time(videos, tmp_path, monkeypatch):
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "home"))
+    long_video, _ = videos
+    model = Model()
+    for model_key in (None, lambda: None):
+        extractor = TemporalExtractor(_temporal(model), identifier="fake", model_key=model_key)
+        extractor.from_paths([long_video], ["pooled"])
+        extractor.from_paths([long_video], ["pooled"])
+    assert model.calls == 4
+    assert not list((tmp_path / "home").rglob("*.pkl"))

@@ -16,6 +16,8 @@ procedure of the reference's temporal inferencers (Brain-Score's video-model sup
 - :class:`BlockInferencer`: the video cut into blocks of the model's temporal context, the blocks' activations
   joined in time.
 
+Their activations to a stimulus set, stored by content: :mod:`brainscore.models.extraction.temporal_store`.
+
 A layer's activation format names its axes (``layer_activation_format``, e.g. ``{"layer4": "CTHW", "fc": "C"}``):
 ``T`` time, ``C`` channel, ``H``/``W`` space, ``K`` token (:data:`CHANNEL_NAMES`); the batch axis is not named.
 
@@ -26,7 +28,6 @@ asserts).
 """
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 from collections import OrderedDict
@@ -46,7 +47,6 @@ __all__ = ["CHANNEL_NAMES", "TIME_ALIGNMENTS", "BatchExecutor", "Inferencer", "T
            "CausalInferencer", "BlockInferencer", "stack_with_nan_padding", "fps_time_bins"]
 
 _logger = logging.getLogger(__name__)
-_hook_ids = itertools.count()
 
 #: Axis letter of a layer's activation format -> the neuroid coordinate that numbers it.
 CHANNEL_NAMES = {"T": "channel_temporal", "C": "channel", "H": "channel_y", "W": "channel_x", "K": "channel_token"}
@@ -297,6 +297,12 @@ class Inferencer:
     def preprocessing(self) -> Callable:
         return self._executor.preprocess
 
+    @property
+    def batching(self) -> tuple[int, bool]:
+        """``(batch_size, batch_padding)`` of the executor (they can change float round-off, so they key stored
+        activations)."""
+        return self._executor.batch_size, self._executor.batch_padding
+
     def set_visual_degrees(self, visual_degrees: float) -> None:
         self.visual_degrees = visual_degrees
 
@@ -313,12 +319,15 @@ class Inferencer:
         if unknown:
             raise KeyError(f"layers {unknown} have no activation format; layer_activation_format names "
                            f"{list(self.layer_activation_format)}")
+        return self.package(self.run_layers(paths, layers), [str(p) for p in paths])
+
+    def run_layers(self, paths: Sequence, layers: Sequence[str]) -> "OrderedDict[str, dict]":
+        """Each layer packaged alone (:meth:`package_layer`), from one pass over the stimuli at ``paths``; what
+        :meth:`package` puts side by side. A layer's result depends on all of ``paths`` (padding, time bins)."""
         stimuli = self.load_stimuli(paths)
-        activations = self.inference(stimuli, layers)
-        packaged = OrderedDict()
-        for layer in layers:
-            packaged[layer] = self.package_layer(activations.pop(layer), self.layer_activation_format[layer], stimuli)
-        return self.package(packaged, [str(p) for p in paths])
+        activations = self.inference(stimuli, list(layers))
+        return OrderedDict((layer, self.package_layer(activations.pop(layer), self.layer_activation_format[layer],
+                                                      stimuli)) for layer in layers)
 
     def load_stimuli(self, paths: Sequence) -> list:
         return [self.load_stimulus(path) for path in paths]
@@ -650,108 +659,3 @@ def _downsampled_size(height: int, width: int, max_spatial_size: int | float) ->
     else:
         new_height, new_width = int(height * max_spatial_size), int(width * max_spatial_size)
     return max(1, new_height), max(1, new_width)
-
-
-# ---- the extractor ----------------------------------------------------------------------------------------------
-class TemporalExtractor:
-    """An inferencer's activations to a stimulus set (``presentation x neuroid [x time_bin]``) or to paths.
-
-    The reference's temporal ``ActivationsExtractor``. Activations are computed on every call (no stored entries:
-    a video model's activations are not cached yet); a path listed twice is run once.
-
-    Parameters
-    ----------
-    inferencer : Inferencer
-    identifier : str or False
-        The model's name; :attr:`identifier` is ``<identifier>@<inferencer identifier>``.
-    visual_degrees : float
-        Given to the inferencer (default 8).
-    """
-
-    def __init__(self, inferencer: Inferencer, identifier: str | bool = False, visual_degrees: float = 8):
-        from brainscore.models.extraction.hooks import BatchHooks
-
-        self._identifier = identifier
-        self.inferencer = inferencer
-        self._stimulus_set_hooks = BatchHooks()  # its dict and HookHandle; these hooks take no keys
-        self.set_visual_degrees(visual_degrees)
-
-    @property
-    def identifier(self) -> str | bool:
-        return f"{self._identifier}@{self.inferencer.identifier}" if self._identifier else False
-
-    def set_visual_degrees(self, visual_degrees: float) -> None:
-        self.inferencer.set_visual_degrees(visual_degrees)
-
-    def insert_attrs(self, wrapper: Any) -> None:
-        """Give ``wrapper`` this extractor's ``from_stimulus_set``, ``from_paths`` and hook registration."""
-        wrapper.from_stimulus_set = self.from_stimulus_set
-        wrapper.from_paths = self.from_paths
-        wrapper.register_batch_activations_hook = self.register_batch_activations_hook
-        wrapper.register_stimulus_set_hook = self.register_stimulus_set_hook
-
-    def __call__(self, stimuli: Any, layers: Sequence[str], stimuli_identifier: str | None = None,
-                 number_of_trials: int = 1, require_variance: bool = False, **_ignored: Any) -> NeuroidAssembly:
-        """Activations to a stimulus set (:meth:`from_stimulus_set`) or a list of paths (:meth:`from_paths`).
-
-        More than one trial, or variance, is not modelled: one (deterministic) response per stimulus, with a
-        warning, as the reference."""
-        if (number_of_trials is not None and number_of_trials > 1) or require_variance:
-            _logger.warning("a video model gives one response per stimulus: number_of_trials > 1 and "
-                            "require_variance are not modelled (as in the reference)")
-        if hasattr(stimuli, "get_stimulus") and hasattr(stimuli, "columns"):
-            return self.from_stimulus_set(stimuli, layers, stimuli_identifier=stimuli_identifier)
-        return self.from_paths(stimuli, layers, stimuli_identifier=stimuli_identifier)
-
-    def from_stimulus_set(self, stimulus_set: Any, layers: Sequence[str],
-                          stimuli_identifier: str | None = None) -> NeuroidAssembly:
-        """``presentation x neuroid [x time_bin]``, with ``stimulus_id`` and every column of ``stimulus_set`` on
-        ``presentation`` in its row order (after the registered stimulus-set hooks)."""
-        for hook in self._stimulus_set_hooks.active():
-            stimulus_set = hook(stimulus_set)
-        ids = list(stimulus_set["stimulus_id"])
-        paths = [str(stimulus_set.get_stimulus(stimulus_id)) for stimulus_id in ids]
-        activations = self.from_paths(paths, layers, stimuli_identifier=stimuli_identifier)
-        activations = activations.rename(stimulus_path="presentation").drop_vars("stimulus_path", errors="ignore")
-        columns = {column: ("presentation", np.asarray(stimulus_set[column].values)) for column in stimulus_set.columns}
-        return type(activations)(activations.assign_coords(columns))
-
-    def from_paths(self, stimuli_paths: Sequence, layers: Sequence[str] | None,
-                   stimuli_identifier: str | None = None) -> NeuroidAssembly:
-        """``stimulus_path x neuroid [x time_bin]`` in the order of ``stimuli_paths`` (``layers`` None: ``logits``).
-
-        Raises
-        ------
-        ValueError
-            For no layers.
-        """
-        layers = ["logits"] if layers is None else list(layers)
-        if not layers:
-            raise ValueError("no layers passed to retrieve activations from")
-        paths = [str(path) for path in stimuli_paths]
-        unique = list(dict.fromkeys(paths))
-        activations = self.inferencer(unique, layers)
-        if len(unique) == len(paths):
-            return activations
-        position = {path: index for index, path in enumerate(unique)}
-        return activations.isel(stimulus_path=[position[path] for path in paths])
-
-    def register_stimulus_set_hook(self, hook: Callable) -> Any:
-        """``hook(stimulus_set) -> stimulus_set``, applied before every stimulus set; returns its handle
-        (``remove``/``disable``/``enable``)."""
-        from brainscore.models.extraction.hooks import HookHandle
-
-        handle = HookHandle(self._stimulus_set_hooks, next(_hook_ids))
-        self._stimulus_set_hooks.hooks[handle.id] = hook
-        return handle
-
-    def register_batch_activations_hook(self, hook: Callable) -> Any:
-        """Not supported for video models (the reference registers such hooks here and never applies them).
-
-        Raises
-        ------
-        NotImplementedError
-            Always, rather than ignore the hook.
-        """
-        raise NotImplementedError("the temporal extractor does not apply batch-activations hooks (the reference "
-                                  "accepts and ignores them); reduce a video model's layers in its get_activations")

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from brainscore.data.resize import resize_batch
-from brainscore.models.extraction.temporal import Inferencer, TemporalExtractor, fps_time_bins, stack_with_nan_padding
+from brainscore.models.extraction.temporal import Inferencer, fps_time_bins, stack_with_nan_padding
+from brainscore.models.extraction.temporal_store import TemporalExtractor
 
 __all__ = ["batch_2d_resize", "stack_with_nan_padding", "assembly_align_to_fps", "get_inferencer", "get_base_model",
            "get_specified_layers", "switch_inferencer", "download_weight_file"]

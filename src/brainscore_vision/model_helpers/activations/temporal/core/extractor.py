@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brainscore.models.extraction.temporal import TemporalExtractor
+from brainscore.models.extraction.temporal_store import TemporalExtractor
 
 __all__ = ["ActivationsExtractor"]
 

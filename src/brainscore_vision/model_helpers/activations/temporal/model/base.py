@@ -49,5 +49,24 @@ class ActivationWrapper:
         """(Re)build the extractor around a new ``inferencer_cls(get_activations, preprocessing, ...)``."""
         inferencer = inferencer_cls(*args, get_activations=self.get_activations, preprocessing=self.preprocessing,
                                     **kwargs)
-        self._extractor = ActivationsExtractor(identifier=self.identifier, inferencer=inferencer)
+        self._extractor = ActivationsExtractor(identifier=self.identifier, inferencer=inferencer,
+                                               model_key=self.cache_key)
         self._extractor.insert_attrs(self)
+
+    def cache_key(self) -> str | None:
+        """The content key stored activations of this model are filed under: the identifier and the content of the
+        folders that define ``get_activations`` and ``preprocessing``
+        (:func:`brainscore.models.extraction.function.function_source_key`); None (activations computed on every
+        call, never stored) when either is not defined in a file of a plugin folder or package."""
+        return _sources_key(self.identifier, self.get_activations, self.preprocessing)
+
+
+def _sources_key(identifier: str, *functions: Any, **parts: Any) -> str | None:
+    """``content_key`` of ``identifier``, ``parts`` and the source key of each function, or None if one has none."""
+    from brainscore.caching import content_key
+    from brainscore.models.extraction.function import function_source_key
+
+    sources = [function_source_key(function)[0] for function in functions]
+    if any(source is None for source in sources):
+        return None
+    return content_key(kind="temporal-model", identifier=identifier, sources=[str(s) for s in sources], **parts)

@@ -6,7 +6,7 @@ import functools
 from collections import OrderedDict
 from typing import Any, Callable, List
 
-from brainscore_vision.model_helpers.activations.temporal.model.base import ActivationWrapper
+from brainscore_vision.model_helpers.activations.temporal.model.base import ActivationWrapper, _sources_key
 
 __all__ = ["PytorchWrapper"]
 
@@ -46,6 +46,15 @@ class PytorchWrapper(ActivationWrapper):
         self._model = model.to(self._device)
         self._process_activation = process_output or default_process_activation
         super().__init__(identifier, preprocessing, *args, **kwargs)
+
+    def cache_key(self) -> str | None:
+        """The content key stored activations are filed under: the network's weights hash, this wrapper's code and
+        the content of the folders that define ``preprocessing`` and ``process_output`` (None when one of them is
+        not defined in a file: computed on every call, never stored)."""
+        from brainscore.models.extraction.pytorch import state_dict_hash
+
+        return _sources_key(self.identifier, PytorchWrapper.get_activations, self.preprocessing,
+                            self._process_activation, weights=state_dict_hash(self._model))
 
     @functools.cached_property
     def weights_hash(self) -> str:
