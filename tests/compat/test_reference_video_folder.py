@@ -5,7 +5,8 @@ reference's temporal framework (25 fps, ``layer4`` in ``CTHW``). The weights com
 test puts the untrained network (torch seed 0) under the official file name ``r3d_18-b3b3357e.pth``, declared a
 stand-in by its sha256. An image is shown as a 1000 ms video (25 identical frames); ``layer4`` has 4 time steps,
 put evenly on [0, 1000] ms (250 ms each), then averaged onto bins of 40 ms by overlap: bin 0 is step 0 alone, bin 6
-(240-280 ms) is 1/4 of step 0 and 3/4 of step 1. A second recording is read from the activations store.
+(240-280 ms) is 1/4 of step 0 and 3/4 of step 1. A second recording is read from the activations store; IT
+committed to layer4 and recorded at 70-170 ms averages the 40 ms bins it overlaps by overlap.
 """
 from __future__ import annotations
 
@@ -101,3 +102,12 @@ def test_r3d_18_sees_an_image_as_a_one_second_video_on_time_bins_of_its_frame_ra
 
     wrapper._model.forward = refuse
     np.testing.assert_array_equal(wrapper(stimuli, layers=["layer4"]).values, recorded.values)
+
+    # committed to IT and recorded at 70-170 ms: the 40 ms bins it overlaps, weighted by overlap (1/4, 1, 1, 1/4)
+    r3d_18.region_layer_map["IT"] = "layer4"
+    r3d_18.start_recording("IT", [(70, 170)])
+    it = r3d_18.look_at(stimuli)
+    assert list(it["stimulus_id"].values) == ["image0", "image1"] and it.sizes["neuroid"] == 512 * 7 * 7
+    bins = recorded.isel(presentation=1).values.astype(float)
+    expected = (0.25 * bins[:, 1] + bins[:, 2] + bins[:, 3] + 0.25 * bins[:, 4]) / 2.5
+    np.testing.assert_allclose(it.isel(presentation=1).values.reshape(-1), expected, rtol=1e-12, atol=1e-12)

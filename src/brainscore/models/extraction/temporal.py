@@ -361,8 +361,13 @@ class Inferencer:
         coords["neuroid_num"] = ("neuroid", np.concatenate([np.arange(size) for size in sizes]))
         coords["neuroid_id"] = ("neuroid", np.concatenate([np.array([f"{name}.{i}" for i in range(size)], dtype=object)
                                                            for name, size in zip(names, sizes)]))
-        values = np.concatenate([layers[name]["values"] for name in names], axis=1)
         bins = layers[names[0]]["time_bins"]
+        differing = [name for name in names if not np.array_equal(layers[name]["time_bins"], bins)]
+        if differing:
+            raise ValueError(f"layers {differing} are on other time bins than layer {names[0]!r} (e.g. "
+                             f"time_alignment='estimate_layer_fps' with layers of different time resolutions); "
+                             f"ask for them in separate calls")
+        values = np.concatenate([layers[name]["values"] for name in names], axis=1)
         if bins is None:
             return NeuroidAssembly(values, dims=("stimulus_path", "neuroid"), coords=coords)
         coords["time_bin_start"] = ("time_bin", bins[:, 0])

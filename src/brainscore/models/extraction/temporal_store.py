@@ -97,7 +97,7 @@ class TemporalExtractor:
         ids = list(stimulus_set["stimulus_id"])
         paths = [str(stimulus_set.get_stimulus(stimulus_id)) for stimulus_id in ids]
         activations = self.from_paths(paths, layers, stimuli_identifier=stimuli_identifier)
-        activations = activations.rename(stimulus_path="presentation").drop_vars("stimulus_path", errors="ignore")
+        activations = activations.drop_vars("stimulus_path").rename({"stimulus_path": "presentation"})
         columns = {column: ("presentation", np.asarray(stimulus_set[column].values)) for column in stimulus_set.columns}
         return type(activations)(activations.assign_coords(columns))
 
