@@ -360,3 +360,20 @@ def test_a_model_without_a_key_is_computed_every_time(videos, tmp_path, monkeypa
         extractor.from_paths([long_video], ["pooled"])
     assert model.calls == 4
     assert not list((tmp_path / "home").rglob("*.pkl"))
+
+
+def test_an_assembly_with_nan_after_a_shorter_video_aligns_to_a_benchmark_window():
+    """brainscore.models.commitment.align_time_bins (a model's bins onto a benchmark's) averages only the bins a
+    window overlaps: NaN padding in other bins does not reach it."""
+    from brainscore.data.assemblies import NeuroidAssembly
+    from brainscore.models.commitment import align_time_bins
+
+    values = np.array([[[1.0, 3.0, np.nan, np.nan]], [[1.0, 3.0, 5.0, 7.0]]])  # 2 presentations, 1 neuroid, 4 bins
+    assembly = NeuroidAssembly(values, dims=("presentation", "neuroid", "time_bin"),
+                               coords={"stimulus_id": ("presentation", ["short", "long"]),
+                                       "neuroid_id": ("neuroid", ["n"]),
+                                       "time_bin_start": ("time_bin", [0, 100, 200, 300]),
+                                       "time_bin_end": ("time_bin", [100, 200, 300, 400])})
+    aligned = align_time_bins(assembly, [(50, 150), (250, 350)])
+    np.testing.assert_array_equal(aligned.values[:, 0, 0], [2.0, 2.0])   # (1 + 3) / 2 for both
+    assert np.isnan(aligned.values[0, 0, 1]) and aligned.values[1, 0, 1] == 6.0

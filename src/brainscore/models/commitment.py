@@ -105,6 +105,33 @@ def time_bin_weights(source_bins, target_bins, mode: str = "portion") -> np.ndar
     return np.nan_to_num(weights)
 
 
+def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = "portion") -> np.ndarray:
+    """``values`` on ``source_bins`` (last axis) averaged onto ``target_bins``: ``(..., n_target)`` float64.
+
+    Each target bin is the mean of the source bins it overlaps, weighted by :func:`time_bin_weights`; only
+    those enter it, so a NaN in a source bin it does not overlap (the padding after a shorter video's end)
+    stays out of it, as in the reference's ``assembly_time_align``.
+
+    Raises
+    ------
+    ValidationError
+        If a target bin is not covered by the source bins (``"portion"``) or its centre lies in none (``"center"``).
+    """
+    weights = time_bin_weights(source_bins, target_bins, mode)  # (n_target, n_source)
+    totals = weights.sum(axis=1)
+    if np.any(totals == 0):
+        source = np.asarray([tuple(b) for b in source_bins], dtype=float).reshape(-1, 2)
+        raise ValidationError(f"requested time bins {[tuple(target_bins[j]) for j in np.flatnonzero(totals == 0)]} "
+                              f"ms are not covered by the model's time bins "
+                              f"{list(zip(source[:, 0].astype(int), source[:, 1].astype(int)))}")
+    values = np.asarray(values, dtype=np.float64)
+    averaged = np.empty((*values.shape[:-1], len(weights)))
+    for target, row in enumerate(weights / totals[:, None]):
+        overlapping = np.flatnonzero(row > 0)
+        averaged[..., target] = values[..., overlapping] @ row[overlapping]
+    return averaged
+
+
 def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]],
                     mode: str = "portion") -> NeuroidAssembly:
     """Average a temporal model's time bins into the requested ones (the reference's ``assembly_time_align``).
@@ -121,15 +148,9 @@ def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, in
     bins = _bins(time_bins)
     starts = np.atleast_1d(assembly["time_bin_start"].values).astype(float)
     ends = np.atleast_1d(assembly["time_bin_end"].values).astype(float)
-    weights = time_bin_weights(np.stack([starts, ends], axis=1), bins, mode).T  # (n_source, n_target)
-    uncovered = [bins[j] for j in np.flatnonzero(weights.sum(axis=0) == 0)]
-    if uncovered:
-        raise ValidationError(f"requested time bins {uncovered} ms are not covered by the model's time bins "
-                              f"{list(zip(starts.astype(int), ends.astype(int)))}")
-    weights = weights / weights.sum(axis=0, keepdims=True)
     other = [d for d in assembly.dims if d != "time_bin"]
     source = assembly.transpose(*other, "time_bin")
-    values = np.tensordot(np.asarray(source.values, dtype=float), weights, axes=([source.ndim - 1], [0]))
+    values = average_time_bins(np.asarray(source.values, dtype=float), np.stack([starts, ends], axis=1), bins, mode)
     coords = {name: coord for name, coord in source.coords.items() if "time_bin" not in coord.dims}
     coords["time_bin_start"] = ("time_bin", np.array([b[0] for b in bins]))
     coords["time_bin_end"] = ("time_bin", np.array([b[1] for b in bins]))

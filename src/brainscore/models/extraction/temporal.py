@@ -41,7 +41,7 @@ from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.clips import Video
 from brainscore.data.resize import resize_batch
 from brainscore.data.video import FRAME_TOLERANCE
-from brainscore.models.commitment import time_bin_weights
+from brainscore.models.commitment import average_time_bins
 
 __all__ = ["CHANNEL_NAMES", "TIME_ALIGNMENTS", "BatchExecutor", "Inferencer", "TemporalInferencer",
            "CausalInferencer", "BlockInferencer", "stack_with_nan_padding", "fps_time_bins"]
@@ -314,12 +314,22 @@ class Inferencer:
         KeyError
             For a layer without an activation format.
         """
+        return self.package(self.run_layers(paths, self.checked_layers(layers)), [str(p) for p in paths])
+
+    def checked_layers(self, layers: Sequence[str]) -> list[str]:
+        """``layers`` as a list.
+
+        Raises
+        ------
+        KeyError
+            For a layer without an activation format.
+        """
         layers = list(layers)
         unknown = [layer for layer in layers if layer not in self.layer_activation_format]
         if unknown:
             raise KeyError(f"layers {unknown} have no activation format; layer_activation_format names "
                            f"{list(self.layer_activation_format)}")
-        return self.package(self.run_layers(paths, layers), [str(p) for p in paths])
+        return layers
 
     def run_layers(self, paths: Sequence, layers: Sequence[str]) -> "OrderedDict[str, dict]":
         """Each layer packaged alone (:meth:`package_layer`), from one pass over the stimuli at ``paths``; what
@@ -392,7 +402,7 @@ class TemporalInferencer(Inferencer):
 
     Each layer's time axis (``T``; a layer without one has a single step over the whole video) is put on time bins
     by ``time_alignment`` (:data:`TIME_ALIGNMENTS`) on the longest stimulus, then averaged onto bins of
-    ``1000 / fps`` ms by overlap (:func:`brainscore.models.commitment.time_bin_weights`, ``"portion"``). With
+    ``1000 / fps`` ms by overlap (:func:`brainscore.models.commitment.average_time_bins`, ``"portion"``). With
     ``"ignore_time"`` the time axis is a channel and there is one bin, the whole video. Shorter stimuli are padded
     with NaN at the end.
 
@@ -482,13 +492,7 @@ class TemporalInferencer(Inferencer):
         channels = {name: coord[::steps] for name, coord in channels.items() if name != "channel_temporal"}
         source = self.time_aligner(steps, duration, fps, num_frames)
         target = fps_time_bins(source[-1, 1], self.fps)
-        weights = time_bin_weights(source, target, "portion").T  # (n_source, n_target)
-        weights = weights / weights.sum(axis=0, keepdims=True)
-        values = values.astype(np.float64)
-        aligned = np.empty((*values.shape[:2], len(target)), dtype=self.dtype)
-        for bin_index in range(len(target)):  # only the steps a bin overlaps: a shorter stimulus' NaN padding stays out
-            overlapping = np.flatnonzero(weights[:, bin_index] > 0)
-            aligned[..., bin_index] = values[..., overlapping] @ weights[overlapping, bin_index]
+        aligned = average_time_bins(values, source, target, "portion").astype(self.dtype)
         return {"values": aligned, "channels": channels, "time_bins": target}
 
 

@@ -112,13 +112,9 @@ class TemporalExtractor:
         KeyError
             For a layer without an activation format.
         """
-        layers = ["logits"] if layers is None else list(layers)
+        layers = self.inferencer.checked_layers(["logits"] if layers is None else layers)
         if not layers:
             raise ValueError("no layers passed to retrieve activations from")
-        unknown = [layer for layer in layers if layer not in self.inferencer.layer_activation_format]
-        if unknown:
-            raise KeyError(f"layers {unknown} have no activation format; layer_activation_format names "
-                           f"{list(self.inferencer.layer_activation_format)}")
         paths = [str(path) for path in stimuli_paths]
         unique = list(dict.fromkeys(paths))
         activations = self.inferencer.package(self._layers(unique, layers), unique)
