@@ -5,6 +5,10 @@ network whose weights are a ``.npy`` file. The first extraction builds it and st
 later ones key the cache on the identity and never build it, unless something that builds it
 changed: the weights file (rewritten with the same size and modification time), the plugin's code,
 a library's version, or the thread count (which changes the activations' key).
+
+An identity is stored only for weights files written at least ``SETTLE_NS`` (3 s) before the build
+(a rewrite in the same clock tick keeps a file's stamp); the tests here write their weights and build
+at once, so in this process that wait is 0 (``settled_at_once``), except in the test of the rule itself.
 """
 from __future__ import annotations
 
@@ -19,13 +23,33 @@ import textwrap
 import numpy as np
 import pytest
 
-from brainscore.caching import CacheWarning
+import time
+
+from brainscore.caching import CacheWarning, file_state
+from brainscore.caching import files as caching_files
 from brainscore.models import identity
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import Preprocessing
 from model_fixtures import make_stimuli
 
 PRE = Preprocessing("imagenet", 16)
+
+
+@pytest.fixture(autouse=True)
+def settled_at_once(monkeypatch):
+    """Weights written by a test count as settled at once in this process (the rule has its own test)."""
+    monkeypatch.setattr(caching_files, "SETTLE_NS", 0)
+
+
+SETTLE_NS = caching_files.SETTLE_NS  # the real rule, which a new process applies
+
+
+def wait_until_settled(path, timeout: float = 30.0) -> None:
+    """Wait until ``path`` was last written :data:`SETTLE_NS` ago (a new process stores its identity then)."""
+    deadline = time.monotonic() + timeout
+    while time.time_ns() - max(file_state(path).mtime_ns, file_state(path).ctime_ns) < SETTLE_NS:
+        assert time.monotonic() < deadline, f"{path} did not settle"
+        time.sleep(0.2)
 
 PLUGIN = '''"""A tiny network whose weights are one .npy file of 0.5 * (seeded normal) values."""
 import functools
@@ -140,6 +164,27 @@ def test_a_weights_file_rewritten_with_the_same_size_and_mtime_is_built_again(pl
     assert not np.allclose(second, first)
 
 
+def test_a_weights_file_rewritten_in_the_clock_tick_of_its_build_is_built_again(plugin, tmp_path, monkeypatch):
+    """A same-size rewrite in the same tick of the kernel's coarse clock keeps the file's whole stamp (simulated by
+    freezing it): the first build must not be remembered, or the second would serve the old weights' activations."""
+    import brainscore.caching
+
+    module, weights, _ = plugin
+    stimuli = make_stimuli(tmp_path / "images", 6)
+    monkeypatch.setattr(caching_files, "SETTLE_NS", SETTLE_NS)
+    write_weights(weights, 0)
+    frozen, real = file_state(weights), brainscore.caching.file_state
+    monkeypatch.setattr(brainscore.caching, "file_state",
+                        lambda path: frozen if str(path) == str(weights) else real(path))
+    first, extractor, builds, key, _ = extract(module, weights, stimuli)
+    assert builds == 1 and key is not None and identity.cached_identity(module.recipe(weights)) == (key, None)
+    write_weights(weights, 1)  # same size, same (frozen) stamp
+    second, rebuilt, builds, key_again, _ = extract(module, weights, stimuli)
+    assert key_again == key and builds == 1 and rebuilt.forward_passes > 0
+    assert rebuilt.weights_hash != extractor.weights_hash
+    assert not np.allclose(second, first)
+
+
 def test_an_edited_plugin_is_built_again(plugin, tmp_path):
     module, weights, _ = plugin
     stimuli = make_stimuli(tmp_path / "images", 6)
@@ -240,6 +285,7 @@ def run_twice(script: str, home, timeout: int) -> list[dict]:
 def test_a_cached_extraction_in_a_new_process_does_not_import_torch(plugin, tmp_path):
     module, weights, _ = plugin
     make_stimuli(tmp_path / "images", 6)
+    wait_until_settled(weights)
     script = textwrap.dedent(f"""
         import hashlib, json, sys
         sys.path[:0] = [{str(tmp_path)!r}]

@@ -14,8 +14,10 @@ most of its time there. A :class:`NetworkRecipe` says what builds a network *wit
 - the versions of the distributions that build it (``efficientnet-lite-pytorch``, ``torchvision``,
   ``timm``; ``torch`` always);
 - the weights files, by stat stamp (path, inode, size, modification and change times in ns, as
-  the data store remembers verified files): any write to a file changes its change time, even one
-  that keeps its size and modification time.
+  the data store remembers verified files): a later write changes the change time, even one that
+  keeps the size and modification time, unless it lands in the same tick of the kernel's coarse
+  clock; so an entry is stored only when every file was last written at least
+  :data:`brainscore.caching.SETTLE_NS` (3 s) before the build began.
 
 The first build of a recipe stores, under a key of all of that, the values that need torch
 (:class:`NetworkIdentity`: weights sha256, architecture fingerprint, parameter dtypes, module
@@ -153,12 +155,21 @@ def package_sources_hash(package: str) -> str:
     return digest.hexdigest()
 
 
-def _stamp(path: Path) -> list:
-    """(resolved path, inode, size, mtime_ns, ctime_ns): changes with any write to the file."""
-    from brainscore.caching import file_state
+def _stamp(path: Path, settled: bool = False) -> list:
+    """(resolved path, inode, size, mtime_ns, ctime_ns): changes with any write to the file.
 
-    path, _device, inode, size, mtime, ctime = file_state(path)
-    return [path, inode, size, mtime, ctime]
+    With ``settled``, a file written less than :data:`brainscore.caching.SETTLE_NS` ago raises ``_Unsettled``: the
+    kernel stamps writes with a coarse clock, so a same-size rewrite in the same tick would keep this stamp."""
+    from brainscore.caching import file_state, is_settled
+
+    state = file_state(path)
+    if settled and not is_settled(state):
+        raise _Unsettled(state.path)
+    return [state.path, state.inode, state.size, state.mtime_ns, state.ctime_ns]
+
+
+class _Unsettled(Exception):
+    """A weights file was written too recently for its stamp to stand for its bytes."""
 
 
 _TORCH_BUILD = re.compile(r"^(cuda|hip|rocm)\s*(?::[^=\n]*)?=\s*(.+)$", re.MULTILINE)
@@ -197,16 +208,21 @@ def _global_hooks() -> bool:
                             or getattr(module, "_global_forward_pre_hooks", None)))
 
 
-def identity_key(recipe: NetworkRecipe) -> str | None:
+def identity_key(recipe: NetworkRecipe, settled: bool = False) -> str | None:
     """The content key of ``recipe``'s identity entry, or None when it cannot be known without torch.
 
     None when the arguments are not plain JSON values, no weights file is declared, a file cannot
     be found (``files()`` raised or a path does not exist), or torch has a global forward hook.
+    ``settled=True`` (the key an entry is *stored* under) is also None while a weights file was written
+    less than :data:`brainscore.caching.SETTLE_NS` (3 s) before this call: a rewrite of the same size in
+    the same clock tick keeps the file's stamp (git's "racy clean" case), so such a build is not
+    remembered and the next process builds the network again. A stored entry's files were settled when
+    it was stored, so any later write changes their stamps and misses it.
     """
     if not _plain(recipe.arguments) or _global_hooks():
         return None
     try:
-        files = [_stamp(Path(p)) for p in recipe.files()]
+        files = [_stamp(Path(p), settled) for p in recipe.files()]
         packages = {name: package_sources_hash(name) for name in recipe.packages}
     except Exception:  # noqa: BLE001 - the build reports what is missing, with its own message
         return None

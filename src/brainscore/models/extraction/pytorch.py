@@ -277,7 +277,7 @@ class ActivationsExtractor(ActivationsCore):
         """
         if self._model is None and self._recipe is not None:
             recipe = self._recipe
-            key_before = _identity.identity_key(recipe)
+            key_before = _identity.identity_key(recipe, settled=True)  # stored only for settled files
             model = recipe.build()
             built = _identity.network_identity(model, self._weights_hash or state_dict_hash(model))
             self._model = model
