@@ -17,19 +17,34 @@ as ``k`` frames.
 
 **Deviation**: the reference never shows a file's last frame (its clip bound drops it); here the last frame
 is shown at its own times.
+
+Decoded frames are remembered: :func:`read_frames` keeps the leading frames it decoded of the files it read last
+(keyed by the file's state, only once it has settled: :func:`brainscore.caching.is_settled`), within
+:data:`MEMO_FRACTION` of the memory this process may use (:func:`brainscore.config.usable_memory`, at most
+:data:`MEMO_MAX_BYTES`), and decodes at least twice the frames it holds when it needs more. A causal model reads
+one clip per frame of a video, each from the file's start: without the memo that decodes ``n (n + 1) / 2`` frames
+for a video of ``n``; with it fewer than ``3 n`` (``perf/video_frames.py`` measures both).
 """
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FRAME_TOLERANCE", "VideoInfo", "probe_video", "read_frames", "sample_frames", "sample_times"]
+__all__ = ["FRAME_TOLERANCE", "MEMO_FRACTION", "MEMO_MAX_BYTES", "VideoInfo", "forget_decoded_frames", "probe_video",
+           "read_frames", "sample_frames", "sample_times"]
 
 #: Tolerance of the sampling rule, in frames (see the module notes).
 FRAME_TOLERANCE = 1e-6
+
+#: Share of :func:`brainscore.config.usable_memory` that remembered decoded frames may take.
+MEMO_FRACTION = 0.125
+#: Most bytes remembered decoded frames take, whatever the memory.
+MEMO_MAX_BYTES = 2 << 30
 
 
 def _av():
@@ -145,25 +160,104 @@ def read_frames(path, indices) -> np.ndarray:
     indices = np.asarray(indices, dtype=int).reshape(-1)
     if indices.size and indices.min() < 0:
         raise ValueError(f"frame indices must be >= 0; got {indices.min()}")
-    wanted = set(indices.tolist())
-    decoded: dict[int, np.ndarray] = {}
-    if wanted:
-        last, count = max(wanted), 0
-        with _open(path) as container:
-            for index, frame in enumerate(container.decode(video=0)):
-                count = index + 1
-                if index in wanted:
-                    decoded[index] = frame.to_ndarray(format="rgb24")
-                if index >= last:
-                    break
-        missing = sorted(wanted - decoded.keys())
-        if missing:
-            raise ValueError(f"{str(path)!r} has {count} decodable frames; frames {missing[:5]} were asked for "
-                             f"(indices must be < {count})")
     if not indices.size:
         width, height = probe_video(path).size
         return np.zeros((0, height, width, 3), dtype=np.uint8)
-    return np.stack([decoded[index] for index in indices.tolist()])
+    wanted = set(indices.tolist())
+    last = max(wanted)
+    state = _settled_state(path)
+    held = _MEMO.get(state) if state is not None else None
+    if held is not None and (len(held.frames) > last or held.complete):
+        frames, count = held.frames, len(held.frames)
+    else:
+        # decode a prefix: at least twice the one held, so a sequence of growing clips decodes O(n) frames
+        target = max(last, 2 * len(held.frames) - 1) if held is not None else last
+        frames, count = _decode_prefix(path, target, wanted, keep_all=state is not None)
+        if state is not None:
+            _MEMO.put(state, frames, complete=count <= target)
+    if last >= count:
+        missing = sorted(i for i in wanted if i >= count)
+        raise ValueError(f"{str(path)!r} has {count} decodable frames; frames {missing[:5]} were asked for "
+                         f"(indices must be < {count})")
+    return np.stack([frames[index] for index in indices.tolist()])
+
+
+def _decode_prefix(path: Path, target: int, wanted: set, keep_all: bool) -> tuple[dict | list, int]:
+    """Frames ``0 ... target`` (all of them as a list with ``keep_all``, else only ``wanted`` in a dict) and the
+    number decoded (less than ``target + 1`` when the file ends first)."""
+    kept: list | dict = [] if keep_all else {}
+    count = 0
+    with _open(path) as container:
+        for index, frame in enumerate(container.decode(video=0)):
+            count = index + 1
+            if keep_all:
+                array = frame.to_ndarray(format="rgb24")
+                array.flags.writeable = False
+                kept.append(array)
+            elif index in wanted:
+                kept[index] = frame.to_ndarray(format="rgb24")
+            if index >= target:
+                break
+    return kept, count
+
+
+def _settled_state(path: Path):
+    """The file's state when it may key remembered frames (settled), else None (its frames are not remembered)."""
+    from brainscore.caching import file_state, is_settled
+
+    state = file_state(path)
+    return state if is_settled(state) else None
+
+
+@dataclass
+class _Prefix:
+    frames: list
+    complete: bool  # the file ends after these frames
+    nbytes: int
+
+
+class _FrameMemo:
+    """Leading decoded frames of recently read files, by file state; least recently used first out."""
+
+    def __init__(self):
+        self._entries: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, state) -> _Prefix | None:
+        with self._lock:
+            entry = self._entries.get(state)
+            if entry is not None:
+                self._entries.move_to_end(state)
+            return entry
+
+    def put(self, state, frames: list, complete: bool) -> None:
+        from brainscore.config import usable_memory
+
+        nbytes = sum(frame.nbytes for frame in frames)
+        with self._lock:
+            old = self._entries.pop(state, None)
+            budget = min(MEMO_MAX_BYTES, int(MEMO_FRACTION * (usable_memory() + (old.nbytes if old else 0)
+                                                              + self._bytes())))
+            if nbytes > budget:
+                return
+            self._entries[state] = _Prefix(frames, complete, nbytes)
+            while self._bytes() > budget:
+                self._entries.popitem(last=False)
+
+    def _bytes(self) -> int:
+        return sum(entry.nbytes for entry in self._entries.values())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_MEMO = _FrameMemo()
+
+
+def forget_decoded_frames() -> None:
+    """Drop every remembered decoded frame (they are also dropped as memory runs short; see the module notes)."""
+    _MEMO.clear()
 
 
 def sample_times(start: float, end: float, fps: float) -> np.ndarray:
