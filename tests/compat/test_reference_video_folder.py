@@ -111,3 +111,40 @@ def test_r3d_18_sees_an_image_as_a_one_second_video_on_time_bins_of_its_frame_ra
     bins = recorded.isel(presentation=1).values.astype(float)
     expected = (0.25 * bins[:, 1] + bins[:, 2] + bins[:, 3] + 0.25 * bins[:, 4]) / 2.5
     np.testing.assert_allclose(it.isel(presentation=1).values.reshape(-1), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_r3d_18_candidate_layers_for_selection_are_its_recordings_in_the_benchmarks_window(r3d_18, tmp_path):
+    """Layer selection's view of the video model: each candidate layer averaged over the window as the commitment
+    records it (``avgpool``, 512 units, kept whole; ``layer4``, 25,088, as principal-component scores), stored by the
+    model's content key, which also keys the region's stored choice."""
+    from brainscore.data.stimuli import StimulusSet
+    from brainscore.models.candidates import LayerCandidates, gram_pca
+    from brainscore.models.commitment import align_time_bins
+
+    paths = {}
+    for index in range(3):
+        path = tmp_path / f"image{index}.png"
+        Image.fromarray((np.random.RandomState(index).rand(56, 56, 3) * 255).astype(np.uint8)).save(path)
+        paths[f"image{index}"] = str(path)
+    stimuli = StimulusSet({"stimulus_id": list(paths)}, stimulus_paths=paths)
+    wrapper, window = r3d_18.activations_model, [(70, 170)]
+    assert wrapper.records_time and wrapper.cacheable
+    features = LayerCandidates(r3d_18, ["layer4", "avgpool"]).look_at_layers(stimuli, time_bins=window)
+
+    def recording(layer):
+        return align_time_bins(wrapper(stimuli, layers=[layer]), window).squeeze("time_bin").values.astype(np.float32)
+
+    np.testing.assert_array_equal(features["avgpool"].values, recording("avgpool"))
+    np.testing.assert_allclose(features["layer4"].values, gram_pca(recording("layer4")), rtol=1e-4, atol=1e-3)
+    assert features["layer4"].sizes["neuroid"] == 3 and list(features["layer4"]["stimulus_id"].values) == list(paths)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a forward pass for candidate features that are stored")
+
+    forward, wrapper._model.forward = wrapper._model.forward, refuse
+    again = LayerCandidates(r3d_18, ["layer4", "avgpool"]).look_at_layers(stimuli, time_bins=window)
+    np.testing.assert_array_equal(again["layer4"].values, features["layer4"].values)
+    wrapper._model.forward = forward
+    key = r3d_18._selection_key("V4")
+    wrapper.model_key = lambda: "another network"
+    assert r3d_18._selection_key("V4") != key

@@ -69,10 +69,15 @@ class RemoteCandidates:
     def visual_degrees(self) -> float:
         return self._degrees
 
-    def look_at_layers(self, stimuli: StimulusSet) -> dict[str, Any]:
-        """Every candidate layer's features on ``stimuli`` (PCA-reduced by the model side, as in-process)."""
+    def look_at_layers(self, stimuli: StimulusSet, time_bins: Sequence[tuple[float, float]] | None = None
+                       ) -> dict[str, Any]:
+        """Every candidate layer's features on ``stimuli`` (PCA-reduced by the model side, as in-process; a video
+        model's averaged over the window of ``time_bins``)."""
         offered = self.remote.folder.offer(stimuli, shuffled=False)  # the model-side PCA's numbers follow the order
-        reply = self.remote._call("look_at_layers", {"stimuli": offered.message}, nested=True)
+        message = {"stimuli": offered.message}
+        if time_bins is not None:
+            message["time_bins"] = [[float(start), float(end)] for start, end in time_bins]
+        reply = self.remote._call("look_at_layers", message, nested=True)
         if not isinstance(reply, dict) or sorted(reply) != sorted(self.layers):
             raise BoundaryViolation(f"the model answered the layer selection with layers "
                                     f"{sorted(reply)[:10] if isinstance(reply, dict) else type(reply).__name__}; it was "

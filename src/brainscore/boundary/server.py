@@ -142,7 +142,9 @@ def _serve_one(message: dict) -> bool:
             candidates = _state["candidates"]
             if candidates is None:
                 raise RuntimeError("look_at_layers outside a layer selection")
-            features = candidates.look_at_layers(stimuli_of(args["stimuli"], _state["folder"]))
+            features = candidates.look_at_layers(stimuli_of(args["stimuli"], _state["folder"]),
+                                                 time_bins=[tuple(b) for b in args["time_bins"]]
+                                                 if args.get("time_bins") is not None else None)
             reply = {str(layer): assembly_message(features[layer], f"the features of layer {layer!r}")
                      for layer in candidates.layers}
         elif call == "commit":

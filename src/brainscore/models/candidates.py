@@ -32,8 +32,8 @@ from brainscore.errors import BrainScoreError
 from brainscore.models.extraction.core import LayerFeatures, package_features
 from brainscore.progress import stage
 
-__all__ = ["LayerCandidates", "gram_pca", "SELECTION_PCA_COMPONENTS", "SELECTION_PCA_METHOD",
-           "SELECTION_MEMORY_BYTES"]
+__all__ = ["LayerCandidates", "gram_pca", "selection_window", "DEFAULT_SELECTION_WINDOW", "SELECTION_PCA_COMPONENTS",
+           "SELECTION_PCA_METHOD", "SELECTION_MEMORY_BYTES"]
 
 #: Principal components kept per layer during layer selection (the reference's LayerPCA).
 SELECTION_PCA_COMPONENTS = 1000
@@ -191,7 +191,8 @@ class LayerCandidates:
         """Field of view of the model (degrees)."""
         return self._commitment.visual_degrees()
 
-    def look_at_layers(self, stimuli: StimulusSet, number_of_trials: int = 1) -> dict[str, NeuroidAssembly]:
+    def look_at_layers(self, stimuli: StimulusSet, number_of_trials: int = 1,
+                       time_bins: Sequence[tuple[float, float]] | None = None) -> dict[str, NeuroidAssembly]:
         """Features of every candidate layer on ``stimuli``, from one pass over the images.
 
         Layers with more than :attr:`n_components` features are reduced to that many principal
@@ -205,11 +206,19 @@ class LayerCandidates:
         an unlinked temporary file under the cache when large) only until its PCA is fitted, and
         what is cached is the selection's result per layer (the PCA scores, or the features of a
         layer small enough to keep), keyed by the content key of the activations it comes from.
+
+        A video model (an extractor with ``records_time``, e.g. :class:`~brainscore.models.extraction.temporal_store.
+        TemporalExtractor`) is streamed the same way, each layer averaged over the window the benchmark records
+        (``time_bins``, in ms from stimulus onset: one window from the first start to the last end; default
+        ``[(70, 170)]``) as :meth:`ModelCommitment.look_at` averages it (:func:`~brainscore.models.commitment.
+        average_time_bins`); without a model key nothing is stored.
         """
         extractor = self._commitment.activations_model
+        if getattr(extractor, "records_time", False):
+            return self._streamed(extractor, stimuli, time_bins=selection_window(time_bins))
         if not hasattr(extractor, "stream") and not hasattr(extractor, "extract"):
             raise BrainScoreError(f"model {self._commitment.identifier!r}: its activations model "
-                                  f"({type(extractor).__name__}, e.g. a video model) cannot choose its layers here "
+                                  f"({type(extractor).__name__}) cannot choose its layers here "
                                   f"yet (it keeps no per-layer features); commit one: `brainscore score --layer LAYER`, or a "
                                   f"region_layer_map in the plugin folder")
         if not hasattr(extractor, "stream") or not getattr(extractor, "cacheable", True):
@@ -243,8 +252,12 @@ class LayerCandidates:
         device = self._pca_device()
         return {} if device is None else {"pca_device": device.split(":")[0]}
 
-    def _streamed(self, extractor, stimuli: StimulusSet) -> dict[str, NeuroidAssembly]:
-        paths = extractor.cache_paths(stimuli, self.layers)
+    def _streamed(self, extractor, stimuli: StimulusSet, **window: Any) -> dict[str, NeuroidAssembly]:
+        ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
+        paths = extractor.cache_paths(stimuli, self.layers, **window)
+        if paths is None:  # a model nothing identifies: computed, never stored
+            entries = self._compute_entries(extractor, stimuli, self.layers, None, None, **window)
+            return {layer: self._package(entries[layer], layer, ids, extractor, stimuli) for layer in self.layers}
         cache = Cache("activations_pca")
         entries: dict[str, dict] = {}
         for layer in self.layers:
@@ -263,16 +276,16 @@ class LayerCandidates:
                         entries[layer] = entry
                         missing.remove(layer)
                 if missing:
-                    entries.update(self._compute_entries(extractor, stimuli, missing, paths, cache))
-        ids = np.asarray(sorted(map(str, stimuli["stimulus_id"])))
+                    entries.update(self._compute_entries(extractor, stimuli, missing, paths, cache, **window))
         return {layer: self._package(entries[layer], layer, ids, extractor, stimuli) for layer in self.layers}
 
-    def _compute_entries(self, extractor, stimuli: StimulusSet, layers: Sequence[str], paths: Mapping[str, Path],
-                         cache: Cache) -> dict[str, dict]:
-        """One pass for ``layers`` (those already in the activations cache are read from there); entries cached."""
-        stored = [layer for layer in layers if caching.enabled() and verified(paths[layer])]
+    def _compute_entries(self, extractor, stimuli: StimulusSet, layers: Sequence[str],
+                         paths: Mapping[str, Path] | None, cache: Cache | None, **window: Any) -> dict[str, dict]:
+        """One pass for ``layers`` (those already in the activations cache are read from there); entries cached
+        (``cache`` None: nothing read or stored)."""
+        stored = [layer for layer in layers if cache is not None and caching.enabled() and verified(paths[layer])]
         sinks: dict[str, _RowSink] = {}
-        folder = Path(cache.root) if caching.enabled() else Path(tempfile.gettempdir())
+        folder = Path(cache.root) if cache is not None and caching.enabled() else Path(tempfile.gettempdir())
         budget = _MemoryBudget(SELECTION_MEMORY_BYTES if SELECTION_MEMORY_BYTES is not None
                                else config.usable_memory() // 4)
         streamed = [layer for layer in layers if layer not in stored]
@@ -284,7 +297,7 @@ class LayerCandidates:
                         sinks[layer] = _RowSink(rows, folder, budget)
                         return sinks[layer]
                     return make
-                extractor.stream(stimuli, {layer: factory(layer) for layer in streamed})
+                extractor.stream(stimuli, {layer: factory(layer) for layer in streamed}, **window)
             what = f"{self._commitment.identifier}: principal components of {len(layers)} candidate layers"
             with stage(what, total=len(layers), unit="layer") as step:
                 for layer in layers:
@@ -296,7 +309,8 @@ class LayerCandidates:
                             entries[layer] = self._entry(sink.values)
                         finally:
                             sink.close()  # frees its memory (or file) before the next layer's PCA
-                    cache.save(self._selection_entry(paths[layer]), entries[layer])
+                    if cache is not None:
+                        cache.save(self._selection_entry(paths[layer]), entries[layer])
                     step.update()
         finally:
             for sink in sinks.values():
@@ -314,7 +328,8 @@ class LayerCandidates:
         model_id = self._commitment.identifier
         if "values" in entry:
             features = LayerFeatures(layer, None, ids, visual_degrees=getattr(extractor, "visual_degrees", None),
-                                     image_size=extractor.preprocessing.image_size, in_memory=entry["values"])
+                                     image_size=getattr(getattr(extractor, "preprocessing", None), "image_size", None),
+                                     in_memory=entry["values"])
             return features.assembly(stimuli, model_id)
         features = LayerFeatures(layer, None, ids, in_memory=entry["scores"])
         return self._package_scores(entry["scores"], features, stimuli)
@@ -349,6 +364,32 @@ class LayerCandidates:
         }
         return package_features(scores[rows], stimuli, neuroid_coords, features.trials, features.shifts,
                                 features.visual_degrees, features.image_size)
+
+
+#: The window a video model's candidate layers are averaged over when the benchmark names none (ms from onset).
+DEFAULT_SELECTION_WINDOW = (70, 170)
+
+
+def selection_window(time_bins: Sequence[tuple[float, float]] | None) -> list[tuple[float, float]]:
+    """The one time bin (ms from onset) a video model's candidate layers are averaged over for a benchmark recorded in
+    ``time_bins``: from the first bin's start to the last bin's end (:data:`DEFAULT_SELECTION_WINDOW` for None).
+
+    Raises
+    ------
+    ValidationError
+        For an empty list, a bin that is not (start, end), or an end not after its start.
+    """
+    from brainscore.errors import ValidationError
+
+    if time_bins is None:
+        return [DEFAULT_SELECTION_WINDOW]
+    try:
+        bins = [(float(start), float(end)) for start, end in time_bins]
+    except (TypeError, ValueError):
+        raise ValidationError(f"time bins must be (start, end) pairs in ms; got {time_bins!r}") from None
+    if not bins or any(not (np.isfinite(a) and np.isfinite(b)) or b <= a for a, b in bins):
+        raise ValidationError(f"time bins must be a non-empty list of (start, end) ms with end > start; got {bins}")
+    return [(min(a for a, _ in bins), max(b for _, b in bins))]
 
 
 class _MemoryBudget:

@@ -505,7 +505,9 @@ class ModelCommitment(BrainModel):
     def _selection_key(self, region: str) -> str:
         model = self.activations_model
         preprocessing = getattr(model, "preprocessing", None)
-        return content_key(kind="layer_selection", weights=getattr(model, "weights_hash", self.identifier),
+        model_key = getattr(model, "model_key", None)  # a video model's content key (weights and plugin code)
+        model_key = {"model_key": model_key()} if callable(model_key) else {}
+        return content_key(kind="layer_selection", weights=getattr(model, "weights_hash", self.identifier), **model_key,
                            architecture=getattr(model, "architecture_fingerprint", None),
                            numerics=model.numerics() if hasattr(model, "numerics") else None,
                            preprocessing=(preprocessing.key() if hasattr(preprocessing, "key") else

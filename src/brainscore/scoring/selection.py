@@ -39,7 +39,7 @@ class LayerCandidates(Protocol):
 
     def visual_degrees(self) -> float: ...
 
-    def look_at_layers(self, stimuli): ...
+    def look_at_layers(self, stimuli, time_bins=None): ...
 
 
 def selection_benchmarks() -> dict[str, tuple[str, ...]]:
@@ -54,7 +54,8 @@ def selection_features(identifier: str, candidates: LayerCandidates):
     """The selection benchmark ``identifier`` and every candidate layer's features on its stimuli (one pass, cached).
 
     The stimuli are placed on the model's screen as the benchmark would; the features are those of
-    ``candidates.look_at_layers`` (PCA-reduced, cached by content), so calling this ahead of
+    ``candidates.look_at_layers`` (PCA-reduced, cached by content; a video model's averaged over the window of the
+    benchmark's ``time_bins``), so calling this ahead of
     :func:`layer_scorer` (as ``brainscore run`` does, one selection benchmark per worker) leaves the
     scorer only the metric to compute.
 
@@ -65,7 +66,7 @@ def selection_features(identifier: str, candidates: LayerCandidates):
     benchmark = registry.load_benchmark(identifier)
     stimuli = place_on_screen(benchmark.stimulus_set, target_visual_degrees=candidates.visual_degrees(),
                               source_visual_degrees=benchmark.visual_degrees)
-    return benchmark, candidates.look_at_layers(stimuli)
+    return benchmark, candidates.look_at_layers(stimuli, time_bins=getattr(benchmark, "time_bins", None))
 
 
 def layer_scorer(region: str, candidates: LayerCandidates) -> dict[str, float]:

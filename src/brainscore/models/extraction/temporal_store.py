@@ -13,13 +13,19 @@ key of everything the values come from:
 - the layer, and the code that computes them (the cache's code hash).
 
 Layers already stored are read; the others are computed together in one pass.
+
+For layer selection (:class:`brainscore.models.candidates.LayerCandidates`) the extractor streams instead
+(:meth:`TemporalExtractor.stream`): stimuli in chunks of the batch size, every candidate layer averaged over the
+benchmark's window as the commitment averages a recording, handed to the selection's sinks and not stored; what the
+selection stores is keyed by :meth:`TemporalExtractor.cache_paths`.
 """
 from __future__ import annotations
 
 import itertools
 import logging
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -61,9 +67,19 @@ class TemporalExtractor:
         self._stimulus_set_hooks = BatchHooks()  # its dict and HookHandle; these hooks take no keys
         self.set_visual_degrees(visual_degrees)
 
+    #: Its activations have time bins (layer selection averages them over the benchmark's window).
+    records_time = True
+
     @property
     def identifier(self) -> str | bool:
         return f"{self._identifier}@{self.inferencer.identifier}" if self._identifier else False
+
+    @property
+    def cacheable(self) -> bool:
+        """Whether anything computed for this model may be stored: it has a model key (and caching is on)."""
+        from brainscore.caching import enabled
+
+        return enabled() and self.model_key is not None and self.model_key() is not None
 
     def set_visual_degrees(self, visual_degrees: float) -> None:
         self.inferencer.set_visual_degrees(visual_degrees)
@@ -74,6 +90,8 @@ class TemporalExtractor:
         wrapper.from_paths = self.from_paths
         wrapper.register_batch_activations_hook = self.register_batch_activations_hook
         wrapper.register_stimulus_set_hook = self.register_stimulus_set_hook
+        wrapper.stream, wrapper.cache_paths, wrapper.records_time = self.stream, self.cache_paths, True
+        wrapper.model_key = self.model_key
 
     def __call__(self, stimuli: Any, layers: Sequence[str], stimuli_identifier: str | None = None,
                  number_of_trials: int = 1, require_variance: bool = False, **_ignored: Any) -> NeuroidAssembly:
@@ -136,6 +154,69 @@ class TemporalExtractor:
                       stimuli=[file_hashes(path)["sha256"] for path in paths])
         return {layer: content_key(**common, layer=layer, format=self.inferencer.layer_activation_format[layer])
                 for layer in layers}
+
+    def _selection_paths(self, stimuli: Any) -> list[str]:
+        """The stimulus files in sorted ``stimulus_id`` order (after the stimulus-set hooks): a selection's rows."""
+        for hook in self._stimulus_set_hooks.active():
+            stimuli = hook(stimuli)
+        return [str(stimuli.get_stimulus(stimulus_id)) for stimulus_id in sorted(map(str, stimuli["stimulus_id"]))]
+
+    def cache_paths(self, stimuli: Any, layers: Sequence[str],
+                    time_bins: Sequence[tuple[float, float]] = ((70, 170),)) -> dict[str, Path] | None:
+        """Names (never files) whose stems key a layer selection's entries: each layer's activations on the stimuli
+        in sorted id order (:meth:`layer_keys`) averaged over ``time_bins``; None when nothing may be stored."""
+        layers = self.inferencer.checked_layers(layers)
+        keys = self.layer_keys(self._selection_paths(stimuli), layers)
+        if keys is None:
+            return None
+        window = [[float(start), float(end)] for start, end in time_bins]
+        return {layer: _CACHE.path(content_key(kind="temporal-window", activations=keys[layer], time_bins=window),
+                                   "npy") for layer in layers}
+
+    def stream(self, stimuli: Any, sinks: Mapping[str, Callable], time_bins: Sequence[tuple[float, float]] = ((70, 170),)
+               ) -> None:
+        """One pass handing each layer's activations, averaged over ``time_bins``, to a sink; nothing is stored.
+
+        The protocol of :meth:`brainscore.models.extraction.ActivationsExtractor.stream`: ``sinks`` maps a layer to
+        a factory ``rows -> sink`` (``append(batch)``, ``commit()``, ``abort()``); rows come in sorted
+        ``stimulus_id`` order, ``float32 (b, neuroid, len(time_bins))`` squeezed to ``(b, neuroid)`` for one bin,
+        each the overlap average :func:`~brainscore.models.commitment.average_time_bins` of the layer's bins, as
+        :meth:`ModelCommitment.look_at` records it. Stimuli run in chunks of the batch size, so only a chunk's
+        activations are held.
+
+        Raises
+        ------
+        ValueError
+            For no layers; KeyError for a layer without an activation format; ValidationError for a window
+            the layer's time bins do not cover.
+        """
+        from brainscore.models.commitment import average_time_bins
+
+        layers = self.inferencer.checked_layers(list(sinks))
+        if not layers:
+            raise ValueError("no layers given to stream; pass e.g. {'logits': factory}")
+        paths = self._selection_paths(stimuli)
+        window = [tuple(b) for b in time_bins]
+        made: dict[str, Any] = {}
+        try:
+            for layer in layers:
+                made[layer] = sinks[layer](len(paths))
+            chunk = self.inferencer.batching[0]
+            for start in range(0, len(paths), chunk):
+                computed = self.inferencer.run_layers(paths[start:start + chunk], layers)
+                for layer in layers:
+                    result = computed.pop(layer)
+                    values = result["values"]
+                    if result["time_bins"] is not None:
+                        values = average_time_bins(values, result["time_bins"], window)
+                        values = values[..., 0] if len(window) == 1 else values
+                    made[layer].append(np.asarray(values, dtype=np.float32))
+            for sink in made.values():
+                sink.commit()
+        except BaseException:
+            for sink in made.values():
+                sink.abort()
+            raise
 
     def _layers(self, paths: list[str], layers: list[str]) -> "OrderedDict[str, dict]":
         keys = self.layer_keys(paths, layers)

@@ -45,6 +45,11 @@ class ActivationWrapper:
         """The inferencer the extractor runs."""
         return self._extractor.inferencer
 
+    @property
+    def cacheable(self) -> bool:
+        """Whether its activations and layer choices may be stored (it has a :meth:`cache_key`)."""
+        return self._extractor.cacheable
+
     def build_extractor(self, inferencer_cls: type, *args: Any, **kwargs: Any) -> None:
         """(Re)build the extractor around a new ``inferencer_cls(get_activations, preprocessing, ...)``."""
         inferencer = inferencer_cls(*args, get_activations=self.get_activations, preprocessing=self.preprocessing,
