@@ -105,12 +105,17 @@ def time_bin_weights(source_bins, target_bins, mode: str = "portion") -> np.ndar
     return np.nan_to_num(weights)
 
 
+#: Bytes of float64 rows :func:`average_time_bins` converts at a time.
+AVERAGE_BLOCK_BYTES = 32 << 20
+
+
 def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = "portion") -> np.ndarray:
     """``values`` on ``source_bins`` (last axis) averaged onto ``target_bins``: ``(..., n_target)`` float64.
 
     Each target bin is the mean of the source bins it overlaps, weighted by :func:`time_bin_weights`; only
     those enter it, so a NaN in a source bin it does not overlap (the padding after a shorter video's end)
-    stays out of it, as in the reference's ``assembly_time_align``.
+    stays out of it, as in the reference's ``assembly_time_align``. Rows of finite values are averaged by one matrix
+    product (equal to the per-bin sums to rounding; a bin from one source bin is that bin exactly).
 
     Raises
     ------
@@ -124,12 +129,20 @@ def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = 
         raise ValidationError(f"requested time bins {[tuple(target_bins[j]) for j in np.flatnonzero(totals == 0)]} "
                               f"ms are not covered by the model's time bins "
                               f"{list(zip(source[:, 0].astype(int), source[:, 1].astype(int)))}")
-    values = np.asarray(values, dtype=np.float64)
-    averaged = np.empty((*values.shape[:-1], len(weights)))
-    for target, row in enumerate(weights / totals[:, None]):
-        overlapping = np.flatnonzero(row > 0)
-        averaged[..., target] = values[..., overlapping] @ row[overlapping]
-    return averaged
+    normalized = weights / totals[:, None]
+    values = np.asarray(values)
+    flat = values.reshape(-1, values.shape[-1])
+    averaged = np.empty((flat.shape[0], len(weights)))
+    step = max(1, AVERAGE_BLOCK_BYTES // (8 * max(1, flat.shape[1])))
+    for start in range(0, flat.shape[0], step):  # blocks of rows: the float64 copy stays small
+        block = flat[start:start + step].astype(np.float64)
+        if np.isfinite(block).all():  # one product; a bin a target does not overlap has weight 0
+            averaged[start:start + step] = block @ normalized.T
+            continue
+        for target, row in enumerate(normalized):  # NaN or inf: only the bins a target overlaps enter it
+            overlapping = np.flatnonzero(row > 0)
+            averaged[start:start + step, target] = block[:, overlapping] @ row[overlapping]
+    return averaged.reshape(*values.shape[:-1], len(weights))
 
 
 def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]],
