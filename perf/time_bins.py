@@ -1,4 +1,4 @@
-"""The overlap average of a video model's time bins (:func:`brainscore.models.commitment.average_time_bins`) against
+"""The overlap average of a video model's time bins (:func:`brainscore.models.time_bins.average_time_bins`) against
 the per-bin sums it replaced, side by side on one array the size of a video network's early layer.
 
 A video model's layer comes as ``(stimuli, units, steps)``; the temporal inferencer averages its steps onto bins of
@@ -21,7 +21,7 @@ import numpy as np
 
 def per_bin(values: np.ndarray, source_bins, target_bins) -> np.ndarray:
     """The replaced computation: float64 copy, then one fancy-indexed weighted sum per target bin."""
-    from brainscore.models.commitment import time_bin_weights
+    from brainscore.models.time_bins import time_bin_weights
 
     weights = time_bin_weights(source_bins, target_bins)
     values = np.asarray(values, dtype=np.float64)
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", type=int, default=25, help="target bins over the same 1000 ms (1: one window)")
     args = parser.parse_args(argv)
 
-    from brainscore.models.commitment import average_time_bins
+    from brainscore.models.time_bins import average_time_bins
 
     rng = np.random.default_rng(0)
     values = rng.standard_normal((args.stimuli, args.units, args.steps)).astype(np.float16)

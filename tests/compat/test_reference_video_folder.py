@@ -119,7 +119,7 @@ def test_r3d_18_candidate_layers_for_selection_are_its_recordings_in_the_benchma
     model's content key, which also keys the region's stored choice."""
     from brainscore.data.stimuli import StimulusSet
     from brainscore.models.candidates import LayerCandidates, gram_pca
-    from brainscore.models.commitment import align_time_bins
+    from brainscore.models.time_bins import align_time_bins
 
     paths = {}
     for index in range(3):

@@ -10,7 +10,8 @@ from brainscore.data import NeuroidAssembly, StimulusSet
 from brainscore.errors import BrainScoreError, ValidationError
 from brainscore.models import readouts
 from brainscore.models.candidates import LayerCandidates, gram_pca
-from brainscore.models.commitment import ModelCommitment, align_time_bins, load_region_layer_map
+from brainscore.models.commitment import ModelCommitment, load_region_layer_map
+from brainscore.models.time_bins import align_time_bins
 from brainscore.models.extraction import ActivationsExtractor
 from brainscore.models.preprocessing import Preprocessing
 

@@ -363,10 +363,10 @@ def test_a_model_without_a_key_is_computed_every_time(videos, tmp_path, monkeypa
 
 
 def test_an_assembly_with_nan_after_a_shorter_video_aligns_to_a_benchmark_window():
-    """brainscore.models.commitment.align_time_bins (a model's bins onto a benchmark's) averages only the bins a
+    """brainscore.models.time_bins.align_time_bins (a model's bins onto a benchmark's) averages only the bins a
     window overlaps: NaN padding in other bins does not reach it."""
     from brainscore.data.assemblies import NeuroidAssembly
-    from brainscore.models.commitment import align_time_bins
+    from brainscore.models.time_bins import align_time_bins
 
     values = np.array([[[1.0, 3.0, np.nan, np.nan]], [[1.0, 3.0, 5.0, 7.0]]])  # 2 presentations, 1 neuroid, 4 bins
     assembly = NeuroidAssembly(values, dims=("presentation", "neuroid", "time_bin"),

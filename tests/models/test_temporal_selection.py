@@ -16,7 +16,8 @@ from PIL import Image
 
 from brainscore.data import StimulusSet
 from brainscore.models.candidates import LayerCandidates, gram_pca, selection_window
-from brainscore.models.commitment import ModelCommitment, align_time_bins
+from brainscore.models.commitment import ModelCommitment
+from brainscore.models.time_bins import align_time_bins
 from brainscore.models.extraction.temporal import TemporalInferencer
 from brainscore.models.extraction.temporal_store import TemporalExtractor
 from brainscore.data.clips import Video

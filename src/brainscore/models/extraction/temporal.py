@@ -41,7 +41,7 @@ from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.data.clips import Video
 from brainscore.data.resize import resize_batch
 from brainscore.data.video import FRAME_TOLERANCE
-from brainscore.models.commitment import average_time_bins
+from brainscore.models.time_bins import average_time_bins
 
 __all__ = ["CHANNEL_NAMES", "TIME_ALIGNMENTS", "BatchExecutor", "Inferencer", "TemporalInferencer",
            "CausalInferencer", "BlockInferencer", "stack_with_nan_padding", "fps_time_bins"]
@@ -403,7 +403,7 @@ class TemporalInferencer(Inferencer):
 
     Each layer's time axis (``T``; a layer without one has a single step over the whole video) is put on time bins
     by ``time_alignment`` (:data:`TIME_ALIGNMENTS`) on the longest stimulus, then averaged onto bins of
-    ``1000 / fps`` ms by overlap (:func:`brainscore.models.commitment.average_time_bins`, ``"portion"``). With
+    ``1000 / fps`` ms by overlap (:func:`brainscore.models.time_bins.average_time_bins`, ``"portion"``). With
     ``"ignore_time"`` the time axis is a channel and there is one bin, the whole video. Shorter stimuli are padded
     with NaN at the end.
 

@@ -180,7 +180,7 @@ class TemporalExtractor:
         The protocol of :meth:`brainscore.models.extraction.ActivationsExtractor.stream`: ``sinks`` maps a layer to
         a factory ``rows -> sink`` (``append(batch)``, ``commit()``, ``abort()``); rows come in sorted
         ``stimulus_id`` order, ``float32 (b, neuroid, len(time_bins))`` squeezed to ``(b, neuroid)`` for one bin,
-        each the overlap average :func:`~brainscore.models.commitment.average_time_bins` of the layer's bins, as
+        each the overlap average :func:`~brainscore.models.time_bins.average_time_bins` of the layer's bins, as
         :meth:`ModelCommitment.look_at` records it. Stimuli run in chunks of the batch size, so only a chunk's
         activations are held.
 
@@ -190,7 +190,7 @@ class TemporalExtractor:
             For no layers; KeyError for a layer without an activation format; ValidationError for a window
             the layer's time bins do not cover.
         """
-        from brainscore.models.commitment import average_time_bins
+        from brainscore.models.time_bins import average_time_bins
 
         layers = self.inferencer.checked_layers(list(sinks))
         if not layers:

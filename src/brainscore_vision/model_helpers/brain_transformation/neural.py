@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from brainscore.errors import BrainScoreError, ValidationError
-from brainscore.models.commitment import align_time_bins, repeat_time_bins
+from brainscore.models.time_bins import align_time_bins, repeat_time_bins
 from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
 from brainscore_vision.model_interface import BrainModel
 

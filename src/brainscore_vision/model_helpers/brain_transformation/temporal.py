@@ -3,7 +3,7 @@
 ``TemporalAligned(layer_model)`` forwards ``start_recording(target, time_bins)`` and ``look_at`` to
 ``layer_model``; a static response is repeated in every requested bin, a temporal one (with
 ``time_bin_start``/``time_bin_end``) is averaged into them weighted by overlap
-(:func:`brainscore.models.commitment.align_time_bins`, the reference's ``assembly_time_align``). With
+(:func:`brainscore.models.time_bins.align_time_bins`, the reference's ``assembly_time_align``). With
 one requested bin, the ``time_bin`` dim is squeezed out, as in the reference.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from brainscore.models.commitment import align_time_bins, repeat_time_bins, time_bin_weights
+from brainscore.models.time_bins import align_time_bins, repeat_time_bins, time_bin_weights
 
 __all__ = ["TemporalAligned", "time_align", "assembly_time_align"]
 
@@ -20,7 +20,7 @@ __all__ = ["TemporalAligned", "time_align", "assembly_time_align"]
 def time_align(source_time_bins: Sequence[tuple[float, float]], target_time_bins: Sequence[tuple[float, float]],
                mode: str = "portion") -> np.ndarray:
     """``(n_target, n_source)`` weights of the source bins in each target bin
-    (:func:`brainscore.models.commitment.time_bin_weights`: ``"portion"`` of each source bin covered, or
+    (:func:`brainscore.models.time_bins.time_bin_weights`: ``"portion"`` of each source bin covered, or
     ``"center"``)."""
     return time_bin_weights(source_time_bins, target_time_bins, mode)
 

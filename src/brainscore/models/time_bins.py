@@ -1,0 +1,141 @@
+"""Time bins of a model's responses: a static response repeated over them, and a temporal model's bins averaged onto
+the ones a benchmark records, by overlap (the reference's ``time_align`` and ``assembly_time_align``, Brain-Score's
+temporal models, 2024).
+
+Times are in ms from stimulus onset; a bin ``(start, end)`` covers ``[start, end)``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from brainscore.data.assemblies import NeuroidAssembly
+from brainscore.errors import ValidationError
+
+__all__ = ["repeat_time_bins", "time_bin_weights", "average_time_bins", "align_time_bins", "checked_time_bins",
+           "AVERAGE_BLOCK_BYTES"]
+
+
+def _ms(value) -> int | float:
+    """A time in ms: an int when integral (70, not 70.0), else the float itself (never truncated)."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def checked_time_bins(time_bins) -> list[tuple[int, int]]:
+    """``time_bins`` as a list of ``(start, end)`` ms (ints where integral).
+
+    Raises
+    ------
+    ValidationError
+        For a bin that does not end after it starts.
+    """
+    bins = [tuple(_ms(v) for v in b) for b in time_bins]
+    for start, end in bins:
+        if end <= start:
+            raise ValidationError(f"time bin ({start}, {end}) must end after it starts (ms)")
+    return bins
+
+
+def repeat_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]]) -> NeuroidAssembly:
+    """A static response for every time bin: ``presentation x neuroid x time_bin`` (a broadcast view).
+
+    Coordinates ``time_bin_start`` and ``time_bin_end`` (ms) lie on ``time_bin``.
+    """
+    bins = checked_time_bins(time_bins)
+    expanded = assembly.expand_dims(time_bin=len(bins), axis=-1)
+    expanded = expanded.assign_coords(time_bin_start=("time_bin", np.array([b[0] for b in bins])),
+                                      time_bin_end=("time_bin", np.array([b[1] for b in bins])))
+    return type(assembly)(expanded)
+
+
+def time_bin_weights(source_bins, target_bins, mode: str = "portion") -> np.ndarray:
+    """How much each source time bin counts for each target bin: ``(n_target, n_source)``.
+
+    ``"portion"``: the fraction of each source bin ``[s, e)`` that the target bin ``[a, b)`` covers,
+    ``max(0, min(b, e) - max(a, s)) / (e - s)``; a row is all 0 when the source bins do not cover the
+    whole target bin. ``"center"``: 1 for the source bin holding the target bin's centre. The
+    reference's ``time_align`` (source bins assumed contiguous).
+
+    Raises
+    ------
+    ValueError
+        For another ``mode``.
+    """
+    source = np.asarray([tuple(b) for b in source_bins], dtype=float).reshape(-1, 2)
+    target = np.asarray([tuple(b) for b in target_bins], dtype=float).reshape(-1, 2)
+    if mode == "center":
+        middle = target.mean(axis=1)[:, None]
+        return ((middle >= source[None, :, 0]) & (middle < source[None, :, 1])).astype(float)
+    if mode != "portion":
+        raise ValueError(f"time-bin alignment mode must be 'portion' or 'center', got {mode!r}")
+    overlap = np.clip(np.minimum(target[:, 1:2], source[None, :, 1]) - np.maximum(target[:, 0:1], source[None, :, 0]),
+                      0, None)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weights = overlap / (source[None, :, 1] - source[None, :, 0])
+    covered = (source[:, 0].min() <= target[:, 0]) & (source[:, 1].max() >= target[:, 1])
+    weights[~covered] = 0
+    return np.nan_to_num(weights)
+
+
+AVERAGE_BLOCK_BYTES = 32 << 20  #: bytes of float64 rows :func:`average_time_bins` converts at a time
+
+
+def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = "portion") -> np.ndarray:
+    """``values`` on ``source_bins`` (last axis) averaged onto ``target_bins``: ``(..., n_target)`` float64.
+
+    Each target bin is the mean of the source bins it overlaps, weighted by :func:`time_bin_weights`; only
+    those enter it, so a NaN in a source bin it does not overlap (the padding after a shorter video's end)
+    stays out of it, as in the reference's ``assembly_time_align``. Rows of finite values are averaged by one matrix
+    product (equal to the per-bin sums to rounding; a bin from one source bin is that bin exactly).
+
+    Raises
+    ------
+    ValidationError
+        If a target bin is not covered by the source bins (``"portion"``) or its centre lies in none (``"center"``).
+    """
+    weights = time_bin_weights(source_bins, target_bins, mode)  # (n_target, n_source)
+    totals = weights.sum(axis=1)
+    if np.any(totals == 0):
+        source = np.asarray([tuple(b) for b in source_bins], dtype=float).reshape(-1, 2)
+        raise ValidationError(f"requested time bins {[tuple(target_bins[j]) for j in np.flatnonzero(totals == 0)]} "
+                              f"ms are not covered by the model's time bins "
+                              f"{list(zip(source[:, 0].astype(int), source[:, 1].astype(int)))}")
+    normalized, values = weights / totals[:, None], np.asarray(values)
+    flat = values.reshape(-1, values.shape[-1])
+    averaged = np.empty((flat.shape[0], len(weights)))
+    step = max(1, AVERAGE_BLOCK_BYTES // (8 * max(1, flat.shape[1])))
+    for start in range(0, flat.shape[0], step):  # blocks of rows: the float64 copy stays small
+        block = flat[start:start + step].astype(np.float64)
+        if np.isfinite(block).all():  # one product; a bin a target does not overlap has weight 0
+            averaged[start:start + step] = block @ normalized.T
+        else:  # NaN or inf: only the bins a target overlaps enter it
+            for target, row in enumerate(normalized):
+                averaged[start:start + step, target] = block[:, row > 0] @ row[row > 0]
+    return averaged.reshape(*values.shape[:-1], len(weights))
+
+
+def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]],
+                    mode: str = "portion") -> NeuroidAssembly:
+    """Average a temporal model's time bins into the requested ones (the reference's ``assembly_time_align``).
+
+    Each requested bin is the mean of the source bins weighted by :func:`time_bin_weights` (``"portion"``:
+    by the fraction of each source bin it covers; ``"center"``: the source bin holding its centre).
+
+    Raises
+    ------
+    ValidationError
+        If a requested bin is not covered by the source bins (``"portion"``) or its centre lies in none
+        (``"center"``).
+    """
+    bins = checked_time_bins(time_bins)
+    starts = np.atleast_1d(assembly["time_bin_start"].values).astype(float)
+    ends = np.atleast_1d(assembly["time_bin_end"].values).astype(float)
+    other = [d for d in assembly.dims if d != "time_bin"]
+    source = assembly.transpose(*other, "time_bin")
+    values = average_time_bins(np.asarray(source.values, dtype=float), np.stack([starts, ends], axis=1), bins, mode)
+    coords = {name: coord for name, coord in source.coords.items() if "time_bin" not in coord.dims}
+    coords["time_bin_start"] = ("time_bin", np.array([b[0] for b in bins]))
+    coords["time_bin_end"] = ("time_bin", np.array([b[1] for b in bins]))
+    return type(assembly)(values, dims=(*other, "time_bin"), coords=coords)
