@@ -32,8 +32,8 @@ from brainscore.errors import BrainScoreError
 from brainscore.models.extraction.core import LayerFeatures, package_features
 from brainscore.progress import stage
 
-__all__ = ["LayerCandidates", "gram_pca", "selection_window", "DEFAULT_SELECTION_WINDOW", "SELECTION_PCA_COMPONENTS",
-           "SELECTION_PCA_METHOD", "SELECTION_MEMORY_BYTES"]
+__all__ = ["LayerCandidates", "gram_pca", "selection_window", "SELECTION_PCA_COMPONENTS", "SELECTION_PCA_METHOD",
+           "SELECTION_MEMORY_BYTES"]
 
 #: Principal components kept per layer during layer selection (the reference's LayerPCA).
 SELECTION_PCA_COMPONENTS = 1000
@@ -210,7 +210,7 @@ class LayerCandidates:
         A video model (an extractor with ``records_time``, e.g. :class:`~brainscore.models.extraction.temporal_store.
         TemporalExtractor`) is streamed the same way, each layer averaged over the window the benchmark records
         (``time_bins``, in ms from stimulus onset: one window from the first start to the last end; default
-        ``[(70, 170)]``) as :meth:`ModelCommitment.look_at` averages it (:func:`~brainscore.models.commitment.
+        ``[(70, 170)]``) as :meth:`ModelCommitment.look_at` averages it (:func:`~brainscore.models.time_bins.
         average_time_bins`); without a model key nothing is stored.
         """
         extractor = self._commitment.activations_model
@@ -366,29 +366,26 @@ class LayerCandidates:
                                 features.visual_degrees, features.image_size)
 
 
-#: The window a video model's candidate layers are averaged over when the benchmark names none (ms from onset).
-DEFAULT_SELECTION_WINDOW = (70, 170)
-
-
 def selection_window(time_bins: Sequence[tuple[float, float]] | None) -> list[tuple[float, float]]:
     """The one time bin (ms from onset) a video model's candidate layers are averaged over for a benchmark recorded in
-    ``time_bins``: from the first bin's start to the last bin's end (:data:`DEFAULT_SELECTION_WINDOW` for None).
+    ``time_bins``: from the first bin's start to the last bin's end
+    (:data:`~brainscore.models.time_bins.DEFAULT_TIME_BINS` for None).
 
     Raises
     ------
     ValidationError
-        For an empty list, a bin that is not (start, end), or an end not after its start.
+        For an empty list, a bin that is not a finite (start, end), or an end not after its start.
     """
     from brainscore.errors import ValidationError
+    from brainscore.models.time_bins import DEFAULT_TIME_BINS, checked_time_bins
 
-    if time_bins is None:
-        return [DEFAULT_SELECTION_WINDOW]
     try:
-        bins = [(float(start), float(end)) for start, end in time_bins]
-    except (TypeError, ValueError):
-        raise ValidationError(f"time bins must be (start, end) pairs in ms; got {time_bins!r}") from None
-    if not bins or any(not (np.isfinite(a) and np.isfinite(b)) or b <= a for a, b in bins):
-        raise ValidationError(f"time bins must be a non-empty list of (start, end) ms with end > start; got {bins}")
+        bins = checked_time_bins(DEFAULT_TIME_BINS if time_bins is None else time_bins)
+    except (TypeError, ValueError) as error:  # ValidationError (an end before its start) is a ValueError too
+        raise ValidationError(f"time bins must be (start, end) pairs in ms with end > start; got {time_bins!r} "
+                              f"({error})") from None
+    if not bins or not np.isfinite(np.asarray(bins, dtype=float)).all():
+        raise ValidationError(f"time bins must be a non-empty list of finite (start, end) ms; got {time_bins!r}")
     return [(min(a for a, _ in bins), max(b for _, b in bins))]
 
 

@@ -40,13 +40,12 @@ from brainscore.models import layer_rule, readouts
 from brainscore.models.candidates import SELECTION_PCA_COMPONENTS, SELECTION_PCA_METHOD, LayerCandidates
 from brainscore.models.extraction.core import LOGITS
 from brainscore.models.structure import CANDIDATE_DEFINITION, structural_candidates
-from brainscore.models.time_bins import (AVERAGE_BLOCK_BYTES, align_time_bins, average_time_bins,  # noqa: F401
+from brainscore.models.time_bins import (AVERAGE_BLOCK_BYTES, DEFAULT_TIME_BINS, align_time_bins,  # noqa: F401
+                                         average_time_bins,
                                          checked_time_bins, repeat_time_bins, time_bin_weights)
 from brainscore.models.interface import BrainModel, Task
 from brainscore.progress import stage
 
-#: Time bin recorded when ``start_recording`` is given none (ms), as the reference.
-DEFAULT_TIME_BINS = ((70, 170),)
 
 
 def _rows_of(stimuli: StimulusSet, shown: StimulusSet, features: NeuroidAssembly) -> np.ndarray | None:

@@ -13,8 +13,11 @@ import numpy as np
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.errors import ValidationError
 
-__all__ = ["repeat_time_bins", "time_bin_weights", "average_time_bins", "align_time_bins", "checked_time_bins",
+__all__ = ["DEFAULT_TIME_BINS", "repeat_time_bins", "time_bin_weights", "average_time_bins", "align_time_bins", "checked_time_bins",
            "AVERAGE_BLOCK_BYTES"]
+
+#: Time bin recorded when none is given (ms), as the reference.
+DEFAULT_TIME_BINS = ((70, 170),)
 
 
 def _ms(value) -> int | float:

@@ -32,6 +32,7 @@ from brainscore.benchmarks import fixed_split
 from brainscore.benchmarks import rsa as _rsa
 from brainscore.data.assemblies import DataAssembly, average_repetition
 from brainscore.metrics.normalisation import explained_variance
+from brainscore.models.time_bins import DEFAULT_TIME_BINS
 
 from brainscore_core.benchmarks import NoArgumentCeiling, required_positional
 from brainscore_vision.utils import LazyLoad, content, unwrap
@@ -40,7 +41,6 @@ __all__ = ["NeuralBenchmark", "TrainTestNeuralBenchmark", "RSABenchmark", "avera
            "filter_reliable_neuroids", "timebins_from_assembly", "apply_keep_attrs", "flatten_timebins_into_neuroids",
            "place_on_screen"]
 
-DEFAULT_TIME_BINS = ((70, 170),)
 _REGIONS = ("V1", "V2", "V4", "IT")
 
 

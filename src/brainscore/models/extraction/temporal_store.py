@@ -32,6 +32,7 @@ import numpy as np
 from brainscore.caching import Cache, content_key, file_hashes
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.models.extraction.temporal import Inferencer
+from brainscore.models.time_bins import DEFAULT_TIME_BINS, average_time_bins
 
 __all__ = ["TemporalExtractor"]
 
@@ -110,8 +111,7 @@ class TemporalExtractor:
                           stimuli_identifier: str | None = None) -> NeuroidAssembly:
         """``presentation x neuroid [x time_bin]``, with ``stimulus_id`` and every column of ``stimulus_set`` on
         ``presentation`` in its row order (after the registered stimulus-set hooks)."""
-        for hook in self._stimulus_set_hooks.active():
-            stimulus_set = hook(stimulus_set)
+        stimulus_set = self._hooked(stimulus_set)
         ids = list(stimulus_set["stimulus_id"])
         paths = [str(stimulus_set.get_stimulus(stimulus_id)) for stimulus_id in ids]
         activations = self.from_paths(paths, layers, stimuli_identifier=stimuli_identifier)
@@ -155,14 +155,19 @@ class TemporalExtractor:
         return {layer: content_key(**common, layer=layer, format=self.inferencer.layer_activation_format[layer])
                 for layer in layers}
 
+    def _hooked(self, stimulus_set: Any) -> Any:
+        """``stimulus_set`` after the registered stimulus-set hooks, in order."""
+        for hook in self._stimulus_set_hooks.active():
+            stimulus_set = hook(stimulus_set)
+        return stimulus_set
+
     def _selection_paths(self, stimuli: Any) -> list[str]:
         """The stimulus files in sorted ``stimulus_id`` order (after the stimulus-set hooks): a selection's rows."""
-        for hook in self._stimulus_set_hooks.active():
-            stimuli = hook(stimuli)
+        stimuli = self._hooked(stimuli)
         return [str(stimuli.get_stimulus(stimulus_id)) for stimulus_id in sorted(map(str, stimuli["stimulus_id"]))]
 
     def cache_paths(self, stimuli: Any, layers: Sequence[str],
-                    time_bins: Sequence[tuple[float, float]] = ((70, 170),)) -> dict[str, Path] | None:
+                    time_bins: Sequence[tuple[float, float]] = DEFAULT_TIME_BINS) -> dict[str, Path] | None:
         """Names (never files) whose stems key a layer selection's entries: each layer's activations on the stimuli
         in sorted id order (:meth:`layer_keys`) averaged over ``time_bins``; None when nothing may be stored."""
         layers = self.inferencer.checked_layers(layers)
@@ -173,8 +178,8 @@ class TemporalExtractor:
         return {layer: _CACHE.path(content_key(kind="temporal-window", activations=keys[layer], time_bins=window),
                                    "npy") for layer in layers}
 
-    def stream(self, stimuli: Any, sinks: Mapping[str, Callable], time_bins: Sequence[tuple[float, float]] = ((70, 170),)
-               ) -> None:
+    def stream(self, stimuli: Any, sinks: Mapping[str, Callable],
+               time_bins: Sequence[tuple[float, float]] = DEFAULT_TIME_BINS) -> None:
         """One pass handing each layer's activations, averaged over ``time_bins``, to a sink; nothing is stored.
 
         The protocol of :meth:`brainscore.models.extraction.ActivationsExtractor.stream`: ``sinks`` maps a layer to
@@ -190,8 +195,6 @@ class TemporalExtractor:
             For no layers; KeyError for a layer without an activation format; ValidationError for a window
             the layer's time bins do not cover.
         """
-        from brainscore.models.time_bins import average_time_bins
-
         layers = self.inferencer.checked_layers(list(sinks))
         if not layers:
             raise ValueError("no layers given to stream; pass e.g. {'logits': factory}")
