@@ -96,10 +96,6 @@ KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("tests/test_model_helpers/brain_transformation/test_behavior.py::TestLabelBehavior::test_choicelabels*",
      "resource", "asserts the labels a seeded random network gives to the reference's own rgb1.jpg and rgb2.jpg, "
                  "which the wheel does not ship (stand-ins are used)"),
-    ("tests/test_model_helpers/brain_transformation/test_neural.py::TestLayerSelection::"
-     "test_selects_from_cached_scores_without_attrs", "gap",
-     "calls the reference's private LayerSelection._call.__wrapped__ (its result_caching decorator) on a cached "
-     "LayerScores; brainscore's layer selection is brainscore.scoring.selection, cached by content"),
     ("tests/test_model_helpers/activations/test_cache_key.py", "gap",
      "tests the reference's activations cache keys (identifier@git-or-content revision of the plugin folder, "
      "opt-in by BRAINSCORE_CACHE_PLUGIN_REVISION, resolved from its own data/ tree); brainscore keys stored "

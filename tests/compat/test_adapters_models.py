@@ -202,3 +202,40 @@ def test_properties_benchmark_equals_native(tmp_path):
     with pytest.raises(TypeError, match=r"needs arguments \['baseline'\].*Marques 2020 benchmarks"):
         PropertiesBenchmark(identifier="x", assembly=data, neuronal_property=lambda responses, baseline: None,
                             similarity_metric=settings["similarity_metric"])
+
+
+def test_layer_selection_chooses_as_brainscores_selection(monkeypatch):
+    """The reference's ``LayerSelection`` path (``__call__`` -> ``_call`` -> ``_layer_scoring`` -> best score) over
+    brainscore's selection: the first of equal maxima in depth order, non-finite scores skipped, a region without
+    selection data committed by the layer rule, and a cached score without attributes accepted."""
+    from brainscore.errors import NoSelectionDataError
+    from brainscore.metrics.score import Score
+    from brainscore.scoring import selection as native_selection
+    from brainscore_vision.model_helpers.brain_transformation.neural import LayerSelection
+
+    table = {"V4": {"relu1": 0.1, "relu2": 0.3, "pool": 0.3}, "V1": {"relu1": np.nan, "relu2": 0.1, "pool": -np.inf}}
+
+    def scorer(region, candidates):
+        if region not in table:
+            raise NoSelectionDataError(f"no selection data for {region}")
+        return table[region]
+
+    monkeypatch.setenv("BRAINSCORE_CACHE", "0")
+    monkeypatch.setattr(native_selection, "layer_scorer", scorer)
+    wrapper = reference_model().activations_model
+    selection = LayerSelection("compat-smallconv", wrapper, LAYERS)
+    assert selection(selection_identifier="V4") == "relu2"
+    assert selection(selection_identifier="V1") == "relu2"
+    rule = NativeCommitment("compat-smallconv", wrapper, LAYERS).commit_by_rule("IT")
+    assert selection(selection_identifier="IT") == rule
+    with pytest.raises(NotImplementedError, match="selection benchmarks"):
+        selection(selection_identifier="V4", benchmark=object())
+
+    scores = Score([0.1, 0.3, 0.2], coords={"layer": LAYERS}, dims=["layer"])  # as read back from a file: no attrs
+    selection._layer_scoring = lambda **kwargs: scores
+    assert LayerSelection._call.__wrapped__(selection, model_identifier="m", selection_identifier="IT",
+                                            benchmark=None) == "relu2"
+    selection._layer_scoring = lambda **kwargs: Score([np.nan, np.inf, np.nan], coords={"layer": LAYERS},
+                                                      dims=["layer"])
+    with pytest.raises(brainscore.errors.BrainScoreError, match="no layer has a finite score"):
+        selection(selection_identifier="V4")

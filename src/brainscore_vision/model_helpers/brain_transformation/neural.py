@@ -3,13 +3,16 @@ extractor; ``LayerSelection``: ``brainscore``'s layer selection (:mod:`brainscor
 """
 from __future__ import annotations
 
+import logging
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from brainscore.errors import BrainScoreError, ValidationError
+from brainscore.errors import BrainScoreError, NoSelectionDataError, ValidationError
+from brainscore.metrics.score import Score
 from brainscore.models.time_bins import align_time_bins, repeat_time_bins
 from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
+from brainscore_vision._result_caching import store
 from brainscore_vision.model_interface import BrainModel
 
 __all__ = ["LayerMappedModel", "LayerSelection"]
@@ -92,26 +95,73 @@ class LayerSelection:
         Candidate layers, in depth order.
     visual_degrees : float
 
-    ``selection(selection_identifier='IT')`` returns the chosen layer (scored on the region's
-    selection benchmarks, cached by content).
+    ``selection(selection_identifier='IT')`` returns the chosen layer: the reference's structure, ``__call__`` ->
+    ``_call`` (decorated as the reference's, with ``__wrapped__`` the undecorated choice) -> ``_layer_scoring``
+    (one score per layer: here brainscore's selection scores, cached by content) -> the highest score, the first
+    of equal maxima in ``layers`` order (Schrimpf et al. 2018, "Brain-Score", layer commitment). A region without
+    selection data is committed by the layer rule, as ``brainscore``'s commitment does.
 
     Raises (``__call__``)
     ---------------------
     NotImplementedError
         If a ``benchmark`` is given: brainscore selects on the region's standard selection benchmarks.
+    BrainScoreError
+        If no layer has a finite score.
     """
 
     def __init__(self, model_identifier: str, activations_model: Any, layers: Sequence[str], visual_degrees: float = 8):
         self.model_identifier, self.activations_model = model_identifier, activations_model
         self.layers, self.visual_degrees = list(layers), visual_degrees
+        self._logger = logging.getLogger(f"{__name__}.{type(self).__name__}")
+        self._commitment: Any = None
 
     def __call__(self, selection_identifier: str, benchmark: Any = None) -> str:
         if benchmark is not None:
             raise NotImplementedError("LayerSelection: brainscore selects a region's layer on that region's selection "
                                       "benchmarks (brainscore.scoring.selection); a benchmark cannot be given")
-        from brainscore.models.commitment import ModelCommitment
-        from brainscore.scoring.selection import layer_scorer
+        try:
+            return self._call(model_identifier=self.model_identifier, selection_identifier=selection_identifier,
+                              benchmark=benchmark)
+        except NoSelectionDataError:
+            return self._committed().commit_by_rule(selection_identifier)
 
-        commitment = ModelCommitment(self.model_identifier, self.activations_model, self.layers,
-                                     visual_degrees=self.visual_degrees, layer_scorer=layer_scorer)
-        return commitment.layer_for(selection_identifier)
+    @store(identifier_ignore=["benchmark"])  # caches nothing: the choice is stored by content underneath
+    def _call(self, model_identifier: str, selection_identifier: str, benchmark: Any) -> str:
+        """The layer with the highest score of ``_layer_scoring`` (a ``layer`` Score; attributes not needed, so a
+        score read back without them, as from a netCDF file, serves too)."""
+        scores = self._layer_scoring(model_identifier=model_identifier, layers=self.layers, benchmark=benchmark,
+                                     benchmark_identifier=selection_identifier)
+        values = np.asarray(scores.values, dtype=float).reshape(-1)
+        values = np.where(np.isfinite(values), values, np.nan)  # as brainscore's selection: finite scores only
+        if np.isnan(values).all():
+            raise BrainScoreError(f"layer selection of {model_identifier!r} for {selection_identifier!r}: no layer has "
+                                  f"a finite score ({dict(zip(map(str, scores['layer'].values), values))})")
+        best = str(scores["layer"].values[int(np.nanargmax(values))])
+        self._logger.debug("layer scores (unceiled) for %s: %s; best %s", selection_identifier,
+                           dict(zip(map(str, scores["layer"].values), values)), best)
+        return best
+
+    def _committed(self) -> Any:
+        if self._commitment is None:
+            from brainscore.models.commitment import ModelCommitment
+            from brainscore.scoring.selection import layer_scorer
+
+            self._commitment = ModelCommitment(self.model_identifier, self.activations_model, self.layers,
+                                               visual_degrees=self.visual_degrees, layer_scorer=layer_scorer)
+        return self._commitment
+
+    def _layer_scoring(self, model_identifier: str, layers: Sequence[str], benchmark: Any,
+                       benchmark_identifier: str) -> Score:
+        """One score per layer of ``layers`` for region ``benchmark_identifier`` (brainscore's selection scores).
+
+        Raises
+        ------
+        NoSelectionDataError
+            If the region has no selection data (it is then committed by the layer rule).
+        """
+        commitment = self._committed()
+        commitment.layer_for(benchmark_identifier)
+        scores = commitment.layer_scores.get(benchmark_identifier)
+        if scores is None:
+            raise NoSelectionDataError(f"no selection data for region {benchmark_identifier!r}")
+        return Score([scores.get(layer, np.nan) for layer in layers], coords={"layer": list(layers)}, dims=["layer"])
