@@ -16,31 +16,38 @@ FPS, N_FRAMES, WIDTH, HEIGHT = 60, 40, 32, 24
 RECENT_NS = 3600 * 10**9
 
 
-def write_video(path, offset: int = 0):
+def write_video(path, offset: int = 0, width: int = WIDTH, height: int = HEIGHT):
     """An mp4 whose frame ``i`` is grey ``4 i + offset`` (H.264, quantiser 0: lossless)."""
     with av.open(str(path), "w") as container:
         stream = container.add_stream("libx264", rate=FPS, options={"qp": "0"})
-        stream.width, stream.height, stream.pix_fmt = WIDTH, HEIGHT, "yuv444p"
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv444p"
         for index in range(N_FRAMES):
-            frame = np.full((HEIGHT, WIDTH, 3), 4 * index + offset, dtype=np.uint8)
+            frame = np.full((height, width, 3), 4 * index + offset, dtype=np.uint8)
             container.mux(stream.encode(av.VideoFrame.from_ndarray(frame, format="rgb24")))
         container.mux(stream.encode(None))
     return path
 
 
+class Counts(list):
+    """Frames decoded per decode (the list) and the decode spy (``counting.held``: most frames one decode kept)."""
+
+
 @pytest.fixture
 def decoded(monkeypatch):
     """Counts the frames decoded; the memo starts empty and is emptied after."""
-    counts = []
+    counts = Counts()
     original = video._decode_prefix
 
-    def counting(path, target, wanted, keep_all):
-        frames, count = original(path, target, wanted, keep_all)
+    def counting(*args, **kwargs):
+        frames, count = original(*args, **kwargs)
         counts.append(count)
+        counting.held = max(counting.held, len(frames))
         return frames, count
 
+    counting.held = 0  # the most frames one decode kept
     monkeypatch.setattr(video, "_decode_prefix", counting)
     video.forget_decoded_frames()
+    counts.counting = counting
     yield counts
     video.forget_decoded_frames()
 
@@ -115,3 +122,23 @@ def test_frames_over_the_budget_are_not_remembered(tmp_path, decoded, monkeypatc
     decoded.clear()
     video.read_frames(path, [30])
     assert decoded == [31]  # 31 do not: decoded again
+
+
+def test_a_video_over_the_budget_holds_only_the_frames_asked_for_while_decoding(tmp_path, decoded, monkeypatch):
+    """Reading the last frame of a settled video must not hold every decoded frame until the memo refuses them:
+    past the budget only the frames asked for are kept (a long video would otherwise exhaust memory). The frames
+    are FFmpeg's buffers, out of tracemalloc's sight, so the decode's own list is what is counted."""
+    frame_bytes = WIDTH * HEIGHT * 3
+    monkeypatch.setattr(caching_files, "SETTLE_NS", 0)
+    monkeypatch.setattr(video, "MEMO_MAX_BYTES", 10 * frame_bytes)  # ten frames
+    path = write_video(tmp_path / "v.mp4")
+    frames = video.read_frames(path, [3, N_FRAMES - 1])
+    assert grey(frames) == [3, N_FRAMES - 1] and decoded == [N_FRAMES]
+    assert decoded.counting.held <= 10, decoded.counting.held  # all 40 before
+    decoded.clear()
+    video.read_frames(path, [N_FRAMES - 1])
+    assert decoded == [N_FRAMES]  # nothing was remembered: decoded again
+    decoded.clear()
+    video.read_frames(path, [5])
+    video.read_frames(path, [9])
+    assert decoded == [6, 11]  # a prefix within the budget is remembered (6 frames), then one of 11 is not

@@ -21,7 +21,9 @@ is shown at its own times.
 Decoded frames are remembered: :func:`read_frames` keeps the leading frames it decoded of the files it read last
 (keyed by the file's state, only once it has settled: :func:`brainscore.caching.is_settled`), within
 :data:`MEMO_FRACTION` of the memory this process may use (:func:`brainscore.config.usable_memory`, at most
-:data:`MEMO_MAX_BYTES`), and decodes at least twice the frames it holds when it needs more. A causal model reads
+:data:`MEMO_MAX_BYTES`), and decodes at least twice the frames it holds when it needs more. A decode that outgrows
+that budget keeps only the frames asked for from then on (and remembers nothing), so reading late frames of a long
+video holds no more than the budget besides them. A causal model reads
 one clip per frame of a video, each from the file's start: without the memo that decodes ``n (n + 1) / 2`` frames
 for a video of ``n``; with it fewer than ``3 n`` (``perf/video_frames.py`` measures both).
 """
@@ -172,8 +174,8 @@ def read_frames(path, indices) -> np.ndarray:
     else:
         # decode a prefix: at least twice the one held, so a sequence of growing clips decodes O(n) frames
         target = max(last, 2 * len(held.frames) - 1) if held is not None else last
-        frames, count = _decode_prefix(path, target, wanted, keep_all=state is not None)
-        if state is not None:
+        frames, count = _decode_prefix(path, target, wanted, last, _MEMO.budget() if state is not None else 0)
+        if isinstance(frames, list):  # every frame decoded fitted the budget: remember them
             _MEMO.put(state, frames, complete=count <= target)
     if last >= count:
         missing = sorted(i for i in wanted if i >= count)
@@ -182,21 +184,29 @@ def read_frames(path, indices) -> np.ndarray:
     return np.stack([frames[index] for index in indices.tolist()])
 
 
-def _decode_prefix(path: Path, target: int, wanted: set, keep_all: bool) -> tuple[dict | list, int]:
-    """Frames ``0 ... target`` (all of them as a list with ``keep_all``, else only ``wanted`` in a dict) and the
-    number decoded (less than ``target + 1`` when the file ends first)."""
-    kept: list | dict = [] if keep_all else {}
-    count = 0
+def _decode_prefix(path: Path, target: int, wanted: set, last: int, budget: int) -> tuple[dict | list, int]:
+    """Decode frames ``0 ... target`` and keep them all (a list) while they fit ``budget`` bytes; once they would
+    not (or with ``budget`` 0), keep only the ``wanted`` ones (a dict by index) and stop at ``last``, so a long
+    video never holds more than ``budget`` bytes of frames besides those asked for. Also returns the number of
+    frames decoded (less than asked when the file ends first)."""
+    kept: list | dict = [] if budget > 0 else {}
+    held = count = 0
     with _open(path) as container:
         for index, frame in enumerate(container.decode(video=0)):
             count = index + 1
-            if keep_all:
+            if isinstance(kept, list):
                 array = frame.to_ndarray(format="rgb24")
-                array.flags.writeable = False
-                kept.append(array)
+                held += array.nbytes
+                if held <= budget:
+                    array.flags.writeable = False
+                    kept.append(array)
+                else:  # over the budget: from here on only the frames asked for
+                    kept = {i: kept[i] for i in wanted if i < index}
+                    if index in wanted:
+                        kept[index] = array
             elif index in wanted:
                 kept[index] = frame.to_ndarray(format="rgb24")
-            if index >= target:
+            if index >= target or (isinstance(kept, dict) and index >= last):
                 break
     return kept, count
 
@@ -221,7 +231,7 @@ class _FrameMemo:
 
     def __init__(self):
         self._entries: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def get(self, state) -> _Prefix | None:
         with self._lock:
@@ -230,14 +240,19 @@ class _FrameMemo:
                 self._entries.move_to_end(state)
             return entry
 
-    def put(self, state, frames: list, complete: bool) -> None:
+    def budget(self) -> int:
+        """Bytes remembered frames may take: :data:`MEMO_FRACTION` of the usable memory (counting what they hold
+        now as usable), at most :data:`MEMO_MAX_BYTES`."""
         from brainscore.config import usable_memory
 
+        with self._lock:
+            return min(MEMO_MAX_BYTES, int(MEMO_FRACTION * (usable_memory() + self._bytes())))
+
+    def put(self, state, frames: list, complete: bool) -> None:
         nbytes = sum(frame.nbytes for frame in frames)
         with self._lock:
-            old = self._entries.pop(state, None)
-            budget = min(MEMO_MAX_BYTES, int(MEMO_FRACTION * (usable_memory() + (old.nbytes if old else 0)
-                                                              + self._bytes())))
+            budget = self.budget()  # counting an older prefix of this file as usable: it is replaced
+            self._entries.pop(state, None)
             if nbytes > budget:
                 return
             self._entries[state] = _Prefix(frames, complete, nbytes)
