@@ -58,6 +58,19 @@ def test_recording_gives_the_committed_layer_in_every_time_bin(stimuli):
     assert several["time_bin_start"].values.tolist() == [50, 100, 150]
 
 
+def test_recording_refuses_time_bins_that_are_not_finite_ordered_pairs():
+    """A NaN or infinite bin would average to NaN scores in silence; none, or a malformed one, is an error too."""
+    from brainscore.errors import ValidationError
+
+    model = _commit(region_layer_map={"V1": "features.0"})
+    for bad, message in [([], "no time bins"), ([(70, float("nan"))], "finite"), ([(70, float("inf"))], "finite"),
+                         ([(70, 170, 270)], "pair"), ([("a", 170)], "pairs in ms"), ([(170, 70)], "end after")]:
+        with pytest.raises(ValidationError, match=message):
+            model.start_recording("V1", time_bins=bad)
+    model.start_recording("V1", time_bins=np.array([[70.0, 170.0]]))  # an array of bins, as benchmarks keep them
+    assert model.time_bins == [(70, 170)]
+
+
 def test_time_bins_of_a_temporal_model_are_averaged_by_overlap():
     source = NeuroidAssembly(np.array([[[1.0, 3.0, 7.0]]]), dims=("presentation", "neuroid", "time_bin"),
                              coords={"stimulus_id": ("presentation", ["a"]), "neuroid_id": ("neuroid", ["n"]),

@@ -32,12 +32,19 @@ def checked_time_bins(time_bins) -> list[tuple[int, int]]:
     Raises
     ------
     ValidationError
-        For a bin that does not end after it starts.
+        For no bins, a bin that is not a pair of finite numbers, or one that does not end after it starts.
     """
-    bins = [tuple(_ms(v) for v in b) for b in time_bins]
-    for start, end in bins:
-        if end <= start:
-            raise ValidationError(f"time bin ({start}, {end}) must end after it starts (ms)")
+    try:
+        bins = [tuple(_ms(v) for v in b) for b in time_bins]
+    except (TypeError, ValueError) as error:
+        raise ValidationError(f"time bins must be (start, end) pairs in ms; got {time_bins!r} ({error})") from None
+    if not bins:
+        raise ValidationError("no time bins given; pass e.g. [(70, 170)] (ms from stimulus onset)")
+    for bin_ in bins:
+        if len(bin_) != 2 or not np.isfinite(bin_).all():
+            raise ValidationError(f"time bin {bin_} must be a (start, end) pair of finite times in ms")
+        if bin_[1] <= bin_[0]:
+            raise ValidationError(f"time bin ({bin_[0]}, {bin_[1]}) must end after it starts (ms)")
     return bins
 
 
