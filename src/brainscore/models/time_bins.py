@@ -144,7 +144,8 @@ def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, in
     ends = np.atleast_1d(assembly["time_bin_end"].values).astype(float)
     other = [d for d in assembly.dims if d != "time_bin"]
     source = assembly.transpose(*other, "time_bin")
-    values = average_time_bins(np.asarray(source.values, dtype=float), np.stack([starts, ends], axis=1), bins, mode)
+    # the layer's own dtype: average_time_bins converts a block of rows to float64 at a time, not a copy of it all
+    values = average_time_bins(source.values, np.stack([starts, ends], axis=1), bins, mode)
     coords = {name: coord for name, coord in source.coords.items() if "time_bin" not in coord.dims}
     coords["time_bin_start"] = ("time_bin", np.array([b[0] for b in bins]))
     coords["time_bin_end"] = ("time_bin", np.array([b[1] for b in bins]))
