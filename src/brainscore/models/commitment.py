@@ -40,9 +40,7 @@ from brainscore.models import layer_rule, readouts
 from brainscore.models.candidates import SELECTION_PCA_COMPONENTS, SELECTION_PCA_METHOD, LayerCandidates
 from brainscore.models.extraction.core import LOGITS
 from brainscore.models.structure import CANDIDATE_DEFINITION, structural_candidates
-from brainscore.models.time_bins import (AVERAGE_BLOCK_BYTES, DEFAULT_TIME_BINS, align_time_bins,  # noqa: F401
-                                         average_time_bins,
-                                         checked_time_bins, repeat_time_bins, time_bin_weights)
+from brainscore.models.time_bins import DEFAULT_TIME_BINS, align_time_bins, checked_time_bins, repeat_time_bins
 from brainscore.models.interface import BrainModel, Task
 from brainscore.progress import stage
 
