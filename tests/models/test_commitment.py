@@ -92,6 +92,33 @@ def test_time_bins_of_a_temporal_model_are_averaged_by_overlap():
     np.testing.assert_allclose(centre.values[0, 0], [3.0, 7.0])
 
 
+def test_time_bins_average_as_the_references_operations_bit_for_bit_in_the_layers_dtype(monkeypatch):
+    """Each requested bin is ``(x[..., overlapped] * w).sum(-1) / w.sum()`` in float64, back in the layer's dtype
+    (the reference's assembly_time_align): equal to the last bit, NaN kept out of bins that do not overlap it."""
+    from brainscore.models import time_bins
+    from brainscore.models.time_bins import average_time_bins, time_bin_weights
+
+    rng = np.random.default_rng(3)
+    source = [(40 * i, 40 * (i + 1)) for i in range(25)]
+    targets = [(70, 170), (0, 1000), (10, 30), (100, 140), (5, 6)] + [(a, a + 10) for a in range(0, 990, 10)]
+    weights = time_bin_weights(source, targets)
+    for dtype in (np.float32, np.float16, np.float64):
+        values = rng.standard_normal((6, 40, 25)).astype(dtype)
+        values[0, 0, 24] = np.nan  # the padding after a shorter video: only bins overlapping 960-1000 ms see it
+        expected = np.stack([((values[..., row > 0] * row[row > 0]).sum(-1) / row[row > 0].sum()).astype(dtype)
+                             for row in weights], -1)
+        averaged = average_time_bins(values, source, targets)
+        assert averaged.dtype == dtype
+        np.testing.assert_array_equal(averaged, expected)  # NaN where expected has NaN, else bit for bit
+        assert np.isfinite(averaged[0, 0, 0]) and np.isnan(averaged[0, 0, 1])
+    # blocks of rows give the same bits as the whole array
+    values = rng.standard_normal((200, 25)).astype(np.float32)
+    whole = average_time_bins(values, source, targets)
+    monkeypatch.setattr(time_bins, "AVERAGE_BLOCK_BYTES", 1)  # one row a block
+    np.testing.assert_array_equal(average_time_bins(values, source, targets), whole)
+    assert average_time_bins(np.arange(25)[None], source, [(0, 80)]).dtype == np.float64  # integers: float64
+
+
 def test_unmapped_region_without_scorer_is_committed_by_the_layer_rule(stimuli):
     from brainscore.models import layer_rule
 

@@ -89,16 +89,18 @@ def time_bin_weights(source_bins, target_bins, mode: str = "portion") -> np.ndar
     return np.nan_to_num(weights)
 
 
-AVERAGE_BLOCK_BYTES = 32 << 20  #: bytes of float64 rows :func:`average_time_bins` converts at a time
+AVERAGE_BLOCK_BYTES = 32 << 20  #: bytes of float64 products :func:`average_time_bins` holds at a time
 
 
 def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = "portion") -> np.ndarray:
-    """``values`` on ``source_bins`` (last axis) averaged onto ``target_bins``: ``(..., n_target)`` float64.
+    """``values`` on ``source_bins`` (last axis) averaged onto ``target_bins``: ``(..., n_target)``.
 
-    Each target bin is the mean of the source bins it overlaps, weighted by :func:`time_bin_weights`; only
-    those enter it, so a NaN in a source bin it does not overlap (the padding after a shorter video's end)
-    stays out of it, as in the reference's ``assembly_time_align``. Rows of finite values are averaged by one matrix
-    product (equal to the per-bin sums to rounding; a bin from one source bin is that bin exactly).
+    Each target bin is the mean of the source bins it overlaps, weighted by :func:`time_bin_weights`:
+    ``(values[..., overlapped] * w).sum(-1) / w.sum()`` in float64, returned in ``values``' floating dtype
+    (float64 for other dtypes), the reference's ``assembly_time_align`` operation by operation, so the
+    averages equal its own to the last bit. Only the overlapped bins enter, so a NaN in a source bin a target
+    does not overlap (the padding after a shorter video's end) stays out of it. Rows are averaged in blocks of
+    :data:`AVERAGE_BLOCK_BYTES`, so the float64 products never hold more than a block.
 
     Raises
     ------
@@ -112,17 +114,25 @@ def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = 
         raise ValidationError(f"requested time bins {[tuple(target_bins[j]) for j in np.flatnonzero(totals == 0)]} "
                               f"ms are not covered by the model's time bins "
                               f"{list(zip(source[:, 0].astype(int), source[:, 1].astype(int)))}")
-    normalized, values = weights / totals[:, None], np.asarray(values)
+    values = np.asarray(values)
+    dtype = values.dtype if np.issubdtype(values.dtype, np.floating) else np.dtype(np.float64)
     flat = values.reshape(-1, values.shape[-1])
-    averaged = np.empty((flat.shape[0], len(weights)))
-    step = max(1, AVERAGE_BLOCK_BYTES // (8 * max(1, flat.shape[1])))
-    for start in range(0, flat.shape[0], step):  # blocks of rows: the float64 copy stays small
-        block = flat[start:start + step].astype(np.float64)
-        if np.isfinite(block).all():  # one product; a bin a target does not overlap has weight 0
-            averaged[start:start + step] = block @ normalized.T
-        else:  # NaN or inf: only the bins a target overlaps enter it
-            for target, row in enumerate(normalized):
-                averaged[start:start + step, target] = block[:, row > 0] @ row[row > 0]
+    averaged = np.empty((flat.shape[0], len(weights)), dtype=dtype)
+    # targets that overlap the same number of source bins are averaged together, each by its own weights
+    by_count: dict[int, list[int]] = {}
+    for target, row in enumerate(weights):
+        by_count.setdefault(int(np.count_nonzero(row > 0)), []).append(target)
+    groups = []
+    for targets in by_count.values():
+        bins = np.stack([np.flatnonzero(weights[t] > 0) for t in targets])                  # (targets, overlapped)
+        weight = np.stack([weights[t][weights[t] > 0] for t in targets])
+        total = np.array([weights[t][weights[t] > 0].sum() for t in targets])
+        groups.append((np.array(targets), bins, weight, total))
+    step = max(1, AVERAGE_BLOCK_BYTES // (8 * sum(bins.size for _, bins, _, _ in groups)))
+    for start in range(0, flat.shape[0], step):
+        block = flat[start:start + step]
+        for targets, bins, weight, total in groups:
+            averaged[start:start + step, targets] = (block[:, bins] * weight).sum(-1) / total
     return averaged.reshape(*values.shape[:-1], len(weights))
 
 
