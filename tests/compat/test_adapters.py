@@ -209,6 +209,59 @@ def test_mean_over_repetition_is_average_repetition(repetitions):
                                repetitions.mean(dim="presentation").values)
 
 
+def test_arithmetic_aligns_entries_by_their_coordinates_as_the_references_multiindex():
+    """The reference's assemblies index each dim by a MultiIndex of its coordinates, so ``a == b`` and ``a - b``
+    combine the entries both hold by value (xarray's inner join): here by the coordinates' tuples."""
+    bins = [(0, 10), (10, 20), (20, 30)]
+
+    def binned(values, order):
+        return NeuroidAssembly(np.asarray(values, dtype=float)[None, None, :],
+                               dims=("presentation", "neuroid", "time_bin"),
+                               coords={"stimulus_id": ("presentation", ["a"]), "neuroid_id": ("neuroid", ["n"]),
+                                       "time_bin_start": ("time_bin", [bins[i][0] for i in order]),
+                                       "time_bin_end": ("time_bin", [bins[i][1] for i in order])})
+
+    ordered, reordered = binned([1.0, 2.0, 3.0], [0, 1, 2]), binned([3.0, 1.0, 2.0], [2, 0, 1])
+    assert bool((ordered == reordered).all())  # by position it would be [1, 2, 3] against [3, 1, 2]
+    difference = reordered - ordered  # the left operand's order
+    assert difference.values.ravel().tolist() == [0.0, 0.0, 0.0]
+    assert difference["time_bin_start"].values.tolist() == [20, 0, 10]
+    # only the entries both hold: (10, 20) alone
+    shared = ordered.isel(time_bin=[1, 2]) == binned([2.0, 9.0, 9.0], [1, 0, 0]).isel(time_bin=[0, 1])
+    assert shared.sizes["time_bin"] == 1 and bool(shared.all())
+    # the same coordinates in the same order: by position, nothing reordered
+    assert (ordered + ordered).values.ravel().tolist() == [2.0, 4.0, 6.0]
+    # the same entry twice where the entries differ is ambiguous, as pandas refuses a MultiIndex with duplicates
+    with pytest.raises(ValueError, match="more than once"):
+        binned([1.0, 1.0, 3.0], [0, 0, 2]) - reordered
+    # other coordinates on each side: by position, as xarray
+    other = ordered.assign_coords(condition=("time_bin", ["x", "y", "z"]))
+    assert (other - reordered).values.ravel().tolist() == [-2.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("features", [300, 20])
+def test_dual_ridge_cv_regression_selects_alpha_as_ridgecv_on_an_n_by_n_design(features, monkeypatch):
+    """The reference's DualRidgeCVRegression: scikit-learn's RidgeCV on the n x n Gram surrogate (when features
+    outnumber samples) chooses RidgeCV's own alpha on X; predictions equal RidgeCV's."""
+    from sklearn.linear_model import RidgeCV
+
+    from brainscore_vision.metrics.regression_correlation import ALPHA_LIST, DualRidgeCVRegression
+
+    rng = np.random.default_rng(features)
+    X = rng.standard_normal((40, features)) + 3.0  # an offset: the surrogate must be of the centred design
+    Y = X @ rng.standard_normal((features, 7)) / np.sqrt(features) + 2.0 * rng.standard_normal((40, 7))
+    test = rng.standard_normal((5, features)) + 3.0
+    expected = RidgeCV(alphas=ALPHA_LIST).fit(X, Y)
+    designs = []
+    original = RidgeCV.fit
+    monkeypatch.setattr(RidgeCV, "fit", lambda self, design, y, **kwargs: designs.append(design.shape)
+                        or original(self, design, y, **kwargs))
+    regression = DualRidgeCVRegression(alphas=ALPHA_LIST).fit(X, Y)
+    assert designs == [(40, min(40, features))]
+    assert regression.alpha_ == expected.alpha_
+    np.testing.assert_allclose(regression.predict(test), expected.predict(test), rtol=0, atol=1e-9)
+
+
 def test_brain_model_interface():
     class Mine(BrainModel):
         def __init__(self):

@@ -8,7 +8,11 @@ tutorials rely on: **averaging over a presentation coordinate by name**,
 (the reference kept it as a level of a ``presentation`` MultiIndex; here it is a plain
 coordinate). That call is :func:`brainscore.data.assemblies.average_repetition`, so it equals
 ``average_repetition(assembly, repetition_coord='repetition')`` exactly. Any other ``mean`` is
-xarray's.
+xarray's. Two more of the MultiIndex's behaviours are kept without one: ``sel`` on several coordinates of
+one dim, and **arithmetic and comparisons aligned by value** (``a == b``, ``a - b``): along a dim where
+both operands carry the same coordinates, in another order or with other entries, the operands are first
+reduced to the entries both hold, in the left operand's order, as xarray's default inner join of the
+reference's MultiIndexes did (e.g. time bins ``(time_bin_start, time_bin_end)`` listed in another order).
 
 Build them as the tutorials do::
 
@@ -24,12 +28,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import xarray as xr
 
 from brainscore.data import assemblies as _native
 from brainscore.data.assemblies import average_repetition
 
 __all__ = ["DataAssembly", "NeuroidAssembly", "NeuronRecordingAssembly", "BehavioralAssembly", "PropertiesAssembly",
-           "PropertyAssembly", "as_reference_class", "walk_coords", "merge_data_arrays", "array_is_element",
+           "PropertyAssembly", "as_reference_class", "align_by_coordinates", "walk_coords", "merge_data_arrays",
+           "array_is_element",
            "AssemblyLoader", "StimulusMergeAssemblyLoader", "StimulusReferenceAssemblyLoader"]
 
 
@@ -94,6 +101,62 @@ class _ReferenceMean:
             result = result.isel({dim: np.flatnonzero(mask)})
         rest = {k: v for k, v in selection.items() if not any(k in names for names in several.values())}
         return result.sel(rest, drop=drop) if rest else result
+
+
+    def _binary_op(self, other: Any, f: Any, reflexive: bool = False):
+        """xarray's arithmetic and comparisons, after :func:`align_by_coordinates` (see the module notes)."""
+        if isinstance(other, xr.DataArray) and xr.get_options()["arithmetic_join"] == "inner":
+            self, other = align_by_coordinates(self, other)
+        return super()._binary_op(other, f, reflexive)
+
+
+def _coordinates_along(assembly: xr.DataArray, dim: str) -> list[str]:
+    return sorted(str(name) for name, coord in assembly.coords.items() if coord.dims == (dim,) and name != dim)
+
+
+def align_by_coordinates(left: xr.DataArray, right: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
+    """``left`` and ``right`` reduced, along every dim they share, to the entries both hold, as the reference's
+    MultiIndexes aligned them (xarray's inner join).
+
+    A dim is aligned when neither operand has an index on it and both carry the same set of coordinates along
+    it; an entry is the tuple of those coordinates' values, and the entries both hold are kept in ``left``'s
+    order. Where the coordinates already agree position by position (the usual case) nothing is copied; a dim
+    with an index, or with other coordinates on each side, is left to xarray (by position).
+
+    Parameters
+    ----------
+    left, right : xarray.DataArray
+
+    Returns
+    -------
+    (left, right) : the two operands, each the same object when nothing needed reordering.
+
+    Raises
+    ------
+    ValueError
+        If an operand holds the same entry twice along a dim whose entries differ between the two, so the
+        alignment by value is ambiguous (as pandas refuses to align a MultiIndex with duplicates).
+    """
+    for dim in left.dims:
+        if dim not in right.dims or dim in left.indexes or dim in right.indexes:
+            continue
+        names = _coordinates_along(left, dim)
+        if not names or names != _coordinates_along(right, dim):
+            continue
+        if left.sizes[dim] == right.sizes[dim] and all(
+                np.array_equal(left[name].values, right[name].values) for name in names):
+            continue
+        keys = [pd.MultiIndex.from_arrays([operand[name].values for name in names], names=names)
+                for operand in (left, right)]
+        for operand, key in zip(("left", "right"), keys):
+            if not key.is_unique:
+                raise ValueError(f"cannot align the two assemblies along {dim!r} by {names}: the {operand} operand "
+                                 f"holds the same entry more than once; make the entries unique (or give both the "
+                                 f"same order) before combining them")
+        common = keys[0].intersection(keys[1], sort=False)
+        left = left.isel({dim: keys[0].get_indexer(common)})
+        right = right.isel({dim: keys[1].get_indexer(common)})
+    return left, right
 
 
 class DataAssembly(_ReferenceMean, _native.DataAssembly):
