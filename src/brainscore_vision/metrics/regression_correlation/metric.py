@@ -7,7 +7,8 @@ Regressions (each an :class:`~brainscore_vision.metric_helpers.xarray_utils.Xarr
 ``pls_regression()`` (PLS, 25 components), ``linear_regression()``, ``ridge_regression()`` (alpha 1),
 ``ridge_cv_regression()`` / ``dual_ridge_cv_regression()`` (alpha chosen by efficient leave-one-out
 among :data:`ALPHA_LIST`; the kernel works in the dual form whenever stimuli are fewer than features).
-``DualRidgeCVRegression(alphas)`` is that ridge on plain arrays (``fit(X, Y)``, ``predict(X)``, ``alpha_``).
+``DualRidgeCVRegression(alphas)`` is ridge on plain arrays (``fit(X, Y)``, ``predict(X)``, ``alpha_``) with the
+reference's alpha selection: scikit-learn's ``RidgeCV`` on an ``n x n`` Gram surrogate (same alphas).
 
 Metrics: ``CrossRegressedCorrelation(regression, correlation, crossvalidation_kwargs)`` and
 ``TrainTestSplitCorrelation(regression, correlation)`` are ``brainscore``'s metrics of the same names
@@ -18,7 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import scipy.stats
+from sklearn.linear_model import RidgeCV
 
 from brainscore.metrics.kernels.ridge import ALPHA_LIST
 from brainscore.metrics.neural import regression as _regression
@@ -60,11 +63,41 @@ dual_ridge_cv_regression = ridge_cv_regression
 
 
 class DualRidgeCVRegression(KernelRegression):
-    """``RidgeCV(alphas)`` on arrays: ``fit(X, Y)``, ``predict(X)``, ``alpha_`` (``brainscore``'s ``ridgecv`` kernel,
-    which solves in the dual form, ``n x n``, when samples are fewer than features)."""
+    """``RidgeCV(alphas)`` on arrays, in the reference's design: ``fit(X, Y)``, ``predict(X)``, ``alpha_``.
+
+    ``fit`` chooses alpha with scikit-learn's ``RidgeCV`` (efficient leave-one-out, one alpha for all targets) on an
+    ``n x n`` design with the same centred Gram matrix as ``X`` when features outnumber samples (``V sqrt(L)`` from the
+    eigendecomposition ``Xc Xcᵀ = V L Vᵀ``; leave-one-out errors depend on the design only through that matrix), so
+    no ``features x targets`` matrix is ever formed; otherwise on ``X`` itself. ``predict`` is ``brainscore``'s ridge
+    kernel at that alpha (dual form, ``n x n``, when samples are fewer than features).
+
+    Parameters
+    ----------
+    alphas : sequence of float
+        Candidate penalties (the reference's :data:`ALPHA_LIST`).
+
+    Raises
+    ------
+    ValueError
+        From ``fit``, for ``X`` and ``Y`` that are not 2-D with the same number of rows.
+    """
 
     def __init__(self, alphas: Any = ALPHA_LIST, **kwargs: Any):
-        super().__init__("ridgecv", alphas=alphas, **kwargs)
+        super().__init__("ridge", **kwargs)
+        self.alphas = alphas
+
+    def fit(self, X: Any, Y: Any) -> "DualRidgeCVRegression":
+        """Choose alpha on ``X`` (n, features) and ``Y`` (n, targets), keep both for ``predict``; returns ``self``."""
+        super().fit(X, Y)
+        X, Y = self._train
+        design = X
+        if X.shape[1] > X.shape[0]:
+            centred = X - X.mean(axis=0)
+            eigenvalues, eigenvectors = np.linalg.eigh(centred @ centred.T)
+            design = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
+        self._alpha = float(RidgeCV(alphas=self.alphas).fit(design, Y).alpha_)
+        self.kwargs["alpha"] = self._alpha
+        return self
 
 
 def pearsonr(x: Any, y: Any) -> tuple[float, float]:
