@@ -103,11 +103,28 @@ class _ReferenceMean:
         return result.sel(rest, drop=drop) if rest else result
 
 
-    def _binary_op(self, other: Any, f: Any, reflexive: bool = False):
-        """xarray's arithmetic and comparisons, after :func:`align_by_coordinates` (see the module notes)."""
+#: xarray's binary operators that align their operands first (here by :func:`align_by_coordinates`)
+_ALIGNING_OPERATORS = ("__add__", "__sub__", "__mul__", "__pow__", "__truediv__", "__floordiv__", "__mod__",
+                       "__and__", "__xor__", "__or__", "__lshift__", "__rshift__",
+                       "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+
+
+def _aligning(name: str):
+    operator = getattr(xr.DataArray, name)
+
+    def aligned(self, other: Any):
         if isinstance(other, xr.DataArray) and xr.get_options()["arithmetic_join"] == "inner":
             self, other = align_by_coordinates(self, other)
-        return super()._binary_op(other, f, reflexive)
+        return operator(self, other)
+
+    aligned.__name__ = aligned.__qualname__ = name
+    aligned.__doc__ = f"xarray's ``{name}`` after :func:`align_by_coordinates` (see the module notes)."
+    return aligned
+
+
+for _name in _ALIGNING_OPERATORS:
+    setattr(_ReferenceMean, _name, _aligning(_name))
+del _name
 
 
 def _coordinates_along(assembly: xr.DataArray, dim: str) -> list[str]:
@@ -143,8 +160,8 @@ def align_by_coordinates(left: xr.DataArray, right: xr.DataArray) -> tuple[xr.Da
         names = _coordinates_along(left, dim)
         if not names or names != _coordinates_along(right, dim):
             continue
-        if left.sizes[dim] == right.sizes[dim] and all(
-                np.array_equal(left[name].values, right[name].values) for name in names):
+        if left.sizes[dim] == right.sizes[dim] and all(  # equal entries, NaN included: by position
+                pd.Index(left[name].values).equals(pd.Index(right[name].values)) for name in names):
             continue
         keys = [pd.MultiIndex.from_arrays([operand[name].values for name in names], names=names)
                 for operand in (left, right)]
