@@ -109,16 +109,6 @@ KNOWN_GAPS: list[tuple[str, str, str]] = [
      "_PROBE_FPS/_PROBE_DURATION and store_xarray's key of _from_paths_stored); brainscore's temporal extractor "
      "stores activations by content (weights, the plugin folder's code, the inferencer's settings, the stimulus "
      "files), so no stale entry can be served"),
-    ("tests/test_model_helpers/temporal/brain_transformation/test_temporal_ops.py::test_assembly_time_align", "gap",
-     "compares time bins with == after reordering them, which aligns by value only because the reference's "
-     "DataAssembly turns the time_bin_start/time_bin_end coordinates into a MultiIndex; brainscore keeps plain "
-     "coordinates (DESIGN.md), so the comparison is by position. The alignment itself (portion and center modes, "
-     "uncovered bins refused) matches: test_time_align passes"),
-    ("metric_tests/regression_correlation/test.py::TestDualRidgeCV::test_alpha_selection_design_is_sample_sized", "gap",
-     "asserts an implementation detail: that alpha selection calls scikit-learn's RidgeCV.fit once on an n x n Gram "
-     "surrogate; brainscore's ridgecv kernel selects alpha by its own exact leave-one-out (one eigendecomposition, "
-     "dual form when samples < features) and never calls RidgeCV; its alphas and predictions equal RidgeCV's "
-     "(TestDualRidgeCV::test_matches_sklearn passes)"),
 ]
 
 

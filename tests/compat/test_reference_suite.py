@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "tools" / "reference_suite.py"
 
 #: tests that pass today, per group: a change that makes fewer pass fails here
-PASSING_AT_LEAST = {"metrics": 58, "metric_helpers": 18, "model_helpers": 220, "benchmark_helpers": 4}
+PASSING_AT_LEAST = {"metrics": 59, "metric_helpers": 18, "model_helpers": 221, "benchmark_helpers": 4}
 
 
 def _runner():
