@@ -127,6 +127,11 @@ for _name in _ALIGNING_OPERATORS:
 del _name
 
 
+def _same_entries(left: np.ndarray, right: np.ndarray) -> bool:
+    """Whether two coordinates hold equal values position by position (NaN equal to NaN)."""
+    return left is right or pd.Index(left).equals(pd.Index(right))
+
+
 def _coordinates_along(assembly: xr.DataArray, dim: str) -> list[str]:
     return sorted(str(name) for name, coord in assembly.coords.items() if coord.dims == (dim,) and name != dim)
 
@@ -160,8 +165,8 @@ def align_by_coordinates(left: xr.DataArray, right: xr.DataArray) -> tuple[xr.Da
         names = _coordinates_along(left, dim)
         if not names or names != _coordinates_along(right, dim):
             continue
-        if left.sizes[dim] == right.sizes[dim] and all(  # equal entries, NaN included: by position
-                pd.Index(left[name].values).equals(pd.Index(right[name].values)) for name in names):
+        if left.sizes[dim] == right.sizes[dim] and all(_same_entries(left[name].values, right[name].values)
+                                                       for name in names):
             continue
         keys = [pd.MultiIndex.from_arrays([operand[name].values for name in names], names=names)
                 for operand in (left, right)]
