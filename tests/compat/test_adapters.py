@@ -262,6 +262,32 @@ def test_dual_ridge_cv_regression_selects_alpha_as_ridgecv_on_an_n_by_n_design(f
     np.testing.assert_allclose(regression.predict(test), expected.predict(test), rtol=0, atol=1e-9)
 
 
+def test_a_metric_built_on_dual_ridge_cv_regression_is_the_ridgecv_metric():
+    """``CrossRegressedCorrelation(XarrayRegression(DualRidgeCVRegression()))`` chooses alpha per training set, as
+    ``ridge_cv_regression()`` does (not ridge at a fixed alpha)."""
+    from brainscore_vision.metric_helpers.xarray_utils import XarrayRegression
+    from brainscore_vision.metrics.regression_correlation import (CrossRegressedCorrelation, DualRidgeCVRegression,
+                                                                  ridge_cv_regression, ridge_regression)
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 80))
+    Y = X @ rng.standard_normal((80, 4)) / 9 + rng.standard_normal((60, 4))
+
+    def assembly(values, prefix):
+        return NeuroidAssembly(values, dims=("presentation", "neuroid"),
+                               coords={"stimulus_id": ("presentation", [f"s{i}" for i in range(60)]),
+                                       "neuroid_id": ("neuroid", [f"{prefix}{j}" for j in range(values.shape[1])])})
+
+    source, target = assembly(X, "x"), assembly(Y, "y")
+    split = {"stratification_coord": None}
+    scores = {name: float(CrossRegressedCorrelation(regression=regression, crossvalidation_kwargs=split)(source, target))
+              for name, regression in (("dual", XarrayRegression(DualRidgeCVRegression(alphas=[0.01, 1e3, 1e5]))),
+                                       ("ridgecv", ridge_cv_regression(alphas=[0.01, 1e3, 1e5])),
+                                       ("ridge", ridge_regression()))}
+    assert scores["dual"] == scores["ridgecv"]
+    assert scores["dual"] != scores["ridge"]
+
+
 def test_brain_model_interface():
     class Mine(BrainModel):
         def __init__(self):

@@ -116,6 +116,8 @@ def _method(regression: Any) -> tuple[str, dict]:
     if isinstance(regression, str):
         return regression, {}
     inner = regression.regression if isinstance(regression, XarrayRegression) else regression
+    if isinstance(inner, DualRidgeCVRegression):  # alpha chosen per training set, as the ridgecv kernel does
+        return "ridgecv", {"alphas": inner.alphas, **{k: v for k, v in inner.kwargs.items() if k != "alpha"}}
     if isinstance(inner, KernelRegression):
         return inner.method, dict(inner.kwargs)
     raise NotImplementedError(f"{type(inner).__name__} is not one of brainscore's regressions; build the metric with "
