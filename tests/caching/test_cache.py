@@ -41,6 +41,32 @@ def test_cache_round_trip_and_compute_once():
     assert calls == [1]
 
 
+def test_saving_a_large_array_holds_no_second_copy_and_the_entry_verifies():
+    """The pickle is streamed into the entry's file and hashed while written (a whole ``pickle.dumps`` first held a
+    second copy of a video layer); the checksum written is the file's, so the entry loads back verified."""
+    import hashlib
+    import json
+    import tracemalloc
+
+    from brainscore.caching.cache import checksum_path
+
+    cache = Cache("test")
+    key = content_key(test="streamed-save")
+    values = np.random.default_rng(0).standard_normal((1024, 8192)).astype(np.float32)  # 32 MiB
+    tracemalloc.start()
+    try:
+        cache.save(key, {"values": values, "time_bins": None})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < values.nbytes / 4, f"saving held {peak / 2**20:.1f} MiB beyond the array"
+    path = cache.path(key, "pkl")
+    assert json.loads(checksum_path(path).read_text())["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    loaded = cache.load(key)
+    np.testing.assert_array_equal(loaded["values"], values)
+    assert loaded["time_bins"] is None
+
+
 def _identified(x):
     return x
 

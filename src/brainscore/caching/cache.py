@@ -409,6 +409,17 @@ def _caller_module(depth: int = 2) -> str:
     return str(frame.f_globals.get("__name__", "__main__"))
 
 
+class _HashingWriter:
+    """A binary file's ``write`` that also feeds what is written to a sha256 (``digest``)."""
+
+    def __init__(self, file: Any):
+        self.file, self.digest = file, hashlib.sha256()
+
+    def write(self, data: Any) -> int:
+        self.digest.update(data)
+        return self.file.write(data)
+
+
 class Cache:
     """A namespace of the content-keyed cache (e.g. ``"activations"``, ``"ceilings"``, ``"packaged"``).
 
@@ -511,18 +522,22 @@ class Cache:
             return None
 
     def save(self, key: str, value: Any) -> None:
-        """Store ``value`` under ``key`` (pickle, checksummed, atomic)."""
+        """Store ``value`` under ``key`` (pickle, checksummed, atomic).
+
+        The pickle is streamed into the entry's temporary file and hashed as it is written, so storing a large
+        array (a video model's layer) holds no second copy of it in memory.
+        """
         if not enabled():
             return
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         path = self.path(key, "pkl")
         path.parent.mkdir(parents=True, exist_ok=True)
         with locked_entry(path):  # a writer holds the entry's lock: its .part file is never swept
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                commit_file(Path(tmp), path, hashlib.sha256(data).hexdigest())
+                    written = _HashingWriter(f)
+                    pickle.dump(value, written, protocol=pickle.HIGHEST_PROTOCOL)
+                commit_file(Path(tmp), path, written.digest.hexdigest())
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
