@@ -119,15 +119,17 @@ def average_time_bins(values: np.ndarray, source_bins, target_bins, mode: str = 
     flat = values.reshape(-1, values.shape[-1])
     averaged = np.empty((flat.shape[0], len(weights)), dtype=dtype)
     # targets that overlap the same number of source bins are averaged together, each by its own weights
-    by_count: dict[int, list[int]] = {}
+    by_count: dict[int, list[tuple[int, np.ndarray]]] = {}
     for target, row in enumerate(weights):
-        by_count.setdefault(int(np.count_nonzero(row > 0)), []).append(target)
+        overlapped = np.flatnonzero(row > 0)
+        by_count.setdefault(len(overlapped), []).append((target, overlapped))
     groups = []
-    for targets in by_count.values():
-        bins = np.stack([np.flatnonzero(weights[t] > 0) for t in targets])                  # (targets, overlapped)
-        weight = np.stack([weights[t][weights[t] > 0] for t in targets])
-        total = np.array([weights[t][weights[t] > 0].sum() for t in targets])
-        groups.append((np.array(targets), bins, weight, total))
+    for members in by_count.values():
+        targets = np.array([target for target, _ in members])
+        bins = np.stack([overlapped for _, overlapped in members])                              # (targets, overlapped)
+        weight = np.take_along_axis(weights[targets], bins, axis=1)
+        total = np.array([row.sum() for row in weight])  # each target's sum alone, as the reference's weights.sum()
+        groups.append((targets, bins, weight, total))
     step = max(1, AVERAGE_BLOCK_BYTES // (8 * sum(bins.size for _, bins, _, _ in groups)))
     for start in range(0, flat.shape[0], step):
         block = flat[start:start + step]

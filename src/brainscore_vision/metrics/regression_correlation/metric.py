@@ -96,8 +96,17 @@ class DualRidgeCVRegression(KernelRegression):
             eigenvalues, eigenvectors = np.linalg.eigh(centred @ centred.T)
             design = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
         self._alpha = float(RidgeCV(alphas=self.alphas).fit(design, Y).alpha_)
-        self.kwargs["alpha"] = self._alpha
         return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``brainscore``'s ridge at the chosen ``alpha_``, fitted on the training data, on ``X`` (n_test, features).
+
+        Raises
+        ------
+        AttributeError
+            If called before ``fit``.
+        """
+        return KernelRegression("ridge", **self.kwargs, alpha=self.alpha_).fit(*self._train).predict(X)
 
 
 def pearsonr(x: Any, y: Any) -> tuple[float, float]:
@@ -117,7 +126,7 @@ def _method(regression: Any) -> tuple[str, dict]:
         return regression, {}
     inner = regression.regression if isinstance(regression, XarrayRegression) else regression
     if isinstance(inner, DualRidgeCVRegression):  # alpha chosen per training set, as the ridgecv kernel does
-        return "ridgecv", {"alphas": inner.alphas, **{k: v for k, v in inner.kwargs.items() if k != "alpha"}}
+        return "ridgecv", {"alphas": inner.alphas, **inner.kwargs}
     if isinstance(inner, KernelRegression):
         return inner.method, dict(inner.kwargs)
     raise NotImplementedError(f"{type(inner).__name__} is not one of brainscore's regressions; build the metric with "
