@@ -229,6 +229,9 @@ def test_arithmetic_aligns_entries_by_their_coordinates_as_the_references_multii
     # only the entries both hold: (10, 20) alone
     shared = ordered.isel(time_bin=[1, 2]) == binned([2.0, 9.0, 9.0], [1, 0, 0]).isel(time_bin=[0, 1])
     assert shared.sizes["time_bin"] == 1 and bool(shared.all())
+    # no entry in common is an error, not an empty assembly that turns into NaN later
+    with pytest.raises(ValueError, match="no entry"):
+        ordered.isel(time_bin=[0]) - ordered.isel(time_bin=[2])
     # the same coordinates in the same order: by position, nothing reordered
     assert (ordered + ordered).values.ravel().tolist() == [2.0, 4.0, 6.0]
     # the same entry twice where the entries differ is ambiguous, as pandas refuses a MultiIndex with duplicates

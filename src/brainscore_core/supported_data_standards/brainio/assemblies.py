@@ -157,7 +157,8 @@ def align_by_coordinates(left: xr.DataArray, right: xr.DataArray) -> tuple[xr.Da
     ------
     ValueError
         If an operand holds the same entry twice along a dim whose entries differ between the two, so the
-        alignment by value is ambiguous (as pandas refuses to align a MultiIndex with duplicates).
+        alignment by value is ambiguous (as pandas refuses to align a MultiIndex with duplicates); or if the
+        two hold no entry in common there (where the reference returned an empty assembly, later NaN).
     """
     for dim in left.dims:
         if dim not in right.dims or dim in left.indexes or dim in right.indexes:
@@ -176,6 +177,11 @@ def align_by_coordinates(left: xr.DataArray, right: xr.DataArray) -> tuple[xr.Da
                                  f"holds the same entry more than once; make the entries unique (or give both the "
                                  f"same order) before combining them")
         common = keys[0].intersection(keys[1], sort=False)
+        if len(common) == 0:
+            raise ValueError(f"cannot combine the two assemblies along {dim!r}: no entry of {names} is held by both "
+                             f"(e.g. left {tuple(keys[0][0])}, right {tuple(keys[1][0])}); an empty result would "
+                             f"only turn into NaN later. Select the entries both hold, or compare their values with "
+                             f".values")
         left = left.isel({dim: keys[0].get_indexer(common)})
         right = right.isel({dim: keys[1].get_indexer(common)})
     return left, right
