@@ -99,13 +99,8 @@ class DualRidgeCVRegression(KernelRegression):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """``brainscore``'s ridge at the chosen ``alpha_``, fitted on the training data, on ``X`` (n_test, features).
-
-        Raises
-        ------
-        AttributeError
-            If called before ``fit``.
-        """
+        """(n_test, targets): brainscore's ridge at ``alpha_`` on ``X`` (n_test, features); before ``fit``, the
+        ``AttributeError`` of ``alpha_``."""
         return KernelRegression("ridge", **self.kwargs, alpha=self.alpha_).fit(*self._train).predict(X)
 
 
