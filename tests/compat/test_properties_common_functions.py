@@ -61,3 +61,32 @@ def test_grating_order_is_checked():
     pc._assert_grating_activations(_gratings(np.arange(8)))
     with pytest.raises(ValidationError, match="not a grid over"):
         pc._assert_grating_activations(_gratings(np.arange(8)[::-1]))
+
+
+@pytest.mark.parametrize("filt_type", ["hanning", "flat", "smooth", "triangle"])
+def test_fits_with_every_kernel_equal_the_references_convolution_and_univariate_spline(filt_type):
+    """One home for the tuning fits: the per-unit functions run brainscore's vectorised Marques 2020 fits with the
+    ``filt_type`` kernel; they equal the reference's procedure (``np.convolve`` of the normalised kernel, then
+    FITPACK's interpolating spline) computed here step by step."""
+    from scipy.interpolate import UnivariateSpline
+
+    rng = np.random.default_rng(7)
+    weights = np.asarray(pc._KERNELS[filt_type], dtype=float)
+    weights /= weights.sum()
+    orientations, sf = np.arange(0, 180, 15.0), np.array([0.5, 0.7, 1, 1.4, 2, 2.8, 4, 5.6, 8])
+    for _ in range(5):
+        curve = rng.uniform(0, 10, len(orientations))
+        _, preferred, degrees, fitted = pc.calc_bandwidth(curve, orientations, filt_type=filt_type)
+        smoothed = np.convolve(weights, np.tile(curve, 3), mode="same")
+        expected = UnivariateSpline(np.concatenate([orientations - 180, orientations, orientations + 180]),
+                                    smoothed, s=0.0)(degrees)
+        np.testing.assert_allclose(fitted, expected, rtol=1e-9, atol=1e-9)
+        assert preferred == np.argmax(expected)
+        y = rng.uniform(0, 10, len(sf))
+        bandwidth, peak, r2, frequencies, fitted = pc.calc_spatial_frequency_tuning(y, sf, filt_type=filt_type)
+        padded = np.concatenate([[y[0]] * 2, y, [y[-1]] * 2])
+        spline = UnivariateSpline(np.log2(sf), np.convolve(weights, padded, mode="valid"), s=0.0)
+        np.testing.assert_allclose(fitted, spline(np.log2(frequencies)), rtol=1e-9, atol=1e-9)
+        assert peak == frequencies[np.argmax(fitted)]
+        assert r2 == pytest.approx(1 - np.sum((y - spline(np.log2(sf))) ** 2) / np.sum((y - y.mean()) ** 2), rel=1e-9)
+

@@ -34,6 +34,7 @@ import numpy as np
 from brainscore.benchmarks import properties as _properties
 from brainscore.data.assemblies import DataAssembly
 from brainscore.errors import ValidationError
+from brainscore.plugins.benchmarks.marques2020 import properties as marques
 
 from brainscore_vision.benchmark_helpers.neural_common import _REGIONS, _ceiling, _region
 from brainscore_vision.utils import LazyLoad, unwrap
@@ -188,13 +189,6 @@ def _kernel(filt_type: str | None) -> np.ndarray | None:
     return weights / weights.sum()
 
 
-def _spline(x: np.ndarray, y: np.ndarray):
-    """The interpolating cubic spline through (x, y): FITPACK's ``UnivariateSpline(s=0)`` is the not-a-knot spline."""
-    from scipy.interpolate import CubicSpline
-
-    return CubicSpline(np.asarray(x, dtype=float), np.asarray(y, dtype=float), bc_type="not-a-knot")
-
-
 def _nested_grid(activations: Any, names: Sequence[str], n_stimuli: int) -> bool:
     """Whether the presentations' values of ``names`` run through their full grid (last name fastest), repeated."""
     columns = [np.asarray(activations[name].values) for name in names]
@@ -258,24 +252,18 @@ def calc_bandwidth(orientation_curve: np.ndarray, orientation: np.ndarray, filt_
                    thrsh: float = 0.5, mode: str = "full"):
     """Orientation bandwidth of a curve over [0, 180) degrees, from a smoothed spline fit.
 
-    The curve is tiled over -180 ... 360 degrees, smoothed with the ``filt_type`` kernel ("same" convolution),
-    interpolated by a cubic spline and evaluated at every degree from -180 to 359. The preferred orientation is
-    the fit's argmax over 0-179; the bandwidth is the distance between the nearest degrees on either side where
-    the fit falls to ``thrsh`` x its peak (NaN if either is missing or it exceeds 180); halved for
-    ``mode='half'``.
+    The fit is :func:`~brainscore.plugins.benchmarks.marques2020.properties.orientation_tuning_fit` with the
+    ``filt_type`` kernel (every degree from -180 to 359). The preferred orientation is the fit's argmax over 0-179;
+    the bandwidth is the distance between the nearest degrees on either side where the fit falls to ``thrsh`` x its
+    peak (NaN if either is missing or it exceeds 180); halved for ``mode='half'``.
 
     Returns
     -------
     (bandwidth, preferred orientation index 0-179, degrees 0-179, the fit over them)
     """
-    orientation = np.asarray(orientation, dtype=float)
-    extended = np.concatenate([orientation - 180, orientation, orientation + 180])
-    tiled = np.tile(np.asarray(orientation_curve, dtype=float).ravel(), 3)
-    weights = _kernel(filt_type)
-    if weights is not None:
-        tiled = np.convolve(weights, tiled, mode="same")
-    degrees = np.linspace(-180, 359, 540)
-    fitted = _spline(extended, tiled)(degrees)
+    curve = np.asarray(orientation_curve, dtype=float).reshape(1, -1)
+    degrees, fitted = marques.orientation_tuning_fit(curve, np.asarray(orientation, dtype=float), _kernel(filt_type))
+    fitted = fitted[0]
     preferred = int(np.argmax(fitted[180:360]))
     peak_index = preferred + 180
     low = np.flatnonzero(fitted[:peak_index] <= fitted[peak_index] * thrsh)
@@ -301,55 +289,35 @@ def calc_spatial_frequency_tuning(y: np.ndarray, sf: np.ndarray, filt_type: str 
                                   thrsh: float = 0.707, mode: str = "ratio"):
     """Peak and bandwidth of a spatial-frequency tuning curve (``sf`` ascending, cycles/degree).
 
-    The curve, padded with two copies of each end value, is smoothed ("valid") with the ``filt_type`` kernel,
-    interpolated by a cubic spline over log2(sf) and evaluated at 100 points evenly spaced in log2. The cut-offs
-    are the nearest points below and above the peak where the fit is at most ``thrsh`` x the peak. Bandwidth:
-    ``100 f_low / f_high`` (``mode='ratio'``) or ``f_high / f_low - 1`` (``mode='oct'``); NaN without a cut-off.
+    :func:`~brainscore.plugins.benchmarks.marques2020.properties.spatial_frequency_tuning_fit` with the
+    ``filt_type`` kernel: bandwidth ``100 f_low / f_high`` (``mode='ratio'``) or ``f_high / f_low - 1``
+    (``mode='oct'``) at ``thrsh`` x the peak, NaN without a cut-off.
 
     Returns
     -------
     (bandwidth, peak frequency, r² of the fit at the measured frequencies, the 100 frequencies, the fit)
     """
-    y = np.asarray(y, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).reshape(1, -1)
+    kernel = _kernel(filt_type)
+    spline = marques.spatial_frequency_spline(y, sf, kernel)
+    peak, bandwidth = marques.spatial_frequency_tuning_fit(y, sf, thrsh, kernel, mode)
     log_sf = np.log2(np.asarray(sf, dtype=float))
-    values = y
-    weights = _kernel(filt_type)
-    if weights is not None:
-        values = np.convolve(weights, np.concatenate([[y[0], y[0]], y, [y[-1], y[-1]]]), mode="valid")
-    spline = _spline(log_sf, values)
     grid = np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
-    fitted = spline(grid)
-    best = int(np.argmax(fitted))
-    below = np.flatnonzero(fitted <= fitted[best] * thrsh)
-    low = grid[below[below < best][-1]] if np.any(below < best) else np.nan
-    high = grid[below[below > best][0]] if np.any(below > best) else np.nan
-    bandwidth = 2 ** high / 2 ** low - 1 if mode == "oct" else 2 ** low / 2 ** high * 100
-    residual = np.sum((y - spline(log_sf)) ** 2)
-    r2 = 1 - residual / np.sum((y - y.mean()) ** 2)
-    return bandwidth, 2 ** grid[best], r2, 2 ** grid, fitted
+    r2 = 1 - np.sum((y[0] - spline(log_sf)[0]) ** 2) / np.sum((y[0] - y.mean()) ** 2)
+    return bandwidth[0], peak[0], r2, 2 ** grid, spline(grid)[0]
 
 
 def calc_size_tuning(size_curve: np.ndarray, radius: np.ndarray):
-    """Surround suppression of a size tuning curve (Cavanaugh, Bair & Movshon 2002).
-
-    SSI = (peak - plateau) / peak (plateau: the response at the largest radius). Where peak > 0 and SSI > 0.1:
-    grating summation field = 2 x the smallest radius reaching 0.95 peak; surround diameter = 2 x the first
-    radius beyond the preferred one at most plateau + 0.05 |plateau|; else both (and their ratio) are NaN.
+    """Surround suppression of a size tuning curve (Cavanaugh, Bair & Movshon 2002), by
+    :func:`~brainscore.plugins.benchmarks.marques2020.properties.size_tuning_curve_properties`.
 
     Returns
     -------
-    (grating summation field, surround diameter, their ratio, SSI)
+    (grating summation field, surround diameter, their ratio, SSI); the first three NaN unless peak > 0 and SSI > 0.1
     """
-    curve = np.asarray(size_curve, dtype=float)
-    radius = np.asarray(radius, dtype=float)
-    peak, plateau = curve.max(), curve[-1]
-    ssi = (peak - plateau) / peak
-    if not (peak > 0 and ssi > 0.1):
-        return np.nan, np.nan, np.nan, ssi
-    gsf = 2 * radius[np.flatnonzero(curve >= 0.95 * peak)[0]]
-    beyond = np.flatnonzero((curve <= plateau + 0.05 * abs(plateau)) & (radius > radius[np.argmax(curve)]))
-    surround = 2 * radius[beyond[0]]
-    return gsf, surround, surround / gsf, ssi
+    values = marques.size_tuning_curve_properties(np.asarray(size_curve, dtype=float).reshape(1, -1), radius)
+    return tuple(values[name][0] for name in ("grating_summation_field", "surround_diameter",
+                                              "surround_grating_summation_field_ratio", "surround_suppression_index"))
 
 
 def calc_texture_modulation(response: np.ndarray):

@@ -141,23 +141,28 @@ def dc_ac(responses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return responses.mean(axis=-1), 2 * np.abs(np.fft.fft(responses, axis=-1)[..., 1]) / n
 
 
-def _smooth_same(curves: np.ndarray) -> np.ndarray:
-    """``np.convolve(SMOOTH, curve, mode="same")`` of every row (zeros beyond the ends)."""
+def _smooth_same(curves: np.ndarray, kernel: np.ndarray | None) -> np.ndarray:
+    """``np.convolve(kernel, curve, mode="same")`` of every row (zeros beyond the ends) for a 5-tap ``kernel``;
+    ``curves`` itself for ``None``."""
+    if kernel is None:
+        return curves
     padded = np.pad(curves, ((0, 0), (2, 2)))
-    return sum(SMOOTH[k] * padded[:, 4 - k:4 - k + curves.shape[1]] for k in range(5))
+    return sum(kernel[k] * padded[:, 4 - k:4 - k + curves.shape[1]] for k in range(5))
 
 
-def orientation_tuning_fit(curves: np.ndarray, orientations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reference's orientation tuning fit (``calc_bandwidth`` with ``filt_type="smooth"``).
+def orientation_tuning_fit(curves: np.ndarray, orientations: np.ndarray, kernel: np.ndarray | None = SMOOTH
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """The reference's orientation tuning fit (``calc_bandwidth``; its ``filt_type="smooth"`` by default).
 
     The curve (orientations over 0-180 degrees) is tiled over -180...+360 degrees, smoothed with
-    [1, 5, 1] / 7, interpolated by a cubic spline and evaluated at every integer degree from -180
-    to 359.
+    ``kernel`` ([1, 5, 1] / 7 by default; "same" convolution), interpolated by a cubic spline and
+    evaluated at every integer degree from -180 to 359.
 
     Parameters
     ----------
     curves : ndarray of shape (unit, n_orientations)
     orientations : ndarray of shape (n_orientations,), degrees in [0, 180), ascending
+    kernel : ndarray of shape (5,), summing to 1, or None (no smoothing)
 
     Returns
     -------
@@ -165,7 +170,7 @@ def orientation_tuning_fit(curves: np.ndarray, orientations: np.ndarray) -> tupl
     fitted : ndarray of shape (unit, 540)
     """
     extended = np.concatenate([orientations - 180, orientations, orientations + 180])
-    tiled = _smooth_same(np.tile(curves, (1, 3)))
+    tiled = _smooth_same(np.tile(curves, (1, 3)), kernel)
     degrees = np.linspace(-180, 359, 540)
     return degrees, CubicSpline(extended, tiled, axis=1, bc_type="not-a-knot")(degrees)
 
@@ -204,14 +209,41 @@ def preferred_orientation(responses: np.ndarray, baseline: np.ndarray, orientati
     return values, kept
 
 
-def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.ndarray, threshold: float = 0.707
+def spatial_frequency_spline(curves: np.ndarray, spatial_frequencies: np.ndarray, kernel: np.ndarray | None = SMOOTH
+                             ) -> CubicSpline:
+    """The reference's spline through spatial-frequency tuning curves, over log2(sf).
+
+    Each curve is padded with two copies of each end value and smoothed with ``kernel`` ([1, 5, 1] / 7
+    by default; "valid" convolution; no padding or smoothing for ``None``), then interpolated by the
+    not-a-knot cubic spline (FITPACK's ``UnivariateSpline(s=0)``).
+
+    Parameters
+    ----------
+    curves : ndarray of shape (unit, n_sf)
+    spatial_frequencies : ndarray of shape (n_sf,), cycles/degree, ascending
+    kernel : ndarray of shape (5,), summing to 1, or None
+
+    Returns
+    -------
+    scipy.interpolate.CubicSpline
+        Of log2 cycles/degree, values of shape (unit, ...) (``axis=1``).
+    """
+    smoothed = curves
+    if kernel is not None:
+        padded = np.concatenate([curves[:, :1], curves[:, :1], curves, curves[:, -1:], curves[:, -1:]], axis=1)
+        smoothed = sum(kernel[4 - k] * padded[:, k:k + curves.shape[1]] for k in range(5))
+    log_sf = np.log2(np.asarray(spatial_frequencies, dtype=float))
+    return CubicSpline(log_sf, smoothed, axis=1, bc_type="not-a-knot")
+
+
+def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.ndarray, threshold: float = 0.707,
+                                 kernel: np.ndarray | None = SMOOTH, mode: str = "ratio"
                                  ) -> tuple[np.ndarray, np.ndarray]:
     """Peak spatial frequency and bandwidth of tuning curves (the reference's ``calc_spatial_frequency_tuning``).
 
-    Each curve is padded with two copies of each end value, smoothed with [1, 5, 1] / 7 ("valid"),
-    interpolated by a cubic spline over log2(sf) and evaluated at 100 points evenly spaced in log2
-    between the lowest and the highest frequency. The peak is the largest fitted point; the low
-    (high) cut-off is the last point below (first above) the peak whose fitted value is at most
+    The :func:`spatial_frequency_spline` of the curves is evaluated at 100 points evenly spaced in
+    log2 between the lowest and the highest frequency. The peak is the largest fitted point; the
+    low (high) cut-off is the last point below (first above) the peak whose fitted value is at most
     ``threshold`` x the peak value.
 
     Parameters
@@ -219,19 +251,20 @@ def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.nda
     curves : ndarray of shape (unit, n_sf)
     spatial_frequencies : ndarray of shape (n_sf,), cycles/degree, ascending
     threshold : float
+    kernel : ndarray of shape (5,), summing to 1, or None (see :func:`spatial_frequency_spline`)
+    mode : {"ratio", "oct"}
+        The bandwidth as ``100 * f_low / f_high`` (percent) or as ``f_high / f_low - 1``.
 
     Returns
     -------
     peak : ndarray of shape (unit,)
         Peak spatial frequency (cycles/degree).
     bandwidth : ndarray of shape (unit,)
-        ``100 * f_low / f_high`` (percent); NaN where a cut-off is missing.
+        In ``mode``'s unit; NaN where a cut-off is missing.
     """
-    padded = np.concatenate([curves[:, :1], curves[:, :1], curves, curves[:, -1:], curves[:, -1:]], axis=1)
-    smoothed = sum(SMOOTH[4 - k] * padded[:, k:k + curves.shape[1]] for k in range(5))
     log_sf = np.log2(np.asarray(spatial_frequencies, dtype=float))
     grid = np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
-    fitted = CubicSpline(log_sf, smoothed, axis=1, bc_type="not-a-knot")(grid)
+    fitted = spatial_frequency_spline(curves, spatial_frequencies, kernel)(grid)
     best = np.argmax(fitted, axis=1)
     below = fitted <= (fitted[np.arange(len(fitted)), best] * threshold)[:, None]
     index = np.arange(len(grid))[None, :]
@@ -239,7 +272,8 @@ def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.nda
     high = np.where(below & (index > best[:, None]), index, len(grid)).min(axis=1)
     valid = (low >= 0) & (high < len(grid))
     bandwidth = np.full(len(curves), np.nan)
-    bandwidth[valid] = 2.0 ** grid[low[valid]] / 2.0 ** grid[high[valid]] * 100
+    f_low, f_high = 2.0 ** grid[low[valid]], 2.0 ** grid[high[valid]]
+    bandwidth[valid] = f_high / f_low - 1 if mode == "oct" else f_low / f_high * 100
     return 2.0 ** grid[best], bandwidth
 
 
