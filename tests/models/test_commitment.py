@@ -216,6 +216,31 @@ def test_candidates_record_all_layers_in_one_pass_and_reduce_wide_ones(stimuli):
     assert raw.shape == (7, 16) and "pca_component" not in raw.coords
 
 
+def test_selection_keeps_its_small_candidate_layers_as_the_activations_a_benchmark_reads(stimuli, tmp_path,
+                                                                                         monkeypatch):
+    """A candidate layer of at most n_components units is held unreduced by the selection's pass; it is stored as the
+    activations entry ``extract`` would write (same file, byte for byte), so a benchmark that commits it runs no second
+    forward pass. Wider layers are only reduced, never stored unreduced."""
+    from brainscore.caching import verified
+
+    model = _commit()
+    extractor = model.activations_model
+    LayerCandidates(model, LAYERS, n_components=20).look_at_layers(stimuli)  # features.0: 324 units, .1: 324, .2: 16
+    assert extractor.forward_passes == 1
+    paths = extractor.cache_paths(stimuli, LAYERS)
+    assert verified(paths["features.2"])
+    assert not paths["features.0"].exists() and not paths["features.1"].exists()
+    kept = extractor(stimuli, ["features.2"])
+    assert extractor.forward_passes == 1  # read from the selection's entry, not computed
+    monkeypatch.setenv("BRAINSCORE_HOME", str(tmp_path / "fresh"))  # an empty cache: extract computes it
+    fresh_model = _commit()
+    fresh = fresh_model.activations_model.extract(stimuli, ["features.2"])["features.2"]
+    assert fresh_model.activations_model.forward_passes == 1
+    assert fresh.path != paths["features.2"] and fresh.path.name == paths["features.2"].name
+    assert fresh.path.read_bytes() == paths["features.2"].read_bytes()
+    np.testing.assert_array_equal(kept.values, fresh_model.activations_model(stimuli, ["features.2"]).values)
+
+
 def test_gram_pca_equals_scikit_learn_up_to_sign(tmp_path):
     rng = np.random.default_rng(1)
     x = (rng.normal(size=(40, 300)) @ rng.normal(size=(300, 300)) / 10 + 3).astype(np.float32)

@@ -309,6 +309,8 @@ class LayerCandidates:
                             entries[layer] = self._entry(sink.values)
                         finally:
                             sink.close()  # frees its memory (or file) before the next layer's PCA
+                        if cache is not None and not window and "values" in entries[layer]:
+                            _keep_activations(extractor, paths[layer], entries[layer]["values"])
                     if cache is not None:
                         cache.save(self._selection_entry(paths[layer]), entries[layer])
                     step.update()
@@ -364,6 +366,24 @@ class LayerCandidates:
         }
         return package_features(scores[rows], stimuli, neuroid_coords, features.trials, features.shifts,
                                 features.visual_degrees, features.image_size)
+
+
+def _keep_activations(extractor, path: Path, values: np.ndarray) -> None:
+    """Store a small candidate layer's features (at most ``n_components`` units, kept unreduced) from the selection's
+    own pass as the activations entry a benchmark on these stimuli reads (:meth:`ActivationsCore.store_features`):
+    when layer selection chooses such a layer (an ``avgpool``, a classifier), the benchmarks that select on these
+    stimuli run no second forward pass. A few MB per layer; a write that fails (a full disk) loses nothing but the
+    shortcut, with a warning."""
+    store = getattr(extractor, "store_features", None)
+    if store is None or not caching.enabled() or verified(path):
+        return
+    try:
+        store(path, values)
+    except OSError as error:
+        import warnings
+
+        warnings.warn(f"layer selection could not keep a candidate layer's features as activations ({error}); "
+                      f"a benchmark on these stimuli will compute them again", RuntimeWarning, stacklevel=2)
 
 
 def selection_window(time_bins: Sequence[tuple[float, float]] | None) -> list[tuple[float, float]]:

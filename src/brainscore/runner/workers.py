@@ -13,7 +13,7 @@ processes started by hand, a batch job of dask-jobqueue):
   page-fault its tensors anew. The plugin gives each worker the thread counts a lone process on its
   machine has (:func:`apply_lone_numerics`), before any task runs there. Setting a library's threads
   after it loaded is not always the same as loading it with them: EfficientNet-Lite0's quick-start
-  pair still differed in its last bits on plain ``dask worker``\ s (issue 39), and equalled ``brainscore
+  pair still differed in its last bits on plain ``dask worker`` processes (issue 39), and equalled ``brainscore
   score`` when the workers were started with the lone thread counts. So a nanny plugin
   (:func:`lone_process_nanny_plugin`) first gives each nanny the lone environment and restarts its
   worker process where the thread variables differ, so that every library loads with them.

@@ -553,6 +553,34 @@ class ActivationsCore(ABC):
         """
         return self._cache_paths(stimuli.content_hash(), layers, {})
 
+    def store_features(self, path: Path, values: np.ndarray) -> Path:
+        """Write a layer's features, computed by :meth:`stream`, as the cache entry ``path`` of :meth:`cache_paths`.
+
+        The file is the one :meth:`extract` writes there (same header and bytes, sha256 stored beside it), so a
+        later :meth:`extract` of that layer on the same stimuli (one trial) reads it instead of running the
+        network; layer selection keeps its small candidate layers this way. The caller holds the entry's lock
+        (:func:`brainscore.caching.locked_entry`), as :meth:`extract` does while it writes.
+
+        Parameters
+        ----------
+        path : Path
+            ``cache_paths(stimuli, [layer])[layer]``.
+        values : ndarray of float32, shape (rows, *unit_shape)
+            Every row the sinks of :meth:`stream` received for the layer on those stimuli, in that order.
+
+        Raises
+        ------
+        OSError
+            If the file cannot be written (nothing is left behind).
+        """
+        writer = NpyWriter(path, len(values))
+        try:
+            writer.append(values)
+            return writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+
     def _cache_paths(self, stimuli_hash: str, layers: Sequence[str], plan: dict) -> dict[str, Path]:
         # keyed on the code of the framework's module too (it imports this one)
         cache = Cache(_CACHE_NAMESPACE, code=[type(self).__module__])
