@@ -13,7 +13,9 @@ direction the features vary in, so rotation-invariant metrics (PLS, ridge, RDM, 
 information as the raw features. The unreduced layers are held only during the selection's one
 pass (in memory up to a budget, :data:`SELECTION_MEMORY_BYTES`, the rest in unlinked temporary
 files), never written to the activations cache; what is cached per layer is its PCA scores (or its
-features when it has at most 1000 units), keyed by the content key its activations would have.
+features when it has at most 1000 units), keyed by the content key its activations would have. A layer of
+at most 1000 units is also stored as the activations entry ``extract`` would write on those stimuli (a few
+MB): when the selection chooses it, the benchmarks it selected on read it instead of running the network again.
 """
 from __future__ import annotations
 
