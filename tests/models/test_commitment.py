@@ -241,6 +241,22 @@ def test_selection_keeps_its_small_candidate_layers_as_the_activations_a_benchma
     np.testing.assert_array_equal(kept.values, fresh_model.activations_model(stimuli, ["features.2"]).values)
 
 
+def test_a_full_disk_costs_the_selection_only_its_shortcut(stimuli, monkeypatch):
+    """Storing a small layer as activations may fail (a full disk): the selection's features are still returned, with
+    a warning, and the entry is not left half-written."""
+    model = _commit()
+    extractor = model.activations_model
+
+    def full_disk(path, values):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(extractor, "store_features", full_disk)
+    with pytest.warns(RuntimeWarning, match="No space left on device"):
+        layers = LayerCandidates(model, LAYERS, n_components=20).look_at_layers(stimuli)
+    assert layers["features.2"].shape == (7, 16)
+    assert not extractor.cache_paths(stimuli, ["features.2"])["features.2"].exists()
+
+
 def test_gram_pca_equals_scikit_learn_up_to_sign(tmp_path):
     rng = np.random.default_rng(1)
     x = (rng.normal(size=(40, 300)) @ rng.normal(size=(300, 300)) / 10 + 3).astype(np.float32)
