@@ -207,7 +207,8 @@ class LayerCandidates:
         are never written to the activations cache: each layer's batches are held (in memory, or in
         an unlinked temporary file under the cache when large) only until its PCA is fitted, and
         what is cached is the selection's result per layer (the PCA scores, or the features of a
-        layer small enough to keep), keyed by the content key of the activations it comes from.
+        layer small enough to keep), keyed by the content key of the activations it comes from; a layer
+        small enough to keep is also stored as those activations (:meth:`ActivationsCore.store_features`).
 
         A video model (an extractor with ``records_time``, e.g. :class:`~brainscore.models.extraction.temporal_store.
         TemporalExtractor`) is streamed the same way, each layer averaged over the window the benchmark records
