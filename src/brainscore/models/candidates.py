@@ -377,8 +377,8 @@ def _keep_activations(extractor, path: Path, values: np.ndarray) -> None:
     when layer selection chooses such a layer (an ``avgpool``, a classifier), the benchmarks that select on these
     stimuli run no second forward pass. A few MB per layer; a write that fails (a full disk) loses nothing but the
     shortcut, with a warning."""
-    store = getattr(extractor, "store_features", None)
-    if store is None or not caching.enabled() or verified(path):
+    store = getattr(extractor, "store_features", None)  # (the caller holds the entry's lock and found it missing)
+    if store is None or not caching.enabled():
         return
     try:
         store(path, values)

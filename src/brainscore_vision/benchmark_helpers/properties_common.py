@@ -289,22 +289,22 @@ def calc_spatial_frequency_tuning(y: np.ndarray, sf: np.ndarray, filt_type: str 
                                   thrsh: float = 0.707, mode: str = "ratio"):
     """Peak and bandwidth of a spatial-frequency tuning curve (``sf`` ascending, cycles/degree).
 
-    :func:`~brainscore.plugins.benchmarks.marques2020.properties.spatial_frequency_tuning_fit` with the
-    ``filt_type`` kernel: bandwidth ``100 f_low / f_high`` (``mode='ratio'``) or ``f_high / f_low - 1``
-    (``mode='oct'``) at ``thrsh`` x the peak, NaN without a cut-off.
+    The spline of :func:`~brainscore.plugins.benchmarks.marques2020.properties.spatial_frequency_spline` with the
+    ``filt_type`` kernel, cut by :func:`~brainscore.plugins.benchmarks.marques2020.properties.spatial_frequency_cutoffs`:
+    bandwidth ``f_high / f_low - 1`` for ``mode='oct'``, else (as the reference) ``100 f_low / f_high``, at ``thrsh``
+    x the peak, NaN without a cut-off.
 
     Returns
     -------
     (bandwidth, peak frequency, r² of the fit at the measured frequencies, the 100 frequencies, the fit)
     """
     y = np.asarray(y, dtype=float).reshape(1, -1)
-    kernel = _kernel(filt_type)
-    spline = marques.spatial_frequency_spline(y, sf, kernel)
-    peak, bandwidth = marques.spatial_frequency_tuning_fit(y, sf, thrsh, kernel, mode)
-    log_sf = np.log2(np.asarray(sf, dtype=float))
-    grid = np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
-    r2 = 1 - np.sum((y[0] - spline(log_sf)[0]) ** 2) / np.sum((y[0] - y.mean()) ** 2)
-    return bandwidth[0], peak[0], r2, 2 ** grid, spline(grid)[0]
+    spline = marques.spatial_frequency_spline(y, sf, _kernel(filt_type))
+    grid = marques.spatial_frequency_grid(sf)
+    fitted = spline(grid)
+    peak, bandwidth = marques.spatial_frequency_cutoffs(grid, fitted, thrsh, "oct" if mode == "oct" else "ratio")
+    r2 = 1 - np.sum((y[0] - spline(np.log2(np.asarray(sf, dtype=float)))[0]) ** 2) / np.sum((y[0] - y.mean()) ** 2)
+    return bandwidth[0], peak[0], r2, 2 ** grid, fitted[0]
 
 
 def calc_size_tuning(size_curve: np.ndarray, radius: np.ndarray):

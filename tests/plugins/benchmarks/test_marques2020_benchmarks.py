@@ -97,6 +97,11 @@ def test_vectorised_spline_equals_the_references_univariate_spline():
         padded = np.concatenate([[curve[0]] * 2, curve, [curve[-1]] * 2])
         smoothed = np.convolve(np.array([0, 1 / 5, 1, 1 / 5, 0]) / 1.4, padded, mode="valid")
         assert p == 2 ** grid[np.argmax(UnivariateSpline(log_sf, smoothed, s=0.0)(grid))]
+    fitted = prop.spatial_frequency_spline(curves[:, :22], SF)(grid)
+    octaves = prop.spatial_frequency_cutoffs(grid, fitted, mode="oct")[1]
+    np.testing.assert_allclose(octaves, 100 / bandwidth - 1, rtol=1e-12)  # f_high / f_low - 1 of the same cut-offs
+    with pytest.raises(ValueError, match="'ratio' or 'oct'"):
+        prop.spatial_frequency_cutoffs(grid, fitted, mode="octave")
 
 
 # ---- per-study properties ------------------------------------------------------------------------

@@ -236,22 +236,25 @@ def spatial_frequency_spline(curves: np.ndarray, spatial_frequencies: np.ndarray
     return CubicSpline(log_sf, smoothed, axis=1, bc_type="not-a-knot")
 
 
-def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.ndarray, threshold: float = 0.707,
-                                 kernel: np.ndarray | None = SMOOTH, mode: str = "ratio"
-                                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Peak spatial frequency and bandwidth of tuning curves (the reference's ``calc_spatial_frequency_tuning``).
+def spatial_frequency_grid(spatial_frequencies: np.ndarray) -> np.ndarray:
+    """The 100 points, evenly spaced in log2(sf) from the lowest to the highest frequency, at which the reference
+    evaluates a spatial-frequency fit (log2 cycles/degree, shape (100,))."""
+    log_sf = np.log2(np.asarray(spatial_frequencies, dtype=float))
+    return np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
 
-    The :func:`spatial_frequency_spline` of the curves is evaluated at 100 points evenly spaced in
-    log2 between the lowest and the highest frequency. The peak is the largest fitted point; the
-    low (high) cut-off is the last point below (first above) the peak whose fitted value is at most
-    ``threshold`` x the peak value.
+
+def spatial_frequency_cutoffs(grid: np.ndarray, fitted: np.ndarray, threshold: float = 0.707, mode: str = "ratio"
+                              ) -> tuple[np.ndarray, np.ndarray]:
+    """Peak and bandwidth of spatial-frequency fits evaluated on :func:`spatial_frequency_grid`.
+
+    The peak is the largest fitted point; the low (high) cut-off is the last point below (first above) the peak
+    whose fitted value is at most ``threshold`` x the peak value.
 
     Parameters
     ----------
-    curves : ndarray of shape (unit, n_sf)
-    spatial_frequencies : ndarray of shape (n_sf,), cycles/degree, ascending
+    grid : ndarray of shape (n_points,), log2 cycles/degree, ascending
+    fitted : ndarray of shape (unit, n_points)
     threshold : float
-    kernel : ndarray of shape (5,), summing to 1, or None (see :func:`spatial_frequency_spline`)
     mode : {"ratio", "oct"}
         The bandwidth as ``100 * f_low / f_high`` (percent) or as ``f_high / f_low - 1``.
 
@@ -261,20 +264,50 @@ def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.nda
         Peak spatial frequency (cycles/degree).
     bandwidth : ndarray of shape (unit,)
         In ``mode``'s unit; NaN where a cut-off is missing.
+
+    Raises
+    ------
+    ValueError
+        If ``mode`` is neither "ratio" nor "oct".
     """
-    log_sf = np.log2(np.asarray(spatial_frequencies, dtype=float))
-    grid = np.linspace(log_sf[0], log_sf[-1], num=100, endpoint=True)
-    fitted = spatial_frequency_spline(curves, spatial_frequencies, kernel)(grid)
+    if mode not in ("ratio", "oct"):
+        raise ValueError(f"mode must be 'ratio' or 'oct', got {mode!r}")
     best = np.argmax(fitted, axis=1)
     below = fitted <= (fitted[np.arange(len(fitted)), best] * threshold)[:, None]
     index = np.arange(len(grid))[None, :]
     low = np.where(below & (index < best[:, None]), index, -1).max(axis=1)
     high = np.where(below & (index > best[:, None]), index, len(grid)).min(axis=1)
     valid = (low >= 0) & (high < len(grid))
-    bandwidth = np.full(len(curves), np.nan)
+    bandwidth = np.full(len(fitted), np.nan)
     f_low, f_high = 2.0 ** grid[low[valid]], 2.0 ** grid[high[valid]]
     bandwidth[valid] = f_high / f_low - 1 if mode == "oct" else f_low / f_high * 100
     return 2.0 ** grid[best], bandwidth
+
+
+def spatial_frequency_tuning_fit(curves: np.ndarray, spatial_frequencies: np.ndarray, threshold: float = 0.707,
+                                 kernel: np.ndarray | None = SMOOTH) -> tuple[np.ndarray, np.ndarray]:
+    """Peak spatial frequency and bandwidth of tuning curves (the reference's ``calc_spatial_frequency_tuning``).
+
+    The :func:`spatial_frequency_spline` of the curves, evaluated on :func:`spatial_frequency_grid`, cut at
+    ``threshold`` x its peak (:func:`spatial_frequency_cutoffs`).
+
+    Parameters
+    ----------
+    curves : ndarray of shape (unit, n_sf)
+    spatial_frequencies : ndarray of shape (n_sf,), cycles/degree, ascending
+    threshold : float
+    kernel : ndarray of shape (5,), summing to 1, or None (see :func:`spatial_frequency_spline`)
+
+    Returns
+    -------
+    peak : ndarray of shape (unit,)
+        Peak spatial frequency (cycles/degree).
+    bandwidth : ndarray of shape (unit,)
+        ``100 * f_low / f_high`` (percent); NaN where a cut-off is missing.
+    """
+    grid = spatial_frequency_grid(spatial_frequencies)
+    fitted = spatial_frequency_spline(curves, spatial_frequencies, kernel)(grid)
+    return spatial_frequency_cutoffs(grid, fitted, threshold)
 
 
 def _dc_ac_stack(responses: np.ndarray, baseline: np.ndarray) -> np.ndarray:
