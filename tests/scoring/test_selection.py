@@ -184,3 +184,87 @@ def test_selection_entries_are_cached_verified_and_keyed_by_the_activations(stim
     # other weights (another seed): other entries, another pass
     LayerCandidates(_model(20, seed=1), LAYERS, n_components=5).look_at_layers(stimuli)
     assert len(_entries(home, "activations_pca")) == 2 * len(LAYERS)
+
+
+def test_a_second_pass_holds_its_rows_in_the_memory_the_first_touched_and_never_in_what_the_first_returned(
+        stimuli, monkeypatch, tmp_path):
+    # issue 39: on a VM that hands freed memory back to its host, fresh memory cost most of a selection's time
+    # above its forward pass; the process's arena keeps the pages of one pass for the next
+    candidates_module._ARENA.free()
+    monkeypatch.setattr(candidates_module, "ARENA_KEEP_S", 30.0)
+    carved: list[list[np.ndarray]] = []
+    original = candidates_module._ArenaLease.carve
+
+    def spy(self, shape):
+        out = original(self, shape)
+        if out is not None:
+            carved[-1].append(out)
+        return out
+
+    monkeypatch.setattr(candidates_module._ArenaLease, "carve", spy)
+    passes = []
+    for name in ("first", "second"):  # two empty caches: both passes compute every layer
+        _home(monkeypatch, tmp_path, name)
+        carved.append([])
+        passes.append(LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli))
+    kept = {layer: passes[0][layer].values.copy() for layer in LAYERS}
+    assert [len(rows) for rows in carved] == [len(LAYERS), len(LAYERS)]
+    assert all(np.shares_memory(a, b) for a, b in zip(carved[0], carved[1]))  # the same pages, reused
+    for layer in LAYERS:  # the second pass wrote over the arena: the first pass's results are their own
+        np.testing.assert_array_equal(passes[0][layer].values, kept[layer])
+        assert not any(np.shares_memory(passes[0][layer].values, rows) for rows in carved[1])
+    _assert_same(passes[1], passes[0])
+    # without the arena (plain allocations) the numbers are the same
+    monkeypatch.setattr(candidates_module._ArenaLease, "carve", lambda self, shape: None)
+    _home(monkeypatch, tmp_path, "plain")
+    _assert_same(LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli), passes[0])
+
+
+def test_the_arena_is_freed_after_its_keep_time_and_one_pass_at_a_time_holds_it(monkeypatch):
+    import time
+
+    arena = candidates_module._RowArena()
+    monkeypatch.setattr(candidates_module, "ARENA_KEEP_S", 0.2)
+    with arena.lease() as first, arena.lease() as second:
+        first.reserve(1 << 20)
+        second.reserve(1 << 20)
+        rows = first.carve((16, 1000))
+        assert rows is not None and rows.shape == (16, 1000) and rows.dtype == np.float32
+        assert second.carve((16, 1000)) is None  # a concurrent pass allocates its own
+        assert first.carve((300, 1000)) is None  # no room left: the caller allocates
+    with arena.lease() as again:
+        assert again.held == 16 * 4096  # 64,000 bytes in whole pages, counted as usable by the next pass
+    time.sleep(0.6)
+    assert arena._buffer is None and arena._touched == 0
+
+
+def test_rows_that_do_not_fit_in_memory_reuse_the_file_a_pass_before_wrote(stimuli, monkeypatch, tmp_path):
+    candidates_module._ARENA.free()
+    monkeypatch.setattr(candidates_module, "ARENA_KEEP_S", 30.0)
+    monkeypatch.setattr(candidates_module, "SELECTION_MEMORY_BYTES", 0)  # every layer to the file
+    regions: list[list[tuple]] = []
+    original = candidates_module._ArenaLease.file_region
+
+    def spy(self, folder, nbytes):
+        region = original(self, folder, nbytes)
+        regions[-1].append(region)
+        return region
+
+    monkeypatch.setattr(candidates_module._ArenaLease, "file_region", spy)
+    home = _home(monkeypatch, tmp_path, "home")
+    passes = []
+    for seed in (0, 0, 1):  # the same pass twice (the second reads its cache), then other weights
+        regions.append([])
+        passes.append(LayerCandidates(_model(20, seed=seed), LAYERS, n_components=5).look_at_layers(stimuli))
+    assert [len(r) for r in regions] == [len(LAYERS), 0, len(LAYERS)]
+    assert [(id(f), offset, owned) for f, offset, owned in regions[0]] == \
+        [(id(f), offset, owned) for f, offset, owned in regions[2]]
+    assert len({id(f) for f, _, _ in regions[0]}) == 1 and not any(owned for _, _, owned in regions[0])
+    assert [offset for _, offset, _ in regions[0]] == sorted({offset for _, offset, _ in regions[0]})
+    _assert_same(passes[1], passes[0])
+    # the third pass wrote over the file: the first pass's results are their own, equal to a pass in memory
+    monkeypatch.setattr(candidates_module, "SELECTION_MEMORY_BYTES", None)
+    _home(monkeypatch, tmp_path, "in-memory")
+    _assert_same(LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli), passes[0])
+    assert not list(home.rglob(".selection-rows-*"))  # unlinked: nothing left in the cache folder
+    candidates_module._ARENA.free()

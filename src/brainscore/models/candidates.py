@@ -20,7 +20,9 @@ MB): when the selection chooses it, the benchmarks it selected on read it instea
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -41,7 +43,8 @@ __all__ = ["LayerCandidates", "gram_pca", "selection_window", "SELECTION_PCA_COM
 SELECTION_PCA_COMPONENTS = 1000
 #: Bytes of unreduced layer features a layer-selection pass may hold in memory (None: a quarter of
 #: :func:`brainscore.config.usable_memory` when the pass starts, i.e. of what is left of a Dask worker's
-#: ``memory_limit`` inside a worker, not of the machine's memory, which killed workers in issue 24;
+#: ``memory_limit`` inside a worker, not of the machine's memory, which killed workers in issue 24; the
+#: bytes the process's :class:`_RowArena` keeps from its last pass count as usable;
 #: the other three quarters are room for the network's forward pass and the PCA); the rest of its layers wait for their PCA in unlinked
 #: temporary files under the cache, which the kernel writes back to disk once they are large.
 SELECTION_MEMORY_BYTES: int | None = None
@@ -289,37 +292,39 @@ class LayerCandidates:
         stored = [layer for layer in layers if cache is not None and caching.enabled() and verified(paths[layer])]
         sinks: dict[str, _RowSink] = {}
         folder = Path(cache.root) if cache is not None and caching.enabled() else Path(tempfile.gettempdir())
-        budget = _MemoryBudget(SELECTION_MEMORY_BYTES if SELECTION_MEMORY_BYTES is not None
-                               else config.usable_memory() // 4)
-        streamed = [layer for layer in layers if layer not in stored]
-        entries: dict[str, dict] = {}
-        try:
-            if streamed:
-                def factory(layer):
-                    def make(rows):
-                        sinks[layer] = _RowSink(rows, folder, budget)
-                        return sinks[layer]
-                    return make
-                extractor.stream(stimuli, {layer: factory(layer) for layer in streamed}, **window)
-            what = f"{self._commitment.identifier}: principal components of {len(layers)} candidate layers"
-            with stage(what, total=len(layers), unit="layer") as step:
-                for layer in layers:
-                    if layer in stored:
-                        entries[layer] = self._entry(np.load(paths[layer], mmap_mode="r"))
-                    else:
-                        sink = sinks.pop(layer)
-                        try:
-                            entries[layer] = self._entry(sink.values)
-                        finally:
-                            sink.close()  # frees its memory (or file) before the next layer's PCA
-                        if cache is not None and not window and "values" in entries[layer]:
-                            _keep_activations(extractor, paths[layer], entries[layer]["values"])
-                    if cache is not None:
-                        cache.save(self._selection_entry(paths[layer]), entries[layer])
-                    step.update()
-        finally:
-            for sink in sinks.values():
-                sink.close()
+        # the rows held in the arena are gone when the lease ends (the entries are copies or PCA scores)
+        with _ARENA.lease() as arena:
+            budget = _MemoryBudget(SELECTION_MEMORY_BYTES if SELECTION_MEMORY_BYTES is not None
+                                   else (config.usable_memory() + arena.held) // 4, arena)
+            streamed = [layer for layer in layers if layer not in stored]
+            entries: dict[str, dict] = {}
+            try:
+                if streamed:
+                    def factory(layer):
+                        def make(rows):
+                            sinks[layer] = _RowSink(rows, folder, budget)
+                            return sinks[layer]
+                        return make
+                    extractor.stream(stimuli, {layer: factory(layer) for layer in streamed}, **window)
+                what = f"{self._commitment.identifier}: principal components of {len(layers)} candidate layers"
+                with stage(what, total=len(layers), unit="layer") as step:
+                    for layer in layers:
+                        if layer in stored:
+                            entries[layer] = self._entry(np.load(paths[layer], mmap_mode="r"))
+                        else:
+                            sink = sinks.pop(layer)
+                            try:
+                                entries[layer] = self._entry(sink.values)
+                            finally:
+                                sink.close()  # its file goes (its rows in the arena stay for the next pass)
+                            if cache is not None and not window and "values" in entries[layer]:
+                                _keep_activations(extractor, paths[layer], entries[layer]["values"])
+                        if cache is not None:
+                            cache.save(self._selection_entry(paths[layer]), entries[layer])
+                        step.update()
+            finally:
+                for sink in sinks.values():
+                    sink.close()
         return entries
 
     def _entry(self, values: np.ndarray) -> dict:
@@ -406,11 +411,147 @@ def selection_window(time_bins: Sequence[tuple[float, float]] | None) -> list[tu
     return [(min(start for start, _ in bins), max(end for _, end in bins))]
 
 
-class _MemoryBudget:
-    """Bytes a streamed selection pass may hold in memory; larger layers go to temporary files."""
+#: Seconds a process keeps the memory that held its last selection pass's rows, for its next pass (:class:`_RowArena`).
+ARENA_KEEP_S = 60.0
 
-    def __init__(self, available: int):
+
+class _RowArena:
+    """The memory a process's streamed selection passes hold their rows in, kept for the next pass a while.
+
+    A selection touches gigabytes of fresh memory per session (ResNet-18's 10 candidate layers over 1,200
+    images: 7.4 GB). Where a virtual machine hands freed memory back to its host (KVM's virtio-balloon free
+    page reporting, as on the 2-core machine), touching memory freed more than a few seconds ago costs 0.1-0.3
+    GiB/s against 8 GiB/s for memory touched since: most of the time a selection spent above its forward pass
+    (issue 39). One buffer, reserved (not touched) at a pass's budget, is carved from the start by each layer
+    in memory; when the pass ends it stays, touched, for :data:`ARENA_KEEP_S` seconds, so the next session's pass (a Dask
+    worker's next selection task, the next region's benchmark) reuses the same pages; then it is freed. The
+    bytes it keeps count as usable by the next pass (they are in the process's resident memory).
+
+    One pass at a time uses it (a lock); a concurrent pass gets plain allocations. Rows carved from it
+    never outlive their pass: what a pass keeps (PCA scores, a small layer's values) are copies.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._buffer: np.ndarray | None = None
+        self._touched = 0
+        self._file = None  # an unlinked temporary file (buffering=0), and its folder
+        self._folder: Path | None = None
+        self._busy = False
+        self._timer: threading.Timer | None = None
+
+    @contextlib.contextmanager
+    def lease(self):
+        """A :class:`_ArenaLease` for one pass (without memory of its own when another pass holds the arena)."""
+        with self._lock:
+            mine = not self._busy
+            if mine:
+                self._busy = True
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+        lease = _ArenaLease(self if mine else None, self._touched if mine and self._buffer is not None else 0)
+        try:
+            yield lease
+        finally:
+            if mine:
+                with self._lock:
+                    self._touched = max(self._touched, lease.used) if self._buffer is not None else 0
+                    self._busy = False
+                    self._timer = threading.Timer(ARENA_KEEP_S, self.free)
+                    self._timer.daemon = True
+                    self._timer.start()
+
+    def free(self) -> None:
+        """Let the buffer and the file go (unless a pass holds them)."""
+        with self._lock:
+            if not self._busy:
+                self._buffer, self._touched = None, 0
+                if self._file is not None:
+                    self._file.close()
+                self._file, self._folder = None, None
+
+    def _temporary_file(self, folder: Path):
+        """The kept temporary file (a new one when none is kept, or the kept one is in another folder)."""
+        if self._file is None or self._folder != folder:
+            if self._file is not None:
+                self._file.close()
+            self._file, self._folder = _temporary_rows_file(folder), folder
+        return self._file
+
+    def _reserve(self, nbytes: int) -> np.ndarray:
+        """The buffer, at least ``nbytes`` long unless one was kept (a kept one is used as it is)."""
+        if self._buffer is None or (self._buffer.nbytes < nbytes and self._touched == 0):
+            self._buffer, self._touched = np.empty(max(int(nbytes), 0), dtype=np.uint8), 0
+        return self._buffer
+
+
+#: The process's arena (one per process; see :class:`_RowArena`).
+_ARENA = _RowArena()
+
+
+class _ArenaLease:
+    """One pass's use of a :class:`_RowArena`: float32 arrays carved one after the other (page-aligned)."""
+
+    PAGE = 4096
+
+    def __init__(self, arena: _RowArena | None, held: int):
+        self._arena, self.held, self.used = arena, int(held), 0
+        self._buffer: np.ndarray | None = None
+        self._file_used = 0
+
+    def reserve(self, nbytes: int) -> None:
+        if self._arena is not None:
+            self._buffer = self._arena._reserve(nbytes)
+
+    def carve(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        """A float32 array of ``shape`` in the arena (contents undefined); None when it has no room left."""
+        nbytes = 4 * int(np.prod(shape))
+        if self._buffer is None or self.used + nbytes > self._buffer.nbytes:
+            return None
+        out = self._buffer[self.used:self.used + nbytes].view(np.float32).reshape(shape)
+        self.used += -(-nbytes // self.PAGE) * self.PAGE
+        return out
+
+    def file_region(self, folder: Path, nbytes: int) -> tuple[Any, int, bool]:
+        """(an unbuffered temporary file, the offset of ``nbytes`` of it for one layer's rows, whether the caller
+        closes it): a region of the arena's kept file, whose pages a pass before wrote (in the page cache, not
+        fresh memory); without an arena, a file of its own at offset 0."""
+        if self._arena is None:
+            return _temporary_rows_file(folder), 0, True
+        offset = self._file_used
+        self._file_used += -(-int(nbytes) // self.PAGE) * self.PAGE
+        return self._arena._temporary_file(Path(folder)), offset, False
+
+
+def _temporary_rows_file(folder: Path):
+    """An unlinked, unbuffered temporary file under ``folder`` for held rows (nothing is left if the process dies)."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return tempfile.TemporaryFile(dir=folder, prefix=".selection-rows-", buffering=0)
+
+
+class _MemoryBudget:
+    """Bytes a streamed selection pass may hold in memory; larger layers go to temporary files.
+
+    With an arena lease (:class:`_RowArena`), the arrays it allows come from the process's arena where it has room.
+    """
+
+    def __init__(self, available: int, arena: _ArenaLease | None = None):
         self.available = int(available)
+        self._arena = arena
+        if arena is not None:
+            arena.reserve(self.available)
+
+    def array(self, shape: tuple[int, ...]) -> np.ndarray:
+        """A float32 array of ``shape`` for bytes already taken (:meth:`take`): from the arena, else allocated."""
+        out = self._arena.carve(shape) if self._arena is not None else None
+        return out if out is not None else np.empty(shape, dtype=np.float32)
+
+    def file_region(self, folder: Path, nbytes: int) -> tuple[Any, int, bool]:
+        """Where rows that do not fit go: see :meth:`_ArenaLease.file_region`."""
+        if self._arena is None:
+            return _temporary_rows_file(folder), 0, True
+        return self._arena.file_region(folder, nbytes)
 
     def take(self, nbytes: int) -> bool:
         """Reserve ``nbytes``; False (nothing reserved) when fewer are left."""
@@ -435,7 +576,8 @@ class _RowSink:
     def __init__(self, rows: int, folder: Path, budget: _MemoryBudget):
         self.rows, self.folder, self.budget = int(rows), Path(folder), budget
         self._memory: np.ndarray | None = None
-        self._file = None
+        self._file = None  # an unbuffered file, the rows' offset in it, whether this sink closes it
+        self._offset, self._owns_file = 0, False
         self.unit_shape: tuple[int, ...] | None = None
         self.written = 0
 
@@ -444,10 +586,10 @@ class _RowSink:
         if self.unit_shape is None:
             self.unit_shape = tuple(batch.shape[1:])
             if self.budget.take(4 * self.rows * int(np.prod(self.unit_shape))):
-                self._memory = np.empty((self.rows, *self.unit_shape), dtype=np.float32)
+                self._memory = self.budget.array((self.rows, *self.unit_shape))
             else:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                self._file = tempfile.TemporaryFile(dir=self.folder, prefix=".selection-rows-")
+                self._file, self._offset, self._owns_file = self.budget.file_region(
+                    self.folder, 4 * self.rows * int(np.prod(self.unit_shape)))
         elif tuple(batch.shape[1:]) != self.unit_shape:
             raise BrainScoreError(f"layer output changed shape between batches: {self.unit_shape} then "
                                   f"{tuple(batch.shape[1:])}; images must all be preprocessed to one size")
@@ -456,21 +598,24 @@ class _RowSink:
         if self._memory is not None:
             self._memory[self.written:self.written + len(batch)] = batch
         else:
-            self._file.write(memoryview(batch).cast("B"))
+            data = memoryview(batch).cast("B")
+            at = self._offset + 4 * self.written * int(np.prod(self.unit_shape))
+            while len(data):
+                done = os.pwrite(self._file.fileno(), data, at)
+                data, at = data[done:], at + done
         self.written += len(batch)
 
     def commit(self) -> None:
         if self.written != self.rows:
             raise BrainScoreError(f"a streamed layer got {self.written} rows, expected {self.rows}")
-        if self._file is not None:
-            self._file.flush()
 
     @property
     def values(self) -> np.ndarray:
         """The rows, ``(rows, *unit_shape)`` float32 (a read-only memory map when they went to a file)."""
         if self._memory is not None:
             return self._memory
-        return np.memmap(self._file, dtype=np.float32, mode="r", shape=(self.rows, *self.unit_shape))
+        return np.memmap(self._file, dtype=np.float32, mode="r", offset=self._offset,
+                         shape=(self.rows, *self.unit_shape))
 
     def expand_rows(self, first_of: np.ndarray, trials: int) -> None:
         """Row ``i`` becomes the old row ``first_of[i]`` (files shown under several stimulus ids).
@@ -484,9 +629,10 @@ class _RowSink:
 
         rows = (np.asarray(first_of, dtype=np.int64)[:, None] * trials + np.arange(trials)[None, :]).ravel()
         unit_shape, old_rows = self.unit_shape, self.rows
-        old_memory, old_file = self._memory, self._file
+        old_memory, old_file, old_offset, old_owned = self._memory, self._file, self._offset, self._owns_file
         width = int(np.prod(unit_shape))
         self._memory, self._file, self.unit_shape, self.written, self.rows = None, None, None, 0, len(rows)
+        self._offset, self._owns_file = 0, False
         try:
             if old_memory is not None and self.budget.take(4 * len(rows) * width):
                 self._memory = np.take(old_memory, rows, axis=0)
@@ -498,14 +644,15 @@ class _RowSink:
                 for start in range(0, len(rows), step):
                     index = rows[start:start + step]
                     block = (old_memory[index] if old_memory is not None
-                             else read_rows(fd, index, old_rows, width, np.float32).reshape((-1,) + unit_shape))
+                             else read_rows(fd, index, old_rows, width, np.float32,
+                                            offset=old_offset).reshape((-1,) + unit_shape))
                     self.append(block)
                 if old_memory is not None:
                     self.budget.give(4 * old_rows * width)
             self.commit()
         finally:
             del old_memory
-            if old_file is not None:
+            if old_file is not None and old_owned:
                 old_file.close()
 
     def abort(self) -> None:
@@ -513,6 +660,6 @@ class _RowSink:
 
     def close(self) -> None:
         self._memory = None
-        if self._file is not None:
+        if self._file is not None and self._owns_file:
             self._file.close()
-            self._file = None
+        self._file = None
