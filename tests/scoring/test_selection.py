@@ -209,7 +209,7 @@ def test_a_second_pass_holds_its_rows_in_the_memory_the_first_touched_and_never_
         passes.append(LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli))
     kept = {layer: passes[0][layer].values.copy() for layer in LAYERS}
     assert [len(rows) for rows in carved] == [len(LAYERS), len(LAYERS)]
-    assert all(np.shares_memory(a, b) for a, b in zip(carved[0], carved[1]))  # the same pages, reused
+    assert all(any(np.shares_memory(b, a) for a in carved[0]) for b in carved[1])  # the same pages, reused
     for layer in LAYERS:  # the second pass wrote over the arena: the first pass's results are their own
         np.testing.assert_array_equal(passes[0][layer].values, kept[layer])
         assert not any(np.shares_memory(passes[0][layer].values, rows) for rows in carved[1])
@@ -226,16 +226,18 @@ def test_the_arena_is_freed_after_its_keep_time_and_one_pass_at_a_time_holds_it(
     arena = candidates_module._RowArena()
     monkeypatch.setattr(candidates_module, "ARENA_KEEP_S", 0.2)
     with arena.lease() as first, arena.lease() as second:
-        first.reserve(1 << 20)
-        second.reserve(1 << 20)
         rows = first.carve((16, 1000))
         assert rows is not None and rows.shape == (16, 1000) and rows.dtype == np.float32
         assert second.carve((16, 1000)) is None  # a concurrent pass allocates its own
-        assert first.carve((300, 1000)) is None  # no room left: the caller allocates
+        first.carve((3, 1000))
     with arena.lease() as again:
-        assert again.held == 16 * 4096  # 64,000 bytes in whole pages, counted as usable by the next pass
+        assert again.held == 16 * 1000 * 4 + 3 * 1000 * 4  # counted as usable by the next pass
+        smaller = again.carve((2, 1000))  # the smallest kept chunk large enough: the 3-row one
+        assert smaller.base.nbytes == 3 * 1000 * 4 or smaller.base.base.nbytes == 3 * 1000 * 4
+    with arena.lease() as last:
+        assert last.held == 3 * 1000 * 4  # the chunk the pass before did not use went
     time.sleep(0.6)
-    assert arena._buffer is None and arena._touched == 0
+    assert arena._chunks == [] and arena._file is None
 
 
 def test_rows_that_do_not_fit_in_memory_reuse_the_file_a_pass_before_wrote(stimuli, monkeypatch, tmp_path):
@@ -268,3 +270,21 @@ def test_rows_that_do_not_fit_in_memory_reuse_the_file_a_pass_before_wrote(stimu
     _assert_same(LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli), passes[0])
     assert not list(home.rglob(".selection-rows-*"))  # unlinked: nothing left in the cache folder
     candidates_module._ARENA.free()
+
+
+def test_a_process_that_may_start_no_thread_keeps_nothing_after_a_pass(stimuli, monkeypatch, tmp_path):
+    # a sandboxed model server limits its threads (tests/boundary: "can't start new thread" from the timer)
+    import threading
+
+    candidates_module._ARENA.free()
+    _home(monkeypatch, tmp_path, "home")
+    first = LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli)
+    candidates_module._ARENA.free()
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Timer, "start", refuse)
+    _home(monkeypatch, tmp_path, "no-threads")
+    _assert_same(LayerCandidates(_model(20), LAYERS, n_components=5).look_at_layers(stimuli), first)
+    assert candidates_module._ARENA._chunks == [] and candidates_module._ARENA._file is None

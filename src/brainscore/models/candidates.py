@@ -422,19 +422,21 @@ class _RowArena:
     images: 7.4 GB). Where a virtual machine hands freed memory back to its host (KVM's virtio-balloon free
     page reporting, as on the 2-core machine), touching memory freed more than a few seconds ago costs 0.1-0.3
     GiB/s against 8 GiB/s for memory touched since: most of the time a selection spent above its forward pass
-    (issue 39). One buffer, reserved (not touched) at a pass's budget, is carved from the start by each layer
-    in memory; when the pass ends it stays, touched, for :data:`ARENA_KEEP_S` seconds, so the next session's pass (a Dask
-    worker's next selection task, the next region's benchmark) reuses the same pages; then it is freed. The
-    bytes it keeps count as usable by the next pass (they are in the process's resident memory).
+    (issue 39). Each layer held in memory gets a chunk (the smallest one kept from the pass before that is large
+    enough, else a new one of its size); when the pass ends the chunks it used stay, touched, for
+    :data:`ARENA_KEEP_S` seconds, so the next session's pass (a Dask worker's next selection task, the next
+    region's benchmark) reuses the same pages; then they are freed. The bytes kept count as usable by the next
+    pass (they are in the process's resident memory). Rows that do not fit in memory go to regions of one kept
+    unlinked temporary file, whose pages the page cache holds from the pass before.
 
     One pass at a time uses it (a lock); a concurrent pass gets plain allocations. Rows carved from it
-    never outlive their pass: what a pass keeps (PCA scores, a small layer's values) are copies.
+    never outlive their pass: what a pass keeps (PCA scores, a small layer's values) are copies. Where no thread
+    can be started for the timer (a sandboxed model server limits its threads), nothing is kept after a pass.
     """
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._buffer: np.ndarray | None = None
-        self._touched = 0
+        self._chunks: list[np.ndarray] = []  # uint8, kept from the last pass
         self._file = None  # an unlinked temporary file (buffering=0), and its folder
         self._folder: Path | None = None
         self._busy = False
@@ -450,26 +452,34 @@ class _RowArena:
                 if self._timer is not None:
                     self._timer.cancel()
                     self._timer = None
-        lease = _ArenaLease(self if mine else None, self._touched if mine and self._buffer is not None else 0)
+        lease = _ArenaLease(self if mine else None, sum(c.nbytes for c in self._chunks) if mine else 0)
         try:
             yield lease
         finally:
             if mine:
                 with self._lock:
-                    self._touched = max(self._touched, lease.used) if self._buffer is not None else 0
+                    self._chunks = lease.chunks  # the ones this pass did not use go
                     self._busy = False
-                    self._timer = threading.Timer(ARENA_KEEP_S, self.free)
-                    self._timer.daemon = True
-                    self._timer.start()
+                    timer = threading.Timer(ARENA_KEEP_S, self.free)
+                    timer.daemon = True
+                    try:
+                        timer.start()
+                        self._timer = timer
+                    except RuntimeError:  # no thread to spare (a sandboxed model server's limit): nothing is kept
+                        self._release()
+
+    def _release(self) -> None:
+        """Drop the buffer and close the file (the caller holds the lock)."""
+        self._chunks = []
+        if self._file is not None:
+            self._file.close()
+        self._file, self._folder = None, None
 
     def free(self) -> None:
         """Let the buffer and the file go (unless a pass holds them)."""
         with self._lock:
             if not self._busy:
-                self._buffer, self._touched = None, 0
-                if self._file is not None:
-                    self._file.close()
-                self._file, self._folder = None, None
+                self._release()
 
     def _temporary_file(self, folder: Path):
         """The kept temporary file (a new one when none is kept, or the kept one is in another folder)."""
@@ -479,11 +489,12 @@ class _RowArena:
             self._file, self._folder = _temporary_rows_file(folder), folder
         return self._file
 
-    def _reserve(self, nbytes: int) -> np.ndarray:
-        """The buffer, at least ``nbytes`` long unless one was kept (a kept one is used as it is)."""
-        if self._buffer is None or (self._buffer.nbytes < nbytes and self._touched == 0):
-            self._buffer, self._touched = np.empty(max(int(nbytes), 0), dtype=np.uint8), 0
-        return self._buffer
+    def _take_chunk(self, nbytes: int) -> np.ndarray | None:
+        """The smallest kept chunk of at least ``nbytes`` (taken out of the kept ones), or None."""
+        fits = [i for i, chunk in enumerate(self._chunks) if chunk.nbytes >= nbytes]
+        if not fits:
+            return None
+        return self._chunks.pop(min(fits, key=lambda i: self._chunks[i].nbytes))
 
 
 #: The process's arena (one per process; see :class:`_RowArena`).
@@ -491,27 +502,25 @@ _ARENA = _RowArena()
 
 
 class _ArenaLease:
-    """One pass's use of a :class:`_RowArena`: float32 arrays carved one after the other (page-aligned)."""
+    """One pass's use of a :class:`_RowArena`: a chunk per layer held in memory, a file region per layer that is not."""
 
     PAGE = 4096
 
     def __init__(self, arena: _RowArena | None, held: int):
-        self._arena, self.held, self.used = arena, int(held), 0
-        self._buffer: np.ndarray | None = None
+        self._arena, self.held = arena, int(held)
+        self.chunks: list[np.ndarray] = []  # the chunks this pass used
         self._file_used = 0
 
-    def reserve(self, nbytes: int) -> None:
-        if self._arena is not None:
-            self._buffer = self._arena._reserve(nbytes)
-
     def carve(self, shape: tuple[int, ...]) -> np.ndarray | None:
-        """A float32 array of ``shape`` in the arena (contents undefined); None when it has no room left."""
-        nbytes = 4 * int(np.prod(shape))
-        if self._buffer is None or self.used + nbytes > self._buffer.nbytes:
+        """A float32 array of ``shape`` (contents undefined): a kept chunk, else a new one; None without an arena."""
+        if self._arena is None:
             return None
-        out = self._buffer[self.used:self.used + nbytes].view(np.float32).reshape(shape)
-        self.used += -(-nbytes // self.PAGE) * self.PAGE
-        return out
+        nbytes = 4 * int(np.prod(shape))
+        chunk = self._arena._take_chunk(nbytes)
+        if chunk is None:
+            chunk = np.empty(nbytes, dtype=np.uint8)
+        self.chunks.append(chunk)
+        return chunk[:nbytes].view(np.float32).reshape(shape)
 
     def file_region(self, folder: Path, nbytes: int) -> tuple[Any, int, bool]:
         """(an unbuffered temporary file, the offset of ``nbytes`` of it for one layer's rows, whether the caller
@@ -539,8 +548,6 @@ class _MemoryBudget:
     def __init__(self, available: int, arena: _ArenaLease | None = None):
         self.available = int(available)
         self._arena = arena
-        if arena is not None:
-            arena.reserve(self.available)
 
     def array(self, shape: tuple[int, ...]) -> np.ndarray:
         """A float32 array of ``shape`` for bytes already taken (:meth:`take`): from the arena, else allocated."""
