@@ -441,3 +441,64 @@ def walk_coords(assembly: xr.DataArray) -> Iterable[tuple[Hashable, tuple[str, .
     """Yield ``(name, dims, values)`` for every coordinate."""
     for name, coord in assembly.coords.items():
         yield name, coord.dims, coord.values
+
+
+def _has_coord(assembly: xr.DataArray, name: str) -> bool:
+    """Whether ``assembly[name]`` exists (a coordinate, or a dim's implicit index)."""
+    try:
+        assembly[name]
+    except (KeyError, AttributeError, ValueError):
+        return False
+    return True
+
+
+def block_diagonal_concat(slices: Iterable[xr.DataArray], presentation_coords: Iterable[str] | None = None,
+                          neuroid_coords: Iterable[str] | None = None) -> NeuroidAssembly:
+    """Stack per-subject ``presentation x neuroid`` slices on the diagonal: subject ``i``'s presentations hold
+    values only in subject ``i``'s neuroids, NaN everywhere else.
+
+    For data sets whose subjects each saw their own stimuli (or whose neuroids are each subject's own
+    voxels): one assembly holds them all without inventing responses, and a per-subject analysis (e.g.
+    :class:`brainscore.benchmarks.aggregate.SubjectMeanBenchmark`) takes each block back out.
+
+    Parameters
+    ----------
+    slices : iterable of DataArray
+        Each ``presentation x neuroid`` (in either order; other dims are refused), in subject order.
+    presentation_coords, neuroid_coords : iterable of str, optional
+        Coordinates concatenated along each dim (in slice order); a name missing from any slice is left
+        out of the result. None (default): every coordinate that lies along that dim only in the first
+        slice and that every slice has.
+
+    Returns
+    -------
+    NeuroidAssembly
+        Shape ``(sum of presentations, sum of neuroids)``, named ``"data"``; of the first slice's float dtype
+        (float32 when it is not a float), NaN off the diagonal blocks.
+
+    Raises
+    ------
+    ValueError
+        If ``slices`` is empty or a slice is not ``presentation x neuroid``.
+    """
+    slices = list(slices)
+    if not slices:
+        raise ValueError("block_diagonal_concat needs at least one slice")
+    for i, part in enumerate(slices):
+        if set(part.dims) != {"presentation", "neuroid"}:
+            raise ValueError(f"slice {i} has dims {part.dims}; each slice must be presentation x neuroid")
+    slices = [part.transpose("presentation", "neuroid") for part in slices]
+    rows = np.cumsum([0] + [part.sizes["presentation"] for part in slices])
+    columns = np.cumsum([0] + [part.sizes["neuroid"] for part in slices])
+    dtype = slices[0].dtype if slices[0].dtype.kind == "f" else np.dtype(np.float32)
+    data = np.full((rows[-1], columns[-1]), np.nan, dtype=dtype)
+    for i, part in enumerate(slices):
+        data[rows[i]:rows[i + 1], columns[i]:columns[i + 1]] = np.asarray(part.values)
+    coords = {}
+    for dim, names in (("presentation", presentation_coords), ("neuroid", neuroid_coords)):
+        if names is None:
+            names = [name for name, coord in slices[0].coords.items() if coord.dims == (dim,) and name != dim]
+        for name in names:
+            if all(_has_coord(part, name) for part in slices):
+                coords[name] = (dim, np.concatenate([np.asarray(part[name].values) for part in slices]))
+    return NeuroidAssembly(xr.DataArray(data, dims=("presentation", "neuroid"), coords=coords, name="data"))

@@ -21,18 +21,41 @@ benchmark's ``bootstrap(..., device="cuda")`` runs them there; None: numpy). The
 ``(resamples x units)`` products and the per-resample ranks, then run in torch on the device (issue 24:
 the bootstrap did not take the device); results come back as numpy and equal the numpy path to
 rounding (the ranks exactly: the pair weights are integers, so their cumulative sums are exact).
+
+**The error of an aggregate over a few units.** A score that is already a mean over a handful of
+units (subjects, folds; :mod:`brainscore.benchmarks.aggregate`) has its error from the per-unit values
+alone: :func:`unit_bootstrap_error` redraws the units with replacement (independently along each dim
+of ``over``, a crossed design), applies the aggregate (default: the mean of the finite values) and
+returns the standard deviation (``ddof=1``) of the finite aggregates; for a plain mean over ``n``
+units it tends to the standard error of the mean, ``std / sqrt(n)`` (Efron 1979; Efron & Tibshirani
+1993, ch. 6). :func:`attach_unit_error` writes it into a Score's attrs (:data:`ERROR_KEY`,
+:data:`ERROR_OVER_KEY`, :data:`N_BOOTSTRAP_KEY`, and :data:`ERROR_NAN_REASON_KEY` where it is NaN);
+:func:`declare_no_error` marks a score that has no such error and says why, so that a missing error
+is never mistaken for an error of zero.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from brainscore.metrics.device import effective_device
 from brainscore.metrics.kernels.backend import namespace_of_device, on_device, to_numpy
+from brainscore.metrics.score import Score
 
 __all__ = ["BootstrapSamples", "resample_counts", "unit_sums", "weighted_mean", "weighted_pearson", "weighted_spearman_pairs",
-           "half_averages", "percentile_interval"]
+           "half_averages", "percentile_interval", "unit_bootstrap_error", "attach_unit_error", "declare_no_error",
+           "ERROR_KEY", "ERROR_OVER_KEY", "N_BOOTSTRAP_KEY", "ERROR_NAN_REASON_KEY"]
+
+#: attribute of a Score holding its error (same units as the score)
+ERROR_KEY = "error"
+#: attribute naming the dims whose units :func:`attach_unit_error` resampled (a list of str)
+ERROR_OVER_KEY = "error_over"
+#: attribute holding the number of resamples behind the error
+N_BOOTSTRAP_KEY = "n_bootstrap"
+#: attribute saying why a Score's error is NaN
+ERROR_NAN_REASON_KEY = "error_nan_reason"
 
 
 @dataclass
@@ -315,3 +338,111 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float
         return None
     low, high = np.quantile(finite, [(1 - level) / 2, (1 + level) / 2])
     return float(low), float(high)
+
+
+def _finite_mean(values: Any) -> float:
+    """The mean of the finite entries of ``values``; NaN when none is finite."""
+    array = np.asarray(values, dtype=float)
+    finite = array[np.isfinite(array)]
+    return float(finite.mean()) if finite.size else float("nan")
+
+
+def unit_bootstrap_error(values: Any, over: Sequence[str], aggregate: Callable[[Any], float] | None = None,
+                         n_bootstrap: int = 1000, seed: int = 0) -> float:
+    """Standard deviation of ``aggregate(values)`` over bootstrap resamples of the units along ``over``.
+
+    The nonparametric bootstrap (Efron 1979; Efron & Tibshirani 1993, ch. 6): each of ``n_bootstrap``
+    resamples draws, for every dim of ``over`` in turn, as many indices as that dim has, uniformly with
+    replacement (``numpy.random.default_rng(seed).integers(0, n, n)``), selects them (``values.isel``)
+    and applies ``aggregate``. For a plain mean over ``n`` units the result tends to ``std / sqrt(n)``
+    (population standard deviation), the standard error of the mean.
+
+    Parameters
+    ----------
+    values : xarray.DataArray (e.g. a Score)
+        Per-unit values (per subject, per fold, per stimulus, ...), with every name of ``over`` among its dims.
+    over : sequence of str
+        The dims whose units are redrawn with replacement, each independently (a crossed design).
+    aggregate : callable (DataArray) -> float, optional
+        The score of a resample; default: the mean of its finite values (NaN if none).
+    n_bootstrap : int
+        Number of resamples, at least 2.
+    seed : int
+        Seed of ``numpy.random.default_rng``: the same inputs give the same error.
+
+    Returns
+    -------
+    float
+        The standard deviation (``ddof=1``) of the finite aggregates, in the units of the score; NaN when
+        fewer than two resamples have a finite aggregate (e.g. every value NaN), which
+        :func:`attach_unit_error` then explains in ``attrs['error_nan_reason']``.
+
+    Raises
+    ------
+    ValueError
+        If a name of ``over`` is not a dim of ``values``, or ``n_bootstrap`` < 2.
+    """
+    dims = tuple(getattr(values, "dims", ()))
+    missing = [dim for dim in over if dim not in dims]
+    if missing:
+        raise ValueError(f"cannot resample over {missing}: not dims of the values (dims {list(dims)}); "
+                         f"pass over= among {list(dims)}")
+    if int(n_bootstrap) < 2:
+        raise ValueError(f"n_bootstrap must be at least 2 to estimate a spread; got {n_bootstrap}")
+    aggregate = aggregate or _finite_mean
+    generator = np.random.default_rng(seed)
+    draws = np.empty(int(n_bootstrap))
+    for b in range(int(n_bootstrap)):
+        picks = {dim: generator.integers(0, values.sizes[dim], values.sizes[dim]) for dim in over}
+        draws[b] = float(aggregate(values.isel(picks)))
+    finite = draws[np.isfinite(draws)]
+    return float(np.std(finite, ddof=1)) if finite.size >= 2 else float("nan")
+
+
+def attach_unit_error(score: Score, values: Any, over: Sequence[str], aggregate: Callable[[Any], float] | None = None,
+                      n_bootstrap: int = 1000, seed: int = 0) -> Score:
+    """Attach :func:`unit_bootstrap_error` of ``values`` to ``score`` (in place) and return ``score``.
+
+    Sets ``attrs['error']`` (float), ``attrs['error_over']`` (``list(over)``) and ``attrs['n_bootstrap']``
+    (int); keeps ``values`` as ``attrs['raw']`` when ``score`` has no ``raw`` yet (a scalar ``raw`` set
+    before is kept). Where the error is NaN (fewer than two finite resamples), ``attrs['error_nan_reason']``
+    says so.
+
+    Parameters
+    ----------
+    score : Score
+        The aggregate (e.g. the mean of ``values``).
+    values, over, aggregate, n_bootstrap, seed
+        As :func:`unit_bootstrap_error`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`unit_bootstrap_error`.
+    """
+    error = unit_bootstrap_error(values, over, aggregate=aggregate, n_bootstrap=n_bootstrap, seed=seed)
+    score.attrs[ERROR_KEY] = error
+    score.attrs[ERROR_OVER_KEY] = list(over)
+    score.attrs[N_BOOTSTRAP_KEY] = int(n_bootstrap)
+    if not np.isfinite(error):
+        score.attrs[ERROR_NAN_REASON_KEY] = (f"fewer than two of the {int(n_bootstrap)} resamples over "
+                                             f"{list(over)} gave a finite aggregate")
+    if Score.RAW_VALUES_KEY not in score.attrs:
+        score.attrs[Score.RAW_VALUES_KEY] = values
+    return score
+
+
+def declare_no_error(score: Score, reason: str) -> Score:
+    """Mark ``score`` (in place) as having no resampling error and return it: ``attrs['error']`` NaN and
+    ``attrs['error_nan_reason']`` the ``reason`` (e.g. a single subject: nothing to resample).
+
+    Raises
+    ------
+    ValueError
+        If ``reason`` is empty or blank: the point is to say why.
+    """
+    if not str(reason).strip():
+        raise ValueError("declare_no_error needs a reason (why no unit can be resampled)")
+    score.attrs[ERROR_KEY] = float("nan")
+    score.attrs[ERROR_NAN_REASON_KEY] = str(reason)
+    return score
