@@ -1,7 +1,4 @@
-"""``StimulusSet``: :class:`brainscore.data.stimuli.StimulusSet` itself; ``StimulusSetLoader`` reads a packaged one.
-
-A ``pandas.DataFrame`` with one row per stimulus (a unique ``stimulus_id`` column), an
-``identifier`` and ``stimulus_paths`` (``stimulus_id`` -> file), built as the reference's tutorials do::
+"""``StimulusSet`` is :class:`brainscore.data.stimuli.StimulusSet` itself, built as the reference's tutorials do::
 
     stimulus_set = StimulusSet([{'stimulus_id': 'img_001', 'category': 'face'}, ...])
     stimulus_set.stimulus_paths = {'img_001': '/path/to/image1.jpg', ...}
@@ -18,27 +15,14 @@ __all__ = ["StimulusSet", "StimulusSetLoader"]
 
 
 class StimulusSetLoader:
-    """The reference's loader of a packaged stimulus set (a CSV with ``filename`` + the folder its zip was extracted
-    to), on :func:`brainscore.data.io.load_packaged_stimulus_set`.
-
-    Parameters
-    ----------
-    cls : type
-        Accepted for the reference's signature; the result is brainscore's ``StimulusSet``.
-    csv_path, stimuli_directory : path
-    """
+    """The reference's loader of a packaged stimulus set: :func:`brainscore.data.io.load_packaged_stimulus_set`
+    (``cls`` is accepted for the signature; the result is brainscore's ``StimulusSet``)."""
 
     def __init__(self, cls: type = StimulusSet, csv_path: str | Path = "", stimuli_directory: str | Path = ""):
         self.stimulus_set_class, self.csv_path, self.stimuli_directory = cls, csv_path, stimuli_directory
 
     def load(self) -> StimulusSet:
-        """The stimulus set; every file it names must exist.
-
-        Raises
-        ------
-        ValidationError
-            If a column is missing or a file does not exist.
-        """
+        """:func:`brainscore.data.io.load_packaged_stimulus_set` of ``csv_path`` and ``stimuli_directory``."""
         return load_packaged_stimulus_set(self.csv_path, self.stimuli_directory)
 
     @classmethod
