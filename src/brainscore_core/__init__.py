@@ -1,10 +1,5 @@
-"""``brainscore_core``: the reference Brain-Score's core names, as thin adapters over :mod:`brainscore`.
-
-Brain-Score plugins written for the reference system (Schrimpf et al. 2020, brain-score/core)
-import ``Score``, ``metrics.Metric`` and the BrainIO data standards from here. Every name is one of
-``brainscore``'s own objects (or a thin subclass of one): a number computed through them is
-computed by ``brainscore``'s code. This package imports ``brainscore``; nothing in ``brainscore``
-imports it.
+"""``brainscore_core``: the reference Brain-Score's core names (``Score``, ``metrics.Metric``, the BrainIO data
+standards) as thin adapters over :mod:`brainscore`, which never imports this package.
 
 >>> from brainscore_core import Score
 >>> float(Score(0.79))

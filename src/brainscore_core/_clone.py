@@ -1,18 +1,11 @@
-"""A clone of the reference Brain-Score's repository as the current folder: its plugin folders, brainscore's API.
+"""A clone of the reference's repository as the current folder: its plugin folders on brainscore's API.
 
-In a clone of ``brainscore-vision`` (a source tree holding ``brainscore_vision/models/``, ``benchmarks/``, ...),
-``python -m pytest brainscore_vision/models/NAME/test.py`` puts the clone first on ``sys.path``, so
-``import brainscore_vision`` would run the reference's own framework ``__init__.py`` (its registries, its
-``brainscore_core.plugin_management``), which brainscore does not provide: the test failed with
-``No module named 'brainscore_vision._shadow'``. :func:`adopt`, run first when ``brainscore_core`` is imported (which
-brainscore's pytest plugin, :mod:`brainscore_core._pytest_plugin`, does before any test is collected), makes
-``brainscore_vision`` brainscore's adapter package and puts the clone on the plugin path (``BRAINSCORE_PLUGIN_DIRS``),
-so the clone's plugin folders run as they do with ``--plugin-dir CLONE``: ``brainscore_vision.models.NAME`` is the
-clone's folder, its ``model_registry[...]`` registers into brainscore's registries.
-
-Only a source tree is adopted: a ``brainscore_vision`` of an installed distribution of the reference (``pip install
-brainscore-vision``, or ``pip install -e`` of a clone) stays the reference's, and :mod:`brainscore_vision._shadow`
-says that the two must not be mixed. This module uses the standard library only and never imports the clone's code.
+In a clone of ``brainscore-vision``, ``python -m pytest brainscore_vision/models/NAME/test.py`` puts the clone first
+on ``sys.path``, so ``import brainscore_vision`` would run the reference's framework ``__init__.py``, which cannot
+run here. :func:`adopt`, run when ``brainscore_core`` is first imported (brainscore's pytest plugin does so before
+collecting), makes ``brainscore_vision`` brainscore's adapter package and puts the clone on
+``BRAINSCORE_PLUGIN_DIRS``, as ``--plugin-dir CLONE`` would. Only a source tree is adopted, never an installed
+distribution of the reference. Standard library only; the clone's code is never imported.
 """
 from __future__ import annotations
 
@@ -61,20 +54,9 @@ def _add_plugin_dir(root: Path) -> None:
 
 
 def adopt() -> Path | None:
-    """Make ``brainscore_vision`` brainscore's adapter package where a clone of the reference's repository would
-    be imported instead (the current folder first on ``sys.path``), the clone on the plugin path.
-
-    Returns
-    -------
-    Path or None
-        The clone's root, when one was adopted.
-
-    Raises
-    ------
-    ImportError
-        If the clone's own ``brainscore_vision/__init__.py`` is already being imported (``python -c 'import
-        brainscore_vision'`` in the clone): it cannot run on brainscore; the message says what works instead.
-    """
+    """Make ``brainscore_vision`` brainscore's where a clone's would be imported, the clone on the plugin path;
+    the clone's root, or None. ImportError if the clone's own ``brainscore_vision`` is already being imported
+    (``python -c 'import brainscore_vision'`` in the clone), saying what works instead."""
     loaded = sys.modules.get("brainscore_vision")
     if loaded is not None:
         file = getattr(loaded, "__file__", None)

@@ -1,15 +1,8 @@
-"""brainscore's pytest plugin (entry point ``pytest11``: ``brainscore``): a plugin folder's ``test.py`` runs on its
-own folder's code.
-
-- In a clone of the reference's repository, ``python -m pytest brainscore_vision/models/NAME/test.py`` imports
-  brainscore's ``brainscore_vision`` and puts the clone on the plugin path (:func:`brainscore_core._clone.adopt`,
-  run when this module's package is imported, before any test is collected).
-- ``pytest TREE/benchmarks/NAME/test.py`` of a tree laid out like the reference's ``brainscore_vision/`` puts ``TREE``
-  on the plugin path (``BRAINSCORE_PLUGIN_DIRS``) when it is not there yet, so the folder is the plugin that declares
-  its identifiers, also where a built-in declares them too (:mod:`brainscore.registry`, twins), as with
-  ``--plugin-dir TREE``.
-
-Nothing happens for test paths outside such trees (brainscore's own tests, its built-in plugins).
+"""brainscore's pytest plugin (entry point ``pytest11``): a plugin folder's ``test.py`` runs on its own folder's code.
+Importing it adopts a clone of the reference's repository (:func:`brainscore_core._clone.adopt`); ``pytest
+TREE/<kind>/NAME/test.py`` of a tree laid out like the reference's ``brainscore_vision/`` puts ``TREE`` on
+``BRAINSCORE_PLUGIN_DIRS`` (its folder then declares its identifiers, also a built-in's twins); other paths are
+left alone.
 """
 from __future__ import annotations
 

@@ -1,27 +1,11 @@
-"""The reference Brain-Score's ``brainscore_vision`` API, on top of brainscore's own machinery.
-
-Plugins written for the reference (its model, benchmark and data tutorials) register themselves
-here and score with brainscore's code: every name is a thin adapter, so a number computed through
-it is computed by the same code as the native call (see ``docs/coming_from_brain_score.md``).
-
->>> from brainscore_vision import model_registry, score                                  # doctest: +SKIP
->>> model_registry['my-model'] = lambda: ModelCommitment(identifier='my-model', ...)      # doctest: +SKIP
->>> score(model_identifier='my-model', benchmark_identifier='Cowley2026.210325.V4-pls')  # doctest: +SKIP
-
-The five registries (:data:`model_registry`, :data:`benchmark_registry`, :data:`data_registry`,
-:data:`stimulus_set_registry`, :data:`metric_registry`) are dict-like views of brainscore's registries
-(:mod:`brainscore.registry`): ``registry['id'] = factory`` registers ``factory`` there, reading
-``registry['id']`` gives the factory (importing the plugin that declares it, on demand), and
-``in``/``len``/iteration see every declared identifier, built-in or from a plugin folder, without
-running plugin code. Plugin folders in the reference's layout are found through the ``plugin_dirs``
-setting (``BRAINSCORE_PLUGIN_DIRS``) and ``--plugin-dir`` (see :mod:`brainscore.registry`).
-
-Importing this package is cheap: only :mod:`brainscore.registry` is imported; the submodules
-(``brainscore_vision.benchmarks``, ``.model_helpers``, ...) load when first used.
+"""The reference Brain-Score's ``brainscore_vision`` API, as thin adapters over brainscore's own pieces (the mapping:
+``docs/coming_from_brain_score.md``). The five registries are dict-like views of :mod:`brainscore.registry`'s.
+Importing it imports only :mod:`brainscore.registry`; the submodules load when first used.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
@@ -31,6 +15,7 @@ from brainscore.shadowing import check as _check_shadow
 _check_shadow("brainscore_vision")
 
 from brainscore import registry as _registry  # noqa: E402 (after the check that no reference package is mixed in)
+from brainscore import errors as _errors  # noqa: E402
 
 __all__ = ["model_registry", "benchmark_registry", "data_registry", "stimulus_set_registry", "metric_registry",
            "load_model", "load_benchmark", "load_dataset", "load_stimulus_set", "load_metric", "load_ceiling",
@@ -50,15 +35,10 @@ def _caller_module(depth: int = 2) -> tuple[str | None, str | None]:
 
 
 class _ModelFactory:
-    """A reference model factory (``lambda: ModelCommitment(...)``, no arguments) as brainscore calls it.
-
-    brainscore's :func:`brainscore.load_model` passes ``region_layer_map`` (``--layer``) and
-    ``device`` (``--device``) to a model's factory; the reference's factories take no arguments.
-    This calls the factory (under torch's seed 0: :func:`_seeded`), then commits, in this order of precedence:
-    ``region_layer_map`` given here, the map the factory gave its ``ModelCommitment``, and
-    ``region_layer_map/<identifier>.json`` of the plugin folder that registered it (as the reference reads it:
-    region -> layer name).
-    """
+    """A reference model factory (no arguments) as :func:`brainscore.load_model` calls it, with ``region_layer_map``
+    (``--layer``) and ``device`` (``--device``): the factory is called under torch's seed 0 (:func:`_seeded`), then
+    committed, in this order of precedence, to ``region_layer_map``, the factory's own map and
+    :func:`brainscore.models.commitment.load_region_layer_map` of the registering plugin's folder."""
 
     def __init__(self, identifier: str, factory: Callable[..., Any], folder: str | None):
         self.identifier, self.factory, self.folder = identifier, factory, folder
@@ -85,11 +65,9 @@ class _ModelFactory:
                 committed.setdefault(region, layer)
             committed.update(region_layer_map or {})
         elif region_layer_map or stored:
-            from brainscore.errors import ValidationError
-
-            raise ValidationError(f"model {self.identifier!r} ({type(model).__name__}) has no region_layer_map to "
-                                  f"commit layers to; build it with brainscore_vision.model_helpers."
-                                  f"brain_transformation.ModelCommitment to use region_layer_map/--layer")
+            raise _errors.ValidationError(f"model {self.identifier!r} ({type(model).__name__}) has no region_layer_map "
+                                          f"to commit layers to; build it with brainscore_vision.model_helpers."
+                                          f"brain_transformation.ModelCommitment to use region_layer_map/--layer")
         if device is not None:
             _move(model, device, self.identifier)
         return model
@@ -99,9 +77,8 @@ class _ModelFactory:
 
 
 def _key_function_model_files(model: Any, located: dict) -> None:
-    """Fold the files a factory loaded through the locator (``load_weight_file``: weights, stand-ins) into the stored
-    activations' key of a model behind a ``get_activations`` function (``activations_model`` or one of its attributes); its plugin
-    folder's content is keyed already, a file it loaded from elsewhere is not."""
+    """Key a ``get_activations`` model's stored activations (its ``activations_model`` or one of that's attributes)
+    by the files its factory loaded through the locator (weights, stand-ins): its folder is keyed, they are not."""
     helpers = sys.modules.get("brainscore_vision.model_helpers.activations.core")
     if helpers is None or not located:
         return
@@ -115,11 +92,8 @@ def _key_function_model_files(model: Any, located: dict) -> None:
 
 
 def _seeded(factory: Callable[..., Any], *args, **kwargs) -> Any:
-    """``factory(*args, **kwargs)`` under torch's seed 0 (brainscore's seed of untrained networks), when torch is
-    installed: a reference plugin that builds a network at random (``resnet18(pretrained=False)``) builds the same
-    network in every process, the one ``torchvision:resnet18-untrained`` is. The global random state is kept."""
-    import importlib.util
-
+    """``factory(*args, **kwargs)`` under :func:`brainscore.models.weights.seeded` (torch's seed 0), when torch is
+    installed: a network built at random is the same in every process, as ``torchvision:resnet18-untrained``."""
     if importlib.util.find_spec("torch") is None:
         return factory(*args, **kwargs)
     from brainscore.models.weights import seeded
@@ -131,38 +105,19 @@ def _move(model: Any, device: Any, identifier: str) -> None:
     """Run ``model``'s network on ``device`` (``--device``): set before the network is first built or used."""
     extractor = getattr(model, "activations_model", None)
     if extractor is None or not hasattr(extractor, "device_spec"):
-        from brainscore.errors import ValidationError
-
-        raise ValidationError(f"model {identifier!r} ({type(model).__name__}) cannot be moved to device {device!r}: "
-                              f"it has no brainscore activations model; leave --device out")
+        raise _errors.ValidationError(f"model {identifier!r} ({type(model).__name__}) cannot be moved to device "
+                                      f"{device!r}: it has no brainscore activations model; leave --device out")
     placed = getattr(extractor, "placed_device", None)
     if placed is not None and str(placed) != str(device):
-        from brainscore.errors import ValidationError
-
-        raise ValidationError(f"model {identifier!r} already runs on {placed}; it cannot be moved to "
-                              f"{device!r} (give the device when it is built)")
+        raise _errors.ValidationError(f"model {identifier!r} already runs on {placed}; it cannot be moved to "
+                                      f"{device!r} (give the device when it is built)")
     extractor.device_spec = device
 
 
 class PluginRegistry(MutableMapping):
-    """The reference's dict of identifier -> factory, as a view of one of brainscore's registries.
-
-    Parameters
-    ----------
-    kind : str
-        ``"model"``, ``"benchmark"``, ``"dataset"``, ``"stimulus_set"`` or ``"metric"`` (a kind of
-        :data:`brainscore.registry.KINDS`).
-
-    Notes
-    -----
-    ``registry['id'] = factory`` registers ``factory`` (a zero-argument callable, or a class) in
-    brainscore's registry, where ``brainscore.load_*``, ``brainscore score`` and ``brainscore run``
-    find it. It raises :class:`~brainscore.errors.PluginConflictError` when another plugin (a
-    built-in one or another plugin folder) declares the same identifier, naming both.
-    ``registry['id']`` returns the factory, importing the plugin that declares ``id`` on first use; a
-    missing identifier raises :class:`~brainscore.errors.UnknownIdentifierError` (a ``KeyError``)
-    with the closest identifiers. ``del registry['id']`` removes a registration made at run time.
-    """
+    """The reference's dict of identifier -> factory, a view of ``brainscore.registry.REGISTRIES[kind]``
+    (:class:`brainscore.registry.Registry`: ``register_from``, ``factory``, ``unregister``, ``list`` and their
+    errors). ValueError for an unknown ``kind``; setting a non-callable is a TypeError."""
 
     def __init__(self, kind: str):
         if kind not in _registry.REGISTRIES:
@@ -216,16 +171,7 @@ metric_registry = PluginRegistry("metric")
 
 
 def load_model(identifier: str, **kwargs) -> Any:
-    """The model registered as ``identifier``: :func:`brainscore.load_model` (a ``BrainModel``).
-
-    Models that commit regions to layers and have no map for a region choose its layer with
-    brainscore's layer selection, as the reference's ``ModelCommitment`` does.
-
-    Raises
-    ------
-    UnknownIdentifierError
-        If no plugin registers ``identifier`` (the closest identifiers are listed).
-    """
+    """:func:`brainscore.load_model`."""
     from brainscore.scoring import load_model as _load_model
 
     return _load_model(identifier, **kwargs)
@@ -237,9 +183,8 @@ def load_benchmark(identifier: str) -> Any:
 
 
 def load_dataset(identifier: str) -> Any:
-    """The assembly registered as ``identifier`` (:func:`brainscore.registry.load_dataset`), as the reference's
-    assembly class of the same name (a subclass of brainscore's, so ``assembly.mean(dim='repetition')``
-    averages repetitions as the reference's does; everything else is brainscore's)."""
+    """:func:`brainscore.registry.load_dataset`, as the reference's assembly class of the same name
+    (:func:`brainscore_core.supported_data_standards.brainio.assemblies.as_reference_class`)."""
     from brainscore_core.supported_data_standards.brainio.assemblies import as_reference_class
 
     return as_reference_class(_registry.load_dataset(identifier))
@@ -251,67 +196,29 @@ def load_stimulus_set(identifier: str) -> Any:
 
 
 def load_metric(identifier: str, *args, **kwargs) -> Any:
-    """A metric by the reference's name (``'pls'``, ``'ridge'``, ``'rdm'``, ``'cka'``, ...) or brainscore's.
-
-    The reference's names map to brainscore's metrics (``brainscore_vision._names``); ``args`` and
-    ``kwargs`` (e.g. ``crossvalidation_kwargs=dict(stratification_coord='object_name')``) go to the
-    metric's factory. The metric accepts the reference's calls, ``metric(source, target)``.
-
-    Raises
-    ------
-    UnknownIdentifierError
-        If neither the reference nor brainscore knows ``identifier``.
-    """
+    """A metric by the reference's name or brainscore's: :func:`brainscore_vision._names.load_metric`."""
     from brainscore_vision import _names
 
     return _names.load_metric(identifier, *args, **kwargs)
 
 
 def load_ceiling(identifier: str, *args, **kwargs) -> Any:
-    """A ceiling by the reference's name (``'internal_consistency'``, ...) or brainscore's.
-
-    The reference registers ceilings among its metrics, so a name that is no ceiling is looked up as
-    a metric too. Call the result on the data (``load_ceiling('internal_consistency')(assembly)``).
-
-    Raises
-    ------
-    UnknownIdentifierError
-        If ``identifier`` is neither a ceiling nor a metric.
-    """
-    from brainscore.errors import UnknownIdentifierError
+    """A ceiling by the reference's name or brainscore's (:func:`brainscore_vision._names.load_ceiling`), else, as
+    the reference registers ceilings among its metrics, the metric of that name (else the ceiling's error)."""
     from brainscore_vision import _names
 
     try:
         return _names.load_ceiling(identifier, *args, **kwargs)
-    except UnknownIdentifierError as missing:
+    except _errors.UnknownIdentifierError as missing:
         try:
             return _names.load_metric(identifier, *args, **kwargs)
-        except UnknownIdentifierError:
+        except _errors.UnknownIdentifierError:
             raise missing from None
 
 
 def score(model_identifier: str, benchmark_identifier: str, conda_active: bool = False, **kwargs) -> Any:
-    """Score a model on a benchmark with brainscore's :func:`brainscore.score` (the same number as
-    ``brainscore score --model M --benchmark B``).
-
-    Parameters
-    ----------
-    model_identifier, benchmark_identifier : str
-        Registered identifiers (built-in, or from a plugin folder).
-    conda_active : bool
-        The reference's switch for its per-plugin conda environments; brainscore installs nothing
-        while scoring (a plugin's requirements must be installed), so it is accepted and ignored.
-    **kwargs
-        Passed to :func:`brainscore.score` (e.g. ``bootstrap=0`` to skip the confidence interval,
-        ``region_layer_map={'V4': 'layer3'}``, ``device='cuda'``).
-
-    Returns
-    -------
-    Score
-        A 0-d Score as the reference's: ``score.values`` (or ``float(score)``) is the ceiled score,
-        ``score.attrs['raw']`` the unceiled one, ``score.attrs['ceiling']`` the ceiling; brainscore
-        adds ``error``/``ci95`` (bootstrap) and ``provenance``.
-    """
+    """:func:`brainscore.score` (``**kwargs`` go to it); ``conda_active`` (the reference's per-plugin conda
+    environments) is ignored: scoring installs nothing."""
     from brainscore.scoring import score as _score
 
     del conda_active
@@ -319,8 +226,7 @@ def score(model_identifier: str, benchmark_identifier: str, conda_active: bool =
 
 
 def __getattr__(name: str):
-    """Import a submodule (``brainscore_vision.benchmarks`` ...) or a top-level name (``BrainModel``, ``Ceiling``)
-    on first use, PEP 562."""
+    """A submodule or a top-level name (``BrainModel``, ``Ceiling``, ``Score``), imported on first use (PEP 562)."""
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:

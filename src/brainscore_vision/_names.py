@@ -1,18 +1,7 @@
-"""Metric and ceiling names of the reference's guides, mapped to ``brainscore``'s registries.
-
-The neural-benchmark guide loads metrics and ceilings by name (``load_metric('pls')``,
-``load_metric('ridgecv_split')``, ``load_ceiling('internal_consistency')``, ...). ``brainscore``
-registers its metrics under the same names (its metric plugins follow the reference's identifiers),
-so :func:`native_metric_name` is the identity for every name in :data:`REFERENCE_METRICS`; it maps
-the few spellings that differ (:data:`METRIC_ALIASES`) and turns names of reference metrics not
-implemented here into an error that says so.
-
-What :func:`load_metric` / :func:`load_ceiling` return are ``brainscore``'s own metric and ceiling
-objects, which take the reference's call styles: ``metric(source, target)``,
-``metric(assembly1=..., assembly2=...)`` (RDM, CKA), ``split_metric(source_train, source_test,
-target_train, target_test)``, ``ceiler(assembly)``; and the reference's factory arguments
-(``crossvalidation_kwargs=dict(stratification_coord=...)``, ``regression_kwargs``,
-``property_name=...``).
+"""Metric and ceiling names of the reference's guides, mapped to brainscore's registries (whose metric plugins use
+the reference's identifiers: :func:`native_metric_name` maps the few spellings that differ and refuses reference
+metrics not implemented here). The metrics and ceilings returned are brainscore's, which take the reference's call
+styles and factory arguments (``crossvalidation_kwargs``, ``regression_kwargs``, ...).
 """
 from __future__ import annotations
 
@@ -46,13 +35,8 @@ NOT_IMPLEMENTED = {
 
 
 def native_metric_name(identifier: str) -> str:
-    """The ``brainscore`` metric identifier of the reference's ``identifier`` (unknown names unchanged).
-
-    Raises
-    ------
-    UnknownIdentifierError
-        For a reference metric that ``brainscore`` does not implement (:data:`NOT_IMPLEMENTED`).
-    """
+    """The ``brainscore`` metric identifier of the reference's ``identifier`` (unknown names unchanged);
+    UnknownIdentifierError for a reference metric not implemented here (:data:`NOT_IMPLEMENTED`)."""
     if identifier in NOT_IMPLEMENTED:
         raise UnknownIdentifierError(f"metric {identifier!r}: {NOT_IMPLEMENTED[identifier]}. Metrics available: "
                                      f"{', '.join(registry.metrics.list())}")
@@ -65,26 +49,10 @@ def native_ceiling_name(identifier: str) -> str:
 
 
 def load_metric(identifier: str, *args: Any, **kwargs: Any) -> Any:
-    """``brainscore``'s metric registered under the reference's name ``identifier``, built with ``args``/``kwargs``.
-
-    Examples
-    --------
-    >>> load_metric('pls', crossvalidation_kwargs=dict(stratification_coord=None))  # doctest: +SKIP
-
-    Raises
-    ------
-    UnknownIdentifierError
-        If no such metric is registered (the message lists the closest names).
-    """
+    """:func:`brainscore.registry.load_metric` of :func:`native_metric_name` (``args``/``kwargs`` to its factory)."""
     return registry.load_metric(native_metric_name(identifier), *args, **kwargs)
 
 
 def load_ceiling(identifier: str, *args: Any, **kwargs: Any) -> Any:
-    """``brainscore``'s ceiling registered under the reference's name ``identifier``.
-
-    Raises
-    ------
-    UnknownIdentifierError
-        If no such ceiling is registered.
-    """
+    """:func:`brainscore.registry.load_ceiling` of :func:`native_ceiling_name`."""
     return registry.load_ceiling(native_ceiling_name(identifier), *args, **kwargs)

@@ -1,11 +1,6 @@
-"""What plugin code imports as ``result_caching`` when that package is not installed: its decorators, caching
-nothing.
-
-The reference's benchmarks and some model plugins decorate functions with ``result_caching.store`` (results
-kept on disk under the function's name and arguments). brainscore caches by content instead (its own
-activations, ceilings and scores), never by a name, which could serve a result computed from other data or
-weights; so here the decorated functions simply run. :mod:`brainscore.plugin_imports` maps the name
-``result_caching`` to this module only when no ``result_caching`` is installed.
+"""``result_caching``'s decorators, caching nothing: what plugin code imports under that name when the package is not
+installed (:mod:`brainscore.plugin_imports`). brainscore caches by content, never by a function's name and
+arguments, which could serve a result computed from other data or weights.
 """
 from __future__ import annotations
 

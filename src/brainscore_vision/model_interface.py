@@ -1,12 +1,6 @@
-"""``BrainModel``: the reference's model interface, as a subclass of :class:`brainscore.models.interface.BrainModel`.
-
-Benchmarks talk to every model through it: ``start_task(BrainModel.Task.probabilities, fitting_stimuli)``
-or ``start_recording('IT', time_bins=[(70, 170)])``, then ``look_at(stimuli, number_of_trials)``.
-Models subclass it and override those methods (and ``visual_degrees()`` and ``identifier``), as in
-the reference; methods left out raise ``NotImplementedError`` when called (the reference's
-behaviour), rather than making the class abstract. An instance is a ``brainscore`` ``BrainModel``,
-so ``brainscore``'s benchmarks and ``brainscore.score`` accept it.
-"""
+"""``BrainModel``: the reference's model interface, a subclass of :class:`brainscore.models.interface.BrainModel`.
+Methods a model leaves out raise ``NotImplementedError`` when called (the reference's behaviour) rather than making
+the class abstract."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -17,15 +11,7 @@ __all__ = ["BrainModel"]
 
 
 class BrainModel(_native.BrainModel):
-    """A model of the primate ventral stream (the reference's interface, on ``brainscore``'s).
-
-    Attributes
-    ----------
-    Task : class
-        Task names: ``passive``, ``label``, ``probabilities``, ``odd_one_out``.
-    RecordingTarget : class
-        Region names: ``V1``, ``V2``, ``V4``, ``IT``.
-    """
+    """The reference's ``BrainModel`` (``Task``, ``RecordingTarget``: brainscore's)."""
 
     Task = _native.Task
     RecordingTarget = _native.RecordingTarget

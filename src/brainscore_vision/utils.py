@@ -1,15 +1,6 @@
-"""``LazyLoad``, ``fullname`` and ``recursive_dict_merge``: the reference's ``brainscore_vision.utils``.
-
-``LazyLoad`` is a stand-in that builds its content on first use.
-
-Benchmarks wrap data that are expensive to load::
-
-    self._assembly = LazyLoad(lambda: load_dataset('Cowley2026.210325'))
-    self._assembly.stimulus_set          # loads now, once; later uses get the same object
-
-The compat benchmark helpers (:mod:`brainscore_vision.benchmark_helpers.neural_common`, ...) unwrap a
-``LazyLoad`` into ``brainscore``'s own lazy sources, so wrapped data are still read only when a
-model is scored.
+"""``LazyLoad``, ``fullname`` and ``recursive_dict_merge``: the reference's ``brainscore_vision.utils``. The compat
+benchmark helpers unwrap a ``LazyLoad`` (:func:`unwrap`) into brainscore's lazy sources, so wrapped data are still
+read only when a model is scored.
 """
 from __future__ import annotations
 
@@ -22,21 +13,9 @@ _UNSET = object()
 
 
 class LazyLoad:
-    """Proxy for ``load_fn()``: attribute access, indexing, ``len``, iteration and calls go to the content.
-
-    ``isinstance(lazy, cls)`` answers for the content (loading it), so ``brainscore``'s metrics and
-    ceilings, which check what they are given, accept a ``LazyLoad`` of an assembly.
-
-    Parameters
-    ----------
-    load_fn : callable () -> object
-        Builds the content; called once, on first use (thread-safe).
-
-    Raises
-    ------
-    TypeError
-        If ``load_fn`` is not callable.
-    """
+    """Proxy for ``load_fn()``, called once on first use (thread-safe; TypeError if not callable): attribute access,
+    indexing, ``len``, iteration and calls go to the content, and ``isinstance(lazy, cls)`` answers for the content
+    (loading it), so brainscore's metrics and ceilings accept a ``LazyLoad`` of an assembly."""
 
     def __init__(self, load_fn: Callable[[], Any]):
         if not callable(load_fn):
@@ -108,7 +87,7 @@ def content(value: Any) -> Any:
 
 
 def fullname(obj: Any) -> str:
-    """``module.ClassName`` of ``obj``'s class (only ``ClassName`` for built-in types), e.g. as an identifier.
+    """``module.ClassName`` of ``obj``'s class (only ``ClassName`` for built-in types).
 
     >>> from collections import OrderedDict
     >>> fullname(OrderedDict())
@@ -120,18 +99,11 @@ def fullname(obj: Any) -> str:
 
 
 def recursive_dict_merge(dict1: dict, dict2: dict) -> dict:
-    """``dict1`` updated with ``dict2``, merging nested dicts key by key instead of replacing them.
-
-    ``dict1`` is changed in place and returned; a value of ``dict2`` wins unless both values are dicts,
-    which are merged the same way.
+    """``dict1`` updated in place (and returned) with ``dict2``, nested dicts merged key by key (TypeError for a
+    non-dict).
 
     >>> recursive_dict_merge({'a': {'x': 1, 'y': 2}, 'b': 1}, {'a': {'y': 3}, 'c': 4})
     {'a': {'x': 1, 'y': 3}, 'b': 1, 'c': 4}
-
-    Raises
-    ------
-    TypeError
-        If either argument is not a dict.
     """
     if not isinstance(dict1, dict) or not isinstance(dict2, dict):
         raise TypeError(f"recursive_dict_merge merges two dicts, got {type(dict1).__name__} and {type(dict2).__name__}")

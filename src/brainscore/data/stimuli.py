@@ -121,6 +121,13 @@ class StimulusSet(pd.DataFrame):
         return digest.hexdigest()
 
 
+def stimulus_set_of_files(paths: Iterable[str | Path]) -> StimulusSet:
+    """A stimulus set of image files given by path: one row per distinct file, in the order first listed, its
+    ``stimulus_id`` and ``stimulus_path`` the path as a string (the reference's models take lists of paths)."""
+    unique = list(dict.fromkeys(str(path) for path in paths))
+    return StimulusSet({"stimulus_id": unique, "stimulus_path": unique}, stimulus_paths={p: p for p in unique})
+
+
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20, progress=None) -> str:
     """sha256 hex digest of a file, memoised within the process per file state.
 

@@ -7,7 +7,7 @@ activations model (an :class:`~brainscore.models.extraction.ActivationsExtractor
 - *recording*: ``start_recording("V4", time_bins)`` then ``look_at(stimuli)`` returns the features
   of the layer committed to V4, ``presentation x neuroid x time_bin``. A static network answers
   every time bin with the same response; a network whose activations carry a ``time_bin`` dim is
-  aligned to the requested bins by an overlap-weighted average (:func:`align_time_bins`);
+  aligned to the requested bins by an overlap-weighted average (:func:`~brainscore.models.time_bins.align_time_bins`);
 - *layer selection*: a region missing from ``region_layer_map`` is mapped by calling
   ``layer_scorer(region, candidates)`` (supplied by the caller, e.g. a benchmark-based scorer;
   this layer does not import benchmarks) and taking the best-scoring layer. The choice is stored
@@ -40,7 +40,7 @@ from brainscore.models import layer_rule, readouts
 from brainscore.models.candidates import SELECTION_PCA_COMPONENTS, SELECTION_PCA_METHOD, LayerCandidates
 from brainscore.models.extraction.core import LOGITS
 from brainscore.models.structure import CANDIDATE_DEFINITION, structural_candidates
-from brainscore.models.time_bins import DEFAULT_TIME_BINS, align_time_bins, checked_time_bins, repeat_time_bins
+from brainscore.models.time_bins import DEFAULT_TIME_BINS, checked_time_bins, on_time_bins
 from brainscore.models.interface import BrainModel, Task
 from brainscore.progress import stage
 
@@ -275,9 +275,7 @@ class ModelCommitment(BrainModel):
         features = self._features(stimuli, layer, number_of_trials, require_variance)
         features = features.assign_coords(region=("neuroid", np.full(features.sizes["neuroid"],
                                                                      self.recording_target, dtype=object)))
-        if "time_bin" in features.dims:
-            return align_time_bins(features, self.time_bins)
-        return repeat_time_bins(features, self.time_bins)
+        return on_time_bins(features, self.time_bins)
 
     def look_at_blocks(self, stimuli: StimulusSet, number_of_trials: int = 1) -> NeuroidBlocks | None:
         """The recording :meth:`look_at` would return, as blocks of neuroids read from the features on disk.

@@ -13,7 +13,7 @@ import numpy as np
 from brainscore.data.assemblies import NeuroidAssembly
 from brainscore.errors import ValidationError
 
-__all__ = ["DEFAULT_TIME_BINS", "repeat_time_bins", "time_bin_weights", "average_time_bins", "align_time_bins", "checked_time_bins",
+__all__ = ["DEFAULT_TIME_BINS", "repeat_time_bins", "time_bin_weights", "average_time_bins", "align_time_bins", "checked_time_bins", "on_time_bins",
            "AVERAGE_BLOCK_BYTES"]
 
 #: Time bin recorded when none is given (ms), as the reference.
@@ -162,3 +162,19 @@ def align_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, in
     coords["time_bin_start"] = ("time_bin", np.array([b[0] for b in bins]))
     coords["time_bin_end"] = ("time_bin", np.array([b[1] for b in bins]))
     return type(assembly)(values, dims=(*other, "time_bin"), coords=coords)
+
+
+def on_time_bins(assembly: NeuroidAssembly, time_bins: Sequence[tuple[int, int]],
+                 mode: str = "portion") -> NeuroidAssembly:
+    """A model's response on the requested ``time_bins``: a temporal one (a ``time_bin`` dim with
+    ``time_bin_start``/``time_bin_end``) averaged into them (:func:`align_time_bins`), a static one repeated in every
+    bin (:func:`repeat_time_bins`); the reference's ``assembly_time_align``.
+
+    Raises
+    ------
+    ValidationError
+        From :func:`align_time_bins` (a requested bin the source bins do not cover) or :func:`checked_time_bins`.
+    """
+    if "time_bin" in assembly.dims:
+        return align_time_bins(assembly, time_bins, mode)
+    return repeat_time_bins(assembly, time_bins)

@@ -160,6 +160,45 @@ def find_weights(filename: str, setting: str, weights_path: str | Path | None = 
     return locator.Locator([*folders, *locator.hub_cache()]).first([filename])
 
 
+def weights_file_from_url(url: str, folder: str | None = None) -> str:
+    """The local copy of a weights file a plugin names by URL (the reference's video models'
+    ``download_weight_file``).
+
+    Looked for, in order: the weights mirrors (setting ``weights_mirror``) as ``<name>``, ``<folder>/<name>`` or
+    ``models/<folder>/<name>``; ``<home>/models[/<folder>]/<name>`` (where the reference keeps it); else downloaded
+    there (atomically). No hash is published for these files, so the file is recorded as ``unverified``
+    (:func:`note_weights_file`). ``folder``'s empty, ``.`` and ``..`` parts are dropped.
+
+    Returns
+    -------
+    str
+        The file's path.
+
+    Raises
+    ------
+    NetworkError
+        When offline or the host cannot be reached, naming the file and the mirror setting.
+    """
+    import os
+    from urllib.parse import urlparse
+
+    from brainscore import config
+    from brainscore.data import locator
+    from brainscore.data.remote import download
+
+    name = os.path.basename(urlparse(url).path)
+    parts = [part for part in (folder or "").split("/") if part not in ("", ".", "..")]
+    relative = "/".join([*parts, name])
+    found = locator.Locator(locator.weights_mirrors()).first([name, relative, f"models/{relative}"])
+    if found is None:
+        found = Path(config.home(), "models", *parts, name)
+        if not found.is_file():
+            download(url, found, None, what=f"weights file {name}",
+                     hint="or put it in the weights mirror (setting weights_mirror)")
+    note_weights_file(url, file_sha256(found), "unverified", str(found))
+    return str(found)
+
+
 def seeded(factory: Callable, seed: int = 0):
     """Call ``factory()`` under ``torch.manual_seed(seed)`` without disturbing the global random state."""
     import torch

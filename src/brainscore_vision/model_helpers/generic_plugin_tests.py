@@ -1,20 +1,8 @@
-"""Checks every model plugin should pass, callable from a plugin's ``test.py`` (the reference's generic plugin tests).
-
-Each function loads the model by identifier (:func:`brainscore_vision.load_model`) and asserts one part
-of the :class:`~brainscore_vision.BrainModel` interface:
-
-- :func:`test_identifier`: the model has an identifier;
-- :func:`test_visual_degrees`: ``0 < visual_degrees() < 9000``;
-- :func:`test_start_task_or_recording`: it can start some task (``label``, ``probabilities``,
-  ``odd_one_out``) or record some region (``V1``, ``V2``, ``V4``, ``IT``);
-- :func:`test_look_at_neural_V1`: if it records V1, ``look_at`` of three images gives unique
-  ``neuroid_id``\\ s, the stimuli's metadata, and dims ``presentation``, ``neuroid`` (and ``time_bin``);
-- :func:`test_look_at_behavior_probabilities`: if it does the probabilities task, ``look_at`` gives
-  ``presentation x choice`` probabilities in [0, 1] over the fitting stimuli's labels.
-
-The three images are small stand-ins written to a temporary folder (never into the package). A
-malformed answer fails the way a reviewer reads it: ``AssertionError`` for a wrong shape or value,
-``KeyError`` for a missing coordinate or dim, ``TypeError``/``AttributeError`` for no assembly at all.
+"""The reference's generic plugin tests, callable from a plugin's ``test.py``: each loads the model by identifier
+and asserts one part of the ``BrainModel`` interface (an identifier; ``0 < visual_degrees() < 9000``; some task or
+region starts; V1 recordings and ``probabilities`` answers on three small images written to a temporary folder).
+A malformed answer fails as ``AssertionError`` (wrong shape or value), ``KeyError`` (missing coordinate or dim)
+or ``TypeError``/``AttributeError`` (no assembly at all).
 """
 from __future__ import annotations
 

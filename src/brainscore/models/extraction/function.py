@@ -38,7 +38,7 @@ from brainscore.errors import ValidationError
 from brainscore.models.extraction.core import ActivationsCore, BatchRunner
 
 __all__ = ["FunctionExtractor", "PathInputs", "function_source_key", "SourceKey", "MAX_SOURCE_FILES",
-           "MAX_SOURCE_BYTES"]
+           "MAX_SOURCE_BYTES", "activations_of_files"]
 
 #: most files a plugin folder may hold for its activations to be stored (more: computed, not stored)
 MAX_SOURCE_FILES = 2000
@@ -353,3 +353,22 @@ class FunctionExtractor(ActivationsCore):
             When the activations are not stored (:attr:`cacheable` is False).
         """
         return super().cache_paths(stimuli, layers)
+
+
+def activations_of_files(call: Callable[[Any], Any], paths: Sequence[Any]) -> Any:
+    """``call(stimulus_set)`` on image files given as paths (the reference's extractors take lists of paths).
+
+    ``call`` sees one row per distinct file (:func:`brainscore.data.stimuli.stimulus_set_of_files`); its
+    ``presentation x ...`` answer is then given one presentation per listed path, in the listed order (a file
+    listed twice gives two presentations).
+    """
+    from brainscore.data.stimuli import stimulus_set_of_files
+
+    paths = [str(path) for path in paths]
+    stimulus_set = stimulus_set_of_files(paths)
+    activations = call(stimulus_set)
+    if len(stimulus_set) != len(paths):  # the same file listed twice: one presentation per listed path
+        unique = list(stimulus_set["stimulus_id"])
+        rows = {path: np.flatnonzero(activations["stimulus_id"].values == path) for path in unique}
+        activations = activations.isel(presentation=np.concatenate([rows[path] for path in paths]))
+    return activations

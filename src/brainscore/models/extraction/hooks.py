@@ -18,14 +18,15 @@ its keys), so an entry stored with a hook is never served without it, nor withou
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from brainscore.errors import ValidationError
 
-__all__ = ["BatchHooks", "HookHandle"]
+__all__ = ["BatchHooks", "HookHandle", "PrincipalComponents"]
 
 _ids = itertools.count()
 
@@ -139,3 +140,100 @@ class BatchHooks:
                 changed[layer] = array
             batch = changed
         return batch
+
+
+class PrincipalComponents:
+    """A batch-activations hook: each layer projected on its first ``n_components`` principal components of a set of
+    fitting images (Schrimpf et al. 2018, "Brain-Score": the layer-selection PCA; the reference's ``LayerPCA``).
+
+    Per layer, ``sklearn.decomposition.PCA(n_components, random_state=0)`` is fitted on the layer's flattened
+    activations to ``fitting_paths(n_components)`` (extracted once for all the layers asked, with :attr:`handle`
+    disabled); from then on every batch is reduced to those components. A layer with at most ``n_components``
+    units is only flattened (as the reference). Its :meth:`keys` hold the sha256 of each layer's fitted mean and
+    components, so reduced activations are never served without the hook, for another ``n_components`` or for
+    components fitted on other images.
+
+    Parameters
+    ----------
+    extractor : callable (paths, layers=list of str) -> NeuroidAssembly
+        What the hook is registered on; its assemblies carry a ``layer`` coordinate along ``neuroid``.
+    n_components : int
+        Components kept per layer (at least 1).
+    fitting_paths : callable (int) -> list of str
+        The image files to fit on, given ``n_components``.
+
+    Attributes
+    ----------
+    handle : HookHandle or None
+        The registration's handle (set by whoever registers the hook), disabled while fitting.
+
+    Raises
+    ------
+    ValueError
+        If ``n_components`` is below 1.
+    """
+
+    def __init__(self, extractor: Any, n_components: int, fitting_paths: Callable[[int], Sequence[str]]):
+        if int(n_components) < 1:
+            raise ValueError(f"{type(self).__name__}: n_components must be at least 1, got {n_components}")
+        self._extractor = extractor
+        self._n_components = int(n_components)
+        self._fitting_paths = fitting_paths
+        self._layer_pcas: dict[str, Any] = {}
+        self._keys: dict[str, str] = {}
+        self.handle: Any = None
+
+    def __call__(self, batch_activations: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``{layer: (b, ...)}`` -> ``{layer: (b, n_components)}`` (flattened, unreduced where the layer is small)."""
+        self._ensure_initialized(list(batch_activations))
+        reduced = {}
+        for layer, activations in batch_activations.items():
+            activations = np.asarray(activations)
+            pca, flat = self._layer_pcas[layer], activations.reshape(activations.shape[0], -1)
+            reduced[layer] = flat if pca is None else pca.transform(flat)
+        return reduced
+
+    def keys(self, layers: Sequence[str]) -> dict[str, str]:
+        """Per layer, ``LayerPCA/<n_components>/<sha256 of the fitted mean and components>`` (``.../flat`` for a
+        layer kept whole; the reference's name, so stored entries keep their keys); fits the missing layers first."""
+        self._ensure_initialized(list(layers))
+        for layer in layers:
+            if layer not in self._keys:
+                pca = self._layer_pcas[layer]
+                if pca is None:
+                    self._keys[layer] = f"LayerPCA/{self._n_components}/flat"
+                else:
+                    digest = hashlib.sha256()
+                    for array in (pca.mean_, pca.components_):
+                        array = np.ascontiguousarray(array)
+                        digest.update(f"{array.dtype.str}{array.shape}".encode())
+                        digest.update(array.tobytes())
+                    self._keys[layer] = f"LayerPCA/{self._n_components}/{digest.hexdigest()}"
+        return {layer: self._keys[layer] for layer in layers}
+
+    def _ensure_initialized(self, layers: Sequence[str]) -> None:
+        missing = [layer for layer in layers if layer not in self._layer_pcas]
+        if missing:
+            self._layer_pcas.update(self._pcas(missing))
+
+    def _pcas(self, layers: Sequence[str]) -> dict[str, Any]:
+        """Fit each layer's PCA on the fitting images' activations (extracted once for all ``layers``, unhooked)."""
+        from sklearn.decomposition import PCA
+
+        paths = self._fitting_paths(self._n_components)
+        if self.handle is not None:
+            self.handle.disable()
+        try:
+            activations = self._extractor(paths, layers=list(layers))
+        finally:
+            if self.handle is not None:
+                self.handle.enable()
+        layer_of_neuroid = np.asarray(activations["layer"].values)
+        pcas: dict[str, Any] = {}
+        for layer in layers:
+            values = np.asarray(activations.isel(neuroid=np.flatnonzero(layer_of_neuroid == layer)).values)
+            if values.shape[1] <= self._n_components:
+                pcas[layer] = None  # small enough already (as the reference)
+            else:
+                pcas[layer] = PCA(n_components=self._n_components, random_state=0).fit(values)
+        return pcas

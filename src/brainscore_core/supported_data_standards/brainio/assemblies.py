@@ -1,27 +1,11 @@
-"""BrainIO's assembly classes, as thin subclasses of :mod:`brainscore.data.assemblies`' own.
-
-``DataAssembly``, ``NeuroidAssembly`` (and its reference alias ``NeuronRecordingAssembly``),
-``BehavioralAssembly`` and ``PropertiesAssembly`` (and ``PropertyAssembly``) are subclasses of the ``brainscore`` classes of the same names (``isinstance`` checks against those
-hold, and every ``brainscore`` metric and benchmark takes them) that add one thing the reference's
-tutorials rely on: **averaging over a presentation coordinate by name**,
-``assembly.mean(dim='repetition')``, where ``repetition`` is a coordinate along ``presentation``
-(the reference kept it as a level of a ``presentation`` MultiIndex; here it is a plain
-coordinate). That call is :func:`brainscore.data.assemblies.average_repetition`, so it equals
-``average_repetition(assembly, repetition_coord='repetition')`` exactly. Any other ``mean`` is
-xarray's. Two more of the MultiIndex's behaviours are kept without one: ``sel`` on several coordinates of
-one dim, and **arithmetic and comparisons aligned by value** (``a == b``, ``a - b``): along a dim where
-both operands carry the same coordinates, in another order or with other entries, the operands are first
-reduced to the entries both hold, in the left operand's order, as xarray's default inner join of the
-reference's MultiIndexes did (e.g. time bins ``(time_bin_start, time_bin_end)`` listed in another order).
-
-Build them as the tutorials do::
-
-    assembly = BehavioralAssembly(['dog', 'cat'], coords={'stimulus_id': ('presentation', ['a', 'b'])},
-                                  dims=['presentation'])
-
-:func:`as_reference_class` turns an assembly ``brainscore`` loaded (``brainscore.load_dataset``)
-into the class of the same name here. ``walk_coords``, ``merge_data_arrays`` and
-``array_is_element`` are the reference's helper functions over these classes (see each).
+"""BrainIO's assembly classes, as thin subclasses of :mod:`brainscore.data.assemblies`' classes of the same names
+(``NeuronRecordingAssembly`` and ``PropertyAssembly`` the reference's aliases), so every brainscore metric and
+benchmark takes them. They keep three behaviours of the reference's ``presentation`` MultiIndex without one:
+``mean(dim='repetition')`` over a coordinate along ``presentation`` (exactly
+:func:`brainscore.data.assemblies.average_repetition`), ``sel`` on several coordinates of one dim, and arithmetic and
+comparisons aligned by value (:func:`align_by_coordinates`). :func:`as_reference_class` turns an assembly brainscore
+loaded into the class here; ``walk_coords``, ``merge_data_arrays`` and ``array_is_element`` are the reference's
+helpers.
 """
 from __future__ import annotations
 
@@ -46,20 +30,9 @@ class _ReferenceMean:
     __slots__ = ()
 
     def mean(self, dim: Any = None, *args, **kwargs):
-        """xarray's ``mean``; for ``dim`` a non-dimension coordinate along one dim, the mean over its values.
-
-        Parameters
-        ----------
-        dim : str, sequence of str or None
-            A dimension (xarray's mean) or a coordinate such as ``'repetition'`` lying along
-            ``presentation``: then presentations that differ only in that coordinate are averaged
-            (NaN ignored), as :func:`brainscore.data.assemblies.average_repetition` does.
-
-        Raises
-        ------
-        ValueError
-            If ``dim`` names neither a dimension nor a coordinate of the assembly.
-        """
+        """xarray's ``mean``; for ``dim`` a coordinate along ``presentation`` (``'repetition'``),
+        :func:`brainscore.data.assemblies.average_repetition` over it. ValueError if ``dim`` is neither a dimension
+        nor such a coordinate (or comes with other arguments)."""
         if isinstance(dim, str) and dim not in self.dims:
             if dim not in self.coords:
                 raise ValueError(f"cannot average over {dim!r}: it is neither a dimension {tuple(self.dims)} nor a "
@@ -72,18 +45,9 @@ class _ReferenceMean:
 
     def sel(self, indexers: Any = None, method: Any = None, tolerance: Any = None, drop: bool = False,
             **indexers_kwargs: Any):
-        """xarray's ``sel``; several scalar labels of coordinates along one dim select where all of them hold.
-
-        The reference kept the coordinates along a dim as levels of one MultiIndex, so its metrics select on two
-        at once (``target.sel(subject='A', condition=1)``); here each is a coordinate of its own, where xarray
-        refuses a label-based selection over more than one index of a dim. Those labels select the positions
-        where every one of them holds (the dim and every coordinate kept); the other labels go to xarray.
-
-        Raises
-        ------
-        KeyError
-            If no position holds all the labels given for one dim (as xarray's ``sel`` for a missing label).
-        """
+        """xarray's ``sel``, except that scalar labels of several coordinates along one dim (the reference's
+        MultiIndex levels: ``target.sel(subject='A', condition=1)``, which xarray refuses) select the positions
+        where all of them hold, the dim and its coordinates kept (KeyError if none does)."""
         selection = dict(indexers or {}, **indexers_kwargs)
         along: dict[str, list[str]] = {}
         for name, value in selection.items():
@@ -137,28 +101,13 @@ def _coordinates_along(assembly: xr.DataArray, dim: str) -> list[str]:
 
 
 def align_by_coordinates(left: xr.DataArray, right: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
-    """``left`` and ``right`` reduced, along every dim they share, to the entries both hold, as the reference's
-    MultiIndexes aligned them (xarray's inner join).
+    """``left`` and ``right`` reduced, along every dim they share, to the entries both hold, in ``left``'s order, as
+    the reference's MultiIndexes aligned them (xarray's inner join); each returned unchanged where nothing moves.
 
-    A dim is aligned when neither operand has an index on it and both carry the same set of coordinates along
-    it; an entry is the tuple of those coordinates' values, and the entries both hold are kept in ``left``'s
-    order. Where the coordinates already agree position by position (the usual case) nothing is copied; a dim
-    with an index, or with other coordinates on each side, is left to xarray (by position).
-
-    Parameters
-    ----------
-    left, right : xarray.DataArray
-
-    Returns
-    -------
-    (left, right) : the two operands, each the same object when nothing needed reordering.
-
-    Raises
-    ------
-    ValueError
-        If an operand holds the same entry twice along a dim whose entries differ between the two, so the
-        alignment by value is ambiguous (as pandas refuses to align a MultiIndex with duplicates); or if the
-        two hold no entry in common there (where the reference returned an empty assembly, later NaN).
+    A dim is aligned when neither operand has an index on it and both carry the same coordinates along it (an
+    entry: the tuple of their values); a dim with an index, or other coordinates on each side, is left to xarray.
+    ValueError if an operand holds an entry twice along a dim whose entries differ between the two (ambiguous, as
+    pandas refuses for a MultiIndex), or if the two share no entry there (the reference's empty result, later NaN).
     """
     for dim in left.dims:
         if dim not in right.dims or dim in left.indexes or dim in right.indexes:
@@ -231,11 +180,8 @@ _BY_NATIVE = {_native.NeuroidAssembly: NeuroidAssembly, _native.BehavioralAssemb
 
 
 def as_reference_class(assembly: Any) -> Any:
-    """``assembly`` as the class of the same name here (values, coordinates and attrs shared, not copied).
-
-    An assembly already of a class here, a subclass ``brainscore`` does not know, or anything that is
-    not an assembly (e.g. a stimulus set) is returned unchanged.
-    """
+    """``assembly`` as the class of the same name here (values, coordinates and attrs shared, not copied); anything
+    else (a class here, a subclass brainscore does not know, a stimulus set) unchanged."""
     for native, ours in _BY_NATIVE.items():
         if type(assembly) is native:
             return ours(assembly)
@@ -243,22 +189,8 @@ def as_reference_class(assembly: Any) -> Any:
 
 
 def walk_coords(assembly: Any):
-    """Yield ``(name, dims, values)`` for every coordinate of ``assembly`` that holds metadata.
-
-    A stacked dimension (a pandas ``MultiIndex``, e.g. after ``assembly.stack(neuroid=['neuroid_id'])``)
-    is not itself yielded: its levels are, each as a coordinate along that dimension, as in the
-    reference. Otherwise this is :func:`brainscore.data.assemblies.walk_coords`.
-
-    Parameters
-    ----------
-    assembly : xarray.DataArray
-
-    Yields
-    ------
-    tuple of (str, tuple of str, numpy.ndarray)
-    """
-    import pandas as pd
-
+    """:func:`brainscore.data.assemblies.walk_coords`, except that a stacked dimension (a pandas ``MultiIndex``) is
+    not yielded itself, only its levels, as in the reference."""
     for name, dims, values in _native.walk_coords(assembly):
         if isinstance(assembly.indexes.get(name), pd.MultiIndex):
             continue
@@ -266,36 +198,13 @@ def walk_coords(assembly: Any):
 
 
 def array_is_element(array: Any, values: Any) -> Any:
-    """Boolean mask: which entries of ``array`` are among ``values`` (``numpy.isin``), the reference's helper
-    for selecting presentations by a list of ids (``assembly.isel(presentation=array_is_element(ids, wanted))``)."""
-    import numpy as np
-
+    """Boolean mask: which entries of ``array`` are among ``values`` (``numpy.isin``)."""
     return np.isin(np.asarray(array), np.asarray(list(values) if not hasattr(values, "__len__") else values))
 
 
 def merge_data_arrays(data_arrays: Any) -> Any:
-    """One assembly from several that hold different parts of it (other stimuli, neuroids or time bins).
-
-    Coordinates are aligned by their values (an outer join, :func:`xarray.merge`); an entry present in
-    two inputs must hold the same value in both. The result has the class of the first input.
-
-    Parameters
-    ----------
-    data_arrays : sequence of DataArray
-        With the same dims; at least one.
-
-    Returns
-    -------
-    DataArray
-        Of ``type(data_arrays[0])``.
-
-    Raises
-    ------
-    ValueError
-        If ``data_arrays`` is empty, or two inputs disagree on an entry (xarray's ``MergeError``).
-    """
-    import xarray as xr
-
+    """One assembly, of the first's class, from several with the same dims holding different parts of it: an outer
+    join by coordinate values (:func:`xarray.merge`). ValueError if none is given or two disagree on an entry."""
     arrays = list(data_arrays)
     if not arrays:
         raise ValueError("merge_data_arrays needs at least one assembly")
@@ -308,16 +217,9 @@ def merge_data_arrays(data_arrays: Any) -> Any:
 
 
 class AssemblyLoader:
-    """The reference's loader of a packaged assembly file (``assy_<id>.nc``, BrainIO's netCDF), on
-    :func:`brainscore.data.packaging.load_packaged_assembly`.
-
-    Parameters
-    ----------
-    cls : type or str
-        The assembly class (``NeuroidAssembly``, ``NeuronRecordingAssembly``, ``BehavioralAssembly``, ...; here or from
-        ``brainscore``), by class or name.
-    file_path : path
-    """
+    """The reference's loader of a packaged assembly file (``assy_<id>.nc``), on
+    :func:`brainscore.data.packaging.load_packaged_assembly`; ``cls`` an assembly class (here or brainscore's) or
+    its name."""
 
     merge_stimulus_set = False
 
@@ -326,14 +228,8 @@ class AssemblyLoader:
         self.stimulus_set_identifier, self.stimulus_set = stimulus_set_identifier, stimulus_set
 
     def load(self) -> Any:
-        """The assembly, of the class here of the same name as ``cls``, the stimulus set merged on (by ``stimulus_id``)
-        or kept in ``attrs['stimulus_set']`` as the loader says.
-
-        Raises
-        ------
-        ValueError
-            If ``cls`` is not an assembly class brainscore packages.
-        """
+        """The assembly, of ``cls`` here, the stimulus set merged on (by ``stimulus_id``) or kept in
+        ``attrs['stimulus_set']`` as the loader says (ValueError for a ``cls`` brainscore does not package)."""
         from brainscore.data.packaging import ASSEMBLY_CLASSES, load_packaged_assembly
 
         name = self.cls if isinstance(self.cls, str) else self.cls.__name__

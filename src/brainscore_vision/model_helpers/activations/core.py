@@ -1,18 +1,10 @@
-"""``ActivationsExtractorHelper`` and ``flatten``: the reference's activations core, on ``brainscore``'s extractor.
+"""``ActivationsExtractorHelper`` and ``flatten``: the reference's activations core.
 
-``ActivationsExtractorHelper(get_activations, preprocessing, identifier, batch_size)`` is the reference's
-framework-agnostic extractor: ``get_activations(inputs, layer_names) -> {layer: array}``, used by its
-Gabor-filter, HMAX and TensorFlow/Keras plugins. Here it is
-:class:`brainscore.models.extraction.function.FunctionExtractor`: ``get_activations`` receives each batch's
-file paths (``preprocessing=None``) or what ``preprocessing(paths)`` returns, and the activations are stored
-under a key of the plugin folder's content (every file of the folder that defines the function, and the
-function's qualified name) and the identifier, so editing the plugin makes new entries. A function whose
-folder cannot be found (defined in an interactive session) is computed on every call and nothing is stored;
-``identifier=False`` (the reference's "do not store") does the same. Microsaccades (several trials with
-``require_variance``) and the reference's batch and stimulus-set hooks are refused, saying so.
-
-``flatten(layer_output, return_index=False)``: ``(N, ...)`` -> ``(N, prod(...))`` in C order, with the
-multi-index of each flattened unit when asked.
+``ActivationsExtractorHelper(get_activations, preprocessing, identifier, batch_size)`` (its Gabor, HMAX and
+Keras plugins) is :class:`brainscore.models.extraction.function.FunctionExtractor`, which documents the key its
+activations are stored under; ``identifier=False`` (the reference's "do not store") stores nothing.
+Microsaccades (several trials with ``require_variance``) and the reference's batch and stimulus-set hooks are
+refused, saying so.
 """
 from __future__ import annotations
 
@@ -26,10 +18,8 @@ __all__ = ["ActivationsExtractorHelper", "flatten"]
 
 
 def flatten(layer_output: np.ndarray, return_index: bool = False) -> Any:
-    """``layer_output`` ``(N, d1, d2, ...)`` as ``(N, d1 * d2 * ...)`` (C order).
-
-    With ``return_index``: also the ``(d1 * d2 * ..., k)`` array of each column's index ``(i1, i2, ...)``.
-    """
+    """``(N, d1, d2, ...)`` -> ``(N, d1 * d2 * ...)`` (C order); with ``return_index`` also the ``(d1 * d2 * ...,
+    k)`` array of each column's index ``(i1, i2, ...)``."""
     layer_output = np.asarray(layer_output)
     flat = layer_output.reshape(layer_output.shape[0], -1)
     if not return_index:
@@ -39,26 +29,13 @@ def flatten(layer_output: np.ndarray, return_index: bool = False) -> Any:
     return flat, index
 
 
-
-
 class ActivationsExtractorHelper:
-    """The reference's extractor of a ``get_activations`` function (see the module notes).
+    """The reference's extractor of a ``get_activations(inputs, layer_names) -> {layer: array}`` function.
 
-    Parameters
-    ----------
-    get_activations : callable (inputs, layer_names) -> mapping of layer name to array (N, ...)
-    preprocessing : callable (list of str) -> array, optional
-        None: ``get_activations`` receives the files' paths. ``functools.partial(load_preprocess_images,
-        image_size=S)``: ImageNet preprocessing, arrays ``(N, 3, S, S)``.
-    identifier : str or False
-        The model's name (in the ``model`` coordinate and the cache key); False stores nothing.
-    batch_size : int
-        Inputs per call of ``get_activations`` (default 64, the reference's).
-
-    Raises
-    ------
-    TypeError
-        If ``get_activations`` is not callable or ``preprocessing`` is neither None nor callable.
+    ``preprocessing`` None gives ``get_activations`` the files' paths; ``functools.partial(load_preprocess_images,
+    image_size=S)`` arrays ``(N, 3, S, S)``. ``identifier`` False stores nothing; ``batch_size`` default 64 (the
+    reference's). TypeError if ``get_activations`` is not callable, ``preprocessing`` neither None nor callable,
+    or another keyword is given.
     """
 
     def __init__(self, get_activations: Callable[..., Any] = None, preprocessing: Any = None,
@@ -105,13 +82,7 @@ class ActivationsExtractorHelper:
 
     def include_files(self, files: Any) -> None:
         """Key the stored activations by ``files`` too (``{name: path}``, e.g. the weights the plugin's factory loaded
-        through the locator): the sha256 of each. Nothing changes for a model whose activations are not stored.
-
-        Raises
-        ------
-        OSError
-            If a file cannot be read.
-        """
+        through the locator): the sha256 of each (OSError if one cannot be read); nothing for unstored activations."""
         from brainscore.caching import content_key, file_hashes
 
         if self._source_key is None or not files:
@@ -133,19 +104,15 @@ class ActivationsExtractorHelper:
 
     def __call__(self, stimuli: Any, layers: Sequence[str] | None, stimuli_identifier: Any = None,
                  number_of_trials: int = 1, require_variance: bool = False, **kwargs: Any) -> Any:
-        """Activations of ``layers`` on ``stimuli`` (a StimulusSet or a list of image paths), ``presentation x
-        neuroid``; ``stimuli_identifier`` is unused (activations are keyed by the images' content)."""
+        """Activations of ``layers`` on a StimulusSet or a list of image paths, ``presentation x neuroid``;
+        ``stimuli_identifier`` is unused (keyed by the images' content)."""
         del stimuli_identifier
-        from brainscore.data.stimuli import StimulusSet
-        from brainscore_vision.model_helpers.activations.pytorch import _with_shift_coords, paths_activations
+        from brainscore_vision.model_helpers.activations.pytorch import reference_activations
 
         layers = ["logits"] if layers is None else list(layers)
         call = functools.partial(self._core, layers=layers, number_of_trials=number_of_trials,
                                  require_variance=require_variance, **kwargs)
-        if isinstance(stimuli, StimulusSet):
-            return _with_shift_coords(call(stimuli), require_variance)
-        return paths_activations(lambda stimulus_set: _with_shift_coords(call(stimulus_set), require_variance),
-                                 stimuli)
+        return reference_activations(call, stimuli, require_variance)
 
     def from_stimulus_set(self, stimulus_set: Any, layers: Sequence[str] | None, stimuli_identifier: Any = None,
                           require_variance: bool = False, **kwargs: Any) -> Any:
@@ -158,24 +125,12 @@ class ActivationsExtractorHelper:
         return self(list(stimuli_paths), layers, stimuli_identifier, require_variance=require_variance, **kwargs)
 
     def register_batch_activations_hook(self, hook: Any) -> Any:
-        """Refused: a hook changes the activations after the function, which the stored entries' key cannot see.
-
-        Raises
-        ------
-        NotImplementedError
-            Always; apply the change inside ``get_activations`` (its folder is in the key).
-        """
+        """Refused (``NotImplementedError``): a hook would change stored activations without changing their key."""
         raise NotImplementedError("ActivationsExtractorHelper.register_batch_activations_hook: a hook would change "
                                   "stored activations without changing their key; apply it inside get_activations")
 
     def register_stimulus_set_hook(self, hook: Any) -> Any:
-        """Refused, as :meth:`register_batch_activations_hook`.
-
-        Raises
-        ------
-        NotImplementedError
-            Always.
-        """
+        """Refused (``NotImplementedError``), as :meth:`register_batch_activations_hook`."""
         raise NotImplementedError("ActivationsExtractorHelper.register_stimulus_set_hook: a hook would change the "
                                   "images without changing the stored activations' key; change them inside "
                                   "get_activations or the preprocessing")
@@ -210,13 +165,7 @@ class ActivationsExtractorHelper:
 
 def _inputs(preprocessing: Any) -> tuple[Any, dict | None]:
     """``(PathInputs, its key)`` for the reference's ``preprocessing`` argument; key None when the function cannot
-    be located in a file (then nothing is stored).
-
-    Raises
-    ------
-    TypeError
-        If ``preprocessing`` is neither None nor callable.
-    """
+    be located in a file (then nothing is stored). TypeError if it is neither None nor callable."""
     from brainscore.models.extraction.function import PathInputs, function_source_key
     from brainscore_vision.model_helpers.activations.pytorch import _as_preprocessing, load_preprocess_images
 

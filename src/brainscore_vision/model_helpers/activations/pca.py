@@ -1,32 +1,22 @@
-"""``LayerPCA``: the reference's hook that reduces each layer to its first principal components.
+"""``LayerPCA``: the reference's hook, :class:`brainscore.models.extraction.hooks.PrincipalComponents` fitted on the
+reference's ImageNet validation images (:func:`imagenet_validation_images`).
 
-``LayerPCA.hook(extractor, n_components)`` fits, per layer, ``sklearn.decomposition.PCA(n_components,
-random_state=0)`` on the layer's flattened activations to ``n_components`` ImageNet validation images
-(one per class, image ``50 * i`` first, as the reference's ``_get_imagenet_val``), and from then on every
-batch the extractor computes is reduced to those components (layers with at most ``n_components`` units
-are only flattened). It is :mod:`brainscore.models.extraction.hooks` underneath: the sha256 of each
-layer's fitted components and mean is part of the stored activations' key, so reduced activations are
-never served without the hook, for another ``n_components`` or for components fitted on other images.
-
-The images come from the reference's ``imagenet2012-val.hdf5`` (dataset ``val/images``, one
-``H x W x 3`` uint8 image per row), found, in order, at ``$MT_IMAGENET_PATH``, at
-``$MT_HOME/imagenet2012.hdf5`` (``~/.model-tools``: where the reference downloads it), in the weights
-and data mirrors and the store (as ``imagenet2012-val.hdf5``), else downloaded once from the
-reference's bucket ``brain-score-models`` (:func:`brainscore_core.supported_data_standards.brainio.s3.load_file`;
-refused offline with a line naming the file). The chosen images are written as PNG files under
-``$BRAINSCORE_HOME/imagenet2012-val/<sha256 of the file>/``.
+The images come from the reference's ``imagenet2012-val.hdf5`` (dataset ``val/images``, one ``H x W x 3`` uint8
+image per row), found, in order, at ``$MT_IMAGENET_PATH``, at ``$MT_HOME/imagenet2012.hdf5`` (``~/.model-tools``),
+else by :func:`brainscore_core.supported_data_standards.brainio.s3.load_file` (weights and data mirrors, the store,
+else downloaded once from the bucket ``brain-score-models``; refused offline). The chosen images are written as PNG
+files under ``$BRAINSCORE_HOME/imagenet2012-val/<sha256 of the file>/``.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from brainscore_vision.model_helpers.activations.core import flatten
+from brainscore.models.extraction.hooks import PrincipalComponents
 
 __all__ = ["LayerPCA", "imagenet_validation_images"]
 
@@ -34,85 +24,12 @@ __all__ = ["LayerPCA", "imagenet_validation_images"]
 IMAGENET_FILE, IMAGENET_BUCKET = "imagenet2012-val.hdf5", "brain-score-models"
 
 
-class LayerPCA:
-    """A batch-activations hook: each layer's activations projected on its first ``n_components`` principal
-    components of ImageNet validation images (Schrimpf et al. 2018, Brain-Score's layer-selection PCA).
-
-    Parameters
-    ----------
-    activations_extractor : extractor
-        What the hook is registered on (it extracts the ImageNet images' activations with the hook disabled).
-    n_components : int
-        Components kept per layer, and the number of ImageNet images they are fitted on.
-
-    Raises
-    ------
-    ValueError
-        If ``n_components`` is below 1.
-    """
+class LayerPCA(PrincipalComponents):
+    """The reference's ``LayerPCA(activations_extractor, n_components)``: see
+    :class:`~brainscore.models.extraction.hooks.PrincipalComponents`; fitted on :func:`imagenet_validation_images`."""
 
     def __init__(self, activations_extractor: Any, n_components: int):
-        if int(n_components) < 1:
-            raise ValueError(f"LayerPCA: n_components must be at least 1, got {n_components}")
-        self._extractor = activations_extractor
-        self._n_components = int(n_components)
-        self._layer_pcas: dict[str, Any] = {}
-        self._keys: dict[str, str] = {}
-        self.handle: Any = None
-
-    def __call__(self, batch_activations: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """``{layer: (b, ...)}`` -> ``{layer: (b, n_components)}`` (flattened, unreduced where the layer is small)."""
-        self._ensure_initialized(list(batch_activations))
-        reduced = {}
-        for layer, activations in batch_activations.items():
-            pca, flat = self._layer_pcas[layer], flatten(activations)
-            reduced[layer] = flat if pca is None else pca.transform(flat)
-        return reduced
-
-    def keys(self, layers: Sequence[str]) -> dict[str, str]:
-        """Per layer, ``LayerPCA/<n_components>/<sha256 of the fitted mean and components>`` (``.../flat`` for a
-        layer kept whole); fits the missing layers' components first."""
-        self._ensure_initialized(list(layers))
-        for layer in layers:
-            if layer not in self._keys:
-                pca = self._layer_pcas[layer]
-                if pca is None:
-                    self._keys[layer] = f"LayerPCA/{self._n_components}/flat"
-                else:
-                    digest = hashlib.sha256()
-                    for array in (pca.mean_, pca.components_):
-                        array = np.ascontiguousarray(array)
-                        digest.update(f"{array.dtype.str}{array.shape}".encode())
-                        digest.update(array.tobytes())
-                    self._keys[layer] = f"LayerPCA/{self._n_components}/{digest.hexdigest()}"
-        return {layer: self._keys[layer] for layer in layers}
-
-    def _ensure_initialized(self, layers: Sequence[str]) -> None:
-        missing = [layer for layer in layers if layer not in self._layer_pcas]
-        if missing:
-            self._layer_pcas.update(self._pcas(missing))
-
-    def _pcas(self, layers: Sequence[str]) -> dict[str, Any]:
-        """Fit each layer's PCA on the ImageNet images' activations (extracted once for all ``layers``, unhooked)."""
-        from sklearn.decomposition import PCA
-
-        paths = imagenet_validation_images(self._n_components)
-        if self.handle is not None:
-            self.handle.disable()
-        try:
-            activations = self._extractor(paths, layers=list(layers))
-        finally:
-            if self.handle is not None:
-                self.handle.enable()
-        layer_of_neuroid = np.asarray(activations["layer"].values)
-        pcas: dict[str, Any] = {}
-        for layer in layers:
-            values = np.asarray(activations.isel(neuroid=np.flatnonzero(layer_of_neuroid == layer)).values)
-            if values.shape[1] <= self._n_components:
-                pcas[layer] = None  # small enough already (as the reference)
-            else:
-                pcas[layer] = PCA(n_components=self._n_components, random_state=0).fit(values)
-        return pcas
+        super().__init__(activations_extractor, n_components, imagenet_validation_images)
 
     @classmethod
     def hook(cls, activations_extractor: Any, n_components: int) -> Any:
@@ -157,12 +74,7 @@ def _imagenet_file() -> Path:
 
 
 def imagenet_validation_images(num_images: int) -> list[str]:
-    """PNG files of the reference's ``num_images`` ImageNet validation images (see the module notes).
-
-    Returns
-    -------
-    list of str
-        One path per image, in the reference's order.
+    """PNG files of the reference's ``num_images`` ImageNet validation images, in its order (see the module notes).
 
     Raises
     ------

@@ -1,22 +1,10 @@
-"""``PytorchWrapper`` and ``load_preprocess_images``: the reference's PyTorch wrapper, on
-:class:`brainscore.models.extraction.ActivationsExtractor`.
+"""``PytorchWrapper`` and ``load_preprocess_images``: the reference's PyTorch wrapper, which *is*
+:class:`brainscore.models.extraction.ActivationsExtractor` (same features as the native model).
 
-Model plugins written for the reference build::
-
-    preprocessing = functools.partial(load_preprocess_images, image_size=224)
-    wrapper = PytorchWrapper(identifier='my-net', model=net, preprocessing=preprocessing)
-
-``PytorchWrapper`` *is* ``brainscore``'s extractor (forward hooks on the named modules, batches,
-activations cached on disk by content, ``"logits"`` for the output), so the features it gives equal
-those of the native model with the same network and preprocessing.
-
-Preprocessing: ``functools.partial(load_preprocess_images, image_size=S)`` (optionally with
-``normalize_mean``/``normalize_std``) becomes ``brainscore``'s
-:class:`~brainscore.models.preprocessing.Preprocessing` (``"imagenet"`` mode: squash to ``S x S``
-with PIL's bilinear filter, ``ToTensor``, ``Normalize``; the reference's steps, bit for bit).
-A ``Preprocessing`` is used as it is. Any other function of a list of file paths returning an array
-``(N, 3, S, S)`` is called as it is (:class:`FunctionPreprocessing`), its code hashed into the
-activations' cache keys.
+``functools.partial(load_preprocess_images, image_size=S)`` (optionally ``normalize_mean``/``normalize_std``)
+becomes :class:`~brainscore.models.preprocessing.Preprocessing` ``"imagenet"`` (the reference's steps, bit for
+bit); a ``Preprocessing`` is used as it is; any other function of a list of paths returning ``(N, 3, S, S)`` is
+called as it is (:class:`FunctionPreprocessing`), its code hashed into the cache keys.
 """
 from __future__ import annotations
 
@@ -27,6 +15,7 @@ import numpy as np
 
 from brainscore.caching import code_hash
 from brainscore.models.extraction import ActivationsExtractor
+from brainscore.models.extraction.function import activations_of_files
 from brainscore.models.preprocessing import IMAGENET_MEAN, IMAGENET_STD, Preprocessing
 
 __all__ = ["PytorchWrapper", "load_preprocess_images", "load_images", "preprocess_images", "FunctionPreprocessing",
@@ -34,16 +23,11 @@ __all__ = ["PytorchWrapper", "load_preprocess_images", "load_images", "preproces
 
 _MEAN_KEYS = ("normalize_mean", "mean")
 _STD_KEYS = ("normalize_std", "std")
+paths_activations = activations_of_files  # its former name here
 
 
 def _imagenet(image_size: int, **kwargs: Any) -> Preprocessing:
-    """The reference's ``preprocess_images`` settings as a :class:`Preprocessing`.
-
-    Raises
-    ------
-    TypeError
-        For a keyword other than ``normalize_mean``/``normalize_std`` (or ``mean``/``std``).
-    """
+    """The reference's ``preprocess_images`` settings as a :class:`Preprocessing` (TypeError for another keyword)."""
     unknown = set(kwargs) - set(_MEAN_KEYS) - set(_STD_KEYS)
     if unknown:
         raise TypeError(f"load_preprocess_images: unknown keyword arguments {sorted(unknown)}; it takes image_size, "
@@ -67,28 +51,14 @@ def preprocess_images(images: Sequence[Any], image_size: int, **kwargs: Any) -> 
 
 
 def load_preprocess_images(image_filepaths: Sequence[str], image_size: int, **kwargs: Any) -> np.ndarray:
-    """Image files as the network's input: float32 array ``(N, 3, image_size, image_size)``.
-
-    Squashed to ``image_size x image_size`` (bilinear), scaled to [0, 1] and normalised with
-    ``normalize_mean``/``normalize_std`` (default ImageNet's), as the reference does.
-
-    Raises
-    ------
-    FileNotFoundError
-        If a file does not exist.
-    """
+    """Image files as float32 ``(N, 3, image_size, image_size)``: :class:`Preprocessing` ``"imagenet"`` with
+    ``normalize_mean``/``normalize_std`` (default ImageNet's). FileNotFoundError for a missing file."""
     return _imagenet(image_size, **kwargs)(list(image_filepaths)).numpy()
 
 
 class FunctionPreprocessing:
-    """A plugin's own preprocessing function, in the shape ``brainscore``'s extractor uses.
-
-    Parameters
-    ----------
-    function : callable (list of paths) -> array (N, 3, S, S)
-    image_size : int
-        ``S``; default the function's ``image_size`` keyword (a ``functools.partial``), else 224.
-    """
+    """A plugin's own preprocessing function ``(list of paths) -> array (N, 3, S, S)`` for brainscore's extractor;
+    ``image_size`` ``S`` defaults to the function's ``image_size`` keyword (a ``functools.partial``), else 224."""
 
     channels_last = False
 
@@ -129,28 +99,12 @@ def _as_preprocessing(preprocessing: Any) -> Any:
 
 
 class PytorchWrapper(ActivationsExtractor):
-    """The reference's ``PytorchWrapper(model, preprocessing, identifier=None)``: ``brainscore``'s activations extractor.
+    """The reference's ``PytorchWrapper(model, preprocessing, identifier=None)``: see
+    :class:`~brainscore.models.extraction.ActivationsExtractor` (``**kwargs``, e.g. ``weights_hash``, go to it).
 
-    Parameters
-    ----------
-    model : torch.nn.Module
-    preprocessing : callable or Preprocessing, optional
-        See the module notes (default: ImageNet preprocessing at 224 pixels).
-    identifier : str, optional
-        The model's name (default: the network's class name, as the reference).
-    forward_kwargs : dict, optional
-        The reference's extra keyword arguments of the forward pass; not supported (an error when given).
-    batch_size : int, optional
-        Images per forward pass (default ``brainscore``'s: 4 on the CPU, 64 on a GPU; features do not
-        depend on it beyond rounding).
-    device : str, optional
-    **kwargs
-        Passed to :class:`~brainscore.models.extraction.ActivationsExtractor` (e.g. ``weights_hash``).
-
-    Raises
-    ------
-    NotImplementedError
-        For a non-empty ``forward_kwargs``.
+    ``preprocessing`` defaults to ImageNet's at 224 pixels, ``identifier`` to the network's class name (as the
+    reference), ``batch_size`` to brainscore's. ``forward_kwargs`` (extra keywords of the forward pass) are not
+    supported: a non-empty dict raises ``NotImplementedError``.
     """
 
     def __init__(self, model: Any, preprocessing: Any = None, identifier: str | None = None,
@@ -165,37 +119,25 @@ class PytorchWrapper(ActivationsExtractor):
 
     def __call__(self, stimuli: Any, layers: Sequence[str] | None = None, stimuli_identifier: Any = None,
                  number_of_trials: int = 1, require_variance: bool = False, **kwargs: Any):
-        """Activations of ``layers`` (None: the network's output, ``"logits"``) on ``stimuli``.
-
-        ``stimuli`` is a StimulusSet or, as the reference also takes, a list of image paths (then the
-        presentations carry a ``stimulus_path`` coordinate). ``stimuli_identifier`` is accepted and
-        unused: activations are cached by the images' content. With ``require_variance`` (or
-        ``number_of_trials`` > 1 and ``require_variance``), each trial is shown with a microsaccade shift.
-        """
-        del stimuli_identifier
-        from brainscore.data.stimuli import StimulusSet
+        """Activations of ``layers`` (None: ``"logits"``) on a StimulusSet or a list of image paths (see
+        :func:`reference_activations`); ``stimuli_identifier`` is unused (cached by content)."""
         from brainscore.models.extraction import LOGITS
 
         layers = [LOGITS] if layers is None else list(layers)
         self._microsaccade_helper.number_of_trials = number_of_trials
-        if isinstance(stimuli, StimulusSet):
-            return _with_shift_coords(super().__call__(stimuli, layers, number_of_trials=number_of_trials,
-                                                       require_variance=require_variance, **kwargs), require_variance)
-        return paths_activations(lambda stimulus_set: _with_shift_coords(
-            super(PytorchWrapper, self).__call__(stimulus_set, layers, number_of_trials=number_of_trials,
-                                                 require_variance=require_variance, **kwargs), require_variance),
-            stimuli)
+        call = functools.partial(super().__call__, layers=layers, number_of_trials=number_of_trials,
+                                 require_variance=require_variance, **kwargs)
+        return reference_activations(call, stimuli, require_variance)
 
     def from_paths(self, stimuli_paths: Sequence[str], layers: Sequence[str] | None = None,
                    stimuli_identifier: Any = None, require_variance: bool = False, **kwargs: Any):
-        """Activations on image files (the reference's ``from_paths``); see :meth:`__call__`."""
+        """The reference's ``from_paths``: :meth:`__call__` on a list of image files."""
         kwargs.setdefault("number_of_trials", self._microsaccade_helper.number_of_trials)
         return self(list(stimuli_paths), layers, stimuli_identifier, require_variance=require_variance, **kwargs)
 
     def from_stimulus_set(self, stimulus_set: Any, layers: Sequence[str] | None = None,
                           stimuli_identifier: Any = None, require_variance: bool = False, **kwargs: Any):
-        """Activations on a StimulusSet, its columns as presentation coordinates (the reference's
-        ``from_stimulus_set``); see :meth:`__call__`."""
+        """The reference's ``from_stimulus_set``: :meth:`__call__` on a StimulusSet."""
         kwargs.setdefault("number_of_trials", self._microsaccade_helper.number_of_trials)
         return self(stimulus_set, layers, stimuli_identifier, require_variance=require_variance, **kwargs)
 
@@ -205,21 +147,15 @@ class PytorchWrapper(ActivationsExtractor):
         return self
 
 
-def paths_activations(call: Callable[[Any], Any], stimuli: Sequence[Any]) -> Any:
-    """``call(stimulus_set)`` on image files given as paths: one row per distinct file (``stimulus_id`` and
-    ``stimulus_path`` the path), then one presentation per listed path, in the listed order (a file listed twice
-    gives two presentations)."""
+def reference_activations(call: Callable[[Any], Any], stimuli: Any, require_variance: bool) -> Any:
+    """``call(stimulus_set)`` on a StimulusSet, or on a list of image paths by
+    :func:`brainscore.models.extraction.function.activations_of_files`, with :func:`_with_shift_coords`."""
     from brainscore.data.stimuli import StimulusSet
 
-    paths = [str(path) for path in stimuli]
-    unique = list(dict.fromkeys(paths))
-    stimulus_set = StimulusSet({"stimulus_id": unique, "stimulus_path": unique},
-                               stimulus_paths={path: path for path in unique})
-    activations = call(stimulus_set)
-    if len(unique) != len(paths):  # the same file listed twice: one presentation per listed path
-        rows = {path: np.flatnonzero(activations["stimulus_id"].values == path) for path in unique}
-        activations = activations.isel(presentation=np.concatenate([rows[path] for path in paths]))
-    return activations
+    def shifted(stimulus_set: Any) -> Any:
+        return _with_shift_coords(call(stimulus_set), require_variance)
+
+    return shifted(stimuli) if isinstance(stimuli, StimulusSet) else activations_of_files(shifted, stimuli)
 
 
 def torchvision_preprocess(normalize_mean: Sequence[float] = IMAGENET_MEAN, normalize_std: Sequence[float] = IMAGENET_STD):
@@ -233,8 +169,7 @@ def torchvision_preprocess(normalize_mean: Sequence[float] = IMAGENET_MEAN, norm
 
 class MicrosaccadeSettings:
     """``wrapper._microsaccade_helper``: the trials per image of the next ``from_paths``/``from_stimulus_set`` call
-    (``number_of_trials``, set by each ``wrapper(...)`` call) and the microsaccade extent
-    (:data:`brainscore.models.extraction.MICROSACCADE_EXTENT_DEGREES`, 0.05 degrees, Wang & Ponce 2022)."""
+    (set by each ``wrapper(...)`` call) and the extent (:data:`~brainscore.models.extraction.MICROSACCADE_EXTENT_DEGREES`)."""
 
     def __init__(self, number_of_trials: int = 1):
         from brainscore.models.extraction import MICROSACCADE_EXTENT_DEGREES
@@ -257,8 +192,6 @@ def _with_shift_coords(activations: Any, require_variance: bool) -> Any:
 
 
 def disable_activation_caching(wrapper: Any) -> Any:
-    """``wrapper`` itself. The reference turns its activation cache off for a wrapper whose identifier does not say
-    everything that changes its activations (its cache is keyed by the identifier); here activations are cached by
-    content (weights, architecture, preprocessing, stimulus files, code: :mod:`brainscore.models.identity`), so an
-    entry is never served for another network and nothing needs turning off."""
+    """``wrapper`` itself: the reference turns off its identifier-keyed cache; activations here are cached by
+    content (:mod:`brainscore.models.identity`), so nothing needs turning off."""
     return wrapper

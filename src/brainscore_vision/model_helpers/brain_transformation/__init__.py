@@ -1,16 +1,6 @@
-"""``ModelCommitment``: the reference's brain transformation, as :class:`brainscore.models.commitment.ModelCommitment`.
-
-Also here, as in the reference: ``LayerMappedModel`` (:mod:`.neural`), ``TemporalAligned`` (:mod:`.temporal`)
-and ``ProbabilitiesMapping`` (:mod:`.behavior`).
-
-``ModelCommitment(identifier, activations_model, layers, behavioral_readout_layer=None,
-region_layer_map=None, visual_degrees=8)`` takes the reference's argument order and is ``brainscore``'s
-commitment: regions in ``region_layer_map`` are recorded from those layers; a region missing from
-it is chosen among ``layers`` by ``brainscore``'s layer selection when the model is loaded through
-the registry (``load_model``/``score``), which gives it a layer scorer, or, for a region without
-selection data, by the relative-depth rule (:mod:`brainscore.models.layer_rule`). ``layers=None``
-takes the outputs of the network's top-level blocks (:mod:`brainscore.models.structure`).
-Behavioural tasks read ``behavioral_readout_layer`` (default the last of ``layers``).
+"""``ModelCommitment``: the reference's brain transformation, :class:`brainscore.models.commitment.ModelCommitment`
+(which documents layer selection, the layer rule and ``layers=None``); also ``LayerMappedModel`` (:mod:`.neural`),
+``TemporalAligned`` (:mod:`.temporal`) and ``ProbabilitiesMapping`` (:mod:`.behavior`), as in the reference.
 """
 from __future__ import annotations
 
@@ -33,21 +23,9 @@ def __getattr__(name: str):
 
 
 class ModelCommitment(_commitment.ModelCommitment):
-    """A network committed to regions and behaviour, with the reference's signature.
-
-    Parameters
-    ----------
-    identifier : str
-    activations_model : PytorchWrapper
-        (or any ``brainscore`` activations extractor).
-    layers : sequence of str or None
-        Candidate layers in depth order; None: the outputs of the network's top-level blocks.
-    behavioral_readout_layer : str, optional
-    region_layer_map : dict of str to str, optional
-        E.g. ``{'V4': 'features.7', 'IT': 'features.12'}``.
-    visual_degrees : float
-        Default 8.
-    """
+    """The reference's ``ModelCommitment(identifier, activations_model, layers, behavioral_readout_layer=None,
+    region_layer_map=None, visual_degrees=8)``: :class:`brainscore.models.commitment.ModelCommitment` with the
+    reference's argument order."""
 
     def __init__(self, identifier: str, activations_model: Any, layers: Sequence[str] | None = None,
                  behavioral_readout_layer: str | None = None, region_layer_map: Mapping[str, str] | None = None,
@@ -57,19 +35,15 @@ class ModelCommitment(_commitment.ModelCommitment):
                          visual_degrees=visual_degrees, behavioral_readout_layer=behavioral_readout_layer, **kwargs)
 
     def look_at(self, stimuli: Any, number_of_trials: int = 1, require_variance: bool = False) -> Any:
-        """``brainscore``'s ``look_at``, on a StimulusSet or (as the reference also takes) a list of image paths;
-        the result is of the reference's assembly classes (``brainscore_core...assemblies``)."""
+        """brainscore's ``look_at``, also on a list of image paths; the result of the reference's assembly classes."""
         from brainscore_core.supported_data_standards.brainio.assemblies import as_reference_class
 
         return as_reference_class(super().look_at(as_stimulus_set(stimuli), number_of_trials, require_variance))
 
 
 def as_stimulus_set(stimuli: Any) -> Any:
-    """``stimuli`` as a StimulusSet: one unchanged, a list of image paths as one row per file (``stimulus_id`` and
-    ``stimulus_path`` the path)."""
-    from brainscore.data.stimuli import StimulusSet
+    """``stimuli`` as a StimulusSet: one unchanged, a list of image paths by
+    :func:`brainscore.data.stimuli.stimulus_set_of_files`."""
+    from brainscore.data.stimuli import StimulusSet, stimulus_set_of_files
 
-    if isinstance(stimuli, StimulusSet):
-        return stimuli
-    paths = list(dict.fromkeys(str(path) for path in stimuli))
-    return StimulusSet({"stimulus_id": paths, "stimulus_path": paths}, stimulus_paths={p: p for p in paths})
+    return stimuli if isinstance(stimuli, StimulusSet) else stimulus_set_of_files(stimuli)

@@ -1,13 +1,7 @@
-"""The reference's behavioural readouts, each a ``brainscore`` :class:`ModelCommitment` reading one layer.
-
-- ``LogitsBehavior(identifier, activations_model)``: the ``label`` task from the network's output
-  (ImageNet synsets, coordinate ``synset``; or a list of labels).
-- ``ProbabilitiesMapping(identifier, activations_model, layer)``: the ``probabilities`` task, a
-  logistic-regression readout of ``layer`` fitted on the fitting stimuli
-  (:class:`brainscore.models.readouts.ProbabilitiesClassifier`).
-- ``OddOneOut(identifier, activations_model, layer)``: the ``odd_one_out`` task on ``layer``'s
-  features, similarity ``'dot'`` (default) or ``'cosine'`` (:meth:`OddOneOut.set_similarity_measure`).
-- ``BehaviorArbiter({task: model})``: the model of the started task answers ``look_at``.
+"""The reference's behavioural readouts, each a :class:`ModelCommitment` reading one layer: ``LogitsBehavior``
+(``label`` from ``"logits"``), ``ProbabilitiesMapping`` (``probabilities``: the readout of
+:class:`brainscore.models.readouts.ProbabilitiesClassifier`), ``OddOneOut`` (``odd_one_out``, similarity ``'dot'`` or
+``'cosine'``) and ``BehaviorArbiter`` (the model of the started task answers ``look_at``).
 """
 from __future__ import annotations
 
@@ -19,13 +13,6 @@ from brainscore_vision.model_helpers.brain_transformation import ModelCommitment
 __all__ = ["LogitsBehavior", "ProbabilitiesMapping", "OddOneOut", "BehaviorArbiter"]
 
 
-def _one_layer(layer: str | Sequence[str]) -> str:
-    layers = [layer] if isinstance(layer, str) else list(layer)
-    if len(layers) != 1:
-        raise ValueError(f"a behavioural readout reads one layer, got {layers}")
-    return layers[0]
-
-
 class LogitsBehavior(ModelCommitment):
     """The ``label`` task read from the network's output (``"logits"``)."""
 
@@ -34,44 +21,34 @@ class LogitsBehavior(ModelCommitment):
                          visual_degrees=visual_degrees)
 
 
-class ProbabilitiesMapping(ModelCommitment):
+class _OneLayer(ModelCommitment):
+    """A readout of one ``layer`` (a name, or a list of one; ValueError for more)."""
+
+    def __init__(self, identifier: str, activations_model: Any, layer: str | Sequence[str], visual_degrees: float = 8):
+        layers = [layer] if isinstance(layer, str) else list(layer)
+        if len(layers) != 1:
+            raise ValueError(f"a behavioural readout reads one layer, got {layers}")
+        super().__init__(identifier, activations_model, layers=layers, behavioral_readout_layer=layers[0],
+                         visual_degrees=visual_degrees)
+
+
+class ProbabilitiesMapping(_OneLayer):
     """The ``probabilities`` task: a readout of ``layer`` fitted on the fitting stimuli."""
 
-    def __init__(self, identifier: str, activations_model: Any, layer: str | Sequence[str], visual_degrees: float = 8):
-        layer = _one_layer(layer)
-        super().__init__(identifier, activations_model, layers=[layer], behavioral_readout_layer=layer,
-                         visual_degrees=visual_degrees)
 
-
-class OddOneOut(ModelCommitment):
+class OddOneOut(_OneLayer):
     """The ``odd_one_out`` task on ``layer``'s features (the pair most similar stays; the third is odd)."""
 
-    def __init__(self, identifier: str, activations_model: Any, layer: str | Sequence[str], visual_degrees: float = 8):
-        layer = _one_layer(layer)
-        super().__init__(identifier, activations_model, layers=[layer], behavioral_readout_layer=layer,
-                         visual_degrees=visual_degrees)
-
     def set_similarity_measure(self, similarity_measure: str) -> None:
-        """``'dot'`` or ``'cosine'``.
-
-        Raises
-        ------
-        ValueError
-            For another measure.
-        """
+        """``'dot'`` or ``'cosine'`` (ValueError for another)."""
         if similarity_measure not in ("dot", "cosine"):
             raise ValueError(f"similarity measure must be 'dot' or 'cosine', got {similarity_measure!r}")
         self.similarity_measure = similarity_measure
 
 
 class BehaviorArbiter:
-    """Answers each task with the model given for it (``{BrainModel.Task.label: LogitsBehavior(...), ...}``).
-
-    Raises (``start_task``)
-    -----------------------
-    NotImplementedError
-        For a task no model is given for.
-    """
+    """Answers each task with the model given for it (``{BrainModel.Task.label: LogitsBehavior(...), ...}``;
+    ``start_task`` raises NotImplementedError for another task)."""
 
     def __init__(self, mapping: Mapping[str, Any]):
         self.mapping = dict(mapping)

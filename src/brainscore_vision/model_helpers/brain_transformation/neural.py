@@ -1,6 +1,5 @@
-"""``LayerMappedModel``: a model that records each region from given layers (no selection), on ``brainscore``'s
-extractor; ``LayerSelection``: ``brainscore``'s layer selection (:mod:`brainscore.scoring.selection`) for one region.
-"""
+"""``LayerMappedModel`` (each region recorded from given layers, no selection) and ``LayerSelection``
+(:mod:`brainscore.scoring.selection` for one region): the reference's, on brainscore's pieces."""
 from __future__ import annotations
 
 import logging
@@ -10,7 +9,7 @@ import numpy as np
 
 from brainscore.errors import BrainScoreError, NoSelectionDataError, ValidationError
 from brainscore.metrics.score import Score
-from brainscore.models.time_bins import align_time_bins, repeat_time_bins
+from brainscore.models.time_bins import on_time_bins
 from brainscore_core.supported_data_standards.brainio.assemblies import NeuroidAssembly
 from brainscore_vision._result_caching import store
 from brainscore_vision.model_interface import BrainModel
@@ -19,22 +18,9 @@ __all__ = ["LayerMappedModel", "LayerSelection"]
 
 
 class LayerMappedModel(BrainModel):
-    """Record a region from its layer (or layers, concatenated along ``neuroid``).
-
-    Parameters
-    ----------
-    identifier : str
-    activations_model : PytorchWrapper
-        (or any ``brainscore`` activations extractor).
-    region_layer_map : dict of str to str or list of str
-        E.g. ``{'IT': 'relu2'}`` or ``{'IT': ['linear', 'relu2']}``.
-    visual_degrees : float
-        The model's field of view (8).
-
-    ``look_at`` returns ``presentation x neuroid`` features with a ``region`` coordinate, and, when
-    ``start_recording`` was given time bins, a ``time_bin`` dim (a temporal network's bins averaged into
-    them, a static one's repeated).
-    """
+    """Record a region from its layer or layers (``{'IT': 'relu2'}``, ``{'IT': ['linear', 'relu2']}``: concatenated
+    along ``neuroid``), with a ``region`` coordinate, on the time bins ``start_recording`` was given, if any
+    (:func:`brainscore.models.time_bins.on_time_bins`)."""
 
     def __init__(self, identifier: str, activations_model: Any, region_layer_map: Mapping[str, Any],
                  visual_degrees: float = 8):
@@ -56,13 +42,7 @@ class LayerMappedModel(BrainModel):
             raise NotImplementedError(f"LayerMappedModel records regions; it does not perform task {task!r}")
 
     def start_recording(self, recording_target: str, time_bins: Sequence[tuple[int, int]] | None = None) -> None:
-        """Record ``recording_target`` (a region of ``region_layer_map``) from now on.
-
-        Raises
-        ------
-        ValidationError
-            For a region without layers.
-        """
+        """Record ``recording_target`` (a region of ``region_layer_map``; ValidationError for another) from now on."""
         if str(recording_target) not in self.region_layer_map:
             raise ValidationError(f"model {self.identifier!r} maps no layer to region {recording_target!r}; mapped "
                                   f"regions: {sorted(self.region_layer_map)}")
@@ -79,34 +59,17 @@ class LayerMappedModel(BrainModel):
         features = features.assign_coords(region=("neuroid", np.full(features.sizes["neuroid"],
                                                                      self.recording_target, dtype=object)))
         if self.time_bins is not None:
-            features = (align_time_bins(features, self.time_bins) if "time_bin" in features.dims
-                        else repeat_time_bins(features, self.time_bins))
+            features = on_time_bins(features, self.time_bins)
         return NeuroidAssembly(features)
 
 
 class LayerSelection:
-    """The best of ``layers`` for a region, by ``brainscore``'s layer selection (:func:`brainscore.scoring.selection.layer_scorer`).
-
-    Parameters
-    ----------
-    model_identifier : str
-    activations_model : PytorchWrapper
-    layers : sequence of str
-        Candidate layers, in depth order.
-    visual_degrees : float
-
-    ``selection(selection_identifier='IT')`` returns the chosen layer: the reference's structure, ``__call__`` ->
-    ``_call`` (decorated as the reference's, with ``__wrapped__`` the undecorated choice) -> ``_layer_scoring``
-    (one score per layer: here brainscore's selection scores, cached by content) -> the highest score, the first
-    of equal maxima in ``layers`` order (Schrimpf et al. 2018, "Brain-Score", layer commitment). A region without
-    selection data is committed by the layer rule, as ``brainscore``'s commitment does.
-
-    Raises (``__call__``)
-    ---------------------
-    NotImplementedError
-        If a ``benchmark`` is given: brainscore selects on the region's standard selection benchmarks.
-    BrainScoreError
-        If no layer has a finite score.
+    """``LayerSelection(model_identifier, activations_model, layers, visual_degrees)(selection_identifier='IT')``:
+    the best of ``layers`` by :func:`brainscore.scoring.selection.layer_scorer`, in the reference's structure
+    ``__call__`` -> ``_call`` (decorated, ``__wrapped__`` the undecorated choice) -> ``_layer_scoring`` (brainscore's
+    selection scores) -> the first of the highest finite scores in ``layers`` order. A region without selection data
+    is committed by the layer rule. ``__call__`` raises NotImplementedError if a ``benchmark`` is given (brainscore
+    selects on the region's selection benchmarks), BrainScoreError if no layer has a finite score.
     """
 
     def __init__(self, model_identifier: str, activations_model: Any, layers: Sequence[str], visual_degrees: float = 8):
@@ -152,13 +115,8 @@ class LayerSelection:
 
     def _layer_scoring(self, model_identifier: str, layers: Sequence[str], benchmark: Any,
                        benchmark_identifier: str) -> Score:
-        """One score per layer of ``layers`` for region ``benchmark_identifier`` (brainscore's selection scores).
-
-        Raises
-        ------
-        NoSelectionDataError
-            If the region has no selection data (it is then committed by the layer rule).
-        """
+        """One score per layer of ``layers`` for region ``benchmark_identifier`` (brainscore's selection scores;
+        NoSelectionDataError if the region has none)."""
         commitment = self._committed()
         commitment.layer_for(benchmark_identifier)
         scores = commitment.layer_scores.get(benchmark_identifier)

@@ -1,44 +1,31 @@
-"""``TemporalAligned``: a layer model's responses put on the time bins a benchmark asks for.
-
-``TemporalAligned(layer_model)`` forwards ``start_recording(target, time_bins)`` and ``look_at`` to
-``layer_model``; a static response is repeated in every requested bin, a temporal one (with
-``time_bin_start``/``time_bin_end``) is averaged into them weighted by overlap
-(:func:`brainscore.models.time_bins.align_time_bins`, the reference's ``assembly_time_align``). With
-one requested bin, the ``time_bin`` dim is squeezed out, as in the reference.
-"""
+"""``TemporalAligned``, ``time_align`` and ``assembly_time_align``: the reference's time-bin alignment, on
+:mod:`brainscore.models.time_bins`."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import numpy as np
 
-from brainscore.models.time_bins import align_time_bins, repeat_time_bins, time_bin_weights
+from brainscore.models.time_bins import on_time_bins, time_bin_weights
 
 __all__ = ["TemporalAligned", "time_align", "assembly_time_align"]
 
 
 def time_align(source_time_bins: Sequence[tuple[float, float]], target_time_bins: Sequence[tuple[float, float]],
                mode: str = "portion") -> np.ndarray:
-    """``(n_target, n_source)`` weights of the source bins in each target bin
-    (:func:`brainscore.models.time_bins.time_bin_weights`: ``"portion"`` of each source bin covered, or
-    ``"center"``)."""
+    """The reference's name for :func:`brainscore.models.time_bins.time_bin_weights`."""
     return time_bin_weights(source_time_bins, target_time_bins, mode)
 
 
 def assembly_time_align(assembly: Any, time_bins: Sequence[tuple[int, int]], mode: str = "portion") -> Any:
-    """``assembly`` on ``time_bins``: averaged by :func:`time_align` weights (a requested bin the assembly's bins do
-    not cover is a ``ValidationError``); an assembly without a ``time_bin`` dim is repeated in every bin."""
-    if "time_bin" in assembly.dims:
-        return align_time_bins(assembly, time_bins, mode)
-    return repeat_time_bins(assembly, time_bins)
+    """The reference's name for :func:`brainscore.models.time_bins.on_time_bins`."""
+    return on_time_bins(assembly, time_bins, mode)
 
 
 class TemporalAligned:
-    """A layer model (``start_recording``/``look_at``) answered on the requested time bins (see the module notes).
-
-    Attributes copied from ``layer_model`` for outside use: ``region_layer_map``, ``activations_model``,
-    ``start_task``.
-    """
+    """``TemporalAligned(layer_model)``: its ``start_recording``/``look_at`` answered on the requested time bins
+    (:func:`assembly_time_align`), the ``time_bin`` dim squeezed out for one bin (as the reference); its
+    ``region_layer_map``, ``activations_model`` and ``start_task`` are ``layer_model``'s."""
 
     def __init__(self, layer_model: Any):
         self._layer_model = layer_model

@@ -1,15 +1,12 @@
-"""Smoke tests a model plugin runs before submission (the reference's ``check_models``).
+"""The reference's ``check_models``: smoke tests a model plugin runs before submission (nothing is scored, no data
+set is needed; the reference scores a mock benchmark on its S3 data).
 
-``check_brain_model_processing(model)`` shows the model a few synthetic images the way benchmarks
-do (placed on its screen, recorded from each committed region, then the ``probabilities`` task
-fitted on half of them with two labels) and checks that the answers have the shape and values a
-benchmark needs. ``check_brain_models(module)`` runs it on every model of a module whose
-``get_model(name)`` returns brain models.
-``check_base_models(name)`` runs the same checks on the model registered as ``name``, or, when
-``name`` is a plugin's model module (``check_models.check_base_models(__name__)`` at the bottom of
-its ``model.py``), on each model of its ``get_model_list()``, built from its ``get_model(name)`` and
-``get_layers(name)`` with ``IT`` committed to the last layer. Nothing is scored and no data set is
-needed (the reference's check scores a mock benchmark on its S3 data).
+``check_brain_model_processing(model)`` shows a few synthetic images as benchmarks do (placed on its screen,
+recorded from each committed region, then the ``probabilities`` task fitted on them with two labels) and checks
+the answers' shapes and values. ``check_brain_models(module)`` runs it on each model of the module's
+``get_model``; ``check_base_models(name)`` on the model registered as ``name`` or, for a plugin's model module
+(``check_base_models(__name__)``), on each of its ``get_model_list()``, ``IT`` committed to the last of
+``get_layers(name)``.
 """
 from __future__ import annotations
 
@@ -43,14 +40,8 @@ def _stimuli(folder: Path):
 
 
 def check_brain_model_processing(model: Any) -> None:
-    """Record every committed region (``IT`` if none) on synthetic images and check the answers.
-
-    Raises
-    ------
-    AssertionError
-        Saying which region or task gave what: no ``presentation``/``neuroid`` dims, the wrong
-        number of presentations, non-finite or constant activations.
-    """
+    """Record every committed region (``IT`` if none) on synthetic images and check the answers (AssertionError
+    naming the region or task: dims, number of presentations, non-finite or constant values, probabilities)."""
     from brainscore.benchmarks.screen import place_on_screen
 
     from brainscore_vision.model_interface import BrainModel
@@ -117,13 +108,8 @@ def _check_module(module) -> None:
 
 
 def check_brain_models(name: str) -> None:
-    """Check every model of the module ``name`` whose ``get_model(model)`` returns a brain model.
-
-    Raises
-    ------
-    AssertionError
-        If the module lists no models, a model is not a ``BrainModel``, or a check fails.
-    """
+    """Check every model of the module ``name`` whose ``get_model(model)`` returns a brain model (AssertionError if
+    it lists none, one is not a ``BrainModel`` or a check fails)."""
     from brainscore.models.interface import BrainModel
 
     module = _model_module(name) or importlib.import_module(name)
@@ -135,15 +121,8 @@ def check_brain_models(name: str) -> None:
 
 
 def check_base_models(name: str) -> None:
-    """Check the model registered as ``name``, or every model of the plugin module ``name`` (see the module notes).
-
-    Raises
-    ------
-    UnknownIdentifierError
-        If ``name`` is neither a model module nor a registered model.
-    AssertionError
-        From the checks (which model, which layer list or region failed).
-    """
+    """Check the model registered as ``name``, or every model of the plugin module ``name`` (see the module notes;
+    UnknownIdentifierError if it is neither, AssertionError from the checks)."""
     module = _model_module(name)
     if module is not None:
         _check_module(module)

@@ -1,5 +1,2 @@
-"""The reference's temporal (video) activations helpers, so far its inputs (:mod:`.inputs`: ``Video``, ``Image``)
-and ``batch_2d_resize`` (:mod:`.utils`), over :mod:`brainscore.data.video` and :mod:`brainscore.data.resize`.
-
-Importing this package imports nothing heavy (no torch; PyAV only when a video is read).
-"""
+"""The reference's temporal (video) activations helpers, over :mod:`brainscore.data.clips` and
+:mod:`brainscore.models.extraction.temporal`; importing it imports nothing heavy (no torch, PyAV on first read)."""

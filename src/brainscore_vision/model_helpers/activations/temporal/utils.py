@@ -1,11 +1,8 @@
 """The reference's ``temporal.utils``: ``batch_2d_resize`` (on :func:`brainscore.data.resize.resize_batch`),
-``stack_with_nan_padding`` and ``assembly_align_to_fps`` (on :mod:`brainscore.models.extraction.temporal`), the
-model accessors ``get_inferencer``/``get_base_model``/``get_specified_layers``/``switch_inferencer``, and
-``download_weight_file`` (weights mirror first, see :func:`download_weight_file`)."""
+``stack_with_nan_padding``, ``assembly_align_to_fps`` (on :mod:`brainscore.models.extraction.temporal`), the model
+accessors and ``download_weight_file`` (:func:`brainscore.models.weights.weights_file_from_url`)."""
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,27 +19,9 @@ _MODES = {"pool": "area", "bilinear": "bilinear"}
 
 
 def batch_2d_resize(arr: np.ndarray, size, mode: str) -> np.ndarray:
-    """Resize a batch of images.
-
-    Parameters
-    ----------
-    arr : ndarray of shape (N, H, W, C)
-    size : tuple of 2 ints
-        ``(width, height)`` of the output.
-    mode : {"pool", "bilinear"}
-        ``"pool"``: proportional average pooling (each output pixel the area-weighted mean of the input pixels
-        it covers, also when growing); ``"bilinear"``: OpenCV's ``INTER_LINEAR`` rule.
-
-    Returns
-    -------
-    ndarray of shape (N, height, width, C)
-        ``arr``'s dtype (integers rounded to nearest).
-
-    Raises
-    ------
-    ValueError
-        For an unknown mode, a size that is not two positive integers, or ``arr`` not of shape (N, H, W, C).
-    """
+    """``(N, H, W, C)`` images resized to ``size`` ``(width, height)``: :func:`brainscore.data.resize.resize_batch`
+    with the reference's mode names, ``"pool"`` (its ``"area"``) or ``"bilinear"`` (ValueError for another; the
+    other errors are ``resize_batch``'s)."""
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {sorted(_MODES)}; got {mode!r}")
     return resize_batch(arr, size, _MODES[mode])
@@ -58,13 +37,8 @@ def assembly_align_to_fps(output_assembly: Any, fps: float, mode: str = "portion
 
 
 def get_inferencer(any_model: Any) -> Inferencer:
-    """The inferencer of an inferencer, an extractor, an ``ActivationWrapper`` or a ``ModelCommitment`` of one.
-
-    Raises
-    ------
-    ValueError
-        For anything else.
-    """
+    """The inferencer of an inferencer, an extractor, an ``ActivationWrapper`` or a ``ModelCommitment`` of one
+    (ValueError for anything else)."""
     if isinstance(any_model, Inferencer):
         return any_model
     if isinstance(any_model, TemporalExtractor):
@@ -107,33 +81,7 @@ def switch_inferencer(any_model: Any, new_inferencer_cls: type, **kwargs: Any) -
 
 
 def download_weight_file(url: str, folder: str | None = None) -> str:
-    """A weights file a video-model folder names by URL: the path of a local copy.
+    """The reference's name for :func:`brainscore.models.weights.weights_file_from_url`."""
+    from brainscore.models.weights import weights_file_from_url
 
-    Looked for, in order: the weights mirrors (setting ``weights_mirror``) as ``<name>``, ``<folder>/<name>`` or
-    ``models/<folder>/<name>``; ``<home>/models[/<folder>]/<name>`` (where the reference keeps it); else downloaded
-    there (atomically; the reference publishes no hash for these files, so the file is recorded as unverified).
-
-    Raises
-    ------
-    NetworkError
-        When offline or the host cannot be reached, naming the file and the mirror setting.
-    """
-    from urllib.parse import urlparse
-
-    from brainscore import config
-    from brainscore.data import locator
-    from brainscore.data.remote import download
-    from brainscore.data.stimuli import file_sha256
-    from brainscore.models.weights import note_weights_file
-
-    name = os.path.basename(urlparse(url).path)
-    parts = [part for part in (folder or "").split("/") if part not in ("", ".", "..")]
-    relative = "/".join([*parts, name])
-    found = locator.Locator(locator.weights_mirrors()).first([name, relative, f"models/{relative}"])
-    if found is None:
-        found = Path(config.home(), "models", *parts, name)
-        if not found.is_file():
-            download(url, found, None, what=f"weights file {name}",
-                     hint="or put it in the weights mirror (setting weights_mirror)")
-    note_weights_file(url, file_sha256(found), "unverified", str(found))
-    return str(found)
+    return weights_file_from_url(url, folder)

@@ -12,19 +12,10 @@ __all__ = ["ActivationWrapper"]
 
 
 class ActivationWrapper:
-    """A video model: ``wrapper(stimuli, layers)`` gives its activations (see the extractor).
+    """A video model: ``wrapper(stimuli, layers)`` gives its activations; subclasses define :meth:`get_activations`.
 
-    Parameters
-    ----------
-    identifier : str
-    preprocessing : callable
-        ``Video -> model input`` (one stimulus at a time).
-    inferencer_cls : type
-        Default ``TemporalInferencer``.
-    **extractor_kwargs
-        The inferencer's arguments (``fps``, ``layer_activation_format``, ``num_frames``, ``duration``, ...).
-
-    Subclasses define :meth:`get_activations`.
+    ``preprocessing``: ``Video -> model input``, one stimulus at a time; ``**extractor_kwargs`` go to
+    ``inferencer_cls`` (``fps``, ``layer_activation_format``, ``num_frames``, ``duration``, ...).
     """
 
     def __init__(self, identifier: str, preprocessing: Callable, inferencer_cls: type = TemporalInferencer,
@@ -59,10 +50,9 @@ class ActivationWrapper:
         self._extractor.insert_attrs(self)
 
     def cache_key(self) -> str | None:
-        """The content key stored activations of this model are filed under: the identifier and the content of the
-        folders that define ``get_activations`` and ``preprocessing``
-        (:func:`brainscore.models.extraction.function.function_source_key`); None (activations computed on every
-        call, never stored) when either is not defined in a file of a plugin folder or package."""
+        """The key stored activations are filed under: the identifier and the source keys
+        (:func:`brainscore.models.extraction.function.function_source_key`) of ``get_activations`` and
+        ``preprocessing``; None (computed on every call, never stored) when either has none."""
         return _sources_key(self.identifier, self.get_activations, self.preprocessing)
 
 
