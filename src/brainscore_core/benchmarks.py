@@ -1,20 +1,8 @@
-"""``brainscore_core.benchmarks``: the reference core's ``Benchmark``, ``BenchmarkBase`` and ``ceil_score``, and the
-benchmark base ``brainscore_vision.benchmarks`` builds on (the reference's direction: vision imports core).
-
-:class:`CeilingFunctionBenchmarkBase` is :class:`brainscore.benchmarks.base.BenchmarkBase` taking the reference's
-keywords (``identifier``, ``version`` 1, ``ceiling_func``, ``parent`` and ``bibtex`` empty when left out);
-subclasses implement ``__call__(candidate) -> Score``. ``ceiling_func`` takes no argument (the reference's
-convention) and may return a plain number (``lambda: 1``), which becomes a :class:`~brainscore.metrics.score.Score`.
-``brainscore_vision.benchmarks.BenchmarkBase`` is that class under the reference's name.
-
-``BenchmarkBase(identifier, ceiling, version, parent, bibtex=None)`` (the reference core's) takes the ceiling itself
-(a Score or a number): it is :class:`CeilingFunctionBenchmarkBase` with ``ceiling_func=lambda: ceiling``, so a
-benchmark written against either scores through the same code.
-
-``ceil_score(score, ceiling)`` is :func:`brainscore.metrics.normalisation.ceil_score` (``score / ceiling``, with
-``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``); ``bound_score(score)`` is
-:func:`brainscore.metrics.normalisation.bound_score` (clipped to [0, 1]; unlike the reference, a new Score is
-returned and the input is left unchanged).
+"""``brainscore_core.benchmarks``: the reference core's ``Benchmark``, ``BenchmarkBase``, ``ceil_score`` and
+``bound_score`` (:mod:`brainscore.benchmarks.base`, :mod:`brainscore.metrics.normalisation`), and
+:class:`CeilingFunctionBenchmarkBase`, the reference vision's ``BenchmarkBase`` that ``brainscore_vision.benchmarks``
+builds on (docs/coming_from_brain_score.md, "The mapping, name by name": a no-argument ``ceiling_func``, its
+caching, and ``bound_score`` returning a new Score).
 """
 from __future__ import annotations
 
@@ -82,28 +70,13 @@ class NoArgumentCeiling:
 
 
 class CeilingFunctionBenchmarkBase(_base.BenchmarkBase):
-    """The reference vision's ``BenchmarkBase``: identifier, version, ceiling function, parent and bibtex.
+    """The reference vision's ``BenchmarkBase``: :class:`brainscore.benchmarks.base.BenchmarkBase` with the reference's
+    keywords (``version`` 1, ``parent`` and ``bibtex`` empty when left out); subclasses implement ``__call__``.
 
-    Parameters
-    ----------
-    identifier : str
-    ceiling_func : callable () -> Score or number, or None
-        Computes the ceiling (no argument); None: ceiling 1 (scores are not normalised).
-    version : int
-        Default 1.
-    parent : str
-        Leaderboard node (``V1``, ``V2``, ``V4``, ``IT``, ``behavior``, ...).
-    bibtex : str
-    ceiling_key : callable () -> dict, optional
-        ``brainscore``'s option: the content the ceiling depends on (e.g. the data's values). Given, the
-        ceiling is cached on disk by that content, as ``brainscore``'s benchmarks' are.
-
-    Notes
-    -----
-    **Ceiling caching.** Without ``ceiling_key``, the ceiling is computed once per benchmark object and
-    not cached on disk: ``brainscore`` cannot tell which data a plugin's own ceiling function reads, and
-    a cache keyed by the identifier (as the reference's) could serve the ceiling of other data after a
-    data plugin changes.
+    ``ceiling_func`` (no argument; may return a plain number) is computed once per benchmark object and not cached
+    on disk: brainscore cannot tell which data a plugin's own ceiling function reads, and a cache keyed by the
+    identifier (as the reference's) could serve the ceiling of other data after a data plugin changes. None:
+    ceiling 1. ``ceiling_key`` (brainscore's option, the content the ceiling depends on) caches it by content.
     """
 
     def __init__(self, identifier: str, ceiling_func: Callable[[], Any] | None = None, version: int = 1,
@@ -139,18 +112,8 @@ class CeilingFunctionBenchmarkBase(_base.BenchmarkBase):
 
 
 class BenchmarkBase(CeilingFunctionBenchmarkBase):
-    """The reference core's ``BenchmarkBase``: a fixed ``ceiling`` (Score or number) instead of a ceiling function.
-
-    Parameters
-    ----------
-    identifier : str
-    ceiling : Score or number
-        E.g. ``Score(1)`` for a benchmark whose scores are not normalised.
-    version : int
-    parent : str
-        Leaderboard node.
-    bibtex : str, optional
-    """
+    """The reference core's ``BenchmarkBase``: a fixed ``ceiling`` (Score or number, e.g. ``Score(1)``) instead of a
+    ceiling function, i.e. :class:`CeilingFunctionBenchmarkBase` with ``ceiling_func=lambda: ceiling``."""
 
     def __init__(self, identifier: str, ceiling: Any, version: Any, parent: str, bibtex: str | None = None,
                  **kwargs: Any):

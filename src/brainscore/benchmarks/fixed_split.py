@@ -95,6 +95,45 @@ def split_half_reliability(assembly: DataAssembly, repetition_coord: str = "repe
     return DataAssembly(corrected, dims=("neuroid",), coords=coords)
 
 
+def select_reliable_neuroids(assembly: DataAssembly, threshold: float,
+                             reliability_coord: str | None = None) -> DataAssembly:
+    """The neuroids of ``assembly`` whose reliability is strictly above ``threshold`` (NaN reliabilities dropped).
+
+    Parameters
+    ----------
+    assembly : DataAssembly
+        ``presentation x neuroid`` with ``neuroid_id``, with repetitions when the reliability is computed.
+    threshold : float
+        Reliability (a correlation, unitless) a neuroid must exceed.
+    reliability_coord : str, optional
+        A neuroid coordinate holding each neuroid's reliability (as the reference's packaged data do). If absent
+        or None, the split-half reliability over repetitions is computed (:func:`split_half_reliability`).
+
+    Returns
+    -------
+    DataAssembly
+        ``assembly`` restricted to the kept neuroids, in their order.
+
+    Raises
+    ------
+    ValueError
+        If no neuroid reaches the threshold.
+    ValidationError
+        From :func:`split_half_reliability`, when it is computed.
+    """
+    if reliability_coord is not None and reliability_coord in assembly.coords:
+        reliability = np.asarray(assembly[reliability_coord].values, dtype=float)
+    else:
+        computed = split_half_reliability(assembly)
+        by_id = dict(zip(np.asarray(computed["neuroid_id"].values), np.asarray(computed.values, dtype=float)))
+        reliability = np.array([by_id.get(i, np.nan) for i in np.asarray(assembly["neuroid_id"].values)])
+    with np.errstate(invalid="ignore"):
+        keep = np.flatnonzero(reliability > threshold)  # strictly above, as the reference
+    if not len(keep):
+        raise ValueError(f"no neuroid reaches reliability {threshold} "
+                         f"(maximum {np.nanmax(reliability) if np.isfinite(reliability).any() else 'NaN'})")
+    return assembly.isel(neuroid=keep)
+
 def _load(source):
     return source() if callable(source) and not isinstance(source, DataAssembly) else source
 

@@ -35,6 +35,71 @@ def squeeze_time_bin(assembly: DataAssembly) -> DataAssembly:
     return assembly
 
 
+def region_of(assembly: DataAssembly) -> str | None:
+    """The single value of ``assembly``'s ``region`` coordinate (``V1``, ``V4``, ``IT``...), None without one.
+
+    Raises
+    ------
+    ValueError
+        If the assembly holds neuroids of several regions.
+    """
+    if "region" not in assembly.coords:
+        return None
+    regions = np.unique(np.asarray(assembly["region"].values).astype(str))
+    if len(regions) != 1:
+        raise ValueError(f"the assembly holds neuroids of several regions {list(regions)}: select one "
+                         f"(assembly.sel(neuroid=assembly['region'] == 'IT')) or pass region=")
+    return str(regions[0])
+
+
+def assembly_time_bins(assembly: DataAssembly) -> list[tuple[int, int]]:
+    """``(start, end)`` ms of the assembly's time bins (``time_bin_start``/``time_bin_end``), or
+    :data:`brainscore.models.time_bins.DEFAULT_TIME_BINS` (``[(70, 170)]``) when it has none."""
+    from brainscore.models.time_bins import DEFAULT_TIME_BINS
+
+    if "time_bin_start" not in assembly.coords:
+        return [tuple(t) for t in DEFAULT_TIME_BINS]
+    starts = np.atleast_1d(assembly["time_bin_start"].values)
+    ends = np.atleast_1d(assembly["time_bin_end"].values)
+    return [(int(s), int(e)) for s, e in zip(starts, ends)]
+
+def flatten_time_bins_into_neuroids(assembly: DataAssembly) -> DataAssembly:
+    """``presentation x neuroid x time_bin`` as ``presentation x (neuroid, time bin) x 1``: each time bin of a
+    neuroid becomes a neuroid of its own (the reference's ``flatten_timebins_into_neuroids``).
+
+    The neuroid coordinates repeat per time bin, ``recording_time`` (ms) is each one's ``time_bin_start``, and the
+    single time bin spans the first start to the last end. ``neuroid_id`` becomes ``<id>@<recording_time>`` so that
+    ids stay unique (metrics here align neuroids by id; the reference kept the pair in a MultiIndex). Attrs kept.
+
+    Raises
+    ------
+    ValueError
+        If the dims are not ``(presentation, neuroid, time_bin)`` or the time bin coordinates are missing.
+    """
+    if tuple(assembly.dims) != ("presentation", "neuroid", "time_bin"):
+        raise ValueError(f"flattening expects dims (presentation, neuroid, time_bin), got {assembly.dims}")
+    if "time_bin_start" not in assembly.coords or "time_bin_end" not in assembly.coords:
+        raise ValueError("flattening needs time_bin_start and time_bin_end coordinates on time_bin")
+    presentations, neuroids, bins = assembly.shape
+    starts = np.asarray(assembly["time_bin_start"].values)
+    coords = {}
+    for name, coord in assembly.coords.items():
+        if coord.dims == ("presentation",):
+            coords[name] = ("presentation", coord.values)
+        elif coord.dims == ("neuroid",):
+            coords[name] = ("neuroid", np.repeat(coord.values, bins))
+    recording_time = np.tile(starts, neuroids)
+    coords["recording_time"] = ("neuroid", recording_time)
+    if "neuroid_id" in coords:
+        coords["neuroid_id"] = ("neuroid", np.array([f"{i}@{t}" for i, t in zip(coords["neuroid_id"][1],
+                                                                                  recording_time)]))
+    coords["time_bin_start"] = ("time_bin", [starts[0]])
+    coords["time_bin_end"] = ("time_bin", [np.asarray(assembly["time_bin_end"].values)[-1]])
+    flat = type(assembly)(np.asarray(assembly.values).reshape(presentations, neuroids * bins, 1),
+                          dims=assembly.dims, coords=coords)
+    flat.attrs = dict(assembly.attrs)
+    return flat
+
 def recording(candidate: BrainModel, benchmark) -> Presentation:
     """What a recording experiment shows ``candidate``: ``benchmark``'s stimuli placed on its screen, recorded
     from ``benchmark.region`` (the model is not run).

@@ -50,6 +50,88 @@ def _label(assembly: DataAssembly, index: int, coords: Sequence[str]) -> str:
     return ".".join(parts) if parts else str(index)
 
 
+def responses_by_subject(assembly: DataAssembly) -> list[tuple[Any, DataAssembly]]:
+    """(subject, that subject's neuroids) of ``assembly``, subjects sorted.
+
+    Parameters
+    ----------
+    assembly : NeuroidAssembly
+        ``presentation x neuroid`` (a single time bin is squeezed) with a ``subject`` coordinate on ``neuroid``.
+
+    Raises
+    ------
+    ValueError
+        If the neuroids carry no ``subject`` coordinate.
+    """
+    if "time_bin" in assembly.dims and assembly.sizes["time_bin"] == 1:
+        assembly = assembly.squeeze("time_bin")
+    if "subject" not in assembly.coords:
+        raise ValueError("RSABenchmark needs a 'subject' coordinate on the neuroids (one RDM per subject)")
+    labels = np.asarray(assembly["subject"].values)
+    return [(subject, assembly.isel(neuroid=np.flatnonzero(labels == subject))) for subject in np.unique(labels)]
+
+
+def subject_rdms(assembly: DataAssembly) -> DataAssembly:
+    """Each subject's RDM (``1 - Pearson r``, :func:`brainscore.metrics.similarity.rdm.rdm`) of ``assembly``, as the
+    stack :class:`RSABenchmark` reads.
+
+    Parameters
+    ----------
+    assembly : NeuroidAssembly
+        As :func:`responses_by_subject` takes it; its ``attrs["stimulus_set"]`` is carried over.
+
+    Returns
+    -------
+    DataAssembly
+        Dims ``(rdm, presentation, presentation_b)`` (:data:`RDM_STACK_DIMS`), ``subject`` on ``rdm``,
+        ``stimulus_id`` / ``stimulus_id_b`` on the two presentation dims.
+
+    Raises
+    ------
+    ValueError
+        As :func:`responses_by_subject`.
+    """
+    from brainscore.metrics.similarity.rdm import rdm
+
+    parts = responses_by_subject(assembly)
+    matrices, ids = [], None
+    for _, responses in parts:
+        subject_rdm = rdm(responses)
+        matrices.append(np.asarray(subject_rdm.values))
+        ids = np.asarray(subject_rdm["stimulus_id"].values)
+    stack = DataAssembly(np.stack(matrices), dims=RDM_STACK_DIMS,
+                         coords={"subject": ("rdm", np.array([subject for subject, _ in parts])),
+                                 "stimulus_id": ("presentation", ids), "stimulus_id_b": ("presentation_b", ids)})
+    stack.attrs["stimulus_set"] = assembly.attrs.get("stimulus_set")
+    return stack
+
+
+def mean_subject_similarity(features: DataAssembly, subjects: Sequence[tuple[Any, DataAssembly]],
+                            to_rdm: Callable[[DataAssembly], Any], similarity: Callable[[Any, Any], Any]) -> Score:
+    """``similarity(to_rdm(features), to_rdm(responses))`` per subject, averaged (the reference's RSA procedure
+    with its own ``rdm`` and ``similarity`` stages).
+
+    Parameters
+    ----------
+    features : DataAssembly
+        The model's ``presentation x neuroid`` responses.
+    subjects : sequence of (subject, responses)
+        E.g. :func:`responses_by_subject`.
+    to_rdm, similarity : callable
+        The two stages: responses -> representation, (representation, representation) -> number or Score.
+
+    Returns
+    -------
+    Score
+        The mean over subjects, with ``error`` the standard error over subjects (``ddof=0``; 0 for one subject)
+        and ``raw`` the per-subject values (dim ``subject``).
+    """
+    model = to_rdm(features)
+    values = np.array([float(similarity(model, to_rdm(responses))) for _, responses in subjects])
+    per_subject = DataAssembly(values, dims=("subject",), coords={"subject": np.array([s for s, _ in subjects])})
+    return Score.of(values.mean(), error=values.std() / np.sqrt(len(values)) if len(values) > 1 else 0.0,
+                    raw=per_subject)
+
 def rsa_ceiling(rdms: DataAssembly, noise_ceiling: Callable[[DataAssembly], Score],
                 label_coords: Sequence[str] = ("subject", "session")) -> Score:
     """The RSA noise ceiling (Nili et al. 2014) of a stack of RDMs, each entry of ``rdm`` one "subject".

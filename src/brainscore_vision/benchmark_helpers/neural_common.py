@@ -1,31 +1,11 @@
-"""Neural benchmarks with the reference's signatures, on :mod:`brainscore.benchmarks.neural` and
-:mod:`brainscore.benchmarks.fixed_split`.
-
-- :class:`NeuralBenchmark` (``identifier, assembly, similarity_metric, visual_degrees,
-  number_of_trials, ceiling_func, parent, bibtex, version, timebins``) is
-  :class:`brainscore.benchmarks.neural.NeuralBenchmark`: ``assembly`` is the repetition-averaged
-  data, ``ceiling_func`` takes **no argument** (``lambda: ceiler(assembly_repetition)``), the region
-  is the assembly's ``region`` coordinate (else ``parent``), the time bins default to the assembly's
-  (else ``[(70, 170)]``). ``__call__`` is ``brainscore``'s: start_recording, place_on_screen,
-  look_at, a single time bin squeezed, ``metric(features, assembly)``, ``explained_variance``.
-- :class:`TrainTestNeuralBenchmark` is :class:`brainscore.benchmarks.fixed_split.TrainTestNeuralBenchmark`
-  with the same conventions (``train_assembly``, ``test_assembly``, a ``*_split`` metric).
-- :func:`explained_variance` is :func:`brainscore.metrics.normalisation.explained_variance`
-  (``r² / ceiling``, the reference since 2026-01-13); :func:`average_repetition` is
-  :func:`brainscore.data.assemblies.average_repetition`.
-- :func:`filter_reliable_neuroids` keeps the neuroids whose split-half reliability
-  (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`) or stored coordinate reaches a threshold.
-- :class:`RSABenchmark` (``identifier, version, assembly, region, visual_degrees, number_of_trials, bibtex``) is
-  :class:`brainscore.benchmarks.rsa.RSABenchmark` on each subject's RDM of ``assembly`` (a ``subject``
-  coordinate on ``neuroid``); :func:`flatten_timebins_into_neuroids` and :func:`apply_keep_attrs` as the reference's.
-
-A ``LazyLoad`` given as an assembly stays unloaded until a model is scored.
+"""The reference's ``neural_common``: ``NeuralBenchmark``, ``TrainTestNeuralBenchmark``, ``RSABenchmark`` and their
+helpers, on :mod:`brainscore.benchmarks.neural`, :mod:`~brainscore.benchmarks.fixed_split` and
+:mod:`~brainscore.benchmarks.rsa` (docs/coming_from_brain_score.md, "The mapping, name by name"). A ``LazyLoad``
+given as an assembly stays unloaded until a model is scored.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
-
-import numpy as np
 
 from brainscore.benchmarks import neural as _neural
 from brainscore.benchmarks import fixed_split
@@ -52,63 +32,33 @@ def _ceiling(ceiling_func: Callable | None) -> Callable | None:
 
 
 def _region(assembly: Any, parent: str | None, region: str | None) -> str:
-    """The recorded region: given, else the assembly's single ``region`` value, else ``parent``.
-
-    A ``LazyLoad`` or function assembly is not loaded to find it (``parent`` is used).
-
-    Raises
-    ------
-    ValueError
-        If the assembly holds several regions, or no region can be found.
-    """
+    """The recorded region: given, else the assembly's (:func:`brainscore.benchmarks.neural.region_of`; a ``LazyLoad``
+    or function is not loaded for it), else ``parent``; ValueError if none."""
     if region is not None:
         return str(region)
     if not isinstance(assembly, LazyLoad) and isinstance(assembly, DataAssembly) and "region" in assembly.coords:
-        regions = np.unique(np.asarray(assembly["region"].values).astype(str))
-        if len(regions) != 1:
-            raise ValueError(f"the assembly holds neuroids of several regions {list(regions)}: select one "
-                             f"(assembly.sel(neuroid=assembly['region'] == 'IT')) or pass region=")
-        return str(regions[0])
+        return _neural.region_of(assembly)
     if parent:
         return str(parent)
     raise ValueError("cannot tell which region to record: the assembly has no 'region' coordinate and no parent "
                      f"(one of {_REGIONS}) is given; pass region=")
 
 
-def timebins_from_assembly(assembly: DataAssembly) -> list[tuple[int, int]]:
-    """``(start, end)`` ms of the assembly's time bins, or ``[(70, 170)]`` when it has none."""
-    if "time_bin_start" not in assembly.coords:
-        return [tuple(t) for t in DEFAULT_TIME_BINS]
-    starts = np.atleast_1d(assembly["time_bin_start"].values)
-    ends = np.atleast_1d(assembly["time_bin_end"].values)
-    return [(int(s), int(e)) for s, e in zip(starts, ends)]
+timebins_from_assembly = _neural.assembly_time_bins
 
 
 class NeuralBenchmark(_neural.NeuralBenchmark):
-    """Neural predictivity of one region, with the reference's signature (see the module notes).
+    """The reference's ``NeuralBenchmark``: :class:`brainscore.benchmarks.neural.NeuralBenchmark` with its signature.
 
-    Parameters
-    ----------
-    identifier : str
-        ``AuthorYear.region-metric``.
-    assembly : NeuroidAssembly, LazyLoad or callable () -> NeuroidAssembly
-        The repetition-averaged recordings (``presentation x neuroid [x time_bin]``), with their
-        stimulus set (``assembly.stimulus_set``, as ``load_dataset`` gives it).
-    similarity_metric : callable (source, target) -> Score
-        E.g. ``load_metric('pls')``.
-    visual_degrees : float
-    number_of_trials : int
-    ceiling_func : callable () -> Score, or None
-        E.g. ``lambda: load_ceiling('internal_consistency')(assembly_repetition)``. None: no ceiling
-        (the score is r²). A function taking the assembly is accepted too.
-    parent : str
-    bibtex : str
-    version : int
-        Default 1.
-    timebins : sequence of (start, end) ms, optional
-        Default: the assembly's time bins, else ``[(70, 170)]``.
-    region : str, optional
-        Default: the assembly's ``region`` coordinate, else ``parent``.
+    ``assembly`` (NeuroidAssembly, LazyLoad or callable) is the repetition-averaged data; ``ceiling_func`` takes no
+    argument (``lambda: ceiler(assembly_repetition)``; one taking the assembly is accepted too); ``timebins``
+    default to the assembly's, else ``[(70, 170)]``; ``region`` to the assembly's ``region`` coordinate, else
+    ``parent``.
+
+    Raises
+    ------
+    ValueError
+        If the assembly holds several regions, or no region can be found.
     """
 
     def __init__(self, identifier: str, assembly: Any, similarity_metric: Callable, visual_degrees: float,
@@ -131,28 +81,13 @@ class NeuralBenchmark(_neural.NeuralBenchmark):
 
 
 class TrainTestNeuralBenchmark(fixed_split.TrainTestNeuralBenchmark):
-    """Neural predictivity from a fixed train/test split, with the reference's signature.
+    """The reference's ``TrainTestNeuralBenchmark``: :class:`brainscore.benchmarks.fixed_split.TrainTestNeuralBenchmark`
+    with its signature (conventions as :class:`NeuralBenchmark`; a ``*_split`` metric).
 
-    Parameters
-    ----------
-    identifier : str
-    train_assembly, test_assembly : NeuroidAssembly, LazyLoad or callable
-        Recordings of the training and test stimuli (averaged inside where they have repetitions).
-    similarity_metric : callable (source_train, source_test, target_train, target_test) -> Score
-        A ``*_split`` metric, e.g. ``load_metric('ridgecv_split')``.
-    ceiling_func : callable () -> Score, or None
-        E.g. ``lambda: load_metric('internal_consistency')(test_assembly_repetition)``.
-    visual_degrees : float
-    number_of_trials : int
-    parent : str
-    bibtex : str
-    version : int
-        Default 1.
-    region : str, optional
-        Default: the test assembly's ``region`` coordinate, else ``parent``.
-    timebins : sequence of (start, end) ms, optional
-    alpha_coord, per_voxel_ceilings
-        The reference's options; not implemented here (``NotImplementedError`` when set).
+    Raises
+    ------
+    NotImplementedError
+        If the reference's ``alpha_coord`` or ``per_voxel_ceilings`` is set.
     """
 
     def __init__(self, identifier: str, train_assembly: Any, test_assembly: Any, similarity_metric: Callable,
@@ -175,35 +110,8 @@ class TrainTestNeuralBenchmark(fixed_split.TrainTestNeuralBenchmark):
 
 def filter_reliable_neuroids(assembly: DataAssembly, reliability_threshold: float,
                              reliability_coord: str | None = None) -> DataAssembly:
-    """The neuroids of ``assembly`` whose reliability is above ``reliability_threshold`` (NaN dropped).
-
-    Parameters
-    ----------
-    assembly : DataAssembly
-        ``presentation x neuroid``, with repetitions when the reliability is computed.
-    reliability_threshold : float
-    reliability_coord : str, optional
-        A neuroid coordinate holding each neuroid's reliability (as the reference's packaged data
-        do). If absent or None, the split-half reliability over repetitions is computed
-        (:func:`brainscore.benchmarks.fixed_split.split_half_reliability`).
-
-    Raises
-    ------
-    ValueError
-        If no neuroid reaches the threshold.
-    """
-    if reliability_coord is not None and reliability_coord in assembly.coords:
-        reliability = np.asarray(assembly[reliability_coord].values, dtype=float)
-    else:
-        computed = fixed_split.split_half_reliability(assembly)
-        by_id = dict(zip(np.asarray(computed["neuroid_id"].values), np.asarray(computed.values, dtype=float)))
-        reliability = np.array([by_id.get(i, np.nan) for i in np.asarray(assembly["neuroid_id"].values)])
-    with np.errstate(invalid="ignore"):
-        keep = np.flatnonzero(reliability > reliability_threshold)  # strictly above, as the reference
-    if not len(keep):
-        raise ValueError(f"no neuroid reaches reliability {reliability_threshold} "
-                         f"(maximum {np.nanmax(reliability) if np.isfinite(reliability).any() else 'NaN'})")
-    return assembly.isel(neuroid=keep)
+    """:func:`brainscore.benchmarks.fixed_split.select_reliable_neuroids`."""
+    return fixed_split.select_reliable_neuroids(assembly, reliability_threshold, reliability_coord)
 
 
 def apply_keep_attrs(assembly: Any, function: Callable[[Any], Any]) -> Any:
@@ -214,41 +122,7 @@ def apply_keep_attrs(assembly: Any, function: Callable[[Any], Any]) -> Any:
     return result
 
 
-def flatten_timebins_into_neuroids(assembly: DataAssembly) -> DataAssembly:
-    """``presentation x neuroid x time_bin`` as ``presentation x (neuroid, time bin) x 1``: each time bin of a neuroid
-    becomes a neuroid of its own (the reference's ``flatten_timebins_into_neuroids``).
-
-    The neuroid coordinates repeat per time bin, ``recording_time`` is each one's ``time_bin_start``, and the single
-    time bin spans the first start to the last end. ``neuroid_id`` becomes ``<id>@<recording_time>`` so that ids stay
-    unique (metrics here align neuroids by id; the reference kept the pair in a MultiIndex).
-
-    Raises
-    ------
-    ValueError
-        If the dims are not ``(presentation, neuroid, time_bin)`` or the time bin coordinates are missing.
-    """
-    if tuple(assembly.dims) != ("presentation", "neuroid", "time_bin"):
-        raise ValueError(f"flattening expects dims (presentation, neuroid, time_bin), got {assembly.dims}")
-    if "time_bin_start" not in assembly.coords or "time_bin_end" not in assembly.coords:
-        raise ValueError("flattening needs time_bin_start and time_bin_end coordinates on time_bin")
-    presentations, neuroids, bins = assembly.shape
-    starts = np.asarray(assembly["time_bin_start"].values)
-    coords = {}
-    for name, coord in assembly.coords.items():
-        if coord.dims == ("presentation",):
-            coords[name] = ("presentation", coord.values)
-        elif coord.dims == ("neuroid",):
-            coords[name] = ("neuroid", np.repeat(coord.values, bins))
-    recording = np.tile(starts, neuroids)
-    coords["recording_time"] = ("neuroid", recording)
-    if "neuroid_id" in coords:
-        coords["neuroid_id"] = ("neuroid", np.array([f"{i}@{t}" for i, t in zip(coords["neuroid_id"][1], recording)]))
-    coords["time_bin_start"] = ("time_bin", [starts[0]])
-    coords["time_bin_end"] = ("time_bin", [np.asarray(assembly["time_bin_end"].values)[-1]])
-    flat = type(assembly)(np.asarray(assembly.values).reshape(presentations, neuroids * bins, 1),
-                          dims=assembly.dims, coords=coords)
-    flat.attrs = dict(assembly.attrs)
-    return flat
+flatten_timebins_into_neuroids = _neural.flatten_time_bins_into_neuroids
 
 
 def place_on_screen(*args: Any, **kwargs: Any):
@@ -258,68 +132,25 @@ def place_on_screen(*args: Any, **kwargs: Any):
     return _place(*args, **kwargs)
 
 
-def _by_subject(assembly: Any) -> list[tuple[Any, DataAssembly]]:
-    """(subject, that subject's neuroids) of ``assembly`` (``presentation x neuroid`` with ``subject`` on ``neuroid``,
-    a single time bin squeezed; a ``LazyLoad`` is loaded), subjects sorted.
+def _subject_rdms(assembly: Any) -> DataAssembly:
+    """:func:`brainscore.benchmarks.rsa.subject_rdms` of ``assembly`` (a ``LazyLoad`` is loaded)."""
+    return _rsa.subject_rdms(content(assembly))
+
+
+class RSABenchmark(_rsa.RSABenchmark):
+    """The reference's ``RSABenchmark``: :class:`brainscore.benchmarks.rsa.RSABenchmark` on each subject's RDM of
+    ``assembly`` (``presentation x neuroid``, ``subject`` on ``neuroid``;
+    :func:`~brainscore.benchmarks.rsa.subject_rdms`).
+
+    ``ceiler(assembly)`` (optional) replaces the RSA noise ceiling. ``rdm``/``similarity`` (optional) are the
+    reference's two stages: given either, its procedure runs with them (default stages: brainscore's RDM and
+    :class:`~brainscore.metrics.similarity.rdm.RDMMetric`), e.g. ``rdm`` the identity and
+    ``similarity=load_metric('cka')`` (the reference's LAION fMRI benchmarks); see :meth:`score_features`.
 
     Raises
     ------
     ValueError
-        If the neuroids carry no ``subject`` coordinate.
-    """
-    assembly = content(assembly)
-    if "time_bin" in assembly.dims and assembly.sizes["time_bin"] == 1:
-        assembly = assembly.squeeze("time_bin")
-    if "subject" not in assembly.coords:
-        raise ValueError("RSABenchmark needs a 'subject' coordinate on the neuroids (one RDM per subject)")
-    labels = np.asarray(assembly["subject"].values)
-    return [(subject, assembly.isel(neuroid=np.flatnonzero(labels == subject))) for subject in np.unique(labels)]
-
-
-def _subject_rdms(assembly: Any) -> DataAssembly:
-    """Each subject's RDM of ``assembly`` (``presentation x neuroid`` with ``subject`` on ``neuroid``), as the stack
-    :class:`brainscore.benchmarks.rsa.RSABenchmark` reads (dims ``rdm, presentation, presentation_b``)."""
-    from brainscore.metrics.similarity.rdm import rdm
-
-    parts = _by_subject(assembly)
-    subjects = np.array([subject for subject, _ in parts])
-    matrices, ids = [], None
-    for _, responses in parts:
-        subject_rdm = rdm(responses)
-        matrices.append(np.asarray(subject_rdm.values))
-        ids = np.asarray(subject_rdm["stimulus_id"].values)
-    stack = DataAssembly(np.stack(matrices), dims=("rdm", "presentation", "presentation_b"),
-                         coords={"subject": ("rdm", subjects), "stimulus_id": ("presentation", ids),
-                                 "stimulus_id_b": ("presentation_b", ids)})
-    stack.attrs["stimulus_set"] = content(assembly).attrs.get("stimulus_set")
-    return stack
-
-
-class RSABenchmark(_rsa.RSABenchmark):
-    """The reference's ``RSABenchmark``: the model's RDM against each subject's RDM, averaged over subjects, over the
-    RSA noise ceiling (Nili et al. 2014), as :class:`brainscore.benchmarks.rsa.RSABenchmark` computes it.
-
-    Parameters
-    ----------
-    identifier : str
-    version : int
-    assembly : NeuroidAssembly or LazyLoad
-        ``presentation x neuroid`` responses (all stimuli) with a ``subject`` coordinate on ``neuroid`` and the
-        stimulus set in ``attrs['stimulus_set']``.
-    region : str
-    visual_degrees : float
-    number_of_trials : int
-    bibtex : str
-    ceiler : callable (assembly) -> Score, optional
-        Default: brainscore's ``rsa_noise_ceiling`` over the subjects' RDMs (the reference's ``rsa_ceiling``).
-    parent : str, optional
-        Default ``region``.
-    rdm, similarity : callable, optional
-        The reference's two stages: ``similarity(rdm(model features), rdm(one subject's responses))`` per subject.
-        Default: brainscore's RDM (1 - Pearson r) and Spearman of the upper triangles (the fast path, with the
-        stimulus bootstrap). Given either, the reference's procedure runs with them: e.g. ``rdm`` the identity
-        and ``similarity=load_metric('cka')`` compare the representations by CKA (the reference's LAION fMRI
-        benchmarks). The subjects' mean over the ceiling is clipped to [0, 1]; the unclipped value is kept.
+        If ``rdm`` or ``similarity`` is given and not callable.
     """
 
     def __init__(self, identifier: str, version: int, assembly: Any, region: str, visual_degrees: float,
@@ -357,19 +188,11 @@ class RSABenchmark(_rsa.RSABenchmark):
         if self._stages is None:
             return super().score_features(features)
         from brainscore.metrics.normalisation import bound_score, ceil_score
-        from brainscore.metrics.score import Score
         from brainscore.metrics.similarity.rdm import rdm as default_rdm
 
-        to_rdm = self._stages[0] or default_rdm
-        similarity = self._stages[1] or self.metric
         features = _neural.squeeze_time_bin(features)
-        parts = _by_subject(self._responses)
-        model = to_rdm(features)
-        subjects = np.array([subject for subject, _ in parts])
-        values = np.array([float(similarity(model, to_rdm(responses))) for _, responses in parts])
-        per_subject = DataAssembly(values, dims=("subject",), coords={"subject": subjects})
-        raw = Score.of(values.mean(), error=values.std() / np.sqrt(len(values)) if len(values) > 1 else 0.0,
-                       raw=per_subject)
+        raw = _rsa.mean_subject_similarity(features, _rsa.responses_by_subject(content(self._responses)),
+                                           self._stages[0] or default_rdm, self._stages[1] or self.metric)
         score = bound_score(ceil_score(raw, self.ceiling))
         score.attrs.update(benchmark_identifier=self.identifier, benchmark_version=self.version, region=self.region)
         return score

@@ -1,29 +1,7 @@
-"""``PropertiesBenchmark`` with the reference's signature, on :class:`brainscore.benchmarks.properties.PropertiesBenchmark`.
-
-Single-neuron property benchmarks (Marques, Schrimpf & DiCarlo 2021): the model's neuroids are
-recorded on the experiment's stimuli, a property (surround suppression, orientation bandwidth,
-...) is computed for each by ``neuronal_property``, and its distribution is compared with the
-data's by ``similarity_metric`` (e.g. ``load_metric('ks_similarity', property_name=...)``); the
-score is ``raw / ceiling`` (``ceil_score``).
-
-Differences from ``brainscore``'s class, all in the signature:
-
-- the stimuli default to the assembly's stimulus set (``assembly.stimulus_set``);
-- ``neuronal_property`` is called with the keyword arguments it names among ``responses`` (the
-  model's ``presentation x neuroid`` responses), ``stimuli`` / ``stimulus_set`` (the stimuli as
-  placed on the model's screen) and ``model_identifier``; it returns a ``PropertiesAssembly``
-  (``neuroid x neuronal_property``);
-- ``ceiling_func`` may take the data assembly (``NeuronalPropertyCeiling(metric)``-style, e.g.
-  ``load_ceiling('ks_similarity', property_name=...)``) or nothing;
-- ``timebins`` (default ``[(70, 170)]``) and ``version`` (default 1) are keywords; ``visual_degrees``
-  and ``number_of_trials`` are too, defaulting as the reference reads them from the data: the
-  stimulus set's ``degrees`` column and the assembly's ``number_of_trials`` attribute (else 8
-  degrees and 1 trial).
-
-Not supported: a ``neuronal_property`` that needs ``baseline`` (the reference's Marques et al.
-pipeline of receptive-field mapping and firing-rate calibration, which ``brainscore``'s own
-Marques 2020 benchmarks implement); constructing such a benchmark raises a ``TypeError`` that says so.
-"""
+"""The reference's ``properties_common``: ``PropertiesBenchmark`` on
+:class:`brainscore.benchmarks.properties.PropertiesBenchmark` and its per-unit ``calc_*`` functions on
+:mod:`brainscore.plugins.benchmarks.marques2020.properties` (docs/coming_from_brain_score.md, "The mapping, name
+by name")."""
 from __future__ import annotations
 
 import inspect
@@ -82,33 +60,19 @@ def _replaced_builtin(identifier: str) -> bool:
 
 
 class PropertiesBenchmark(_properties.PropertiesBenchmark):
-    """Distribution of a single-neuron property, with the reference's signature (see the module notes).
+    """The reference's ``PropertiesBenchmark`` (Marques, Schrimpf & DiCarlo 2021), with its signature.
 
-    Parameters
-    ----------
-    identifier : str
-    assembly : PropertiesAssembly, LazyLoad or callable
-        The data's property values (``neuroid x neuronal_property``), with the stimuli in
-        ``assembly.stimulus_set`` unless ``stimulus_set`` is given.
-    neuronal_property : callable
-        Computes the model's property values (see the module notes).
-    similarity_metric : callable (model_properties, data_properties) -> Score
-    timebins : sequence of (start, end) ms
-    ceiling_func : callable, optional
-    parent, bibtex : str
-    version : int
-    visual_degrees : float, optional
-        Default: the stimulus set's ``degrees`` (one value), else 8.
-    number_of_trials : int, optional
-        Default: the assembly's ``attrs['number_of_trials']``, else 1.
-    stimulus_set : StimulusSet, LazyLoad or callable, optional
-    region : str, optional
-        Default: the assembly's ``region`` coordinate, else ``parent``, else ``V1``.
+    Differs from brainscore's class in the signature only: the stimuli default to ``assembly.stimulus_set``;
+    ``neuronal_property`` gets the keywords it names among ``responses``, ``stimuli``/``stimulus_set`` (as placed
+    on the model's screen) and ``model_identifier``; ``ceiling_func`` may take the data assembly or nothing;
+    ``visual_degrees`` defaults to the stimulus set's ``degrees`` (one value), else 8; ``number_of_trials`` to
+    the assembly's ``attrs['number_of_trials']``, else 1; ``region`` to the assembly's ``region`` coordinate,
+    else ``parent`` if it is a region, else ``V1``.
 
     Raises
     ------
     TypeError
-        If ``neuronal_property`` needs arguments the benchmark cannot give.
+        If ``neuronal_property`` needs arguments the benchmark cannot give (e.g. the reference's ``baseline``).
     """
 
     def __init__(self, identifier: str, assembly: Any, neuronal_property: Callable[..., Any],
@@ -166,205 +130,20 @@ class PropertiesBenchmark(_properties.PropertiesBenchmark):
         return super().__call__(candidate)
 
 
-# ------------------------------------------------------------------------------------------------------------------
-# The reference's per-unit property functions (Marques, Schrimpf & DiCarlo 2021), which its ``marques2020`` benchmark
-# folder imports. Each works on one unit's tuning curve; brainscore's own Marques 2020 benchmarks compute the same
-# properties vectorised over units (:mod:`brainscore.plugins.benchmarks.marques2020.properties`).
-
-#: smoothing kernels of the reference's tuning fits, by ``filt_type`` (normalised to sum 1 where applied)
-_KERNELS = {"hanning": (0, 2 / 5, 1, 2 / 5, 0), "flat": (1, 1, 1, 1, 1), "smooth": (0, 1 / 5, 1, 1 / 5, 0),
-            "triangle": (0.5, 0.75, 1, 0.75, 0.5)}
-
+# The reference's per-unit property functions (its ``marques2020`` folder imports them), on brainscore's
+# :mod:`brainscore.plugins.benchmarks.marques2020.properties` (documented there).
+_KERNELS = marques.SMOOTHING_KERNELS
+_assert_grating_activations = marques.check_grating_order
+_assert_texture_activations = marques.check_texture_order
+calc_circular_variance = marques.unit_circular_variance
+calc_bandwidth = marques.unit_orientation_bandwidth
+calc_orthogonal_preferred_ratio = marques.unit_orthogonal_preferred_ratio
+calc_spatial_frequency_tuning = marques.unit_spatial_frequency_tuning
+calc_size_tuning = marques.unit_size_tuning
+calc_texture_modulation = marques.texture_modulation
+calc_sparseness = marques.sparseness
+calc_variance = marques.nested_anova_mean_squares
+calc_variance_ratio = marques.texture_variance_ratio
 __all__ += ["calc_circular_variance", "calc_bandwidth", "calc_orthogonal_preferred_ratio",
             "calc_spatial_frequency_tuning", "calc_size_tuning", "calc_texture_modulation", "calc_sparseness",
             "calc_variance_ratio", "calc_variance"]
-
-
-def _kernel(filt_type: str | None) -> np.ndarray | None:
-    if filt_type is None:
-        return None
-    if filt_type not in _KERNELS:
-        raise ValueError(f"unknown filt_type {filt_type!r}; one of {sorted(_KERNELS)} or None")
-    weights = np.asarray(_KERNELS[filt_type], dtype=float)
-    return weights / weights.sum()
-
-
-def _nested_grid(activations: Any, names: Sequence[str], n_stimuli: int) -> bool:
-    """Whether the presentations' values of ``names`` run through their full grid (last name fastest), repeated."""
-    columns = [np.asarray(activations[name].values) for name in names]
-    levels = [np.unique(c) for c in columns]
-    size = int(np.prod([len(v) for v in levels]))
-    if size == 0 or n_stimuli % size:
-        return False
-    grid = np.meshgrid(*levels, indexing="ij")
-    return all(np.array_equal(np.tile(g.ravel(), n_stimuli // size), c) for g, c in zip(grid, columns))
-
-
-def _assert_grating_activations(activations: Any) -> None:
-    """Check that grating responses are ordered as the property code reshapes them.
-
-    ``activations`` (``neuroid x presentation``, with the gratings' ``position_y``, ``position_x``,
-    ``contrast``, ``radius``, ``spatial_frequency``, ``orientation``, ``phase`` on ``presentation``) must either
-    be the full grid over these seven, nested in this order (phase fastest), or repeated cycles of the grid over
-    (spatial_frequency, orientation, phase).
-
-    Raises
-    ------
-    ValidationError
-        If the presentations are in another order (the reshape would mix conditions).
-    """
-    n_stimuli = activations.sizes["presentation"]
-    full = ("position_y", "position_x", "contrast", "radius", "spatial_frequency", "orientation", "phase")
-    if _nested_grid(activations, full, n_stimuli) or \
-            _nested_grid(activations, ("spatial_frequency", "orientation", "phase"), n_stimuli):
-        return
-    raise ValidationError(f"the {n_stimuli} grating presentations are not a grid over {full} nested in that order "
-                          f"(phase fastest), nor repeated cycles over (spatial_frequency, orientation, phase); "
-                          f"record the stimulus set in its own order")
-
-
-def _assert_texture_activations(activations: Any) -> None:
-    """Check that texture responses, sorted by (type, family, sample), are the full grid over the three.
-
-    Raises
-    ------
-    ValidationError
-        If a (type, family, sample) combination is missing or repeated.
-    """
-    ordered = activations.sortby(["type", "family", "sample"])
-    if not _nested_grid(ordered, ("type", "family", "sample"), ordered.sizes["presentation"]) or \
-            ordered.sizes["presentation"] != int(np.prod([len(np.unique(ordered[n].values))
-                                                          for n in ("type", "family", "sample")])):
-        raise ValidationError("the texture presentations are not exactly one of each (type, family, sample)")
-
-
-def calc_circular_variance(orientation_curve: np.ndarray, orientation: np.ndarray) -> float:
-    """Circular variance ``1 - |sum r exp(2i theta)| / sum |r|`` of an orientation curve (Ringach et al. 2002).
-
-    ``orientation`` in degrees; 0 for a unit responding at one orientation only, 1 for a flat curve.
-    """
-    curve = np.asarray(orientation_curve, dtype=float)
-    resultant = np.abs(np.sum(curve * np.exp(2j * np.deg2rad(np.asarray(orientation, dtype=float)))))
-    return float(1 - resultant / np.sum(np.abs(curve)))
-
-
-def calc_bandwidth(orientation_curve: np.ndarray, orientation: np.ndarray, filt_type: str | None = "hanning",
-                   thrsh: float = 0.5, mode: str = "full"):
-    """Orientation bandwidth of a curve over [0, 180) degrees, from a smoothed spline fit.
-
-    The fit is :func:`~brainscore.plugins.benchmarks.marques2020.properties.orientation_tuning_fit` with the
-    ``filt_type`` kernel (every degree from -180 to 359). The preferred orientation is the fit's argmax over 0-179;
-    the bandwidth is the distance between the nearest degrees on either side where the fit falls to ``thrsh`` x its
-    peak (NaN if either is missing or it exceeds 180); halved for ``mode='half'``.
-
-    Returns
-    -------
-    (bandwidth, preferred orientation index 0-179, degrees 0-179, the fit over them)
-    """
-    curve = np.asarray(orientation_curve, dtype=float).reshape(1, -1)
-    degrees, fitted = marques.orientation_tuning_fit(curve, np.asarray(orientation, dtype=float), _kernel(filt_type))
-    fitted = fitted[0]
-    preferred = int(np.argmax(fitted[180:360]))
-    peak_index = preferred + 180
-    low = np.flatnonzero(fitted[:peak_index] <= fitted[peak_index] * thrsh)
-    high = np.flatnonzero(fitted[peak_index + 1:] <= fitted[peak_index] * thrsh)
-    bandwidth = np.nan
-    if len(low) and len(high):
-        bandwidth = degrees[peak_index + 1 + high[0]] - degrees[low[-1]]
-        bandwidth = np.nan if bandwidth > 180 else bandwidth
-    if mode == "half":
-        bandwidth = bandwidth / 2
-    return bandwidth, preferred, degrees[180:360], fitted[180:360]
-
-
-def calc_orthogonal_preferred_ratio(orientation_curve: np.ndarray, orientation: np.ndarray) -> float:
-    """Response at the orthogonal orientation (half the samples away) over the response at the preferred one."""
-    curve = np.asarray(orientation_curve, dtype=float)
-    preferred = int(np.argmax(curve))
-    orthogonal = (preferred + len(orientation) // 2) % len(orientation)
-    return float(curve[orthogonal] / curve[preferred])
-
-
-def calc_spatial_frequency_tuning(y: np.ndarray, sf: np.ndarray, filt_type: str | None = "triangle",
-                                  thrsh: float = 0.707, mode: str = "ratio"):
-    """Peak and bandwidth of a spatial-frequency tuning curve (``sf`` ascending, cycles/degree).
-
-    The spline of :func:`~brainscore.plugins.benchmarks.marques2020.properties.spatial_frequency_spline` with the
-    ``filt_type`` kernel, cut by :func:`~brainscore.plugins.benchmarks.marques2020.properties.spatial_frequency_cutoffs`:
-    bandwidth ``f_high / f_low - 1`` for ``mode='oct'``, else (as the reference) ``100 f_low / f_high``, at ``thrsh``
-    x the peak, NaN without a cut-off.
-
-    Returns
-    -------
-    (bandwidth, peak frequency, r² of the fit at the measured frequencies, the 100 frequencies, the fit)
-    """
-    y = np.asarray(y, dtype=float).reshape(1, -1)
-    spline = marques.spatial_frequency_spline(y, sf, _kernel(filt_type))
-    grid = marques.spatial_frequency_grid(sf)
-    fitted = spline(grid)
-    peak, bandwidth = marques.spatial_frequency_cutoffs(grid, fitted, thrsh, "oct" if mode == "oct" else "ratio")
-    r2 = 1 - np.sum((y[0] - spline(np.log2(np.asarray(sf, dtype=float)))[0]) ** 2) / np.sum((y[0] - y.mean()) ** 2)
-    return bandwidth[0], peak[0], r2, 2 ** grid, fitted[0]
-
-
-def calc_size_tuning(size_curve: np.ndarray, radius: np.ndarray):
-    """Surround suppression of a size tuning curve (Cavanaugh, Bair & Movshon 2002), by
-    :func:`~brainscore.plugins.benchmarks.marques2020.properties.size_tuning_curve_properties`.
-
-    Returns
-    -------
-    (grating summation field, surround diameter, their ratio, SSI); the first three NaN unless peak > 0 and SSI > 0.1
-    """
-    values = marques.size_tuning_curve_properties(np.asarray(size_curve, dtype=float).reshape(1, -1), radius)
-    return tuple(values[name][0] for name in ("grating_summation_field", "surround_diameter",
-                                              "surround_grating_summation_field_ratio", "surround_suppression_index"))
-
-
-def calc_texture_modulation(response: np.ndarray):
-    """Texture modulation per family, ``(texture - noise) / (texture + noise)`` (rows 1 and 0), and its nan-mean."""
-    response = np.asarray(response, dtype=float)
-    per_family = (response[1] - response[0]) / (response[1] + response[0])
-    return np.nanmean(per_family), per_family
-
-
-def calc_sparseness(response: np.ndarray) -> float:
-    """Sparseness of responses over stimuli (Vinje & Gallant 2000): ``(1 - mean(r)² / mean(r²)) / (1 - 1/n)``."""
-    r = np.asarray(response, dtype=float).ravel()
-    n = r.size
-    return float((1 - r.mean() ** 2 / np.mean(r ** 2)) / (1 - 1 / n))
-
-
-def calc_variance(response: np.ndarray):
-    """Nested ANOVA mean squares of ``(family, sample[, repetition])`` responses: (residual, sample, family).
-
-    Without repetitions (2-d ``response``) the residual mean square is undefined: NaN."""
-    response = np.asarray(response, dtype=float)
-    if response.ndim == 3:
-        a, b, n = response.shape
-        sample_mean = response.mean(axis=2)
-        residual = np.sum((response - sample_mean[:, :, None]) ** 2) / (a * b * (n - 1))
-    else:
-        a, b = response.shape
-        n = 1
-        sample_mean = response
-        residual = float("nan")
-    family_mean = sample_mean.mean(axis=1)
-    sample = n * np.sum((sample_mean - family_mean[:, None]) ** 2) / (a * (b - 1))
-    family = b * n * np.sum((family_mean - family_mean.mean()) ** 2) / (a - 1)
-    return residual, sample, family
-
-
-def calc_variance_ratio(response: np.ndarray):
-    """Family over sample variance (each a share of the total, + 0.02) from the nested ANOVA of :func:`calc_variance`
-    (Freeman, Ziemba et al. 2013). Returns (ratio, sample share, family share)."""
-    response = np.asarray(response, dtype=float)
-    residual_ms, sample_ms, family_ms = calc_variance(response)
-    if response.ndim == 3:
-        residual = residual_ms
-        sample = (sample_ms - residual_ms) / response.shape[2]
-        family = (family_ms - sample_ms) / (response.shape[2] * response.shape[1])
-    else:
-        residual, sample = 0.0, sample_ms
-        family = (family_ms - sample_ms) / response.shape[1]
-    total = residual + sample + family
-    return (family / total + 0.02) / (sample / total + 0.02), sample / total, family / total

@@ -1,17 +1,5 @@
-"""``Benchmark``, ``BenchmarkBase`` and ``ceil_score``: the reference's benchmark base, on ``brainscore``'s.
-
-``BenchmarkBase(identifier=..., version=..., ceiling_func=..., parent=..., bibtex=...)`` is
-:class:`brainscore_core.benchmarks.CeilingFunctionBenchmarkBase` under the reference's name (vision builds on core,
-as in the reference): :class:`brainscore.benchmarks.base.BenchmarkBase` taking the reference's keywords (``version``
-1, ``parent`` and ``bibtex`` empty when left out); subclasses implement ``__call__(candidate) -> Score``.
-``ceiling_func`` takes no argument (the reference's convention) and may return a plain number (``lambda: 1``), which
-becomes a :class:`~brainscore.metrics.score.Score`. The ceiling is computed once and cached on disk by content
-(identifier, version, the ceiling function's code), as ``brainscore``'s benchmarks are.
-
-``ceil_score(score, ceiling)`` is :func:`brainscore.metrics.normalisation.ceil_score`
-(``score / ceiling``, with ``raw``, ``ceiling`` and a propagated ``error`` in ``attrs``);
-``bound_score(score)`` is :func:`brainscore.metrics.normalisation.bound_score` (clipped to [0, 1];
-unlike the reference, a new Score is returned and the input is left unchanged).
+"""The reference's ``brainscore_vision.benchmarks``: ``Benchmark``, ``BenchmarkBase``, ``ceil_score``, ``bound_score``,
+from :mod:`brainscore_core.benchmarks` (see there and docs/coming_from_brain_score.md, "The mapping, name by name").
 """
 from __future__ import annotations
 

@@ -1,19 +1,11 @@
-"""Cross-validation and division transformations: a metric applied to parts of the data, then aggregated.
+"""The reference's ``metric_helpers.transformations``: a metric applied to parts of the data (cross-validation splits,
+divisions by coordinate values), then aggregated (docs/coming_from_brain_score.md, "The mapping, name by name").
 
-- :class:`CrossValidationSingle` ``(assembly, apply=metric)``: ``metric(train, test)`` per split.
-- :class:`TestOnlyCrossValidation` ``(assembly, apply=metric)``: ``metric(test)`` per split.
-- :class:`CrossValidation` ``(source, target, apply=metric)``: ``metric(train_source, train_target,
-  test_source, test_target)`` per split, the source aligned to the target by ``stimulus_id``.
-- :class:`CartesianProduct` ``(assembly, apply=metric)``: ``metric`` per combination of the values of
-  the ``dividers`` coordinates, results stacked along them.
-
-Splits are :func:`brainscore.metrics.splits.split_indices` over the unique values of ``split_coord``
-in the target's order: the reference's shuffle splits (``splits=10``, ``train_size=0.9``, seed 1),
-stratified by ``stratification_coord`` (default ``object_name``) when the assembly has it. A split
-takes every presentation of a stimulus into the same side, and every dim along which
-``split_coord`` lies (an RDM's ``presentation x presentation``) is subset. The per-split values are
-kept as ``raw`` (dim ``split``); the score is their mean, with ``error`` the standard error over
-splits (std ``ddof=0`` / sqrt(splits), as ``brainscore``'s metrics).
+Splits are :func:`brainscore.metrics.splits.assembly_splits` over the unique values of ``split_coord`` in the
+target's order (the reference's shuffle splits: ``splits=10``, ``train_size=0.9``, seed 1, stratified by
+``stratification_coord`` where the assembly has it); every presentation of a value goes to the same side, along
+every dim ``split_coord`` lies on (an RDM's two). Per-split values are kept as ``raw`` (dim ``split``); the score is
+their mean with ``error`` the standard error (:func:`brainscore.metrics.splits.mean_over_splits`).
 """
 from __future__ import annotations
 

@@ -1,30 +1,18 @@
-"""Regressions and regression-correlation metrics with the reference's names, on ``brainscore``'s kernels.
-
-Regressions (each an :class:`~brainscore_vision.metric_helpers.xarray_utils.XarrayRegression` over a
-:class:`~brainscore_vision.metric_helpers.xarray_utils.KernelRegression`, i.e. over
-:mod:`brainscore.metrics.kernels.regression`; ``regression_kwargs`` override the defaults of
-:data:`brainscore.metrics.neural.regression.REGRESSION_DEFAULTS`):
-``pls_regression()`` (PLS, 25 components), ``linear_regression()``, ``ridge_regression()`` (alpha 1),
-``ridge_cv_regression()`` / ``dual_ridge_cv_regression()`` (alpha chosen by efficient leave-one-out
-among :data:`ALPHA_LIST`; the kernel works in the dual form whenever stimuli are fewer than features).
-``DualRidgeCVRegression(alphas)`` is ridge on plain arrays (``fit(X, Y)``, ``predict(X)``, ``alpha_``) with the
-reference's alpha selection: scikit-learn's ``RidgeCV`` on an ``n x n`` Gram surrogate (same alphas).
-
-Metrics: ``CrossRegressedCorrelation(regression, correlation, crossvalidation_kwargs)`` and
-``TrainTestSplitCorrelation(regression, correlation)`` are ``brainscore``'s metrics of the same names
-(:mod:`brainscore.metrics.neural.regression`), built from one of the regressions above and
-``pearsonr_correlation()``.
-"""
+"""The reference's ``regression_correlation`` metric module: regressions on assemblies
+(:mod:`brainscore.metrics.neural.assembly_regression` over the kernels of
+:mod:`brainscore.metrics.kernels.regression`, ``regression_kwargs`` over
+:data:`brainscore.metrics.neural.regression.REGRESSION_DEFAULTS`) and the metrics of
+:mod:`brainscore.metrics.neural.regression` built from them (docs/coming_from_brain_score.md, "The mapping, name
+by name")."""
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import scipy.stats
-from sklearn.linear_model import RidgeCV
 
 from brainscore.metrics.kernels.ridge import ALPHA_LIST
 from brainscore.metrics.neural import regression as _regression
+from brainscore.metrics.neural.assembly_regression import RidgeCVRegression
 from brainscore.metrics.neural.regression import REGRESSION_DEFAULTS
 from brainscore_vision.metric_helpers.xarray_utils import KernelRegression, XarrayCorrelation, XarrayRegression
 
@@ -62,46 +50,12 @@ def ridge_cv_regression(regression_kwargs: dict | None = None, xarray_kwargs: di
 dual_ridge_cv_regression = ridge_cv_regression
 
 
-class DualRidgeCVRegression(KernelRegression):
-    """``RidgeCV(alphas)`` on arrays, in the reference's design: ``fit(X, Y)``, ``predict(X)``, ``alpha_``.
-
-    ``fit`` chooses alpha with scikit-learn's ``RidgeCV`` (efficient leave-one-out, one alpha for all targets) on an
-    ``n x n`` design with the same centred Gram matrix as ``X`` when features outnumber samples (``V sqrt(L)`` from the
-    eigendecomposition ``Xc Xcᵀ = V L Vᵀ``; leave-one-out errors depend on the design only through that matrix), so
-    no ``features x targets`` matrix is ever formed; otherwise on ``X`` itself. ``predict`` is ``brainscore``'s ridge
-    kernel at that alpha (dual form, ``n x n``, when samples are fewer than features).
-
-    Parameters
-    ----------
-    alphas : sequence of float
-        Candidate penalties (the reference's :data:`ALPHA_LIST`).
-
-    Raises
-    ------
-    ValueError
-        From ``fit``, for ``X`` and ``Y`` that are not 2-D with the same number of rows.
-    """
+class DualRidgeCVRegression(RidgeCVRegression):
+    """The reference's ``DualRidgeCVRegression``: ``alphas`` default :data:`ALPHA_LIST`, else
+    :class:`brainscore.metrics.neural.assembly_regression.RidgeCVRegression`."""
 
     def __init__(self, alphas: Any = ALPHA_LIST, **kwargs: Any):
-        super().__init__("ridge", **kwargs)
-        self.alphas = alphas
-
-    def fit(self, X: Any, Y: Any) -> "DualRidgeCVRegression":
-        """Choose alpha on ``X`` (n, features) and ``Y`` (n, targets), keep both for ``predict``; returns ``self``."""
-        super().fit(X, Y)
-        X, Y = self._train
-        design = X
-        if X.shape[1] > X.shape[0]:
-            centred = X - X.mean(axis=0)
-            eigenvalues, eigenvectors = np.linalg.eigh(centred @ centred.T)
-            design = eigenvectors * np.sqrt(np.clip(eigenvalues, 0.0, None))
-        self._alpha = float(RidgeCV(alphas=self.alphas).fit(design, Y).alpha_)
-        return self
-
-    def predict(self, X: Any) -> np.ndarray:
-        """(n_test, targets): brainscore's ridge at ``alpha_`` on ``X`` (n_test, features); before ``fit``, the
-        ``AttributeError`` of ``alpha_``."""
-        return KernelRegression("ridge", **self.kwargs, alpha=self.alpha_).fit(*self._train).predict(X)
+        super().__init__(alphas, **kwargs)
 
 
 def pearsonr(x: Any, y: Any) -> tuple[float, float]:
@@ -120,7 +74,7 @@ def _method(regression: Any) -> tuple[str, dict]:
     if isinstance(regression, str):
         return regression, {}
     inner = regression.regression if isinstance(regression, XarrayRegression) else regression
-    if isinstance(inner, DualRidgeCVRegression):  # alpha chosen per training set, as the ridgecv kernel does
+    if isinstance(inner, RidgeCVRegression):  # alpha chosen per training set, as the ridgecv kernel does
         return "ridgecv", {"alphas": inner.alphas, **inner.kwargs}
     if isinstance(inner, KernelRegression):
         return inner.method, dict(inner.kwargs)
@@ -137,17 +91,8 @@ def _check_correlation(correlation: Any) -> None:
 
 
 class CrossRegressedCorrelation(_regression.CrossRegressedCorrelation):
-    """:class:`brainscore.metrics.neural.regression.CrossRegressedCorrelation` built the reference's way.
-
-    Parameters
-    ----------
-    regression : XarrayRegression or str
-        ``pls_regression()`` etc., or a kernel name (``"pls"``).
-    correlation : XarrayCorrelation, optional
-        ``pearsonr_correlation()`` (the only correlation).
-    crossvalidation_kwargs : dict, optional
-    **kwargs
-        ``brainscore``'s options (``reverse``, ``identifier``, ``device``).
+    """:class:`brainscore.metrics.neural.regression.CrossRegressedCorrelation` built the reference's way:
+    ``regression`` one of the factories above (or a kernel name), ``correlation`` ``pearsonr_correlation()`` or None.
 
     Raises
     ------

@@ -16,6 +16,14 @@ modules of brain-score/vision, as described in ``marques2020_v1_properties/READM
    Volman 1976), :func:`size_tuning` (Cavanaugh, Bair & Movshon 2002), built on
    :func:`orientation_tuning_fit` and :func:`spatial_frequency_tuning_fit`.
 
+The end of the module holds the reference's *per-unit* property functions (one tuning curve at a
+time; ``brainscore_vision.benchmark_helpers.properties_common.calc_*`` name them), built on the
+vectorised fits above: :func:`unit_circular_variance`, :func:`unit_orientation_bandwidth`,
+:func:`unit_orthogonal_preferred_ratio`, :func:`unit_spatial_frequency_tuning`, :func:`unit_size_tuning`,
+:func:`texture_modulation`, :func:`sparseness`, :func:`nested_anova_mean_squares`,
+:func:`texture_variance_ratio`, and the order checks of the responses they reshape
+(:func:`check_grating_order`, :func:`check_texture_order`).
+
 The reference fits an interpolating cubic spline (``scipy.interpolate.UnivariateSpline(s=0)``,
 FITPACK) one unit at a time. FITPACK's interpolating cubic spline has its interior knots at
 ``x[2:-2]``, which is the not-a-knot spline, so :class:`scipy.interpolate.CubicSpline` with
@@ -24,8 +32,12 @@ FITPACK) one unit at a time. FITPACK's interpolating cubic spline has its interi
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 from scipy.interpolate import CubicSpline
+
+from brainscore.errors import ValidationError
 
 #: A grid position is part of the receptive field above this fraction of the unit's peak response.
 RF_THRESHOLD = 0.05
@@ -441,3 +453,232 @@ def size_tuning(responses: np.ndarray, baseline: np.ndarray, radii: np.ndarray,
     curves = stacked[np.arange(n)[:, None], np.arange(n_radius)[None, :], best[1][:, None], best[2][:, None],
                      best[3][:, None]]
     return size_tuning_curve_properties(curves, radii), stacked.reshape(n, -1).max(axis=1) > threshold
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Per-unit property functions (the reference's ``calc_*`` of ``properties_common.py``): each works on one unit's
+# tuning curve, through the vectorised fits above.
+
+#: Smoothing kernels of the reference's tuning fits, by ``filt_type`` (normalised to sum 1 where applied).
+SMOOTHING_KERNELS = {"hanning": (0, 2 / 5, 1, 2 / 5, 0), "flat": (1, 1, 1, 1, 1), "smooth": (0, 1 / 5, 1, 1 / 5, 0),
+                     "triangle": (0.5, 0.75, 1, 0.75, 0.5)}
+
+
+def smoothing_kernel(filt_type: str | None) -> np.ndarray | None:
+    """The 5-tap kernel of :data:`SMOOTHING_KERNELS` named ``filt_type``, normalised to sum 1 (None: no smoothing).
+
+    Raises
+    ------
+    ValueError
+        For a name not in :data:`SMOOTHING_KERNELS`.
+    """
+    if filt_type is None:
+        return None
+    if filt_type not in SMOOTHING_KERNELS:
+        raise ValueError(f"unknown filt_type {filt_type!r}; one of {sorted(SMOOTHING_KERNELS)} or None")
+    weights = np.asarray(SMOOTHING_KERNELS[filt_type], dtype=float)
+    return weights / weights.sum()
+
+
+def is_nested_grid(activations: Any, names: Sequence[str], n_stimuli: int) -> bool:
+    """Whether the presentations' values of the coordinates ``names`` run through their full grid (last name
+    fastest), repeated ``n_stimuli / grid size`` times.
+
+    Parameters
+    ----------
+    activations : DataAssembly with the coordinates ``names`` on ``presentation``
+    names : sequence of str
+    n_stimuli : int
+        The number of presentations.
+    """
+    columns = [np.asarray(activations[name].values) for name in names]
+    levels = [np.unique(c) for c in columns]
+    size = int(np.prod([len(v) for v in levels]))
+    if size == 0 or n_stimuli % size:
+        return False
+    grid = np.meshgrid(*levels, indexing="ij")
+    return all(np.array_equal(np.tile(g.ravel(), n_stimuli // size), c) for g, c in zip(grid, columns))
+
+
+def check_grating_order(activations: Any) -> None:
+    """Check that grating responses are ordered as the per-unit property code reshapes them.
+
+    ``activations`` (``neuroid x presentation``, with the gratings' ``position_y``, ``position_x``,
+    ``contrast``, ``radius``, ``spatial_frequency``, ``orientation``, ``phase`` on ``presentation``) must either
+    be the full grid over these seven, nested in this order (phase fastest), or repeated cycles of the grid over
+    (spatial_frequency, orientation, phase).
+
+    Raises
+    ------
+    ValidationError
+        If the presentations are in another order (the reshape would mix conditions).
+    """
+    n_stimuli = activations.sizes["presentation"]
+    full = ("position_y", "position_x", "contrast", "radius", "spatial_frequency", "orientation", "phase")
+    if is_nested_grid(activations, full, n_stimuli) or \
+            is_nested_grid(activations, ("spatial_frequency", "orientation", "phase"), n_stimuli):
+        return
+    raise ValidationError(f"the {n_stimuli} grating presentations are not a grid over {full} nested in that order "
+                          f"(phase fastest), nor repeated cycles over (spatial_frequency, orientation, phase); "
+                          f"record the stimulus set in its own order")
+
+
+def check_texture_order(activations: Any) -> None:
+    """Check that texture responses (``type``, ``family``, ``sample`` on ``presentation``), sorted by the three, are
+    their full grid.
+
+    Raises
+    ------
+    ValidationError
+        If a (type, family, sample) combination is missing or repeated.
+    """
+    ordered = activations.sortby(["type", "family", "sample"])
+    if not is_nested_grid(ordered, ("type", "family", "sample"), ordered.sizes["presentation"]) or \
+            ordered.sizes["presentation"] != int(np.prod([len(np.unique(ordered[n].values))
+                                                          for n in ("type", "family", "sample")])):
+        raise ValidationError("the texture presentations are not exactly one of each (type, family, sample)")
+
+
+def unit_circular_variance(orientation_curve: np.ndarray, orientation: np.ndarray) -> float:
+    """Circular variance ``1 - |sum r exp(2i theta)| / sum |r|`` of one orientation curve (Ringach et al. 2002).
+
+    ``orientation_curve`` and ``orientation`` (degrees) of shape (n_orientations,); 0 for a unit responding at one
+    orientation only, 1 for a flat curve.
+    """
+    curve = np.asarray(orientation_curve, dtype=float)
+    resultant = np.abs(np.sum(curve * np.exp(2j * np.deg2rad(np.asarray(orientation, dtype=float)))))
+    return float(1 - resultant / np.sum(np.abs(curve)))
+
+
+def unit_orientation_bandwidth(orientation_curve: np.ndarray, orientation: np.ndarray,
+                               filt_type: str | None = "hanning", thrsh: float = 0.5, mode: str = "full"):
+    """Orientation bandwidth (degrees) of one curve over [0, 180) degrees, from a smoothed spline fit.
+
+    The fit is :func:`orientation_tuning_fit` with the ``filt_type`` kernel (:func:`smoothing_kernel`; every degree
+    from -180 to 359). The preferred orientation is the fit's argmax over 0-179; the bandwidth is the distance
+    between the nearest degrees on either side where the fit falls to ``thrsh`` x its peak (NaN if either is
+    missing or it exceeds 180); halved for ``mode='half'``.
+
+    Returns
+    -------
+    (bandwidth, preferred orientation index 0-179, degrees 0-179, the fit over them)
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``filt_type``.
+    """
+    curve = np.asarray(orientation_curve, dtype=float).reshape(1, -1)
+    degrees, fitted = orientation_tuning_fit(curve, np.asarray(orientation, dtype=float), smoothing_kernel(filt_type))
+    fitted = fitted[0]
+    preferred = int(np.argmax(fitted[180:360]))
+    peak_index = preferred + 180
+    low = np.flatnonzero(fitted[:peak_index] <= fitted[peak_index] * thrsh)
+    high = np.flatnonzero(fitted[peak_index + 1:] <= fitted[peak_index] * thrsh)
+    bandwidth = np.nan
+    if len(low) and len(high):
+        bandwidth = degrees[peak_index + 1 + high[0]] - degrees[low[-1]]
+        bandwidth = np.nan if bandwidth > 180 else bandwidth
+    if mode == "half":
+        bandwidth = bandwidth / 2
+    return bandwidth, preferred, degrees[180:360], fitted[180:360]
+
+
+def unit_orthogonal_preferred_ratio(orientation_curve: np.ndarray, orientation: np.ndarray) -> float:
+    """Response at the orthogonal orientation (half the samples away) over the response at the preferred one, for
+    one curve of shape (n_orientations,) over evenly spaced ``orientation``."""
+    curve = np.asarray(orientation_curve, dtype=float)
+    preferred = int(np.argmax(curve))
+    orthogonal = (preferred + len(orientation) // 2) % len(orientation)
+    return float(curve[orthogonal] / curve[preferred])
+
+
+def unit_spatial_frequency_tuning(y: np.ndarray, sf: np.ndarray, filt_type: str | None = "triangle",
+                                  thrsh: float = 0.707, mode: str = "ratio"):
+    """Peak and bandwidth of one spatial-frequency tuning curve ``y`` over ``sf`` (ascending, cycles/degree).
+
+    The spline of :func:`spatial_frequency_spline` with the ``filt_type`` kernel (:func:`smoothing_kernel`), cut by
+    :func:`spatial_frequency_cutoffs`: bandwidth ``f_high / f_low - 1`` for ``mode='oct'``, else (as the
+    reference) ``100 f_low / f_high``, at ``thrsh`` x the peak, NaN without a cut-off.
+
+    Returns
+    -------
+    (bandwidth, peak frequency, r² of the fit at the measured frequencies, the 100 frequencies, the fit)
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``filt_type``.
+    """
+    y = np.asarray(y, dtype=float).reshape(1, -1)
+    spline = spatial_frequency_spline(y, sf, smoothing_kernel(filt_type))
+    grid = spatial_frequency_grid(sf)
+    fitted = spline(grid)
+    peak, bandwidth = spatial_frequency_cutoffs(grid, fitted, thrsh, "oct" if mode == "oct" else "ratio")
+    r2 = 1 - np.sum((y[0] - spline(np.log2(np.asarray(sf, dtype=float)))[0]) ** 2) / np.sum((y[0] - y.mean()) ** 2)
+    return bandwidth[0], peak[0], r2, 2 ** grid, fitted[0]
+
+
+def unit_size_tuning(size_curve: np.ndarray, radius: np.ndarray):
+    """Surround suppression of one size tuning curve over ``radius`` (degrees; Cavanaugh, Bair & Movshon 2002), by
+    :func:`size_tuning_curve_properties`.
+
+    Returns
+    -------
+    (grating summation field, surround diameter, their ratio, SSI); the first three NaN unless peak > 0 and SSI > 0.1
+    """
+    values = size_tuning_curve_properties(np.asarray(size_curve, dtype=float).reshape(1, -1), radius)
+    return tuple(values[name][0] for name in ("grating_summation_field", "surround_diameter",
+                                              "surround_grating_summation_field_ratio", "surround_suppression_index"))
+
+
+def texture_modulation(response: np.ndarray):
+    """Texture modulation per family, ``(texture - noise) / (texture + noise)`` (rows 1 and 0 of ``response``,
+    shape (2, n_family)), and its nan-mean (Freeman, Ziemba et al. 2013). Returns (mean, per family)."""
+    response = np.asarray(response, dtype=float)
+    per_family = (response[1] - response[0]) / (response[1] + response[0])
+    return np.nanmean(per_family), per_family
+
+
+def sparseness(response: np.ndarray) -> float:
+    """Sparseness of responses over stimuli (Vinje & Gallant 2000): ``(1 - mean(r)² / mean(r²)) / (1 - 1/n)``."""
+    r = np.asarray(response, dtype=float).ravel()
+    n = r.size
+    return float((1 - r.mean() ** 2 / np.mean(r ** 2)) / (1 - 1 / n))
+
+
+def nested_anova_mean_squares(response: np.ndarray):
+    """Nested ANOVA mean squares of ``(family, sample[, repetition])`` responses: (residual, sample, family).
+
+    Without repetitions (2-d ``response``) the residual mean square is undefined: NaN."""
+    response = np.asarray(response, dtype=float)
+    if response.ndim == 3:
+        a, b, n = response.shape
+        sample_mean = response.mean(axis=2)
+        residual = np.sum((response - sample_mean[:, :, None]) ** 2) / (a * b * (n - 1))
+    else:
+        a, b = response.shape
+        n = 1
+        sample_mean = response
+        residual = float("nan")
+    family_mean = sample_mean.mean(axis=1)
+    sample = n * np.sum((sample_mean - family_mean[:, None]) ** 2) / (a * (b - 1))
+    family = b * n * np.sum((family_mean - family_mean.mean()) ** 2) / (a - 1)
+    return residual, sample, family
+
+
+def texture_variance_ratio(response: np.ndarray):
+    """Family over sample variance (each a share of the total, + 0.02) from the nested ANOVA of
+    :func:`nested_anova_mean_squares` on ``(family, sample[, repetition])`` responses (Freeman, Ziemba et al. 2013).
+    Returns (ratio, sample share, family share)."""
+    response = np.asarray(response, dtype=float)
+    residual_ms, sample_ms, family_ms = nested_anova_mean_squares(response)
+    if response.ndim == 3:
+        residual = residual_ms
+        sample = (sample_ms - residual_ms) / response.shape[2]
+        family = (family_ms - sample_ms) / (response.shape[2] * response.shape[1])
+    else:
+        residual, sample = 0.0, sample_ms
+        family = (family_ms - sample_ms) / response.shape[1]
+    total = residual + sample + family
+    return (family / total + 0.02) / (sample / total + 0.02), sample / total, family / total
