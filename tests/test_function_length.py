@@ -1,4 +1,5 @@
-"""No function in ``src/`` is over :data:`LIMIT` lines of code (issue 38: a longer one is split into named steps).
+"""No function in ``src/`` is over :data:`LIMIT` lines of code (issue 38: a longer one is split into named steps), and
+no source file over :data:`FILE_LIMIT` lines (a longer module is split by what its parts hold).
 
 A function's lines of code are the lines of its ``def`` through its last line (nested functions included) that
 are not blank, not a comment (``#`` first) and not part of a docstring (of the function or anything nested in
@@ -12,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "src").rglob("*.py"))
 LIMIT = 100
+FILE_LIMIT = 700
 
 
 def long_functions(text: str, limit: int = LIMIT) -> list[tuple[str, int, int]]:
@@ -48,3 +50,9 @@ def test_the_counter_skips_blanks_comments_and_docstrings_and_sees_a_long_functi
     text = f'def f():\n    """Doc.\n\n    more.\n    """\n    # a comment\n\n{body}'
     assert long_functions(text) == [("f", 1, LIMIT + 1)]                   # the def line and the body
     assert long_functions(text.replace("    x0 = 0\n", "")) == []          # exactly LIMIT: allowed
+
+
+def test_no_source_file_in_src_is_over_the_file_limit():
+    over = [f"{path.relative_to(ROOT)}: {n} lines" for path in SOURCES
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > FILE_LIMIT]
+    assert not over, f"source files over {FILE_LIMIT} lines (split them by what their parts hold):\n" + "\n".join(over)

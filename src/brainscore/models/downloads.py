@@ -543,9 +543,6 @@ def guard_snapshot_download(snapshot_download):
         if all(_SAFE_PART.match(part) for part in str(repo_id).split("/")):
             found = mirror_dir([str(repo_id), f"huggingface/{repo_id}"])
             if found is not None:
-                from brainscore.data.stimuli import file_sha256
-                from brainscore.models.weights import note_weights_file
-
                 for file in sorted(found.rglob("*")):
                     if file.is_file() and not file.name.endswith(".sha256"):
                         _check_beside(file, f"{repo_id}/{file.relative_to(found)}")
