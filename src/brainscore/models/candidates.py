@@ -469,7 +469,7 @@ class _RowArena:
                         self._release()
 
     def _release(self) -> None:
-        """Drop the buffer and close the file (the caller holds the lock)."""
+        """Drop the kept chunks and close the kept file (the caller holds the lock)."""
         self._chunks = []
         if self._file is not None:
             self._file.close()
@@ -542,22 +542,21 @@ def _temporary_rows_file(folder: Path):
 class _MemoryBudget:
     """Bytes a streamed selection pass may hold in memory; larger layers go to temporary files.
 
-    With an arena lease (:class:`_RowArena`), the arrays it allows come from the process's arena where it has room.
+    With an arena lease (:class:`_RowArena`), the arrays it allows come from the process's arena where it has room;
+    without one (``arena`` None), from a lease without an arena: plain allocations and files of their own.
     """
 
     def __init__(self, available: int, arena: _ArenaLease | None = None):
         self.available = int(available)
-        self._arena = arena
+        self._arena = arena if arena is not None else _ArenaLease(None, 0)
 
     def array(self, shape: tuple[int, ...]) -> np.ndarray:
         """A float32 array of ``shape`` for bytes already taken (:meth:`take`): from the arena, else allocated."""
-        out = self._arena.carve(shape) if self._arena is not None else None
+        out = self._arena.carve(shape)
         return out if out is not None else np.empty(shape, dtype=np.float32)
 
     def file_region(self, folder: Path, nbytes: int) -> tuple[Any, int, bool]:
         """Where rows that do not fit go: see :meth:`_ArenaLease.file_region`."""
-        if self._arena is None:
-            return _temporary_rows_file(folder), 0, True
         return self._arena.file_region(folder, nbytes)
 
     def take(self, nbytes: int) -> bool:
