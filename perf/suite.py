@@ -17,7 +17,8 @@ the untrained torchvision ResNet-18, `torchvision:resnet18-untrained`, which has
     BRAINSCORE_DATA_MIRROR=../shared/data python perf/suite.py --speed
 
 (a) the floor: one bare forward pass (files loaded and preprocessed, the network run at its batch
-size, outputs discarded) over every distinct image of every benchmark of the suite; (b)
+size, outputs discarded) over every distinct input of every benchmark of the suite (each image placed on
+the model's screen as its benchmark places it: one file at two sizes is two inputs; ``distinct_inputs``); (b)
 ``brainscore run --benchmarks '*' --workers 2`` from an empty cache; (c) the same pairs as one
 ``brainscore score`` call after the other, from another empty cache; and the task-seconds (b) spent
 on layer selection. Each of (b) and (c) starts its own ``BRAINSCORE_HOME`` in a temporary folder.
@@ -156,6 +157,31 @@ def distinct_images(benchmarks: list[str]) -> list[Path]:
     return list(files.values())
 
 
+def distinct_inputs(benchmarks: list[str], model_identifier: str) -> list[Path]:
+    """Every distinct image the benchmarks show ``model_identifier``: each stimulus placed on the model's screen as
+    its benchmark places it (``place_on_screen`` at the benchmark's visual degrees; unplaced where it has none).
+
+    One file shown at two sizes is two inputs of the network (Geirhos 2021's cue-conflict images at 3 degrees
+    and Hermann 2020's, unplaced): no run can do with fewer forward passes than this list has images, while
+    :func:`distinct_images` counts that file once. The placed files are written (and cached) under
+    ``BRAINSCORE_HOME`` before any timing.
+    """
+    from brainscore.benchmarks.screen import place_on_screen
+
+    target = brainscore.load_model(model_identifier).visual_degrees()
+    files: dict[str, Path] = {}
+    for identifier in benchmarks:
+        benchmark = brainscore.load_benchmark(identifier)
+        stimuli = benchmark.stimulus_set
+        source = getattr(benchmark, "visual_degrees", None)
+        if source is not None:
+            stimuli = place_on_screen(stimuli, target_visual_degrees=target, source_visual_degrees=source)
+        for stimulus_id in stimuli["stimulus_id"]:
+            path = Path(stimuli.get_stimulus(stimulus_id))
+            files.setdefault(str(path.resolve()), path)
+    return list(files.values())
+
+
 def forward_floor(model_identifier: str, files: list[Path], device: str | None = None) -> float:
     """Seconds of one bare forward pass over ``files`` at the model's batch size (loading and preprocessing included).
 
@@ -225,16 +251,20 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*",
 
     benchmarks = expand(benchmarks_spec, "benchmark")
     files = distinct_images(benchmarks)
-    rows = ["| model | images | (a) bare forward pass (s) | (b) `brainscore run`, 2 workers (s) | of which layer "
-            "selection (task-s) | (c) sequential `brainscore score` (s) | (b)/(a) | (c)/(b) | pairs identical |",
+    rows = ["| model | image files / inputs | (a) bare forward pass (s) | (b) `brainscore run`, 2 workers (s) | of "
+            "which layer selection (task-s) | (c) sequential `brainscore score` (s) | (b)/(a) | (c)/(b) | pairs "
+            "identical |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     compared = []
     for spec in models:
         group = [m.strip() for m in spec.split(",") if m.strip()]
-        floor = 0.0
+        floor, n_inputs = 0.0, 0
         for model in group:
-            seconds = forward_floor(model, files)
-            print(f"{model}: (a) {seconds:.0f} s over {len(files)} images", file=sys.stderr, flush=True)
+            inputs = distinct_inputs(benchmarks, model)
+            n_inputs += len(inputs)
+            seconds = forward_floor(model, inputs)
+            print(f"{model}: (a) {seconds:.0f} s over {len(inputs)} inputs ({len(files)} image files)",
+                  file=sys.stderr, flush=True)
             floor += seconds
         with tempfile.TemporaryDirectory() as home:
             run_s, run_rc, run_err, run_out = _timed([sys.executable, "-m", "brainscore", "run", "--models", spec,
@@ -267,10 +297,32 @@ def speed(models: list[str], workers: int = 2, benchmarks_spec: str = "*",
                 print(f"  differs: {pair}: run {ran} score {values}", file=sys.stderr, flush=True)
         print(f"{spec}: (c) {sequential:.0f} s; (b) and (c) give identical numbers on {same} of {len(alone)} "
               f"pairs ({len(grid)} in (b))", file=sys.stderr, flush=True)
-        rows.append(f"| `{spec}` | {len(files)} | {floor:.0f} | {run_s:.0f} | {stats.get('select', 0):.0f} | "
+        rows.append(f"| `{spec}` | {len(files)} / {n_inputs} | {floor:.0f} | {run_s:.0f} | {stats.get('select', 0):.0f} | "
                     f"{sequential:.0f} | {run_s / floor:.2f} | {sequential / run_s:.2f} | {same} of {len(alone)} |")
     if pairs_out is not None:
         pairs_out.write_text(json.dumps(compared, indent=1))
+    return "\n".join(rows) + "\n"
+
+
+def floors(models: list[str], benchmarks_spec: str = "*") -> str:
+    """Both forward-pass floors side by side, one after the other in this process, for each of ``models`` (markdown):
+    over every distinct image file (:func:`distinct_images`, the floor before issue 39's measure was corrected)
+    and over every distinct input (:func:`distinct_inputs`, what (a) of :func:`speed` times)."""
+    import brainscore.models.extraction  # noqa: F401 - before torch: its threading settings (see there)
+    from brainscore.runner.grid import expand
+
+    benchmarks = expand(benchmarks_spec, "benchmark")
+    files = distinct_images(benchmarks)
+    rows = ["| model | image files | floor over files (s) | inputs | floor over inputs (s) | ms per image, files / inputs |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for model in models:
+        inputs = distinct_inputs(benchmarks, model)  # placed before any timing
+        by_files = forward_floor(model, files)
+        by_inputs = forward_floor(model, inputs)
+        print(f"{model}: floor {by_files:.0f} s over {len(files)} files, {by_inputs:.0f} s over {len(inputs)} inputs",
+              file=sys.stderr, flush=True)
+        rows.append(f"| `{model}` | {len(files)} | {by_files:.0f} | {len(inputs)} | {by_inputs:.0f} | "
+                    f"{1000 * by_files / len(files):.1f} / {1000 * by_inputs / len(inputs):.1f} |")
     return "\n".join(rows) + "\n"
 
 
@@ -331,7 +383,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu", action="store_true", help="floor, `brainscore run` on the CPU and with --device "
                                                            "cuda, side by side on the payload's benchmarks (skips "
                                                            "without a GPU)")
+    parser.add_argument("--floors", action="store_true", help="time only the floor, over distinct image files and over "
+                                                              "distinct inputs, side by side")
     args = parser.parse_args(argv)
+    if args.floors:
+        print(floors(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
+                     args.benchmark or "*"), end="")
+        return 0
     if args.gpu:
         print(gpu_speed(args.speed_model or ["efficientnet-lite0", "torchvision:resnet18-untrained"],
                         args.benchmark or GPU_BENCHMARKS), end="")
