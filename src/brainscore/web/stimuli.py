@@ -81,13 +81,18 @@ PREPARE_TIMEOUT_S = 900
 
 def _work() -> None:
     """The background thread: each asked benchmark prepared in a child process at the lowest CPU priority (the
-    web process never loads a stimulus set: its memory and CPU stay the visitors')."""
+    web process never loads a stimulus set: its memory and CPU stay the visitors').
+
+    The child lowers its own priority (``os.nice(19)`` first thing): a ``preexec_fn`` would make ``subprocess`` fork
+    rather than vfork, and fork runs OpenBLAS's ``pthread_atfork`` handler, which waits for the BLAS threads while
+    another thread of this process is inside a BLAS call that waits for them too: both hung (seen in CI, a web
+    test's thread forking while a reproduce test computed an RDM in the same process).
+    """
     while True:
         root, benchmark = _pending.get()
         try:
             done = subprocess.run([sys.executable, "-m", "brainscore.web.stimuli", str(root), benchmark],
-                                  capture_output=True, text=True, timeout=PREPARE_TIMEOUT_S,
-                                  preexec_fn=lambda: os.nice(19))
+                                  capture_output=True, text=True, timeout=PREPARE_TIMEOUT_S)
             problem = None if done.returncode == 0 else (done.stderr.strip().splitlines() or ["failed"])[-1]
         except (OSError, subprocess.TimeoutExpired) as error:
             problem = str(error)
@@ -134,6 +139,7 @@ def prepare(root: Path, benchmark: str) -> list[int]:
 
 
 if __name__ == "__main__":  # python -m brainscore.web.stimuli ROOT BENCHMARK: what the background thread runs
+    os.nice(19)  # the lowest CPU priority, set here rather than by the parent (see _work)
     from brainscore.plugin_sources import private_bytecode
 
     private_bytecode()  # before any plugin is imported: a __pycache__ planted beside a source is never read
